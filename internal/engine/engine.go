@@ -1,0 +1,188 @@
+// Package engine holds what both engine families share: the engine configuration, the Engine
+// interface, optional capabilities checked at run time, and the registry of engines by name.
+//
+// An engine is either an SQL engine (package sqldb) or an ordered key-value engine (package kv).
+// Workloads implement their operations once per family and type-switch on the opened engine.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Family is the kind of interface an engine offers to workloads.
+type Family string
+
+// The engine families.
+const (
+	FamilySQL Family = "sql"
+	FamilyKV  Family = "kv"
+)
+
+// Config is one named engine configuration of a run.
+type Config struct {
+	// Name labels the configuration in results; unique within a run (with --engines, the engine's name).
+	Name string
+	// Engine is the registered engine name.
+	Engine string
+	// Settings overrides the engine's default settings by name; unknown names are an error.
+	Settings map[string]string
+	// DataDir is the directory that holds this configuration's data files. It exists and is empty.
+	DataDir string
+}
+
+// Engine is an open engine instance. Concrete engines also implement sqldb.DB or kv.DB.
+type Engine interface {
+	// Family tells which family interface the engine implements.
+	Family() Family
+	// Version is the engine's version string, e.g. "3.46.1" for SQLite.
+	Version() string
+	// Settings is every effective setting (defaults merged with overrides), for run.json.
+	// It never contains credentials.
+	Settings() map[string]string
+	// Close releases the engine; data files stay in the data directory.
+	Close() error
+}
+
+// Cleaner is implemented by engines that can reduce their debt (flush, compact, checkpoint,
+// vacuum) before the read steps of a workload.
+type Cleaner interface {
+	Cleanup(ctx context.Context) error
+}
+
+// Statser is implemented by engines that expose internal counters (engine debt: compaction
+// backlog, WAL size, purge lag). Keys are stable snake_case names.
+type Statser interface {
+	Stats(ctx context.Context) (map[string]float64, error)
+}
+
+// Discarder is implemented by engines that store nothing (the null engine). Workloads skip
+// verification for them and say so in the results.
+type Discarder interface {
+	Discards() bool
+}
+
+// Setting documents one setting an engine accepts.
+type Setting struct {
+	Name    string
+	Default string
+	Doc     string
+}
+
+// Driver describes a registered engine and opens it.
+type Driver struct {
+	Name        string
+	Family      Family
+	Description string
+	// Settings lists every accepted setting with its default; the registry rejects other names.
+	Settings []Setting
+	// Available returns nil when the engine can run on this machine, or an error that names what
+	// is missing and the command that enables it. Nil means always available.
+	Available func() error
+	// Open opens the engine on cfg.DataDir with cfg.Settings merged over the defaults.
+	Open func(ctx context.Context, cfg Config) (Engine, error)
+}
+
+// Registry maps engine names to drivers. It is built once by the command and read-only after.
+type Registry struct {
+	drivers map[string]Driver
+	order   []string
+}
+
+// NewRegistry returns a registry holding drivers; a duplicate or empty name is an error.
+func NewRegistry(drivers ...Driver) (*Registry, error) {
+	r := &Registry{drivers: make(map[string]Driver, len(drivers))}
+	for _, d := range drivers {
+		if d.Name == "" || d.Open == nil {
+			return nil, fmt.Errorf("engine registry: driver %q has no name or no Open", d.Name)
+		}
+		if _, dup := r.drivers[d.Name]; dup {
+			return nil, fmt.Errorf("engine registry: engine %q registered twice", d.Name)
+		}
+		r.drivers[d.Name] = d
+		r.order = append(r.order, d.Name)
+	}
+	return r, nil
+}
+
+// Names returns the registered engine names in registration order.
+func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+
+// Drivers returns every driver in registration order.
+func (r *Registry) Drivers() []Driver {
+	out := make([]Driver, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.drivers[n])
+	}
+	return out
+}
+
+// Lookup returns the driver called name, or an error listing the known engines.
+func (r *Registry) Lookup(name string) (Driver, error) {
+	d, ok := r.drivers[name]
+	if !ok {
+		return Driver{}, fmt.Errorf("unknown engine %q (known: %s)", name, strings.Join(r.order, ", "))
+	}
+	return d, nil
+}
+
+// Check validates a configuration without opening anything: the engine exists, is available,
+// and every setting name is one it accepts.
+func (r *Registry) Check(cfg Config) error {
+	d, err := r.Lookup(cfg.Engine)
+	if err != nil {
+		return err
+	}
+	if d.Available != nil {
+		if err := d.Available(); err != nil {
+			return fmt.Errorf("engine %s is not available: %w", d.Name, err)
+		}
+	}
+	known := make(map[string]bool, len(d.Settings))
+	for _, s := range d.Settings {
+		known[s.Name] = true
+	}
+	var bad []string
+	for k := range cfg.Settings {
+		if !known[k] {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		names := make([]string, 0, len(d.Settings))
+		for _, s := range d.Settings {
+			names = append(names, s.Name)
+		}
+		return fmt.Errorf("engine %s: unknown setting %s (accepted: %s)", d.Name,
+			strings.Join(bad, ", "), strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// Open checks cfg and opens the engine.
+func (r *Registry) Open(ctx context.Context, cfg Config) (Engine, error) {
+	if err := r.Check(cfg); err != nil {
+		return nil, err
+	}
+	d := r.drivers[cfg.Engine]
+	e, err := d.Open(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", cfg.Engine, err)
+	}
+	return e, nil
+}
+
+// MergeSettings returns defaults overridden by overrides, as a new map.
+func MergeSettings(defaults []Setting, overrides map[string]string) map[string]string {
+	m := make(map[string]string, len(defaults))
+	for _, s := range defaults {
+		m[s.Name] = s.Default
+	}
+	for k, v := range overrides {
+		m[k] = v
+	}
+	return m
+}

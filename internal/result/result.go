@@ -1,0 +1,207 @@
+// Package result holds the result model of a run (run.json) and reads and writes run directories.
+//
+// Field names are the contract documented in docs/results.md: users script against them. A metric
+// that could not be measured is left out (a nil pointer), never written as a zero that looks real.
+package result
+
+import "time"
+
+// Status values of a run and of a step.
+const (
+	StatusOK          = "ok"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+	StatusSkipped     = "skipped"
+	StatusRunning     = "running"
+)
+
+// Run is the whole content of run.json.
+type Run struct {
+	Tool       Tool      `json:"tool"`
+	RunID      string    `json:"run_id"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
+	Status     string    `json:"status"`
+	Error      string    `json:"error,omitempty"`
+	Command    []string  `json:"command,omitempty"`
+	Host       Host      `json:"host"`
+	Workload   Workload  `json:"workload"`
+	Configs    []Config  `json:"configs"`
+	Notes      []string  `json:"notes,omitempty"`
+}
+
+// Tool identifies the enginebench build that produced a run.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+}
+
+// Host describes the machine a run ran on.
+type Host struct {
+	Hostname    string `json:"hostname"`
+	CPUs        int    `json:"cpus"`
+	MemoryBytes uint64 `json:"memory_bytes"`
+	Kernel      string `json:"kernel"`
+	DataDevice  string `json:"data_device,omitempty"`
+	Filesystem  string `json:"filesystem,omitempty"`
+	GoVersion   string `json:"go_version,omitempty"`
+}
+
+// Workload names the workload and every parameter it ran with.
+type Workload struct {
+	Name   string         `json:"name"`
+	Scale  string         `json:"scale"`
+	Params map[string]any `json:"params"`
+}
+
+// Config is one engine configuration of a run and the steps it ran.
+type Config struct {
+	Name     string            `json:"name"`
+	Engine   string            `json:"engine"`
+	Version  string            `json:"version"`
+	Settings map[string]string `json:"settings"`
+	Status   string            `json:"status"`
+	Error    string            `json:"error,omitempty"`
+	Notes    []string          `json:"notes,omitempty"`
+	Steps    []Step            `json:"steps"`
+}
+
+// Step is the outcome of one step of a workload on one engine configuration.
+type Step struct {
+	Name      string    `json:"name"`
+	Status    string    `json:"status"`
+	Error     string    `json:"error,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	Seconds   float64   `json:"seconds"`
+	Clients   int       `json:"clients"`
+	// Primary names the op whose per_sec is the step's headline rate (ips, qps); empty for
+	// steps without one (cleanup).
+	Primary     string             `json:"primary_op,omitempty"`
+	Ops         map[string]*Op     `json:"ops,omitempty"`
+	Target      *Target            `json:"target,omitempty"`
+	Efficiency  *Efficiency        `json:"efficiency,omitempty"`
+	Size        *Size              `json:"size,omitempty"`
+	Fairness    *Fairness          `json:"fairness,omitempty"`
+	Probe       *Probe             `json:"probe,omitempty"`
+	Verify      *Verify            `json:"verify,omitempty"`
+	EngineStats map[string]float64 `json:"engine_stats,omitempty"`
+	// Phases holds named sub-results of a step, such as each index of the scan step.
+	Phases []Phase `json:"phases,omitempty"`
+	// Errors counts errors by kind that were retried during the step.
+	Retries map[string]int64 `json:"retries,omitempty"`
+	// Intervals is the per-second series; it is written to intervals.csv, not to run.json.
+	Intervals []Interval `json:"-"`
+}
+
+// Op holds the totals of one operation type in a step. Count is operations (statements or
+// batches); Units is what the rate is counted in (rows for inserts and deletes, queries for
+// queries). PerSec is Units per second of the step's measured time.
+type Op struct {
+	Count      int64    `json:"count"`
+	Units      int64    `json:"units"`
+	PerSec     float64  `json:"per_sec"`
+	Errors     int64    `json:"errors"`
+	Latency    Latency  `json:"latency_us"`
+	Response   *Latency `json:"response_us,omitempty"`
+	Background bool     `json:"background,omitempty"`
+	// Found counts what a query found (rows returned); written only by workloads that report it.
+	Found int64 `json:"found,omitempty"`
+}
+
+// Latency is a latency distribution summary in microseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+	// Buckets holds the share of operations (0..1) at or below each bound in BucketBoundsUs.
+	Buckets []float64 `json:"buckets,omitempty"`
+}
+
+// BucketBoundsUs are the upper bounds of the response-time distribution buckets in microseconds:
+// 256us, 1ms, 4ms, 16ms, 64ms, 256ms, 1s, 4s, 16s; the last bucket is everything above.
+var BucketBoundsUs = [...]float64{256, 1e3, 4e3, 16e3, 64e3, 256e3, 1e6, 4e6, 16e6}
+
+// Target is the rate a rate-limited background writer aimed at and what it achieved.
+type Target struct {
+	InsertsPerSec         float64 `json:"inserts_per_sec"`
+	AchievedInsertsPerSec float64 `json:"achieved_inserts_per_sec"`
+	DeletesPerSec         float64 `json:"deletes_per_sec,omitempty"`
+	AchievedDeletesPerSec float64 `json:"achieved_deletes_per_sec,omitempty"`
+	SLAMet                bool    `json:"sla_met"`
+}
+
+// Efficiency holds per-operation costs; nil fields were not measured.
+type Efficiency struct {
+	CPUpq       *float64 `json:"cpupq,omitempty"`
+	ClientCPUpq *float64 `json:"client_cpupq,omitempty"`
+	DBCPUpq     *float64 `json:"db_cpupq,omitempty"`
+	CSpq        *float64 `json:"cspq,omitempty"`
+	Rpq         *float64 `json:"rpq,omitempty"`
+	RKBpq       *float64 `json:"rkbpq,omitempty"`
+	Wpi         *float64 `json:"wpi,omitempty"`
+	WKBpi       *float64 `json:"wkbpi,omitempty"`
+	PRKBpq      *float64 `json:"prkbpq,omitempty"`
+	PWKBpi      *float64 `json:"pwkbpi,omitempty"`
+	Wamp        *float64 `json:"wamp,omitempty"`
+}
+
+// Size holds database sizes at the end of a step; nil fields were not measured.
+type Size struct {
+	DBGB1 *float64 `json:"dbgb1,omitempty"`
+	DBGB2 *float64 `json:"dbgb2,omitempty"`
+	Samp  *float64 `json:"samp,omitempty"`
+}
+
+// Fairness compares the clients' durations in a step.
+type Fairness struct {
+	MinSeconds  float64 `json:"min_seconds"`
+	MaxSeconds  float64 `json:"max_seconds"`
+	DiffSeconds float64 `json:"diff_seconds"`
+	Pct         float64 `json:"pct"`
+}
+
+// Probe is the MVCC-debt probe taken at a step's start: the time of SELECT min(transactionid)
+// (the slowest table's, with every table's in Tables).
+type Probe struct {
+	MinTrxIDSeconds float64   `json:"min_trxid_seconds"`
+	Tables          []float64 `json:"tables_seconds,omitempty"`
+}
+
+// Verify is the outcome of the after-step check that nothing was lost.
+type Verify struct {
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// Phase is a named part of a step with its own time and rate (e.g. each index of the scan step).
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	Rows    int64   `json:"rows"`
+	PerSec  float64 `json:"per_sec"`
+}
+
+// Interval is one second of one step: per-operation rates and latency, and (where measured)
+// CPU and IO of that second.
+type Interval struct {
+	Second  int                   `json:"second"`
+	Time    time.Time             `json:"time"`
+	Ops     map[string]IntervalOp `json:"ops"`
+	Metrics map[string]float64    `json:"metrics,omitempty"`
+}
+
+// IntervalOp is one operation type in one second. Latencies are in microseconds.
+type IntervalOp struct {
+	Count  int64   `json:"count"`
+	Units  int64   `json:"units"`
+	P50    float64 `json:"p50"`
+	P99    float64 `json:"p99"`
+	Max    float64 `json:"max"`
+	RtP99  float64 `json:"rt_p99,omitempty"`
+	RtMax  float64 `json:"rt_max,omitempty"`
+	Errors int64   `json:"errors,omitempty"`
+}

@@ -1,0 +1,100 @@
+// Package runner runs one step of a workload: its clients as goroutines, open-loop pacing,
+// per-client recording merged once a second, progress, and the step's totals. It knows no
+// workload and no engine: a workload hands it workers, and it hands back a result.Step.
+package runner
+
+import (
+	"context"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// SLAThreshold is the share of a target rate that a rate-limited writer must achieve.
+const SLAThreshold = 0.95
+
+// Clock tells time and waits. Tests use a ManualClock to make pacing and recording
+// deterministic.
+type Clock interface {
+	Now() time.Time
+	// SleepUntil blocks until the clock reaches t or ctx is done (then it returns ctx.Err()).
+	SleepUntil(ctx context.Context, t time.Time) error
+}
+
+// Op identifies an operation type of a step: an index into Step.Ops.
+type Op int
+
+// OpSpec declares an operation type of a step.
+type OpSpec struct {
+	// Name is the operation's name in results: insert, delete, query, load, ADD_LINK, ...
+	Name string
+	// Background marks operations of background (rate-limited) writers.
+	Background bool
+}
+
+// Worker is one goroutine of a step.
+type Worker struct {
+	// Client is the client index this worker belongs to (0-based); fairness compares clients.
+	Client int
+	// Background workers run until every foreground worker has returned (or the step's
+	// Duration has passed), then their context is cancelled. They are not part of fairness.
+	Background bool
+	// Run does the work, recording every operation through rec. Returning ctx.Err() after the
+	// step's context is cancelled for the normal end of the step is not an error.
+	Run func(ctx context.Context, rec *Recorder) error
+}
+
+// Step describes a step to run.
+type Step struct {
+	Name    string
+	Ops     []OpSpec
+	Workers []Worker
+	// Duration, when > 0, ends the step after that long by cancelling the workers' context.
+	Duration time.Duration
+	// ExpectUnits, when > 0, is the number of units of ProgressOp the step will do in all; it
+	// gives the progress line a percentage and an ETA.
+	ExpectUnits int64
+	// ProgressOp is the operation whose rate the progress line shows.
+	ProgressOp Op
+}
+
+// Sampler adds per-second metrics (CPU, IO, engine stats) to the intervals of a step.
+type Sampler interface {
+	// Sample is called at the start of a step, once a second, and at its end; it returns
+	// the metrics of the time since its previous call.
+	Sample(ctx context.Context, now time.Time) map[string]float64
+}
+
+// Progress shows a running step to the user.
+type Progress interface {
+	StepStarted(name string, expectUnits int64)
+	// Tick is called once a second.
+	Tick(s Status)
+	StepDone(r *result.Step)
+}
+
+// Status is the state of a running step, given to Progress once a second.
+type Status struct {
+	Step        string
+	Elapsed     time.Duration
+	Units       int64   // units of the progress op done so far
+	Rate        float64 // units per second over the last second
+	ExpectUnits int64
+	Duration    time.Duration // the step's fixed duration, if any
+	ETA         time.Duration // 0 when unknown
+}
+
+// Runner runs steps.
+type Runner struct {
+	Clock    Clock
+	Progress Progress  // may be nil
+	Samplers []Sampler // may be empty
+	// Tick is the interval of the per-second series; 0 means one second.
+	Tick time.Duration
+}
+
+// Recorder records the operations of one worker. It is owned by that worker: Do takes no
+// lock and allocates nothing.
+type Recorder struct {
+	// implemented in recorder.go
+}
