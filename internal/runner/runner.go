@@ -96,5 +96,5 @@ type Runner struct {
 // Recorder records the operations of one worker. It is owned by that worker: Do takes no
 // lock and allocates nothing.
 type Recorder struct {
-	// implemented in recorder.go
+	recorderState // implemented in recorder.go
 }

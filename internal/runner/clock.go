@@ -1,0 +1,119 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// SystemClock returns the real clock: time.Now, and SleepUntil with a timer.
+func SystemClock() Clock { return systemClock{} }
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) SleepUntil(ctx context.Context, t time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ManualClock is a virtual clock for tests: it stands still until Advance moves it, and
+// SleepUntil moves it forward to the wake-up time at once instead of waiting. It never goes
+// backwards. It is safe for concurrent use.
+//
+// A Runner with a ManualClock still ticks its per-second series on real time (the intervals
+// carry the virtual time), and a step with a Duration ends at once in virtual time: its
+// deadline is a SleepUntil that moves the clock to the end of the step.
+type ManualClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewManualClock returns a ManualClock that reads start.
+func NewManualClock(start time.Time) *ManualClock { return &ManualClock{now: start} }
+
+// Now returns the clock's time.
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d; a negative d is ignored.
+func (c *ManualClock) Advance(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// SleepUntil returns ctx.Err() if ctx is done; otherwise it moves the clock forward to t (if t
+// is later than now) and returns nil at once.
+func (c *ManualClock) SleepUntil(ctx context.Context, t time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if t.After(c.now) {
+		c.now = t
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// Pacer schedules the intended start times of an open-loop (rate-limited) client: start,
+// start+1/rate, start+2/rate, ..., each computed from its index, so that rounding never
+// drifts. A client that falls behind gets the times it missed at once and catches up
+// back-to-back; its response times (from the intended start) then include the queueing.
+// A Pacer belongs to one goroutine.
+type Pacer struct {
+	clock      Clock
+	start      time.Time
+	intervalNs float64 // 0: no limit
+	n          int64
+}
+
+// NewPacer returns a Pacer that paces perSecond operations a second from start on c. A
+// perSecond of 0 or less means no limit: Next returns the current time at once.
+func NewPacer(c Clock, start time.Time, perSecond float64) *Pacer {
+	p := &Pacer{clock: c, start: start}
+	if perSecond > 0 {
+		p.intervalNs = 1e9 / perSecond
+	}
+	return p
+}
+
+// Next waits until the next intended start time and returns it; when that time has already
+// passed it returns at once. It returns ctx.Err() when ctx is done.
+func (p *Pacer) Next(ctx context.Context) (intended time.Time, err error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, err
+	}
+	if p.intervalNs == 0 {
+		return p.clock.Now(), nil
+	}
+	intended = p.start.Add(time.Duration(float64(p.n) * p.intervalNs))
+	if p.clock.Now().Before(intended) {
+		if err := p.clock.SleepUntil(ctx, intended); err != nil {
+			return time.Time{}, err
+		}
+	}
+	p.n++
+	return intended, nil
+}

@@ -1,0 +1,186 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// IsTerminal reports whether f is a terminal.
+func IsTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }
+
+// plainEvery is how often the plain (non-terminal) progress writes a line.
+const plainEvery = 10 * time.Second
+
+// NewProgress returns a Progress that writes to w. On a terminal it keeps one live line,
+// rewritten in place every tick (step, rate, elapsed, done/expected with percent and ETA, or
+// elapsed/duration for a fixed-duration step) and replaced by a one-line result when the step
+// ends. Otherwise (a log, CI) it writes a plain line when a step starts, every 10 seconds, and
+// when it ends.
+func NewProgress(w io.Writer, terminal bool) Progress {
+	p := &progress{w: w, terminal: terminal}
+	if f, ok := w.(*os.File); ok && terminal {
+		p.fd = int(f.Fd())
+	} else {
+		p.fd = -1
+	}
+	return p
+}
+
+type progress struct {
+	mu        sync.Mutex
+	w         io.Writer
+	terminal  bool
+	fd        int // the terminal's descriptor, for its width; -1 if unknown
+	live      bool
+	lastPlain time.Duration
+}
+
+func (p *progress) StepStarted(name string, expectUnits int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lastPlain = 0
+	if p.terminal {
+		p.line(name + "  starting")
+		return
+	}
+	if expectUnits > 0 {
+		fmt.Fprintf(p.w, "%s: started, %s expected\n", name, count(float64(expectUnits)))
+	} else {
+		fmt.Fprintf(p.w, "%s: started\n", name)
+	}
+}
+
+func (p *progress) Tick(s Status) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.terminal {
+		p.line(statusLine(s, "  ", "  "))
+		return
+	}
+	if s.Elapsed-p.lastPlain >= plainEvery {
+		p.lastPlain = s.Elapsed
+		fmt.Fprintln(p.w, statusLine(s, ": ", ", "))
+	}
+}
+
+func (p *progress) StepDone(r *result.Step) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.live = false
+	}
+	fmt.Fprintln(p.w, doneLine(r))
+}
+
+// line rewrites the live line, cut to the terminal's width so that it never wraps.
+func (p *progress) line(s string) {
+	if p.fd >= 0 {
+		if width, _, err := term.GetSize(p.fd); err == nil && width > 1 && len(s) >= width {
+			s = s[:width-1]
+		}
+	}
+	fmt.Fprint(p.w, "\r"+s+"\x1b[K")
+	p.live = true
+}
+
+// statusLine formats a running step: name, rate, elapsed and what is known of the end, with
+// first after the name and sep between the other parts.
+func statusLine(s Status, first, sep string) string {
+	parts := []string{count(s.Rate) + "/s"}
+	switch {
+	case s.ExpectUnits > 0:
+		pct := float64(s.Units) / float64(s.ExpectUnits) * 100
+		parts = append(parts, clock(s.Elapsed),
+			fmt.Sprintf("%s/%s (%.0f%%)", count(float64(s.Units)), count(float64(s.ExpectUnits)), pct))
+		if s.ETA > 0 {
+			parts = append(parts, "ETA "+clock(s.ETA))
+		}
+	case s.Duration > 0:
+		parts = append(parts, clock(s.Elapsed)+"/"+clock(s.Duration), count(float64(s.Units))+" done")
+	default:
+		parts = append(parts, clock(s.Elapsed), count(float64(s.Units))+" done")
+	}
+	return s.Step + first + strings.Join(parts, sep)
+}
+
+// doneLine formats a finished step: name, status, time, and each operation's count and rate.
+func doneLine(r *result.Step) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s in %s", r.Name, r.Status, seconds(r.Seconds))
+	if r.Error != "" && r.Status != result.StatusInterrupted {
+		fmt.Fprintf(&b, ": %s", r.Error)
+	}
+	names := make([]string, 0, len(r.Ops))
+	for n, op := range r.Ops {
+		if op.Count > 0 || op.Errors > 0 {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		op := r.Ops[n]
+		sep := "; "
+		if i == 0 {
+			sep = " - "
+		}
+		fmt.Fprintf(&b, "%s%s %s (%s/s, p99 %s)", sep, n, count(float64(op.Units)), count(op.PerSec),
+			latency(op.Latency.P99))
+		if op.Errors > 0 {
+			fmt.Fprintf(&b, " %d errors", op.Errors)
+		}
+	}
+	return b.String()
+}
+
+// count formats a number compactly: 950, 12.3k, 4.56M.
+func count(v float64) string {
+	switch a := max(v, -v); {
+	case a >= 1e9:
+		return fmt.Sprintf("%.3gG", v/1e9)
+	case a >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case a >= 1e4:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	case a >= 100 || v == float64(int64(v)):
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// clock formats a duration as m:ss or h:mm:ss.
+func clock(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// seconds formats a step's duration: 0.42s, 12.3s, 1:02:03.
+func seconds(s float64) string {
+	if s < 60 {
+		return fmt.Sprintf("%.3gs", s)
+	}
+	return clock(time.Duration(s * float64(time.Second)))
+}
+
+// latency formats microseconds: 850us, 12.3ms, 1.2s.
+func latency(us float64) string {
+	switch {
+	case us >= 1e6:
+		return fmt.Sprintf("%.3gs", us/1e6)
+	case us >= 1e3:
+		return fmt.Sprintf("%.3gms", us/1e3)
+	}
+	return fmt.Sprintf("%.3gus", us)
+}

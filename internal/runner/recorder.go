@@ -1,0 +1,155 @@
+package runner
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/measure"
+)
+
+// recorderState is the content of a Recorder (embedded in it, see runner.go).
+//
+// The worker's goroutine records into the active interval buffer, bracketed by the phaser;
+// once a tick the runner swaps in the spare buffer, flips the phaser to wait until the worker
+// has left the old one, merges the old one into the step's aggregates, resets it and keeps it
+// as the next spare. The worker never takes a lock, and allocates only the first time an
+// operation type is recorded into each of the two buffers.
+type recorderState struct {
+	clock  Clock
+	client int
+	nops   int
+	active atomic.Pointer[opBuffer]
+	ph     phaser
+	spare  *opBuffer // owned by the runner's goroutine
+	_      [64]byte  // keeps the counters of neighbouring recorders off each other's cache line
+}
+
+// opBuffer holds a recorder's records of one interval, one entry per operation type.
+type opBuffer struct {
+	ops []opStats
+}
+
+// opStats are the counters and histograms of one operation type, in a recorder's interval
+// buffer or in the runner's aggregates. The histograms are allocated when first needed.
+type opStats struct {
+	count, units, errors, found, retries int64
+	svc, rt                              *measure.Histogram // service and response time
+	_                                    [8]byte            // 64 bytes: recorders do not share cache lines
+}
+
+func newRecorder(c Clock, client, ops int) *Recorder {
+	rec := &Recorder{}
+	rec.clock, rec.client, rec.nops = c, client, ops
+	rec.active.Store(&opBuffer{ops: make([]opStats, ops)})
+	rec.spare = &opBuffer{ops: make([]opStats, ops)}
+	return rec
+}
+
+// Do runs fn as one operation of type op and records it: fn returns the units it did (rows,
+// queries) and its error. Service time runs from just before fn to just after it, on the
+// runner's clock. If intended is not zero the operation is open loop and its response time,
+// from intended to the end of fn, is recorded as well. A failed operation counts as an error
+// of op (no latency, no units) and its error is returned.
+func (rec *Recorder) Do(op Op, intended time.Time, fn func() (units int64, err error)) error {
+	rec.check(op)
+	start := rec.clock.Now()
+	units, err := fn()
+	end := rec.clock.Now()
+	e := rec.ph.enter()
+	o := &rec.active.Load().ops[op]
+	if err != nil {
+		o.errors++
+	} else {
+		o.count++
+		o.units += units
+		if o.svc == nil {
+			o.svc = measure.NewHistogram()
+		}
+		o.svc.Record(int64(end.Sub(start)))
+		if !intended.IsZero() {
+			if o.rt == nil {
+				o.rt = measure.NewHistogram()
+			}
+			o.rt.Record(int64(end.Sub(intended)))
+		}
+	}
+	rec.ph.exit(e)
+	return err
+}
+
+// Retried counts one retry of an operation of type op (a transient conflict that was retried).
+func (rec *Recorder) Retried(op Op) {
+	rec.check(op)
+	e := rec.ph.enter()
+	rec.active.Load().ops[op].retries++
+	rec.ph.exit(e)
+}
+
+// Found adds n to what operations of type op found (rows returned by queries).
+func (rec *Recorder) Found(op Op, n int64) {
+	rec.check(op)
+	e := rec.ph.enter()
+	rec.active.Load().ops[op].found += n
+	rec.ph.exit(e)
+}
+
+// check panics if op is not an operation of the step, before a critical section is entered:
+// a panic inside one would leave the runner waiting for the worker to leave it.
+func (rec *Recorder) check(op Op) {
+	if uint(op) >= uint(rec.nops) {
+		panic(fmt.Sprintf("runner: op %d out of range: the step has %d operation types", op, rec.nops))
+	}
+}
+
+// Now returns the time on the runner's clock.
+func (rec *Recorder) Now() time.Time { return rec.clock.Now() }
+
+// Client returns the client index of the recorder's worker.
+func (rec *Recorder) Client() int { return rec.client }
+
+// collect swaps the recorder's interval buffer for the spare, waits until the worker has left
+// the old one, merges it into into (one entry per operation type) and keeps it, reset, as the
+// next spare. Only the runner's goroutine calls it.
+func (rec *Recorder) collect(into []opStats) {
+	old := rec.active.Swap(rec.spare)
+	rec.ph.flip()
+	for i := range old.ops {
+		into[i].merge(&old.ops[i])
+		old.ops[i].reset()
+	}
+	rec.spare = old
+}
+
+// merge adds from's counters and histograms to s.
+func (s *opStats) merge(from *opStats) {
+	s.count += from.count
+	s.units += from.units
+	s.errors += from.errors
+	s.found += from.found
+	s.retries += from.retries
+	s.svc = mergeHist(s.svc, from.svc)
+	s.rt = mergeHist(s.rt, from.rt)
+}
+
+// mergeHist merges from into into, allocating into if from has values, and returns into.
+func mergeHist(into, from *measure.Histogram) *measure.Histogram {
+	if from == nil || from.Count() == 0 {
+		return into
+	}
+	if into == nil {
+		into = measure.NewHistogram()
+	}
+	into.Merge(from)
+	return into
+}
+
+// reset zeroes s, keeping its histograms for reuse.
+func (s *opStats) reset() {
+	s.count, s.units, s.errors, s.found, s.retries = 0, 0, 0, 0, 0
+	for _, h := range []*measure.Histogram{s.svc, s.rt} {
+		if h != nil && h.Count() > 0 {
+			h.Reset()
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// SLA returns the target of a rate-limited writer and whether the achieved rate met it: at
+// least SLAThreshold of the target. A target of 0 or less is always met.
+func SLA(target, achieved float64) *result.Target {
+	// Compare the ratio rather than achieved >= SLAThreshold*target: the quotient of two
+	// decimal rates at exactly the threshold rounds to the threshold itself.
+	met := target <= 0 || achieved/target >= SLAThreshold
+	return &result.Target{InsertsPerSec: target, AchievedInsertsPerSec: achieved, SLAMet: met}
+}
+
+// workerDone is what a worker's goroutine reports when its Run returns.
+type workerDone struct {
+	i   int
+	err error
+	at  time.Time
+}
+
+// Run runs the step s and returns its result; it returns when every worker has returned.
+//
+// Every worker runs in its own goroutine with its own Recorder. Foreground workers run until
+// they return, or until s.Duration has passed (then their context is cancelled). Background
+// workers are cancelled when every foreground worker has returned (or at once if there is
+// none and no Duration). A worker that returns an error other than its cancelled context's
+// cancels every other worker and fails the step with that error (the first one wins); so does
+// a worker that panics (the error then holds the panic and its stack). If ctx is cancelled the
+// step is interrupted, with what was measured so far. A worker must return soon after its
+// context is cancelled: Run waits for every worker.
+//
+// Seconds runs from the start until every foreground worker has returned (with none, every
+// worker), at most s.Duration. Intervals holds one entry per Tick plus a last, shorter one for
+// the time since the last tick; each entry's Time is its end.
+func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
+	clock := r.Clock
+	if clock == nil {
+		clock = SystemClock()
+	}
+	tick := r.Tick
+	if tick <= 0 {
+		tick = time.Second
+	}
+	start := clock.Now()
+	res := &result.Step{Name: s.Name, Status: result.StatusRunning, StartedAt: start}
+	if r.Progress != nil {
+		r.Progress.StepStarted(s.Name, s.ExpectUnits)
+	}
+	r.sample(ctx, start) // the first sample only sets the samplers' baseline
+
+	runCtx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	fgCtx, cancelFg := context.WithCancel(runCtx)
+	defer cancelFg()
+	bgCtx, cancelBg := context.WithCancel(runCtx)
+	defer cancelBg()
+
+	recs := make([]*Recorder, len(s.Workers))
+	fgLeft := 0
+	fgClients := map[int]bool{}
+	for i, w := range s.Workers {
+		recs[i] = newRecorder(clock, w.Client, len(s.Ops))
+		if !w.Background {
+			fgLeft++
+			fgClients[w.Client] = true
+		}
+	}
+	clients := len(fgClients)
+
+	deadlineDone := make(chan struct{})
+	if s.Duration > 0 {
+		go func() {
+			defer close(deadlineDone)
+			if clock.SleepUntil(runCtx, start.Add(s.Duration)) == nil {
+				cancelFg()
+				cancelBg()
+			}
+		}()
+	} else {
+		close(deadlineDone)
+		if fgLeft == 0 {
+			cancelBg()
+		}
+	}
+
+	done := make(chan workerDone, len(s.Workers))
+	for i, w := range s.Workers {
+		wctx := fgCtx
+		if w.Background {
+			wctx = bgCtx
+		}
+		go func() {
+			var err error
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("panic in worker of client %d: %v\n%s", w.Client, p, debug.Stack())
+				}
+				done <- workerDone{i: i, err: err, at: clock.Now()}
+			}()
+			err = w.Run(wctx, recs[i])
+		}()
+	}
+
+	st := &stepStats{r: r, s: &s, clock: clock, start: start, last: start,
+		iv: make([]opStats, len(s.Ops)), tot: make([]opStats, len(s.Ops))}
+	ticker := time.NewTicker(tick)
+	defer ticker.Stop()
+	var failErr error
+	var fgEnd, allEnd time.Time
+	clientEnd := map[int]time.Time{}
+	for left := len(s.Workers); left > 0; {
+		select {
+		case d := <-done:
+			left--
+			w := s.Workers[d.i]
+			allEnd = later(allEnd, d.at)
+			wctx := fgCtx
+			if w.Background {
+				wctx = bgCtx
+			}
+			if !normalEnd(d.err, wctx) && failErr == nil && ctx.Err() == nil {
+				failErr = d.err
+				cancelAll()
+			}
+			if !w.Background {
+				fgEnd = later(fgEnd, d.at)
+				clientEnd[w.Client] = later(clientEnd[w.Client], d.at)
+				if fgLeft--; fgLeft == 0 {
+					cancelBg()
+				}
+			}
+		case <-ticker.C:
+			st.tick(ctx, recs, true)
+		}
+	}
+	cancelAll()
+	<-deadlineDone
+	st.tick(ctx, recs, false)
+
+	end := fgEnd
+	if clients == 0 {
+		end = allEnd
+	}
+	elapsed := end.Sub(start)
+	if s.Duration > 0 && elapsed > s.Duration {
+		elapsed = s.Duration
+	}
+	res.Seconds = max(elapsed.Seconds(), 0)
+	res.Clients = clients
+	switch {
+	case failErr != nil:
+		res.Status, res.Error = result.StatusFailed, failErr.Error()
+	case ctx.Err() != nil:
+		res.Status, res.Error = result.StatusInterrupted, "interrupted"
+	default:
+		res.Status = result.StatusOK
+	}
+	res.Ops = map[string]*result.Op{}
+	for i, spec := range s.Ops {
+		t := &st.tot[i]
+		op := &result.Op{Count: t.count, Units: t.units, Errors: t.errors, Found: t.found,
+			Background: spec.Background, Latency: measure.Summarize(t.svc)}
+		if res.Seconds > 0 {
+			op.PerSec = float64(t.units) / res.Seconds
+		}
+		if t.rt != nil && t.rt.Count() > 0 {
+			rt := measure.Summarize(t.rt)
+			op.Response = &rt
+		}
+		res.Ops[spec.Name] = op
+		if t.retries > 0 {
+			if res.Retries == nil {
+				res.Retries = map[string]int64{}
+			}
+			res.Retries[spec.Name] += t.retries
+		}
+	}
+	res.Fairness = fairness(start, clientEnd)
+	res.Intervals = st.intervals
+	if r.Progress != nil {
+		r.Progress.StepDone(res)
+	}
+	return res
+}
+
+// normalEnd reports whether a worker's error is a normal end: nil, or its own cancelled
+// context's error.
+func normalEnd(err error, wctx context.Context) bool {
+	return err == nil || wctx.Err() != nil &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// fairness compares the clients' durations from start to the end of each client's last
+// foreground worker; nil without clients.
+func fairness(start time.Time, clientEnd map[int]time.Time) *result.Fairness {
+	if len(clientEnd) == 0 {
+		return nil
+	}
+	secs := make([]float64, 0, len(clientEnd))
+	for _, t := range clientEnd {
+		secs = append(secs, max(t.Sub(start).Seconds(), 0))
+	}
+	sort.Float64s(secs)
+	f := &result.Fairness{MinSeconds: secs[0], MaxSeconds: secs[len(secs)-1]}
+	f.DiffSeconds = f.MaxSeconds - f.MinSeconds
+	if f.MinSeconds > 0 {
+		f.Pct = f.DiffSeconds / f.MinSeconds * 100
+	}
+	return f
+}
+
+// sample calls every sampler and merges their metrics (nil when there are none).
+func (r *Runner) sample(ctx context.Context, now time.Time) map[string]float64 {
+	var m map[string]float64
+	for _, s := range r.Samplers {
+		for k, v := range s.Sample(ctx, now) {
+			if m == nil {
+				m = map[string]float64{}
+			}
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// stepStats are the runner's aggregates of a running step: the current interval and the
+// step's totals, one entry per operation type, and the intervals so far. Only the runner's
+// goroutine uses them.
+type stepStats struct {
+	r         *Runner
+	s         *Step
+	clock     Clock
+	start     time.Time
+	last      time.Time // time of the previous tick
+	iv, tot   []opStats
+	intervals []result.Interval
+}
+
+// tick collects every recorder's records of the interval that ends now, appends the interval
+// with the samplers' metrics, adds it to the totals and, for a periodic tick, reports progress.
+func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) {
+	for _, rec := range recs {
+		rec.collect(st.iv)
+	}
+	now := st.clock.Now()
+	in := result.Interval{Second: len(st.intervals) + 1, Time: now,
+		Ops: make(map[string]result.IntervalOp, len(st.s.Ops))}
+	for i, spec := range st.s.Ops {
+		o := &st.iv[i]
+		x := in.Ops[spec.Name]
+		x.Count += o.count
+		x.Units += o.units
+		x.Errors += o.errors
+		if o.svc != nil && o.svc.Count() > 0 {
+			x.P50 = measure.Us(o.svc.ValueAtPercentile(50))
+			x.P99 = measure.Us(o.svc.ValueAtPercentile(99))
+			x.Max = measure.Us(o.svc.Max())
+		}
+		if o.rt != nil && o.rt.Count() > 0 {
+			x.RtP99 = measure.Us(o.rt.ValueAtPercentile(99))
+			x.RtMax = measure.Us(o.rt.Max())
+		}
+		in.Ops[spec.Name] = x
+	}
+	in.Metrics = st.r.sample(ctx, now)
+	st.intervals = append(st.intervals, in)
+
+	var ivUnits int64
+	p := int(st.s.ProgressOp)
+	if p >= 0 && p < len(st.iv) {
+		ivUnits = st.iv[p].units
+	}
+	for i := range st.iv {
+		st.tot[i].merge(&st.iv[i])
+		st.iv[i].reset()
+	}
+	secs := now.Sub(st.last).Seconds()
+	st.last = now
+	if !periodic || st.r.Progress == nil {
+		return
+	}
+	status := Status{Step: st.s.Name, Elapsed: now.Sub(st.start), ExpectUnits: st.s.ExpectUnits,
+		Duration: st.s.Duration}
+	if p >= 0 && p < len(st.tot) {
+		status.Units = st.tot[p].units
+	}
+	if secs > 0 {
+		status.Rate = float64(ivUnits) / secs
+	}
+	status.ETA = eta(status)
+	st.r.Progress.Tick(status)
+}
+
+// eta estimates the time left: from the expected units at the average rate so far, or from
+// the step's fixed duration; 0 when unknown.
+func eta(s Status) time.Duration {
+	switch {
+	case s.ExpectUnits > 0:
+		if s.Units >= s.ExpectUnits {
+			return 0
+		}
+		if s.Units <= 0 || s.Elapsed <= 0 {
+			return 0
+		}
+		avg := float64(s.Units) / s.Elapsed.Seconds()
+		return time.Duration(float64(s.ExpectUnits-s.Units) / avg * 1e9)
+	case s.Duration > 0:
+		return max(s.Duration-s.Elapsed, 0)
+	}
+	return 0
+}

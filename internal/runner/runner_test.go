@@ -1,0 +1,749 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// within reports whether got is within rel (relative) of want.
+func within(got, want, rel float64) bool { return math.Abs(got-want) <= math.Abs(want)*rel }
+
+// pacedWriter is an open-loop writer of n operations at perSec a second whose i-th operation
+// takes cost(i) on the manual clock.
+func pacedWriter(c *ManualClock, n int, perSec float64, cost func(i int) time.Duration) Worker {
+	return Worker{Run: func(ctx context.Context, rec *Recorder) error {
+		p := NewPacer(c, rec.Now(), perSec)
+		for i := 0; i < n; i++ {
+			intended, err := p.Next(ctx)
+			if err != nil {
+				return err
+			}
+			if err := rec.Do(0, intended, func() (int64, error) {
+				c.Advance(cost(i))
+				return 1, nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+// An injected stall shows up in the response time of the open-loop writer (queueing: the
+// following operations catch up back-to-back) but not in its service time.
+func TestStallShowsInResponseTimeNotServiceTime(t *testing.T) {
+	tests := []struct {
+		name        string
+		stallAt     int // -1: none
+		wantRtP99   func(us float64) bool
+		wantRtMaxUs float64
+	}{
+		{"stall", 50, func(us float64) bool { return us >= 1e6 }, 2e6},
+		{"no stall", -1, func(us float64) bool { return within(us, 1e3, 0.01) }, 1e3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewManualClock(t0)
+			cost := func(i int) time.Duration {
+				if i == tt.stallAt {
+					return 2 * time.Second
+				}
+				return time.Millisecond
+			}
+			r := &Runner{Clock: c, Tick: time.Hour}
+			res := r.Run(context.Background(), Step{Name: "stall", Ops: []OpSpec{{Name: "insert", Background: true}},
+				Workers: []Worker{pacedWriter(c, 100, 10, cost)}})
+			if res.Status != result.StatusOK {
+				t.Fatalf("status %s: %s", res.Status, res.Error)
+			}
+			op := res.Ops["insert"]
+			if op.Count != 100 || op.Units != 100 || !op.Background {
+				t.Fatalf("count %d units %d background %v", op.Count, op.Units, op.Background)
+			}
+			if op.Response == nil {
+				t.Fatal("no response time for an open-loop writer")
+			}
+			if !within(op.Latency.P99, 1e3, 0.01) {
+				t.Errorf("service p99 = %v us, want ~1ms", op.Latency.P99)
+			}
+			if !tt.wantRtP99(op.Response.P99) {
+				t.Errorf("response p99 = %v us", op.Response.P99)
+			}
+			if !within(op.Response.Max, tt.wantRtMaxUs, 0.01) {
+				t.Errorf("response max = %v us, want ~%v", op.Response.Max, tt.wantRtMaxUs)
+			}
+			if op.Response.P99 < op.Latency.P99 || op.Response.Max < op.Latency.Max {
+				t.Errorf("response %+v below service %+v", *op.Response, op.Latency)
+			}
+		})
+	}
+}
+
+// The achieved rate of a paced writer falls short of its target when its operations are slower
+// than the pace, and the SLA says so.
+func TestAchievedRateAndSLA(t *testing.T) {
+	tests := []struct {
+		cost    time.Duration
+		wantMet bool
+	}{
+		{150 * time.Millisecond, false},
+		{time.Millisecond, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cost.String(), func(t *testing.T) {
+			c := NewManualClock(t0)
+			const target = 10.0
+			r := &Runner{Clock: c, Tick: time.Hour}
+			res := r.Run(context.Background(), Step{Name: "rate", Ops: []OpSpec{{Name: "insert"}},
+				Workers: []Worker{pacedWriter(c, 50, target, func(int) time.Duration { return tt.cost })}})
+			op := res.Ops["insert"]
+			if res.Seconds <= 0 || op.PerSec != float64(op.Units)/res.Seconds {
+				t.Fatalf("seconds %v per_sec %v units %d", res.Seconds, op.PerSec, op.Units)
+			}
+			if got := op.PerSec >= SLAThreshold*target; got != tt.wantMet {
+				t.Errorf("achieved %v/s of %v/s", op.PerSec, target)
+			}
+			sla := SLA(target, op.PerSec)
+			if sla.SLAMet != tt.wantMet || sla.InsertsPerSec != target || sla.AchievedInsertsPerSec != op.PerSec {
+				t.Errorf("SLA = %+v", *sla)
+			}
+		})
+	}
+}
+
+func TestSLABoundary(t *testing.T) {
+	tests := []struct {
+		target, achieved float64
+		met              bool
+	}{
+		{10, 9.5, true},
+		{10, 9.4999, false},
+		{100, 95, true},
+		{100, 94.99, false},
+		{1000, 950, true},
+		{3, 2.85, true},
+		{200, 190, true},
+		{200, 189.99999, false},
+		{10, 12, true},
+		{0, 0, true},
+	}
+	for _, tt := range tests {
+		if got := SLA(tt.target, tt.achieved).SLAMet; got != tt.met {
+			t.Errorf("SLA(%v, %v).SLAMet = %v, want %v", tt.target, tt.achieved, got, tt.met)
+		}
+	}
+}
+
+// Four clients record disjoint known latencies; the step's totals equal one histogram of all of
+// them.
+func TestHistogramsMergeAcrossClients(t *testing.T) {
+	c := NewManualClock(t0)
+	var mu sync.Mutex // serializes the clients' operations so that each is timed alone
+	const clients, perClient = 4, 1000
+	all := measure.NewHistogram()
+	var workers []Worker
+	for cl := 0; cl < clients; cl++ {
+		for i := 0; i < perClient; i++ {
+			all.Record(int64(lat(cl, i)))
+		}
+		workers = append(workers, Worker{Client: cl, Run: func(ctx context.Context, rec *Recorder) error {
+			for i := 0; i < perClient; i++ {
+				mu.Lock()
+				err := rec.Do(0, time.Time{}, func() (int64, error) {
+					c.Advance(lat(rec.Client(), i))
+					return 2, nil
+				})
+				mu.Unlock()
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}})
+	}
+	res := (&Runner{Clock: c, Tick: time.Millisecond}).Run(context.Background(),
+		Step{Name: "merge", Ops: []OpSpec{{Name: "query"}}, Workers: workers})
+	op := res.Ops["query"]
+	if op.Count != clients*perClient || op.Units != 2*clients*perClient {
+		t.Fatalf("count %d units %d", op.Count, op.Units)
+	}
+	if op.Response != nil {
+		t.Errorf("closed-loop clients have a response time: %+v", *op.Response)
+	}
+	want := measure.Summarize(all)
+	if fmt.Sprint(op.Latency) != fmt.Sprint(want) {
+		t.Errorf("merged latency\n %+v\nwant\n %+v", op.Latency, want)
+	}
+	if res.Clients != clients {
+		t.Errorf("clients %d", res.Clients)
+	}
+}
+
+// lat is client cl's i-th latency: client 0 in [1us, 1ms], client 1 in (1ms, 2ms], ...
+func lat(cl, i int) time.Duration {
+	return time.Duration(cl*perClientNs+(i+1)*1000) * time.Nanosecond
+}
+
+const perClientNs = 1000 * 1000
+
+// loopUntilDone is a worker that does operations until its context is cancelled.
+func loopUntilDone(client int, bg bool, stopped *atomic.Int32) Worker {
+	return Worker{Client: client, Background: bg, Run: func(ctx context.Context, rec *Recorder) error {
+		for ctx.Err() == nil {
+			if err := rec.Do(0, time.Time{}, func() (int64, error) { runtime.Gosched(); return 1, nil }); err != nil {
+				return err
+			}
+		}
+		if stopped != nil {
+			stopped.Add(1)
+		}
+		return ctx.Err()
+	}}
+}
+
+func TestStepEnds(t *testing.T) {
+	boom := errors.New("boom: disk full")
+	tests := []struct {
+		name       string
+		clock      func() Clock
+		duration   time.Duration
+		workers    func(stopped *atomic.Int32, cancel context.CancelFunc) []Worker
+		wantStatus string
+		wantError  string
+		prefix     bool  // wantError is a prefix of the error
+		wantStop   int32 // workers that saw their context cancelled
+		check      func(t *testing.T, res *result.Step)
+	}{
+		{
+			name: "a failing worker fails the step and cancels the others",
+			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
+				return []Worker{loopUntilDone(0, false, stopped), loopUntilDone(1, false, stopped),
+					loopUntilDone(2, true, stopped),
+					{Client: 3, Run: func(ctx context.Context, rec *Recorder) error {
+						rec.Do(0, time.Time{}, func() (int64, error) { return 0, boom })
+						return fmt.Errorf("insert: %w", boom)
+					}}}
+			},
+			wantStatus: result.StatusFailed, wantError: "insert: boom: disk full", wantStop: 3,
+			check: func(t *testing.T, res *result.Step) {
+				if res.Ops["op"].Errors != 1 {
+					t.Errorf("errors %d", res.Ops["op"].Errors)
+				}
+			},
+		},
+		{
+			name: "the first error wins",
+			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
+				return []Worker{
+					{Client: 0, Run: func(ctx context.Context, rec *Recorder) error { return errors.New("first") }},
+					{Client: 1, Run: func(ctx context.Context, rec *Recorder) error {
+						<-ctx.Done()
+						return errors.New("second, caused by the cancel")
+					}}}
+			},
+			wantStatus: result.StatusFailed, wantError: "first",
+		},
+		{
+			name: "a panicking worker fails the step",
+			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
+				return []Worker{loopUntilDone(0, false, stopped),
+					{Client: 1, Run: func(ctx context.Context, rec *Recorder) error { panic("kaboom") }}}
+			},
+			wantStatus: result.StatusFailed, wantError: "panic in worker of client 1: kaboom\n", prefix: true, wantStop: 1,
+		},
+		{
+			name: "an operation outside the step fails it instead of hanging the runner",
+			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
+				return []Worker{{Client: 1, Run: func(ctx context.Context, rec *Recorder) error {
+					return rec.Do(2, time.Time{}, func() (int64, error) { return 1, nil })
+				}}}
+			},
+			wantStatus: result.StatusFailed, prefix: true,
+			wantError: "panic in worker of client 1: runner: op 2 out of range: the step has 2 operation types\n",
+		},
+		{
+			name: "cancelling the parent context interrupts the step",
+			workers: func(stopped *atomic.Int32, cancel context.CancelFunc) []Worker {
+				var once sync.Once
+				return []Worker{loopUntilDone(0, false, stopped), loopUntilDone(1, true, stopped),
+					{Client: 1, Run: func(ctx context.Context, rec *Recorder) error {
+						for i := 0; ctx.Err() == nil; i++ {
+							rec.Do(0, time.Time{}, func() (int64, error) { return 1, nil })
+							if i == 10 {
+								once.Do(cancel) // Ctrl-C
+							}
+						}
+						stopped.Add(1)
+						return ctx.Err()
+					}}}
+			},
+			wantStatus: result.StatusInterrupted, wantError: "interrupted", wantStop: 3,
+			check: func(t *testing.T, res *result.Step) {
+				if res.Ops["op"].Count < 11 {
+					t.Errorf("what was measured is lost: count %d", res.Ops["op"].Count)
+				}
+			},
+		},
+		{
+			name: "Duration ends looping workers normally (manual clock)", duration: 3 * time.Second,
+			clock: func() Clock { return NewManualClock(t0) },
+			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
+				return []Worker{loopUntilDone(0, false, stopped), loopUntilDone(1, false, stopped), loopUntilDone(0, true, stopped)}
+			},
+			wantStatus: result.StatusOK, wantStop: 3,
+			check: func(t *testing.T, res *result.Step) {
+				if res.Seconds != 3 {
+					t.Errorf("seconds %v, want the duration", res.Seconds)
+				}
+			},
+		},
+		{
+			name: "Duration ends looping workers normally (system clock)", duration: 20 * time.Millisecond,
+			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
+				return []Worker{loopUntilDone(0, false, stopped), loopUntilDone(1, true, stopped)}
+			},
+			wantStatus: result.StatusOK, wantStop: 2,
+			check: func(t *testing.T, res *result.Step) {
+				if res.Seconds != 0.02 || res.Ops["op"].Count == 0 {
+					t.Errorf("seconds %v count %d", res.Seconds, res.Ops["op"].Count)
+				}
+			},
+		},
+		{
+			name: "background workers are cancelled when the foreground ones are done",
+			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
+				return []Worker{loopUntilDone(7, true, stopped), loopUntilDone(8, true, stopped),
+					{Client: 0, Run: func(ctx context.Context, rec *Recorder) error {
+						for i := 0; i < 5; i++ {
+							rec.Do(1, time.Time{}, func() (int64, error) { return 1, nil })
+						}
+						return nil
+					}}}
+			},
+			wantStatus: result.StatusOK, wantStop: 2,
+			check: func(t *testing.T, res *result.Step) {
+				if res.Clients != 1 || res.Ops["fg"].Count != 5 {
+					t.Errorf("clients %d fg count %d", res.Clients, res.Ops["fg"].Count)
+				}
+				if res.Fairness == nil || res.Fairness.Pct != 0 {
+					t.Errorf("fairness %+v", res.Fairness)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var stopped atomic.Int32
+			r := &Runner{Tick: 5 * time.Millisecond}
+			if tt.clock != nil {
+				r.Clock = tt.clock()
+			}
+			res := r.Run(ctx, Step{Name: "end", Duration: tt.duration,
+				Ops: []OpSpec{{Name: "op"}, {Name: "fg"}}, Workers: tt.workers(&stopped, cancel)})
+			errOK := res.Error == tt.wantError || tt.prefix && strings.HasPrefix(res.Error, tt.wantError)
+			if res.Status != tt.wantStatus || !errOK {
+				t.Fatalf("status %q error %q, want %q %q", res.Status, res.Error, tt.wantStatus, tt.wantError)
+			}
+			if got := stopped.Load(); got != tt.wantStop {
+				t.Errorf("%d workers saw the cancel, want %d", got, tt.wantStop)
+			}
+			if tt.check != nil {
+				tt.check(t, res)
+			}
+		})
+	}
+}
+
+func TestFairnessSummary(t *testing.T) {
+	tests := []struct {
+		ends []float64 // seconds after the start, one per client
+		want *result.Fairness
+	}{
+		{nil, nil},
+		{[]float64{10}, &result.Fairness{MinSeconds: 10, MaxSeconds: 10}},
+		{[]float64{10, 12, 11}, &result.Fairness{MinSeconds: 10, MaxSeconds: 12, DiffSeconds: 2, Pct: 20}},
+		{[]float64{0, 1}, &result.Fairness{MinSeconds: 0, MaxSeconds: 1, DiffSeconds: 1}},
+	}
+	for _, tt := range tests {
+		ends := map[int]time.Time{}
+		for i, s := range tt.ends {
+			ends[i] = t0.Add(time.Duration(s * float64(time.Second)))
+		}
+		got := fairness(t0, ends)
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("fairness(%v) = %+v, want %+v", tt.ends, got, tt.want)
+		}
+	}
+}
+
+// countingClock is a ManualClock that counts Now calls, so that a test can tell when the runner
+// has taken a worker's end time.
+type countingClock struct {
+	*ManualClock
+	calls atomic.Int64
+}
+
+func (c *countingClock) Now() time.Time {
+	t := c.ManualClock.Now()
+	c.calls.Add(1)
+	return t
+}
+
+// Clients that do different amounts of work finish at different times, and fairness reports it.
+// The clients take turns so that the virtual clock is deterministic.
+func TestFairnessOfUnequalClients(t *testing.T) {
+	c := &countingClock{ManualClock: NewManualClock(t0)}
+	ops := []int{1, 2, 3} // operations of 100ms per client
+	turns := make([]chan struct{}, len(ops))
+	var started sync.WaitGroup // every worker runs: the runner has read the start time
+	started.Add(len(ops))
+	var workers []Worker
+	for cl := range ops {
+		turns[cl] = make(chan struct{})
+		workers = append(workers, Worker{Client: cl, Run: func(ctx context.Context, rec *Recorder) error {
+			started.Done()
+			<-turns[cl]
+			for i := 0; i < ops[cl]; i++ {
+				rec.Do(0, time.Time{}, func() (int64, error) { c.Advance(100 * time.Millisecond); return 1, nil })
+			}
+			return nil
+		}})
+	}
+	go func() {
+		started.Wait()
+		for cl := range ops {
+			before := c.calls.Load()
+			close(turns[cl])
+			// Do reads the clock twice per operation, then the runner reads it once for the end
+			// of the worker: only then may the next client move the clock.
+			for c.calls.Load() < before+int64(2*ops[cl]+1) {
+				runtime.Gosched()
+			}
+		}
+	}()
+	res := (&Runner{Clock: c, Tick: time.Hour}).Run(context.Background(),
+		Step{Name: "fair", Ops: []OpSpec{{Name: "insert"}}, Workers: workers})
+	// Client ends: 0.1s, 0.3s, 0.6s.
+	f := res.Fairness
+	if f == nil || !within(f.MinSeconds, 0.1, 1e-9) || !within(f.MaxSeconds, 0.6, 1e-9) ||
+		!within(f.DiffSeconds, 0.5, 1e-9) || !within(f.Pct, 500, 1e-9) {
+		t.Fatalf("fairness %+v", f)
+	}
+	if !within(res.Seconds, 0.6, 1e-9) || res.Clients != 3 {
+		t.Errorf("seconds %v clients %d", res.Seconds, res.Clients)
+	}
+}
+
+// tickSampler counts its calls and reports a metric under its own name.
+type tickSampler struct {
+	name  string
+	calls atomic.Int64
+}
+
+func (s *tickSampler) Sample(ctx context.Context, now time.Time) map[string]float64 {
+	n := s.calls.Add(1)
+	return map[string]float64{s.name: float64(n)}
+}
+
+// Concurrent Do (closed and open loop, with retries and found rows) while the runner merges on
+// a short real tick: every operation lands in exactly one interval and in the totals, and the
+// samplers' metrics land in every interval. Run it with -race.
+func TestIntervalsConcurrentDoAndSamplers(t *testing.T) {
+	a, b := &tickSampler{name: "cpu"}, &tickSampler{name: "io"}
+	var buf bytes.Buffer
+	r := &Runner{Tick: time.Millisecond, Samplers: []Sampler{a, b}, Progress: NewProgress(&buf, false)}
+	const workers = 6
+	var ws []Worker
+	for w := 0; w < workers; w++ {
+		ws = append(ws, Worker{Client: w % 3, Background: w >= 3, Run: func(ctx context.Context, rec *Recorder) error {
+			pacer := NewPacer(SystemClock(), rec.Now(), 1e6)
+			// Run until the runner has ticked a few times, so that merging races with Do.
+			for i := 0; a.calls.Load() < 6 || i < 1000; i++ {
+				var intended time.Time
+				if rec.Client() == 1 {
+					intended, _ = pacer.Next(ctx)
+				}
+				op := Op(i % 2)
+				if err := rec.Do(op, intended, func() (int64, error) { return 3, nil }); err != nil {
+					return err
+				}
+				rec.Found(op, 2)
+				if i%10 < 2 {
+					rec.Retried(op)
+				}
+				if ctx.Err() != nil {
+					break
+				}
+			}
+			return nil
+		}})
+	}
+	res := r.Run(context.Background(), Step{Name: "l.i1", Ops: []OpSpec{{Name: "insert"}, {Name: "delete"}},
+		Workers: ws, ExpectUnits: 1000})
+	if res.Status != result.StatusOK {
+		t.Fatalf("status %s %s", res.Status, res.Error)
+	}
+	if len(res.Intervals) < 2 {
+		t.Fatalf("%d intervals", len(res.Intervals))
+	}
+	for _, name := range []string{"insert", "delete"} {
+		op := res.Ops[name]
+		var count, units int64
+		for i, in := range res.Intervals {
+			if in.Second != i+1 {
+				t.Fatalf("interval %d has second %d", i, in.Second)
+			}
+			count += in.Ops[name].Count
+			units += in.Ops[name].Units
+		}
+		if count != op.Count || units != op.Units || units != 3*count {
+			t.Errorf("%s: intervals count %d units %d, totals %d %d", name, count, units, op.Count, op.Units)
+		}
+		if op.Found != 2*op.Count || res.Retries[name] == 0 {
+			t.Errorf("%s: found %d retries %d count %d", name, op.Found, res.Retries[name], op.Count)
+		}
+		if op.Response == nil || op.Response.Max < op.Latency.P50 {
+			t.Errorf("%s: open-loop client 1 has no response time", name)
+		}
+	}
+	for _, in := range res.Intervals {
+		if in.Metrics["cpu"] == 0 || in.Metrics["io"] == 0 {
+			t.Fatalf("interval %d metrics %v", in.Second, in.Metrics)
+		}
+	}
+	// Start, one per interval.
+	if got := a.calls.Load(); got != int64(len(res.Intervals))+1 {
+		t.Errorf("sampler called %d times for %d intervals", got, len(res.Intervals))
+	}
+	if !strings.Contains(buf.String(), "l.i1") {
+		t.Errorf("progress output %q", buf.String())
+	}
+}
+
+func TestPacer(t *testing.T) {
+	c := NewManualClock(t0)
+	ctx := context.Background()
+	p := NewPacer(c, t0, 4) // every 250ms
+	for i := 0; i < 3; i++ {
+		got, err := p.Next(ctx)
+		want := t0.Add(time.Duration(i) * 250 * time.Millisecond)
+		if err != nil || !got.Equal(want) || !c.Now().Equal(want) {
+			t.Fatalf("Next %d = %v, %v (clock %v), want %v", i, got, err, c.Now(), want)
+		}
+	}
+	// Fall 1s behind: the missed times come at once, without moving the clock.
+	c.Advance(time.Second + 500*time.Millisecond) // now t0+2s
+	for i := 3; i <= 8; i++ {
+		got, _ := p.Next(ctx)
+		if want := t0.Add(time.Duration(i) * 250 * time.Millisecond); !got.Equal(want) {
+			t.Fatalf("Next %d = %v, want %v", i, got, want)
+		}
+		if !c.Now().Equal(t0.Add(2 * time.Second)) {
+			t.Fatalf("the clock moved while catching up: %v", c.Now())
+		}
+	}
+	if got, _ := p.Next(ctx); !got.Equal(t0.Add(2250*time.Millisecond)) || !c.Now().Equal(got) {
+		t.Fatalf("after catching up: %v, clock %v", got, c.Now())
+	}
+	// No drift: the 1,000,000th time of a 3/s pacer is exact.
+	p3 := NewPacer(c, t0, 3)
+	p3.n = 999_999
+	if got, _ := p3.Next(ctx); !got.Equal(t0.Add(333333 * time.Second)) {
+		t.Errorf("drift: %v", got.Sub(t0))
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := p.Next(cctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Next on a cancelled context: %v", err)
+	}
+	if got, err := NewPacer(c, t0, 0).Next(ctx); err != nil || !got.Equal(c.Now()) {
+		t.Errorf("unlimited pacer: %v %v", got, err)
+	}
+}
+
+func TestManualClock(t *testing.T) {
+	c := NewManualClock(t0)
+	ctx := context.Background()
+	c.Advance(time.Second)
+	c.Advance(-time.Hour)
+	if err := c.SleepUntil(ctx, t0); err != nil || !c.Now().Equal(t0.Add(time.Second)) {
+		t.Fatalf("the clock went backwards: %v %v", c.Now(), err)
+	}
+	if err := c.SleepUntil(ctx, t0.Add(time.Minute)); err != nil || !c.Now().Equal(t0.Add(time.Minute)) {
+		t.Fatalf("SleepUntil did not move the clock: %v", c.Now())
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := c.SleepUntil(cctx, t0.Add(time.Hour)); !errors.Is(err, context.Canceled) || !c.Now().Equal(t0.Add(time.Minute)) {
+		t.Fatalf("SleepUntil on a cancelled context: %v, clock %v", err, c.Now())
+	}
+}
+
+func TestSystemClockSleepUntilHonoursContext(t *testing.T) {
+	c := SystemClock()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error)
+	go func() { errc <- c.SleepUntil(ctx, c.Now().Add(time.Hour)) }()
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("SleepUntil = %v", err)
+	}
+	if err := c.SleepUntil(context.Background(), c.Now().Add(-time.Second)); err != nil {
+		t.Fatalf("SleepUntil in the past = %v", err)
+	}
+}
+
+func TestDoRecordsErrorsAndOpenLoop(t *testing.T) {
+	c := NewManualClock(t0)
+	rec := newRecorder(c, 4, 2)
+	boom := errors.New("boom")
+	if err := rec.Do(0, time.Time{}, func() (int64, error) { c.Advance(time.Second); return 5, boom }); err != boom {
+		t.Fatalf("Do returned %v", err)
+	}
+	rec.Do(1, t0, func() (int64, error) { c.Advance(time.Millisecond); return 7, nil })
+	got := make([]opStats, 2)
+	rec.collect(got)
+	if got[0].errors != 1 || got[0].count != 0 || got[0].units != 0 || got[0].svc != nil {
+		t.Errorf("failed op recorded as %+v", got[0])
+	}
+	if got[1].count != 1 || got[1].units != 7 || got[1].svc.Max() != int64(time.Millisecond) ||
+		got[1].rt.Max() != int64(time.Second+time.Millisecond) {
+		t.Errorf("open-loop op: %+v", got[1])
+	}
+	if rec.Client() != 4 || !rec.Now().Equal(c.Now()) {
+		t.Errorf("client %d now %v", rec.Client(), rec.Now())
+	}
+	// The swapped-out buffer is reset and reused.
+	rec.Do(1, time.Time{}, func() (int64, error) { return 1, nil })
+	rec.collect(got)
+	if got[1].count != 2 || got[1].svc.Count() != 2 || got[1].rt.Count() != 1 {
+		t.Errorf("second collect: %+v", got[1])
+	}
+}
+
+func TestDoDoesNotAllocate(t *testing.T) {
+	rec := newRecorder(SystemClock(), 0, 1)
+	fn := func() (int64, error) { return 1, nil }
+	intended := time.Now()
+	rec.Do(0, intended, fn) // first use of each histogram allocates it
+	if n := testing.AllocsPerRun(1000, func() { rec.Do(0, intended, fn) }); n != 0 {
+		t.Fatalf("Do allocates %v times per call", n)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	res := &result.Step{Name: "l.i0", Status: result.StatusOK, Seconds: 12.5,
+		Ops: map[string]*result.Op{"insert": {Count: 1000, Units: 100000, PerSec: 8000, Latency: result.Latency{P99: 1500}}}}
+	t.Run("plain", func(t *testing.T) {
+		var buf bytes.Buffer
+		p := NewProgress(&buf, false)
+		p.StepStarted("l.i0", 200000)
+		for s := 1; s <= 25; s++ {
+			p.Tick(Status{Step: "l.i0", Elapsed: time.Duration(s) * time.Second, Units: int64(s) * 4000,
+				Rate: 4000, ExpectUnits: 200000, ETA: time.Minute})
+		}
+		p.StepDone(res)
+		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+		// started, 10s, 20s, done.
+		if len(lines) != 4 || strings.Contains(buf.String(), "\r") {
+			t.Fatalf("plain output:\n%s", buf.String())
+		}
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "l.i0") {
+				t.Errorf("line without the step name: %q", l)
+			}
+		}
+		if !strings.Contains(lines[1], "l.i0: 4000/s, 0:10, 40k/200k (20%), ETA 1:00") || !strings.Contains(lines[3], "insert 100k (8000/s, p99 1.5ms)") {
+			t.Errorf("plain output:\n%s", buf.String())
+		}
+	})
+	t.Run("terminal", func(t *testing.T) {
+		var buf bytes.Buffer
+		p := NewProgress(&buf, true)
+		p.StepStarted("qr100", 0)
+		p.Tick(Status{Step: "qr100", Elapsed: 3 * time.Second, Units: 300, Rate: 100, Duration: 10 * time.Second})
+		p.StepDone(&result.Step{Name: "qr100", Status: result.StatusFailed, Error: "boom", Seconds: 3})
+		out := buf.String()
+		if !strings.Contains(out, "\rqr100  100/s  0:03/0:10") || !strings.HasSuffix(out, "\r\x1b[Kqr100: failed in 3s: boom\n") {
+			t.Errorf("terminal output %q", out)
+		}
+	})
+}
+
+func TestETA(t *testing.T) {
+	tests := []struct {
+		s    Status
+		want time.Duration
+	}{
+		{Status{Elapsed: 10 * time.Second, Units: 100, ExpectUnits: 400}, 30 * time.Second},
+		{Status{Elapsed: 10 * time.Second, Units: 400, ExpectUnits: 400}, 0},
+		{Status{Elapsed: 10 * time.Second, ExpectUnits: 400}, 0},
+		{Status{Elapsed: 4 * time.Second, Duration: 10 * time.Second}, 6 * time.Second},
+		{Status{Elapsed: 11 * time.Second, Duration: 10 * time.Second}, 0},
+		{Status{Elapsed: 11 * time.Second, Units: 5}, 0},
+	}
+	for _, tt := range tests {
+		if got := eta(tt.s); got != tt.want {
+			t.Errorf("eta(%+v) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkRecorderDo(b *testing.B) {
+	fn := func() (int64, error) { return 1, nil }
+	for _, bc := range []struct {
+		name     string
+		intended time.Time
+	}{{"closed-loop", time.Time{}}, {"open-loop", time.Now()}} {
+		b.Run(bc.name, func(b *testing.B) {
+			rec := newRecorder(SystemClock(), 0, 1)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec.Do(0, bc.intended, fn)
+			}
+		})
+	}
+	// With the runner collecting the recorder on a 1ms tick meanwhile.
+	b.Run("closed-loop-collected", func(b *testing.B) {
+		rec := newRecorder(SystemClock(), 0, 1)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			into := make([]opStats, 1)
+			tk := time.NewTicker(time.Millisecond)
+			defer tk.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tk.C:
+					rec.collect(into)
+				}
+			}
+		}()
+		b.ReportAllocs()
+		for b.Loop() {
+			rec.Do(0, time.Time{}, fn)
+		}
+		close(stop)
+		wg.Wait()
+	})
+}
