@@ -81,6 +81,9 @@ type Driver struct {
 	// Available returns nil when the engine can run on this machine, or an error that names what
 	// is missing and the command that enables it. Nil means always available.
 	Available func() error
+	// CheckSettings, when set, validates the values of overrides without opening anything, so
+	// that a bad value is refused before a run starts.
+	CheckSettings func(overrides map[string]string) error
 	// Open opens the engine on cfg.DataDir with cfg.Settings merged over the defaults.
 	Open func(ctx context.Context, cfg Config) (Engine, error)
 }
@@ -158,6 +161,11 @@ func (r *Registry) Check(cfg Config) error {
 		}
 		return fmt.Errorf("engine %s: unknown setting %s (accepted: %s)", d.Name,
 			strings.Join(bad, ", "), strings.Join(names, ", "))
+	}
+	if d.CheckSettings != nil {
+		if err := d.CheckSettings(cfg.Settings); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -47,6 +47,9 @@ type Dialect interface {
 	// IndexHint returns the clause that forces index on table (placed after the table name in
 	// FROM), or "" where the dialect has none.
 	IndexHint(index string) string
+	// PrimaryKeyHint returns the clause that makes a query use the primary key (or the table
+	// itself where it is clustered on it), or "" where the dialect needs none.
+	PrimaryKeyHint() string
 	// DeleteOldest returns a statement that deletes at most limit rows of table with the
 	// smallest values of the integer column pk that are >= the single bind parameter.
 	DeleteOldest(table, pk string, limit int) string

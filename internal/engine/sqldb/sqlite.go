@@ -1,0 +1,247 @@
+package sqldb
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
+
+// SQLiteFile is the name of the SQLite database file inside the engine's data directory. Its
+// write-ahead log is SQLiteFile + "-wal".
+const SQLiteFile = "sqlite.db"
+
+// The settings of the sqlite engine.
+const (
+	sqliteJournalMode       = "journal_mode"
+	sqliteSynchronous       = "synchronous"
+	sqliteBusyTimeoutMS     = "busy_timeout_ms"
+	sqliteCacheMB           = "cache_mb"
+	sqlitePageSize          = "page_size"
+	sqliteMmapMB            = "mmap_mb"
+	sqliteWALAutocheckpoint = "wal_autocheckpoint"
+	sqliteTempStore         = "temp_store"
+)
+
+// Accepted values of the enumerated settings, in the order error messages list them.
+var (
+	sqliteJournalModes = []string{"delete", "truncate", "persist", "memory", "wal", "off"}
+	sqliteSyncModes    = []string{"off", "normal", "full", "extra"}
+	sqliteTempStores   = []string{"default", "file", "memory"}
+)
+
+// sqliteSettings is the documented list of settings; every pragma the engine sets is here.
+func sqliteSettings() []engine.Setting {
+	return []engine.Setting{
+		{Name: sqliteJournalMode, Default: "wal",
+			Doc: "PRAGMA journal_mode: " + strings.Join(sqliteJournalModes, ", ")},
+		{Name: sqliteSynchronous, Default: "normal",
+			Doc: "PRAGMA synchronous: " + strings.Join(sqliteSyncModes, ", ") +
+				" (normal in WAL mode syncs only at checkpoints: durable against crashes, not power loss)"},
+		{Name: sqliteBusyTimeoutMS, Default: "60000",
+			Doc: "PRAGMA busy_timeout in milliseconds: concurrent clients queue on the write lock instead of failing with SQLITE_BUSY; 0 fails at once"},
+		{Name: sqliteCacheMB, Default: "64",
+			Doc: "page cache per connection in MiB (PRAGMA cache_size = -cache_mb*1024, i.e. in KiB)"},
+		{Name: sqlitePageSize, Default: "4096",
+			Doc: "PRAGMA page_size in bytes, a power of two in [512, 65536]; set before the first table, so it shapes a new database only"},
+		{Name: sqliteMmapMB, Default: "0",
+			Doc: "PRAGMA mmap_size in MiB: how much of the database file is read through mmap; 0 disables memory-mapped I/O"},
+		{Name: sqliteWALAutocheckpoint, Default: "1000",
+			Doc: "PRAGMA wal_autocheckpoint in pages: a commit checkpoints once the WAL holds this many pages; 0 disables automatic checkpoints"},
+		{Name: sqliteTempStore, Default: "memory",
+			Doc: "PRAGMA temp_store: " + strings.Join(sqliteTempStores, ", ") + " (where temporary tables and sort spills live)"},
+	}
+}
+
+// SQLiteDriver returns the driver of the "sqlite" engine: real SQLite (the amalgamation bundled
+// with github.com/mattn/go-sqlite3, through cgo) on the file <DataDir>/sqlite.db.
+//
+// Every connection of the pool gets the pragmas of the settings when it is opened, and every
+// transaction begins with BEGIN IMMEDIATE, so that concurrent writers wait for the write lock
+// (up to busy_timeout_ms) instead of failing with SQLITE_BUSY when a read lock cannot be upgraded.
+// Read-only work should therefore not be wrapped in a transaction: it would take the write lock.
+//
+// The engine implements DB, engine.Cleaner (a truncating WAL checkpoint) and engine.Statser.
+func SQLiteDriver() engine.Driver {
+	return engine.Driver{
+		Name:   "sqlite",
+		Family: engine.FamilySQL,
+		Description: "SQLite (B-tree, WAL) embedded through github.com/mattn/go-sqlite3; " +
+			"transactions begin IMMEDIATE, so writers queue on the busy timeout",
+		Settings:  sqliteSettings(),
+		Available: sqliteAvailable,
+		Open:      openSQLite,
+		CheckSettings: func(o map[string]string) error {
+			_, err := parseSQLiteConfig(o)
+			return err
+		},
+	}
+}
+
+// sqliteConfig is the parsed, validated form of the engine settings.
+type sqliteConfig struct {
+	journalMode       string
+	synchronous       string
+	busyTimeoutMS     int
+	cacheMB           int
+	pageSize          int
+	mmapMB            int
+	walAutocheckpoint int
+	tempStore         string
+}
+
+// parseSQLiteConfig merges overrides over the defaults and validates every value. Names are
+// not checked here: the registry rejects unknown names before Open.
+func parseSQLiteConfig(overrides map[string]string) (sqliteConfig, error) {
+	m := engine.MergeSettings(sqliteSettings(), overrides)
+	var c sqliteConfig
+	var err error
+	if c.journalMode, err = sqliteEnum(m, sqliteJournalMode, sqliteJournalModes); err != nil {
+		return c, err
+	}
+	if c.synchronous, err = sqliteEnum(m, sqliteSynchronous, sqliteSyncModes); err != nil {
+		return c, err
+	}
+	if c.tempStore, err = sqliteEnum(m, sqliteTempStore, sqliteTempStores); err != nil {
+		return c, err
+	}
+	// The upper bounds keep every derived pragma value (milliseconds, KiB, bytes) within the
+	// ranges SQLite takes, and are far beyond any sensible configuration.
+	if c.busyTimeoutMS, err = sqliteInt(m, sqliteBusyTimeoutMS, 1<<31-1); err != nil {
+		return c, err
+	}
+	if c.cacheMB, err = sqliteInt(m, sqliteCacheMB, 1<<30); err != nil {
+		return c, err
+	}
+	if c.mmapMB, err = sqliteInt(m, sqliteMmapMB, 1<<30); err != nil {
+		return c, err
+	}
+	if c.walAutocheckpoint, err = sqliteInt(m, sqliteWALAutocheckpoint, 1<<31-1); err != nil {
+		return c, err
+	}
+	if c.pageSize, err = sqliteInt(m, sqlitePageSize, 65536); err != nil {
+		return c, err
+	}
+	if c.pageSize < 512 || c.pageSize&(c.pageSize-1) != 0 {
+		return c, fmt.Errorf("sqlite: setting %s: %q is not a power of two between 512 and 65536",
+			sqlitePageSize, m[sqlitePageSize])
+	}
+	return c, nil
+}
+
+// settings returns the effective settings in the normalized form of their values.
+func (c sqliteConfig) settings() map[string]string {
+	return map[string]string{
+		sqliteJournalMode:       c.journalMode,
+		sqliteSynchronous:       c.synchronous,
+		sqliteBusyTimeoutMS:     strconv.Itoa(c.busyTimeoutMS),
+		sqliteCacheMB:           strconv.Itoa(c.cacheMB),
+		sqlitePageSize:          strconv.Itoa(c.pageSize),
+		sqliteMmapMB:            strconv.Itoa(c.mmapMB),
+		sqliteWALAutocheckpoint: strconv.Itoa(c.walAutocheckpoint),
+		sqliteTempStore:         c.tempStore,
+	}
+}
+
+// sqlitePragma is one statement that configures a connection. If want is set, the statement's
+// answer must equal it: SQLite answers a journal mode it cannot switch to with the mode it keeps,
+// not with an error.
+type sqlitePragma struct {
+	setting string
+	stmt    string
+	want    string
+}
+
+// pragmas returns the statements that configure a new connection, in the order they must run:
+// page_size before journal_mode, because switching a new database to WAL writes its first page.
+func (c sqliteConfig) pragmas() []sqlitePragma {
+	return []sqlitePragma{
+		{sqlitePageSize, fmt.Sprintf("PRAGMA page_size = %d", c.pageSize), ""},
+		{sqliteJournalMode, "PRAGMA journal_mode = " + c.journalMode, c.journalMode},
+		{sqliteSynchronous, "PRAGMA synchronous = " + c.synchronous, ""},
+		{sqliteCacheMB, fmt.Sprintf("PRAGMA cache_size = %d", -int64(c.cacheMB)*1024), ""},
+		{sqliteMmapMB, fmt.Sprintf("PRAGMA mmap_size = %d", int64(c.mmapMB)<<20), ""},
+		{sqliteWALAutocheckpoint, fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", c.walAutocheckpoint), ""},
+		{sqliteTempStore, "PRAGMA temp_store = " + c.tempStore, ""},
+	}
+}
+
+// sqliteEnum returns setting name of m in lower case, or an error if it is not one of allowed.
+func sqliteEnum(m map[string]string, name string, allowed []string) (string, error) {
+	v := strings.ToLower(strings.TrimSpace(m[name]))
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("sqlite: setting %s: %q is not one of %s", name, m[name], strings.Join(allowed, ", "))
+}
+
+// sqliteInt returns setting name of m as an integer in [0, max].
+func sqliteInt(m map[string]string, name string, max int) (int, error) {
+	v, err := strconv.Atoi(strings.TrimSpace(m[name]))
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: setting %s: %q is not an integer", name, m[name])
+	}
+	if v < 0 || v > max {
+		return 0, fmt.Errorf("sqlite: setting %s: %d is out of range [0, %d]", name, v, max)
+	}
+	return v, nil
+}
+
+// SQLiteDialect is the Dialect of SQLite. Its zero value is ready to use.
+type SQLiteDialect struct{}
+
+var _ Dialect = SQLiteDialect{}
+
+// Name returns "sqlite".
+func (SQLiteDialect) Name() string { return "sqlite" }
+
+// Placeholder returns "?": SQLite binds parameters by position.
+func (SQLiteDialect) Placeholder(int) string { return "?" }
+
+// Type maps portable column types to SQLite's storage classes: every integer type, and
+// Timestamp (unix seconds), is INTEGER; VarChar and Text are TEXT (SQLite enforces no length, so
+// size is ignored). An unknown ColType yields "".
+func (SQLiteDialect) Type(t ColType, _ int) string {
+	switch t {
+	case BigInt, Int, TinyInt, Timestamp:
+		return "INTEGER"
+	case VarChar, Text:
+		return "TEXT"
+	}
+	return ""
+}
+
+// AutoIncrementPK returns "INTEGER PRIMARY KEY": the column becomes an alias of the rowid, the
+// key of the table's B-tree. An insert that leaves it NULL gets max(rowid)+1, so ids are assigned
+// in insert order and the primary key is append-only. (Without AUTOINCREMENT an id can be reused
+// only after the row with the largest id is deleted, which a queue that deletes its oldest rows
+// never does.)
+func (SQLiteDialect) AutoIncrementPK() string { return "INTEGER PRIMARY KEY" }
+
+// TableOptions returns "": SQLite needs no table options.
+func (SQLiteDialect) TableOptions() string { return "" }
+
+// IndexHint returns " INDEXED BY <index>". SQLite fails to prepare the statement if the index
+// does not exist or cannot be used for it.
+func (SQLiteDialect) IndexHint(index string) string { return " INDEXED BY " + index }
+
+// PrimaryKeyHint returns " NOT INDEXED", which makes a query on a table whose primary key is
+// INTEGER PRIMARY KEY read the table's own B-tree (rowid lookups and ranges still apply) rather
+// than a smaller covering secondary index. It is not part of Dialect.
+func (SQLiteDialect) PrimaryKeyHint() string { return " NOT INDEXED" }
+
+// DeleteOldest returns
+//
+//	DELETE FROM table WHERE pk IN (SELECT pk FROM table WHERE pk >= ? ORDER BY pk LIMIT limit)
+//
+// because the bundled SQLite is built without DELETE ... ORDER BY ... LIMIT.
+func (SQLiteDialect) DeleteOldest(table, pk string, limit int) string {
+	return fmt.Sprintf("DELETE FROM %[1]s WHERE %[2]s IN (SELECT %[2]s FROM %[1]s WHERE %[2]s >= ? ORDER BY %[2]s LIMIT %[3]d)",
+		table, pk, limit)
+}
+
+// Retryable reports whether err (or an error it wraps) is SQLITE_BUSY or SQLITE_LOCKED.
+func (SQLiteDialect) Retryable(err error) bool { return sqliteRetryable(err) }
