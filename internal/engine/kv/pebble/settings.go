@@ -1,0 +1,188 @@
+package pebble
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/pebble"
+	"github.com/cockroachdb/pebble/bloom"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
+
+// The settings of the pebble engine.
+const (
+	settingCacheMB                  = "cache_mb"
+	settingMemtableMB               = "memtable_mb"
+	settingCompression              = "compression"
+	settingSync                     = "sync"
+	settingMaxConcurrentCompactions = "max_concurrent_compactions"
+	settingL0CompactionThreshold    = "l0_compaction_threshold"
+	settingL0StopWritesThreshold    = "l0_stop_writes_threshold"
+	settingBytesPerSync             = "bytes_per_sync"
+	settingBloomBitsPerKey          = "bloom_bits_per_key"
+)
+
+// compressionNames returns the accepted values of the compression setting, in the order error
+// messages list them.
+func compressionNames() []string { return []string{"snappy", "zstd", "none"} }
+
+// compressionOf returns pebble's block compression called name (a validated setting value).
+func compressionOf(name string) pebble.Compression {
+	switch name {
+	case "zstd":
+		return pebble.ZstdCompression
+	case "none":
+		return pebble.NoCompression
+	}
+	return pebble.SnappyCompression
+}
+
+// Fixed options, the same for every configuration.
+const (
+	// numLevels is the number of levels of pebble's LSM (L0 to L6).
+	numLevels = 7
+	// l0TargetFileSize is the target size of the sstables of L0; it doubles with every level
+	// below (L6: 128 MiB), as in CockroachDB.
+	l0TargetFileSize = 2 << 20
+)
+
+// settings is the documented list of settings with their defaults.
+func settings() []engine.Setting {
+	return []engine.Setting{
+		{Name: settingCacheMB, Default: "64",
+			Doc: "block cache in MiB (uncompressed sstable blocks, shared by all levels); 0 caches nothing"},
+		{Name: settingMemtableMB, Default: "64",
+			Doc: "memtable size in MiB; writes stall while two full memtables wait for their flush"},
+		{Name: settingCompression, Default: "snappy",
+			Doc: "block compression of every level: " + strings.Join(compressionNames(), ", ")},
+		{Name: settingSync, Default: "false",
+			Doc: "fsync the WAL on every commit; false writes the WAL to the OS at every commit without fsync " +
+				"(durable against a crash of the process, not of the machine: the same durability class as " +
+				"SQLite's synchronous=normal in WAL mode)"},
+		{Name: settingMaxConcurrentCompactions, Default: "1",
+			Doc: "compactions that may run at once (flushes run apart); 1 leaves a core of a 2-core machine to the clients"},
+		{Name: settingL0CompactionThreshold, Default: "4",
+			Doc: "L0 read amplification (sublevels) that triggers a compaction out of L0 (pebble's default)"},
+		{Name: settingL0StopWritesThreshold, Default: "12",
+			Doc: "L0 sublevels at which writes stop until compactions catch up (pebble's default); at least l0_compaction_threshold"},
+		{Name: settingBytesPerSync, Default: "524288",
+			Doc: "sync sstables being written every this many bytes, to smooth out writeback (pebble's default, 512 KiB); no effect on durability"},
+		{Name: settingBloomBitsPerKey, Default: "10",
+			Doc: "bits per key of the bloom filter of every sstable (about 1% false positives at 10), which spares point reads of absent keys; 0 disables"},
+	}
+}
+
+// config is the parsed, validated form of the settings.
+type config struct {
+	cacheMB                  int
+	memtableMB               int
+	compression              string
+	sync                     bool
+	maxConcurrentCompactions int
+	l0CompactionThreshold    int
+	l0StopWritesThreshold    int
+	bytesPerSync             int
+	bloomBitsPerKey          int
+}
+
+// parseConfig merges overrides over the defaults and validates every value. Names are not
+// checked here: the registry rejects unknown names before Open.
+func parseConfig(overrides map[string]string) (config, error) {
+	m := engine.MergeSettings(settings(), overrides)
+	var c config
+	ints := []struct {
+		name     string
+		dst      *int
+		min, max int
+	}{
+		{settingCacheMB, &c.cacheMB, 0, 1 << 20},
+		// pebble requires a memtable below 4 GiB.
+		{settingMemtableMB, &c.memtableMB, 1, 4095},
+		{settingMaxConcurrentCompactions, &c.maxConcurrentCompactions, 1, 64},
+		{settingL0CompactionThreshold, &c.l0CompactionThreshold, 1, 1000},
+		{settingL0StopWritesThreshold, &c.l0StopWritesThreshold, 1, 1000},
+		{settingBytesPerSync, &c.bytesPerSync, 1, 1 << 30},
+		{settingBloomBitsPerKey, &c.bloomBitsPerKey, 0, 64},
+	}
+	for _, s := range ints {
+		v, err := parseInt(m, s.name, s.min, s.max)
+		if err != nil {
+			return c, err
+		}
+		*s.dst = v
+	}
+	if c.l0StopWritesThreshold < c.l0CompactionThreshold {
+		return c, fmt.Errorf("pebble: setting %s: %d is below %s (%d)", settingL0StopWritesThreshold,
+			c.l0StopWritesThreshold, settingL0CompactionThreshold, c.l0CompactionThreshold)
+	}
+	c.compression = strings.ToLower(strings.TrimSpace(m[settingCompression]))
+	known := false
+	for _, n := range compressionNames() {
+		known = known || c.compression == n
+	}
+	if !known {
+		return c, fmt.Errorf("pebble: setting %s: %q is not one of %s", settingCompression,
+			m[settingCompression], strings.Join(compressionNames(), ", "))
+	}
+	sync, err := strconv.ParseBool(strings.TrimSpace(m[settingSync]))
+	if err != nil {
+		return c, fmt.Errorf("pebble: setting %s: %q is not true or false", settingSync, m[settingSync])
+	}
+	c.sync = sync
+	return c, nil
+}
+
+// parseInt returns setting name of m as an integer in [min, max].
+func parseInt(m map[string]string, name string, min, max int) (int, error) {
+	v, err := strconv.Atoi(strings.TrimSpace(m[name]))
+	if err != nil {
+		return 0, fmt.Errorf("pebble: setting %s: %q is not a number", name, m[name])
+	}
+	if v < min || v > max {
+		return 0, fmt.Errorf("pebble: setting %s: %d is out of range [%d, %d]", name, v, min, max)
+	}
+	return v, nil
+}
+
+// settings returns the effective settings in the normalized form of their values.
+func (c config) settings() map[string]string {
+	return map[string]string{
+		settingCacheMB:                  strconv.Itoa(c.cacheMB),
+		settingMemtableMB:               strconv.Itoa(c.memtableMB),
+		settingCompression:              c.compression,
+		settingSync:                     strconv.FormatBool(c.sync),
+		settingMaxConcurrentCompactions: strconv.Itoa(c.maxConcurrentCompactions),
+		settingL0CompactionThreshold:    strconv.Itoa(c.l0CompactionThreshold),
+		settingL0StopWritesThreshold:    strconv.Itoa(c.l0StopWritesThreshold),
+		settingBytesPerSync:             strconv.Itoa(c.bytesPerSync),
+		settingBloomBitsPerKey:          strconv.Itoa(c.bloomBitsPerKey),
+	}
+}
+
+// options returns pebble's options for c. The caller sets Cache and EventListener.
+func (c config) options() *pebble.Options {
+	n := c.maxConcurrentCompactions
+	opts := &pebble.Options{
+		MemTableSize:             uint64(c.memtableMB) << 20,
+		MaxConcurrentCompactions: func() int { return n },
+		L0CompactionThreshold:    c.l0CompactionThreshold,
+		L0StopWritesThreshold:    c.l0StopWritesThreshold,
+		BytesPerSync:             c.bytesPerSync,
+		// A new database gets the newest format (the default is the oldest, for compatibility).
+		FormatMajorVersion: pebble.FormatNewest,
+		Levels:             make([]pebble.LevelOptions, numLevels),
+	}
+	for i := range opts.Levels {
+		l := &opts.Levels[i]
+		l.Compression = compressionOf(c.compression)
+		l.TargetFileSize = int64(l0TargetFileSize) << i
+		if c.bloomBitsPerKey > 0 {
+			l.FilterPolicy = bloom.FilterPolicy(c.bloomBitsPerKey)
+			l.FilterType = pebble.TableFilter
+		}
+		l.EnsureDefaults()
+	}
+	return opts
+}
