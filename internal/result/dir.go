@@ -1,0 +1,170 @@
+package result
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// Dir is a run directory: run.json, intervals.csv, summary.md and the report.
+type Dir struct {
+	path string
+}
+
+// CreateDir creates the run directory path (and its parents). An existing non-empty directory
+// is an error: results are never mixed or overwritten.
+func CreateDir(path string) (*Dir, error) {
+	if entries, err := os.ReadDir(path); err == nil && len(entries) > 0 {
+		return nil, fmt.Errorf("results directory %s is not empty", path)
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return nil, fmt.Errorf("results directory %s cannot be created: %w", path, err)
+	}
+	probe, err := os.CreateTemp(path, ".probe-*")
+	if err != nil {
+		return nil, fmt.Errorf("results directory %s is not writable: %w", path, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return &Dir{path: path}, nil
+}
+
+// Path returns the directory's path.
+func (d *Dir) Path() string { return d.path }
+
+// WriteFile writes name in the directory atomically (a temporary file renamed into place), so
+// an interrupt never leaves half a file.
+func (d *Dir) WriteFile(name string, data []byte) error {
+	f, err := os.CreateTemp(d.path, "."+name+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := os.Rename(f.Name(), filepath.Join(d.path, name)); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+// WriteRun writes run.json.
+func (d *Dir) WriteRun(r *Run) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode run.json: %w", err)
+	}
+	return d.WriteFile("run.json", append(b, '\n'))
+}
+
+// intervalOpColumns are the per-operation columns of intervals.csv, after "<op>_".
+var intervalOpColumns = []string{"count", "per_sec", "p50_us", "p99_us", "max_us", "rt_p99_us", "rt_max_us", "errors"}
+
+// WriteIntervals (re)writes intervals.csv from every step's per-second series: one row per
+// (config, step, second). A cell that was not measured in that second is empty, never 0.
+func (d *Dir) WriteIntervals(r *Run) error {
+	var ops, metrics []string
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			for _, iv := range s.Intervals {
+				for op := range iv.Ops {
+					if !slices.Contains(ops, op) {
+						ops = append(ops, op)
+					}
+				}
+				for m := range iv.Metrics {
+					if !slices.Contains(metrics, m) {
+						metrics = append(metrics, m)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(ops)
+	slices.Sort(metrics)
+	header := []string{"config", "step", "second", "time"}
+	for _, op := range ops {
+		for _, col := range intervalOpColumns {
+			header = append(header, op+"_"+col)
+		}
+	}
+	header = append(header, metrics...)
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(header)
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			prev := s.StartedAt
+			for _, iv := range s.Intervals {
+				row := []string{c.Name, s.Name, strconv.Itoa(iv.Second), iv.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
+				secs := iv.Time.Sub(prev).Seconds()
+				prev = iv.Time
+				for _, op := range ops {
+					o, ok := iv.Ops[op]
+					if !ok {
+						row = append(row, make([]string, len(intervalOpColumns))...)
+						continue
+					}
+					perSec := ""
+					if secs > 0 {
+						perSec = f(float64(o.Units) / secs)
+					}
+					lat := func(v float64) string {
+						if o.Count == 0 {
+							return ""
+						}
+						return f(v)
+					}
+					rt := func(v float64) string {
+						if o.RtMax == 0 {
+							return ""
+						}
+						return f(v)
+					}
+					row = append(row, strconv.FormatInt(o.Count, 10), perSec, lat(o.P50), lat(o.P99),
+						lat(o.Max), rt(o.RtP99), rt(o.RtMax), strconv.FormatInt(o.Errors, 10))
+				}
+				for _, m := range metrics {
+					if v, ok := iv.Metrics[m]; ok {
+						row = append(row, f(v))
+					} else {
+						row = append(row, "")
+					}
+				}
+				w.Write(row)
+			}
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("encode intervals.csv: %w", err)
+	}
+	return d.WriteFile("intervals.csv", buf.Bytes())
+}
+
+// Load reads run.json from a run directory or from the file itself.
+func Load(path string) (*Run, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "run.json")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read run: %w", err)
+	}
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read run %s: malformed: %w", path, err)
+	}
+	return &r, nil
+}

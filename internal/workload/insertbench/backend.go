@@ -1,0 +1,94 @@
+package insertbench
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+)
+
+// Index numbers: 0 is the primary key, 1..3 the secondary indexes.
+const (
+	idxPK = iota
+	idxMarket
+	idxRegister
+	idxPDC
+	numIndexes
+)
+
+// indexSuffix names the secondary indexes (<table>_<suffix>); the primary key has none.
+var indexSuffix = [numIndexes]string{"", "marketsegment", "registersegment", "pdc"}
+
+// indexNames are the names used in results (scan phases, verification detail).
+var indexNames = [numIndexes]string{"pk", "marketsegment", "registersegment", "pdc"}
+
+// table is the client-side state of one benchmark table. Its counters are atomics because
+// an inserter, a deleter and a query client of one table run side by side.
+type table struct {
+	name string
+	no   int // 1-based
+
+	maxID    atomic.Int64 // highest transactionid inserted (assigned by the client on KV engines)
+	low      atomic.Int64 // the deleters' running estimate of the smallest transactionid
+	inserted atomic.Int64 // rows inserted
+	deleted  atomic.Int64 // rows deleted
+	indexed  atomic.Bool  // secondary indexes exist
+}
+
+// live returns the number of rows the table must hold.
+func (t *table) live() int64 { return t.inserted.Load() - t.deleted.Load() }
+
+// claimDelete returns the low bound of the next delete of n rows and advances the estimate,
+// so that deleters sharing a table delete disjoint rows.
+func (t *table) claimDelete(n int) int64 { return t.low.Add(int64(n)) - int64(n) }
+
+// resync moves the delete estimate forward to min (never backwards).
+func (t *table) resync(min int64) {
+	for {
+		cur := t.low.Load()
+		if min <= cur || t.low.CompareAndSwap(cur, min) {
+			return
+		}
+	}
+}
+
+// backend is the Insert Benchmark on one engine family.
+type backend interface {
+	createTable(ctx context.Context, t *table) error
+	newSession(ctx context.Context) (session, error)
+	// minID returns the smallest transactionid of t (ok false when empty).
+	minID(ctx context.Context, t *table) (id int64, ok bool, err error)
+	// count counts t's rows by a full scan of index idx (idxPK .. idxPDC).
+	count(ctx context.Context, t *table, idx int) (int64, error)
+	// retryable reports whether err is a transient conflict worth retrying.
+	retryable(err error) bool
+}
+
+// session is one client connection. It is used by one goroutine.
+type session interface {
+	// insert inserts rows into t (and its indexes when t.indexed) in one transaction.
+	insert(ctx context.Context, t *table, rows []Row) error
+	// createIndexes creates the secondary indexes of t and returns the rows indexed.
+	createIndexes(ctx context.Context, t *table) (int64, error)
+	// deleteOldest deletes up to n rows with the smallest transactionids >= low.
+	deleteOldest(ctx context.Context, t *table, low int64, n int) (int64, error)
+	// rangeQuery reads up to limit entries of index idx from start on, in index order.
+	rangeQuery(ctx context.Context, t *table, idx int, start int64, limit int) (int, error)
+	// pointQuery fetches the rows with transactionid in ids and returns how many exist.
+	pointQuery(ctx context.Context, t *table, ids []int64) (int, error)
+	close() error
+}
+
+// newBackend returns the backend for an opened engine's family.
+func newBackend(eng engine.Engine, p *Params) (backend, error) {
+	switch db := eng.(type) {
+	case sqldb.DB:
+		return newSQLBackend(db, p), nil
+	case kv.DB:
+		return newKVBackend(db), nil
+	}
+	return nil, fmt.Errorf("engine family %q is not supported by the insert benchmark", eng.Family())
+}

@@ -1,0 +1,110 @@
+package insertbench
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/workload"
+)
+
+// runSteps runs p on a freshly opened engine and returns every step's result.
+func runSteps(t *testing.T, d engine.Driver, p Params) []*result.Step {
+	t.Helper()
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := engine.NewRegistry(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := reg.Open(context.Background(), engine.Config{Name: d.Name, Engine: d.Name, DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
+	var steps []*result.Step
+	err = (&Workload{p: p}).Run(context.Background(), env, eng, func(s *result.Step) { steps = append(steps, s) })
+	if err != nil {
+		for _, s := range steps {
+			t.Logf("%s: %s %s", s.Name, s.Status, s.Error)
+		}
+		t.Fatal(err)
+	}
+	return steps
+}
+
+func drivers() []engine.Driver { return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver()} }
+
+// TestSharedTableAndSmallBatches runs the write steps with two clients on one table, where
+// two deleters share a table, and checks the counts through every index.
+func TestSharedTableAndSmallBatches(t *testing.T) {
+	for _, d := range drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			p, _ := DefaultParams("tiny")
+			p.Clients, p.SharedTable = 2, true
+			p.Rows, p.RowsI1, p.RowsI2 = 3000, 2000, 500
+			p.BatchI1 = 7 // batches that do not divide the rows
+			p.Resync = 10
+			p.Steps = []string{"l.i0", "l.x", "l.i1", "l.i2", "scan"}
+			steps := runSteps(t, d, p)
+			for _, s := range steps {
+				if s.Status != result.StatusOK {
+					t.Fatalf("%s: %s %s", s.Name, s.Status, s.Error)
+				}
+				if writes(s.Name) && (s.Verify == nil || !s.Verify.OK) {
+					t.Errorf("%s: verify %+v", s.Name, s.Verify)
+				}
+			}
+			li1 := steps[2]
+			if ins, del := li1.Ops["insert"].Units, li1.Ops["delete"].Units; ins != 2000 || del != 2000 {
+				t.Errorf("l.i1 inserted %d and deleted %d rows, want 2000 each", ins, del)
+			}
+			scan := steps[4]
+			for _, ph := range scan.Phases {
+				if ph.Rows != 3000 {
+					t.Errorf("scan %s read %d rows, want 3000 (the table stays the size of the load)", ph.Name, ph.Rows)
+				}
+			}
+		})
+	}
+}
+
+// TestQueryStepsFindRows runs a point and a range query step and checks that queries find
+// what the table holds and that the background writer kept its rate.
+func TestQueryStepsFindRows(t *testing.T) {
+	for _, d := range drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			p, _ := DefaultParams("tiny")
+			p.Rows = 5000
+			p.QuerySeconds = 1
+			p.Steps = []string{"l.i0", "l.x", "cleanup", "qr100", "qp100"}
+			steps := runSteps(t, d, p)
+			for _, s := range steps[3:] {
+				q := s.Ops["query"]
+				if s.Status != result.StatusOK || q == nil || q.Units == 0 {
+					t.Fatalf("%s: %s %s %+v", s.Name, s.Status, s.Error, q)
+				}
+				want := int64(p.QueryRows) // every range query reads QueryRows entries unless it starts near the end
+				if s.Name == "qp100" {
+					want = int64(p.PointIDs) // ids are drawn from the live range, so nearly all exist
+				}
+				if avg := float64(q.Found) / float64(q.Units); avg < 0.8*float64(want) {
+					t.Errorf("%s found %.1f rows per query, want about %d", s.Name, avg, want)
+				}
+				if s.Target == nil || !s.Target.SLAMet {
+					t.Errorf("%s: background writer missed 100 rows/s: %+v", s.Name, s.Target)
+				}
+				if s.Probe == nil || len(s.Probe.Tables) != 1 {
+					t.Errorf("%s: probe %+v", s.Name, s.Probe)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,180 @@
+// Package insertbench implements the Insert Benchmark (docs/insert-benchmark.md): tables,
+// row generator, and the steps l.i0, l.x, l.i1, l.i2, cleanup, scan and qr/qp 100..1000.
+// Each operation is written once for the SQL family (sql.go) and once for the KV family (kv.go).
+package insertbench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// stepNames lists every step in the order the benchmark runs them.
+var stepNames = []string{"l.i0", "l.x", "l.i1", "l.i2", "cleanup", "scan",
+	"qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000"}
+
+// StepNames returns every step name in the order the benchmark runs them.
+func StepNames() []string { return slices.Clone(stepNames) }
+
+// Params are every size and option of the Insert Benchmark. Sizes are per table.
+type Params struct {
+	Scale        string   `json:"scale"`
+	Clients      int      `json:"clients"`
+	Rows         int64    `json:"rows"`      // l.i0 rows per table
+	RowsI1       int64    `json:"rows_l.i1"` // rows inserted (and deleted) per table in l.i1
+	RowsI2       int64    `json:"rows_l.i2"` // rows inserted (and deleted) per table in l.i2
+	QuerySeconds float64  `json:"query_seconds"`
+	Steps        []string `json:"steps"`
+	SharedTable  bool     `json:"shared_table"`
+	Seed         uint64   `json:"seed"`
+	BatchI0      int      `json:"batch_l.i0"`
+	BatchI1      int      `json:"batch_l.i1"`
+	BatchI2      int      `json:"batch_l.i2"`
+	BatchQ       int      `json:"batch_q"` // rows per background insert in the query steps
+	QueryRows    int      `json:"query_rows"`
+	PointIDs     int      `json:"point_ids"`
+	Resync       int      `json:"resync_batches"` // deletes between SELECT min(transactionid) resyncs
+	CashRegs     int      `json:"cashregisters"`
+	Products     int      `json:"products"`
+	Customers    int      `json:"customers"`
+	MaxPrice     int      `json:"max_price"`
+	DataMin      int      `json:"data_min"`
+	DataMax      int      `json:"data_max"`
+	DataRandPct  int      `json:"data_random_pct"`
+}
+
+// Scale is a preset of sizes (docs/insert-benchmark.md).
+type Scale struct {
+	Name         string
+	Clients      int
+	Rows         int64
+	RowsI1       int64
+	RowsI2       int64
+	QuerySeconds float64
+}
+
+var scales = []Scale{
+	{"tiny", 1, 20_000, 20_000, 5_000, 3},
+	{"small", 2, 500_000, 200_000, 50_000, 10},
+	{"cached", 4, 10_000_000, 16_000_000, 4_000_000, 300},
+	{"iobound", 4, 200_000_000, 4_000_000, 1_000_000, 1800},
+}
+
+// Scales returns the size presets.
+func Scales() []Scale { return slices.Clone(scales) }
+
+// DefaultParams returns the parameters of a scale preset with every other option at its
+// default, or an error for an unknown scale.
+func DefaultParams(scale string) (Params, error) {
+	i := slices.IndexFunc(scales, func(s Scale) bool { return s.Name == scale })
+	if i < 0 {
+		names := make([]string, len(scales))
+		for j, s := range scales {
+			names[j] = s.Name
+		}
+		return Params{}, fmt.Errorf("unknown scale %q (known: %s)", scale, strings.Join(names, ", "))
+	}
+	s := scales[i]
+	return Params{
+		Scale: s.Name, Clients: s.Clients, Rows: s.Rows, RowsI1: s.RowsI1, RowsI2: s.RowsI2,
+		QuerySeconds: s.QuerySeconds, Steps: StepNames(), Seed: 3221223452,
+		BatchI0: 100, BatchI1: 50, BatchI2: 5, BatchQ: 50, QueryRows: 10, PointIDs: 10, Resync: 1000,
+		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500,
+		DataMin: 10, DataMax: 20, DataRandPct: 37,
+	}, nil
+}
+
+// Validate checks every parameter and puts Steps into the benchmark's order.
+func (p *Params) Validate() error {
+	pos := []struct {
+		name string
+		v    int64
+	}{
+		{"--clients", int64(p.Clients)}, {"--rows", p.Rows},
+		{"--batch-l.i0", int64(p.BatchI0)}, {"--batch-l.i1", int64(p.BatchI1)},
+		{"--batch-l.i2", int64(p.BatchI2)}, {"--batch-q", int64(p.BatchQ)},
+		{"--query-rows", int64(p.QueryRows)}, {"--point-ids", int64(p.PointIDs)},
+		{"--cashregisters", int64(p.CashRegs)}, {"--products", int64(p.Products)},
+		{"--customers", int64(p.Customers)}, {"--max-price", int64(p.MaxPrice)},
+		{"--resync", int64(p.Resync)},
+	}
+	for _, c := range pos {
+		if c.v <= 0 {
+			return fmt.Errorf("%s must be > 0, got %d", c.name, c.v)
+		}
+	}
+	if p.Clients > 1024 {
+		return fmt.Errorf("--clients must be at most 1024, got %d", p.Clients)
+	}
+	if p.RowsI1 < 0 || p.RowsI2 < 0 {
+		return fmt.Errorf("--rows-l.i1 and --rows-l.i2 must be >= 0")
+	}
+	if p.QuerySeconds <= 0 {
+		return fmt.Errorf("--query-seconds must be > 0, got %g", p.QuerySeconds)
+	}
+	if p.DataMin < 0 || p.DataMax < p.DataMin || p.DataMax > 4000 {
+		return fmt.Errorf("need 0 <= --data-min <= --data-max <= 4000, got %d and %d", p.DataMin, p.DataMax)
+	}
+	if p.DataRandPct < 0 || p.DataRandPct > 100 {
+		return fmt.Errorf("--data-random-pct must be within 0..100, got %d", p.DataRandPct)
+	}
+	if len(p.Steps) == 0 {
+		return fmt.Errorf("--steps is empty")
+	}
+	seen := map[string]bool{}
+	for _, s := range p.Steps {
+		if !slices.Contains(stepNames, s) {
+			return fmt.Errorf("unknown step %q (steps: %s)", s, strings.Join(stepNames, ","))
+		}
+		if seen[s] {
+			return fmt.Errorf("step %q given twice in --steps", s)
+		}
+		seen[s] = true
+	}
+	if !seen["l.i0"] {
+		return fmt.Errorf("--steps must include l.i0: every run starts from an empty database")
+	}
+	ordered := make([]string, 0, len(p.Steps))
+	for _, s := range stepNames {
+		if seen[s] {
+			ordered = append(ordered, s)
+		}
+	}
+	p.Steps = ordered
+	return nil
+}
+
+// Tables returns the number of tables: one per client, or one shared by all.
+func (p *Params) Tables() int {
+	if p.SharedTable {
+		return 1
+	}
+	return p.Clients
+}
+
+// queryRate returns N of a qrN/qpN step, or 0 for other steps.
+func queryRate(step string) int {
+	switch step {
+	case "qr100", "qp100":
+		return 100
+	case "qr500", "qp500":
+		return 500
+	case "qr1000", "qp1000":
+		return 1000
+	}
+	return 0
+}
+
+// ParamMap returns the parameters as a map for run.json.
+func (p *Params) ParamMap() map[string]any {
+	return map[string]any{
+		"scale": p.Scale, "clients": p.Clients, "tables": p.Tables(), "rows": p.Rows,
+		"rows_l.i1": p.RowsI1, "rows_l.i2": p.RowsI2, "query_seconds": p.QuerySeconds,
+		"steps": p.Steps, "shared_table": p.SharedTable, "seed": p.Seed,
+		"batch_l.i0": p.BatchI0, "batch_l.i1": p.BatchI1, "batch_l.i2": p.BatchI2,
+		"batch_q": p.BatchQ, "query_rows": p.QueryRows, "point_ids": p.PointIDs,
+		"resync_batches": p.Resync, "cashregisters": p.CashRegs, "products": p.Products,
+		"customers": p.Customers, "max_price": p.MaxPrice, "data_min": p.DataMin,
+		"data_max": p.DataMax, "data_random_pct": p.DataRandPct,
+	}
+}

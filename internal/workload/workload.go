@@ -1,0 +1,129 @@
+// Package workload holds what every workload shares: the Workload interface and Execute, which
+// runs a workload on each engine configuration of a run and writes the results after every
+// step, so that an interrupt or a failure loses nothing already measured.
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
+)
+
+// Env is what a workload gets to run its steps.
+type Env struct {
+	Runner *runner.Runner
+	// Log receives occasional messages (verifying, cleanup); never nil.
+	Log io.Writer
+}
+
+// Workload is a benchmark that runs its steps on one opened engine.
+type Workload interface {
+	Name() string
+	Scale() string
+	Params() map[string]any
+	// Run runs every step on eng and calls emit with each step's result as soon as it ends.
+	// It returns nil when every step ran, or the error that stopped it (ctx's on interrupt).
+	Run(ctx context.Context, env Env, eng engine.Engine, emit func(*result.Step)) error
+}
+
+// Plan is a validated run: everything Execute needs.
+type Plan struct {
+	Workload Workload
+	Registry *engine.Registry
+	// Configs are the engine configurations; each DataDir exists and is empty.
+	Configs []engine.Config
+	Dir     *result.Dir
+	Run     *result.Run // pre-filled: tool, host, command, run id, start time
+	Env     Env
+	// Keep keeps each configuration's data directory; otherwise it is removed when done.
+	Keep bool
+}
+
+// Execute runs the plan's workload on every configuration in turn and returns the finished
+// run. Results are written after every step. A failed configuration does not stop the next
+// one; an interrupt (ctx cancelled) stops everything.
+func Execute(ctx context.Context, p Plan) (*result.Run, error) {
+	run := p.Run
+	run.Status = result.StatusRunning
+	run.Workload = result.Workload{Name: p.Workload.Name(), Scale: p.Workload.Scale(), Params: p.Workload.Params()}
+	var writeErr error
+	save := func() {
+		if err := p.Dir.WriteRun(run); err != nil && writeErr == nil {
+			writeErr = err
+		}
+		if err := p.Dir.WriteIntervals(run); err != nil && writeErr == nil {
+			writeErr = err
+		}
+	}
+	save()
+	for _, cfg := range p.Configs {
+		if ctx.Err() != nil {
+			break
+		}
+		run.Configs = append(run.Configs, result.Config{Name: cfg.Name, Engine: cfg.Engine,
+			Settings: cfg.Settings, Status: result.StatusRunning, Steps: []result.Step{}})
+		rc := &run.Configs[len(run.Configs)-1]
+		err := runConfig(ctx, p, cfg, rc, save)
+		switch {
+		case err == nil:
+			rc.Status = result.StatusOK
+		case ctx.Err() != nil:
+			rc.Status = result.StatusInterrupted
+		default:
+			rc.Status = result.StatusFailed
+			rc.Error = err.Error()
+		}
+		if !p.Keep {
+			if err := os.RemoveAll(cfg.DataDir); err != nil {
+				rc.Notes = append(rc.Notes, fmt.Sprintf("could not remove data directory: %v", err))
+			}
+		} else {
+			rc.Notes = append(rc.Notes, "data kept in "+cfg.DataDir)
+		}
+		save()
+	}
+	run.FinishedAt = time.Now()
+	run.Status = result.StatusOK
+	for _, c := range run.Configs {
+		if c.Status == result.StatusFailed && run.Status == result.StatusOK {
+			run.Status = result.StatusFailed
+			run.Error = fmt.Sprintf("%s: %s", c.Name, c.Error)
+		}
+	}
+	if ctx.Err() != nil {
+		run.Status = result.StatusInterrupted
+		run.Error = "interrupted"
+	}
+	save()
+	return run, writeErr
+}
+
+// runConfig opens one configuration, runs the workload on it and closes it.
+func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config, save func()) (err error) {
+	eng, err := p.Registry.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := eng.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("close %s: %w", cfg.Name, cerr))
+		}
+	}()
+	rc.Version = eng.Version()
+	rc.Settings = eng.Settings()
+	if d, ok := eng.(engine.Discarder); ok && d.Discards() {
+		rc.Notes = append(rc.Notes, cfg.Engine+" stores nothing: it measures the harness itself; verification is skipped")
+	}
+	save()
+	return p.Workload.Run(ctx, p.Env, eng, func(st *result.Step) {
+		rc.Steps = append(rc.Steps, *st)
+		save()
+	})
+}
