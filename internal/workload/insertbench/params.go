@@ -134,6 +134,11 @@ func (p *Params) Validate() error {
 	if !seen["l.i0"] {
 		return fmt.Errorf("--steps must include l.i0: every run starts from an empty database")
 	}
+	for _, s := range p.Steps {
+		if strings.HasPrefix(s, "qr") && !seen["l.x"] {
+			return fmt.Errorf("step %s queries the secondary indexes: include l.x in --steps", s)
+		}
+	}
 	ordered := make([]string, 0, len(p.Steps))
 	for _, s := range stepNames {
 		if seen[s] {

@@ -40,6 +40,7 @@ func TestValidateRejectsBadValues(t *testing.T) {
 		{"duplicate step", func(p *Params) { p.Steps = []string{"l.i0", "l.i0"} }, "twice"},
 		{"no load", func(p *Params) { p.Steps = []string{"qr100"} }, "must include l.i0"},
 		{"empty steps", func(p *Params) { p.Steps = nil }, "empty"},
+		{"range queries without indexes", func(p *Params) { p.Steps = []string{"l.i0", "qr500"} }, "include l.x"},
 		{"batch", func(p *Params) { p.BatchI1 = 0 }, "--batch-l.i1"},
 	}
 	for _, c := range cases {

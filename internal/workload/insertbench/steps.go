@@ -198,7 +198,7 @@ func (r *run) load(ctx context.Context) (*result.Step, error) {
 		c := c
 		t, rows := r.tableOf(c), r.rowsOf(r.p.Rows, c)
 		s.Workers = append(s.Workers, runner.Worker{Client: c, Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return r.inserter(ctx, rec, "l.i0", c, t, rows, r.p.BatchI0, 0, 0, nil)
+			return r.inserter(ctx, rec, "l.i0", c, t, rows, r.p.BatchI0, 0, 0, 0, nil)
 		}})
 	}
 	st := r.env.Runner.Run(ctx, s)
@@ -240,8 +240,11 @@ func (r *run) do(rec *runner.Recorder, op runner.Op, intended time.Time, fn func
 // inserter inserts rows rows (0: until ctx ends) in batches of batch into t, at perSec rows a
 // second when perSec > 0 (open loop). Each batch is announced to the deleter through tokens
 // (nil: no deleter), which is then closed.
+//
+// A paced inserter schedules no batch at or after span from its start (when span > 0), so the
+// achieved rate of a fixed-duration step is not inflated by a batch due exactly at its end.
 func (r *run) inserter(ctx context.Context, rec *runner.Recorder, step string, c int, t *table,
-	rows int64, batch int, perSec float64, op runner.Op, tokens chan<- token) error {
+	rows int64, batch int, perSec float64, span time.Duration, op runner.Op, tokens chan<- token) error {
 	if tokens != nil {
 		defer close(tokens)
 	}
@@ -251,9 +254,16 @@ func (r *run) inserter(ctx context.Context, rec *runner.Recorder, step string, c
 	}
 	defer sess.close()
 	gen := NewGen(r.p, r.p.Seed, streamOf(step, c, 0))
-	var pacer *runner.Pacer
+	var (
+		pacer *runner.Pacer
+		until time.Time
+	)
 	if perSec > 0 {
-		pacer = runner.NewPacer(r.env.Runner.Clock, rec.Now(), perSec/float64(batch))
+		start := rec.Now()
+		pacer = runner.NewPacer(r.env.Runner.Clock, start, perSec/float64(batch))
+		if span > 0 {
+			until = start.Add(span)
+		}
 	}
 	for done := int64(0); rows == 0 || done < rows; {
 		n := batch
@@ -264,6 +274,9 @@ func (r *run) inserter(ctx context.Context, rec *runner.Recorder, step string, c
 		if pacer != nil {
 			if intended, err = pacer.Next(ctx); err != nil {
 				return err
+			}
+			if !until.IsZero() && !intended.Before(until) {
+				return nil
 			}
 		} else if err := ctx.Err(); err != nil {
 			return err
@@ -326,11 +339,11 @@ func (r *run) deleter(ctx context.Context, rec *runner.Recorder, t *table, op ru
 }
 
 // writerPair returns an inserter and its deleter for client c.
-func (r *run) writerPair(step string, c int, t *table, rows int64, batch int, perSec float64, bg bool) []runner.Worker {
+func (r *run) writerPair(step string, c int, t *table, rows int64, batch int, perSec float64, span time.Duration, bg bool) []runner.Worker {
 	tokens := make(chan token, 8) // the reference's statement queues hold 8
 	return []runner.Worker{
 		{Client: c, Background: bg, Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return r.inserter(ctx, rec, step, c, t, rows, batch, perSec, 0, tokens)
+			return r.inserter(ctx, rec, step, c, t, rows, batch, perSec, span, 0, tokens)
 		}},
 		{Client: c, Background: bg, Run: func(ctx context.Context, rec *runner.Recorder) error {
 			return r.deleter(ctx, rec, t, 1, tokens)
@@ -344,7 +357,7 @@ func (r *run) insertDelete(name string, rowsPerTable int64, batch int) runner.St
 	s := runner.Step{Name: name, Ops: []runner.OpSpec{{Name: "insert"}, {Name: "delete"}},
 		ExpectUnits: rowsPerTable * int64(r.p.Tables())}
 	for c := 0; c < r.p.Clients; c++ {
-		s.Workers = append(s.Workers, r.writerPair(name, c, r.tableOf(c), r.rowsOf(rowsPerTable, c), batch, 0, false)...)
+		s.Workers = append(s.Workers, r.writerPair(name, c, r.tableOf(c), r.rowsOf(rowsPerTable, c), batch, 0, 0, false)...)
 	}
 	return s
 }
@@ -440,7 +453,7 @@ func (r *run) query(ctx context.Context, name string) *result.Step {
 		Ops:        []runner.OpSpec{{Name: "insert", Background: true}, {Name: "delete", Background: true}, {Name: "query"}},
 		ProgressOp: 2}
 	for i, t := range r.tables {
-		s.Workers = append(s.Workers, r.writerPair(name, i, t, 0, r.p.BatchQ, rate, true)...)
+		s.Workers = append(s.Workers, r.writerPair(name, i, t, 0, r.p.BatchQ, rate, s.Duration, true)...)
 	}
 	for c := 0; c < r.p.Clients; c++ {
 		c, t := c, r.tableOf(c)
@@ -451,6 +464,9 @@ func (r *run) query(ctx context.Context, name string) *result.Step {
 	}
 	st := r.env.Runner.Run(ctx, s)
 	st.Primary = "query"
+	if st.Status != result.StatusOK {
+		return st
+	}
 	target := rate * float64(len(r.tables))
 	var achieved, deleted float64
 	if op := st.Ops["insert"]; op != nil {

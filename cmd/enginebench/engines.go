@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/spf13/cobra"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv/null"
+	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+)
+
+// newRegistry returns every engine built into this binary.
+func newRegistry() (*engine.Registry, error) {
+	return engine.NewRegistry(sqldb.SQLiteDriver(), pebble.Driver(), null.Driver())
+}
+
+func newEnginesCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "engines [ENGINE]",
+		Short: "List the engines: family, whether they can run here; with a name, its settings",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			reg, err := newRegistry()
+			if err != nil {
+				return err
+			}
+			if len(args) == 1 {
+				d, err := reg.Lookup(args[0])
+				if err != nil {
+					return usageError{err}
+				}
+				return writeSettings(stdout, d)
+			}
+			t := table.NewWriter()
+			t.SetOutputMirror(stdout)
+			t.SetStyle(table.StyleLight)
+			t.AppendHeader(table.Row{"engine", "family", "state", "description"})
+			for _, d := range reg.Drivers() {
+				t.AppendRow(table.Row{d.Name, d.Family, state(d), d.Description})
+			}
+			t.Render()
+			_, err = fmt.Fprintln(stdout, "Settings of an engine: enginebench engines NAME; set one with --set NAME.SETTING=VALUE")
+			return err
+		},
+	}
+}
+
+// state tells whether an engine can run here, or what is missing.
+func state(d engine.Driver) string {
+	if d.Available == nil {
+		return "available"
+	}
+	if err := d.Available(); err != nil {
+		return "not available: " + err.Error()
+	}
+	return "available"
+}
+
+func writeSettings(w io.Writer, d engine.Driver) error {
+	if _, err := fmt.Fprintf(w, "%s (%s): %s\nstate: %s\n", d.Name, d.Family, d.Description, state(d)); err != nil {
+		return err
+	}
+	if len(d.Settings) == 0 {
+		_, err := fmt.Fprintln(w, "no settings")
+		return err
+	}
+	t := table.NewWriter()
+	t.SetOutputMirror(w)
+	t.SetStyle(table.StyleLight)
+	t.AppendHeader(table.Row{"setting", "default", "meaning"})
+	for _, s := range d.Settings {
+		t.AppendRow(table.Row{s.Name, s.Default, s.Doc})
+	}
+	t.Render()
+	return nil
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// hostInfo describes this machine for run.json; what cannot be read is left empty.
+func hostInfo() result.Host {
+	h := result.Host{CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+	h.Hostname, _ = os.Hostname()
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		h.Kernel = strings.TrimSpace(string(b))
+	}
+	if fs, err := procfs.NewDefaultFS(); err == nil {
+		if mi, err := fs.Meminfo(); err == nil && mi.MemTotal != nil {
+			h.MemoryBytes = *mi.MemTotal * 1024
+		}
+	}
+	return h
+}
+
+// prepareDataDir makes sure dir exists, is empty, is writable, and has about need bytes free.
+func prepareDataDir(dir string, need int64) error {
+	if entries, err := os.ReadDir(dir); err == nil {
+		if len(entries) > 0 {
+			return fmt.Errorf("data directory %s is not empty", dir)
+		}
+	} else if !os.IsNotExist(err) {
+		return fmt.Errorf("data directory %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("data directory %s cannot be created: %w", dir, err)
+	}
+	probe, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return fmt.Errorf("data directory %s is not writable: %w", dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err == nil {
+		free := int64(st.Bavail) * int64(st.Bsize)
+		if free < need {
+			return fmt.Errorf("data directory %s has %s free; this run needs about %s (choose another --data-dir or a smaller --scale)",
+				dir, gib(free), gib(need))
+		}
+	}
+	return nil
+}
+
+func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }

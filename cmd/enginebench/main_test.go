@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/workload/insertbench"
+)
+
+// runCLI runs the command in-process and returns its exit status, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// tinyArgs returns the arguments of a tiny run into a fresh results and data directory.
+func tinyArgs(t *testing.T, engines string, extra ...string) (args []string, out string) {
+	dir := t.TempDir()
+	out = filepath.Join(dir, "results")
+	args = append([]string{"run", "--scale", "tiny", "--engines", engines, "--out", out,
+		"--data-dir", filepath.Join(dir, "data")}, extra...)
+	return args, out
+}
+
+func TestRunEveryStepTinyOnSQLiteAndPebble(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	args, out := tinyArgs(t, "sqlite,pebble", "--query-seconds", "1")
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	run, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != result.StatusOK || len(run.Configs) != 2 {
+		t.Fatalf("run status %q with %d configs", run.Status, len(run.Configs))
+	}
+	for _, c := range run.Configs {
+		if len(c.Steps) != len(insertbench.StepNames()) {
+			t.Errorf("%s ran %d steps, want %d", c.Name, len(c.Steps), len(insertbench.StepNames()))
+		}
+		if c.Version == "" {
+			t.Errorf("%s: no engine version", c.Name)
+		}
+		for _, s := range c.Steps {
+			checkStep(t, c.Name, s)
+		}
+	}
+	for _, f := range []string{"run.json", "intervals.csv", "summary.md"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", f, err)
+		}
+	}
+	if !strings.Contains(stdout, "results: "+out) || !strings.Contains(stdout, "l.i0") {
+		t.Errorf("summary not printed:\n%s", stdout)
+	}
+}
+
+// checkStep asserts what every step of a healthy run must show.
+func checkStep(t *testing.T, cfg string, s result.Step) {
+	t.Helper()
+	if s.Status != result.StatusOK {
+		t.Errorf("%s %s: status %s: %s", cfg, s.Name, s.Status, s.Error)
+		return
+	}
+	if s.Primary != "" {
+		op := s.Ops[s.Primary]
+		if op == nil || op.PerSec <= 0 || op.Latency.P50 <= 0 || op.Latency.Max < op.Latency.P99 {
+			t.Errorf("%s %s: headline op %s missing, without rate or latency: %+v", cfg, s.Name, s.Primary, op)
+		}
+	}
+	if s.Name != "cleanup" && s.Name != "scan" {
+		if s.Verify == nil || !s.Verify.OK {
+			t.Errorf("%s %s: verification %+v", cfg, s.Name, s.Verify)
+		}
+	}
+	if s.Name != "l.i0" && s.Probe == nil {
+		t.Errorf("%s %s: no min(transactionid) probe", cfg, s.Name)
+	}
+	if strings.HasPrefix(s.Name, "q") {
+		if s.Target == nil || s.Target.InsertsPerSec <= 0 || s.Target.AchievedInsertsPerSec <= 0 {
+			t.Errorf("%s %s: target %+v", cfg, s.Name, s.Target)
+		}
+		if ins := s.Ops["insert"]; ins == nil || ins.Response == nil {
+			t.Errorf("%s %s: background insert has no response time", cfg, s.Name)
+		}
+	}
+	if s.Name == "scan" && len(s.Phases) != 5 {
+		t.Errorf("%s scan: %d phases, want 5", cfg, len(s.Phases))
+	}
+}
+
+func TestRunNullEngineSkipsVerification(t *testing.T) {
+	args, out := tinyArgs(t, "null", "--query-seconds", "0.5")
+	if code, stdout, stderr := runCLI(t, args...); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	run, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Configs[0]
+	if !strings.Contains(strings.Join(c.Notes, " "), "verification is skipped") {
+		t.Errorf("null config notes %q do not say verification is skipped", c.Notes)
+	}
+	for _, s := range c.Steps {
+		if s.Verify != nil {
+			t.Errorf("step %s verified on the null engine", s.Name)
+		}
+	}
+}
+
+func TestBadInputExitsTwoBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	notEmpty := filepath.Join(dir, "full")
+	os.MkdirAll(notEmpty, 0o755)
+	os.WriteFile(filepath.Join(notEmpty, "x"), []byte("x"), 0o644)
+	aFile := filepath.Join(dir, "file")
+	os.WriteFile(aFile, []byte("x"), 0o644)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown engine", []string{"--engines", "oracle"}, `unknown engine "oracle"`},
+		{"unknown step", []string{"--steps", "l.i0,l.i7"}, `unknown step "l.i7"`},
+		{"zero clients", []string{"--clients", "0"}, "--clients must be > 0"},
+		{"not a number", []string{"--rows", "many"}, "invalid argument"},
+		{"unknown flag", []string{"--rowz", "5"}, "unknown flag"},
+		{"unknown scale", []string{"--scale", "huge"}, `unknown scale "huge"`},
+		{"unknown setting", []string{"--engines", "sqlite", "--set", "sqlite.cache_mbb=5"}, "unknown setting cache_mbb"},
+		{"bad setting value", []string{"--engines", "pebble", "--set", "pebble.cache_mb=lots"}, "cache_mb"},
+		{"set for other engine", []string{"--engines", "sqlite", "--set", "pebble.cache_mb=5"}, "not in --engines"},
+		{"data dir not empty", []string{"--data-dir", notEmpty}, "is not empty"},
+		{"data dir unwritable", []string{"--data-dir", filepath.Join(aFile, "sub")}, "data directory"},
+		{"results dir not empty", []string{"--out", notEmpty}, "not empty"},
+		{"unknown workload", []string{"ycsb"}, `unknown workload "ycsb"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "results")
+			args := append([]string{"run", "--scale", "tiny", "--out", out,
+				"--data-dir", filepath.Join(t.TempDir(), "d")}, c.args...) // later flags win
+			code, stdout, stderr := runCLI(t, args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Errorf("stderr %q: want one line containing %q", stderr, c.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout not empty: %q", stdout)
+			}
+			if _, err := os.Stat(filepath.Join(out, "run.json")); err == nil {
+				t.Errorf("a results directory was written")
+			}
+		})
+	}
+}
+
+func TestEnginesListsEveryEngine(t *testing.T) {
+	code, stdout, _ := runCLI(t, "engines")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, e := range []string{"sqlite", "pebble", "null"} {
+		if !strings.Contains(stdout, e) {
+			t.Errorf("engines output lacks %s:\n%s", e, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(t, "engines", "sqlite")
+	if code != 0 || !strings.Contains(stdout, "journal_mode") {
+		t.Errorf("engines sqlite: exit %d\n%s", code, stdout)
+	}
+	if code, _, _ := runCLI(t, "engines", "nope"); code != exitUsage {
+		t.Errorf("engines nope: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := runCLI(t, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "enginebench ") {
+		t.Errorf("version: exit %d %q", code, stdout)
+	}
+}
+
+// TestInterruptWritesResults builds the binary, starts a long load, sends SIGINT mid-step
+// and checks that the run stops with status 130 and that run.json says interrupted.
+func TestInterruptWritesResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "enginebench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "results")
+	data := filepath.Join(dir, "data")
+	cmd := exec.Command(bin, "run", "--scale", "tiny", "--engines", "pebble", "--rows", "100000000",
+		"--out", out, "--data-dir", data)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the load has started (run.json lists the config), then interrupt.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r, err := result.Load(out)
+		if err == nil && len(r.Configs) == 1 && r.Configs[0].Version != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("run did not start: %s", stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit: %v, want status %d; stderr:\n%s", err, exitInterrupted, stderr.String())
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != result.StatusInterrupted || len(r.Configs) != 1 {
+		t.Fatalf("run status %q", r.Status)
+	}
+	steps := r.Configs[0].Steps
+	if len(steps) != 1 || steps[0].Status != result.StatusInterrupted || steps[0].Ops["insert"] == nil {
+		t.Fatalf("steps after interrupt: %+v", steps)
+	}
+	if steps[0].Ops["insert"].Units == 0 {
+		t.Errorf("the interrupted load recorded no rows")
+	}
+	if _, err := os.Stat(filepath.Join(data, "pebble")); !os.IsNotExist(err) {
+		t.Errorf("data directory left behind: %v", err)
+	}
+}

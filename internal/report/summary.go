@@ -1,0 +1,337 @@
+// Package report turns run results into what users read: the summary tables printed at the end
+// of a run and written to summary.md. Text and markdown come from one model, so they never
+// disagree. A metric that is missing is shown as "-", never as 0.
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// Table is one titled table of the summary.
+type Table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+}
+
+// Summary is the whole summary of a run.
+type Summary struct {
+	Lines  []string // header lines: workload, run, status, notes
+	Tables []Table
+	Legend []string
+}
+
+// missing is what a cell shows when there is no value.
+const missing = "-"
+
+// Build makes the summary of r.
+func Build(r *result.Run) Summary {
+	s := Summary{Lines: header(r)}
+	for _, t := range []Table{throughput(r), latency(r), sla(r), details(r), phases(r)} {
+		if len(t.Rows) > 0 {
+			s.Tables = append(s.Tables, t)
+		}
+	}
+	s.Legend = []string{
+		"ips: rows inserted (l.x: rows indexed; scan: rows read) per second; qps: queries per second.",
+		"p50/p99/max: service time from each operation's actual start. rt: response time of the open-loop background writers, from the intended start (includes queueing).",
+		"SLA: the background writer of a query step must achieve at least 95% of its target insert rate; a step that did not is marked.",
+		"probe: seconds of SELECT min(transactionid) at the step's start (MVCC debt, purge lag). fairness: (max-min)/min of the clients' durations.",
+		"verify: counts through the primary key and every secondary index equal rows inserted minus rows deleted.",
+	}
+	return s
+}
+
+func header(r *result.Run) []string {
+	lines := []string{fmt.Sprintf("enginebench %s: %s benchmark, scale %s, run %s, status %s",
+		r.Tool.Version, r.Workload.Name, r.Workload.Scale, r.RunID, r.Status)}
+	if r.Error != "" {
+		lines = append(lines, "error: "+r.Error)
+	}
+	lines = append(lines, r.Notes...)
+	for _, c := range r.Configs {
+		v := c.Version
+		if v == "" {
+			v = "version unknown"
+		}
+		line := fmt.Sprintf("%s: %s %s, status %s", c.Name, c.Engine, v, c.Status)
+		if c.Error != "" {
+			line += ": " + c.Error
+		}
+		lines = append(lines, line)
+		for _, n := range c.Notes {
+			lines = append(lines, c.Name+": "+n)
+		}
+	}
+	return lines
+}
+
+// rateSteps returns, in the order they ran, the names of steps that have a headline rate.
+func rateSteps(r *result.Run) []string {
+	var names []string
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			if s.Primary != "" && !slices.Contains(names, s.Name) {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	return names
+}
+
+func findStep(c result.Config, name string) *result.Step {
+	for i := range c.Steps {
+		if c.Steps[i].Name == name {
+			return &c.Steps[i]
+		}
+	}
+	return nil
+}
+
+// unit is what a step's headline rate counts.
+func unit(step string) string {
+	if strings.HasPrefix(step, "q") {
+		return "qps"
+	}
+	return "ips"
+}
+
+func throughput(r *result.Run) Table {
+	t := Table{Title: "Throughput", Header: []string{"config"}}
+	steps := rateSteps(r)
+	for _, n := range steps {
+		t.Header = append(t.Header, n+" "+unit(n))
+	}
+	for _, c := range r.Configs {
+		row := []string{c.Name}
+		for _, n := range steps {
+			row = append(row, rateCell(findStep(c, n)))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// rateCell is a step's headline rate, or why there is none.
+func rateCell(s *result.Step) string {
+	if s == nil {
+		return missing
+	}
+	if s.Status != result.StatusOK {
+		return s.Status
+	}
+	op := s.Ops[s.Primary]
+	if op == nil {
+		return missing
+	}
+	v := Num(op.PerSec)
+	if s.Target != nil && !s.Target.SLAMet {
+		v += " (SLA missed)"
+	}
+	return v
+}
+
+// opNames returns a step's ops: the headline op first, then the others by name.
+func opNames(s result.Step) []string {
+	names := slices.Sorted(maps.Keys(s.Ops))
+	if i := slices.Index(names, s.Primary); i > 0 {
+		names = append([]string{s.Primary}, slices.Delete(names, i, i+1)...)
+	}
+	return names
+}
+
+func latency(r *result.Run) Table {
+	t := Table{Title: "Latency", Header: []string{"config", "step", "op", "count", "p50", "p99", "max", "rt p99", "rt max"}}
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			for _, name := range opNames(s) {
+				op := s.Ops[name]
+				label := name
+				if op.Background {
+					label += " (bg)"
+				}
+				row := []string{c.Name, s.Name, label, fmt.Sprint(op.Count)}
+				if op.Count == 0 {
+					row = append(row, missing, missing, missing)
+				} else {
+					row = append(row, Duration(op.Latency.P50), Duration(op.Latency.P99), Duration(op.Latency.Max))
+				}
+				if op.Response != nil && op.Count > 0 {
+					row = append(row, Duration(op.Response.P99), Duration(op.Response.Max))
+				} else {
+					row = append(row, missing, missing)
+				}
+				t.Rows = append(t.Rows, row)
+			}
+		}
+	}
+	return t
+}
+
+func sla(r *result.Run) Table {
+	t := Table{Title: "SLA of the background writers", Header: []string{"config", "step", "target ins/s", "achieved ins/s", "achieved del/s", "met"}}
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			if s.Target == nil {
+				continue
+			}
+			met := "yes"
+			if !s.Target.SLAMet {
+				met = "NO"
+			}
+			t.Rows = append(t.Rows, []string{c.Name, s.Name, Num(s.Target.InsertsPerSec),
+				Num(s.Target.AchievedInsertsPerSec), Num(s.Target.AchievedDeletesPerSec), met})
+		}
+	}
+	return t
+}
+
+func details(r *result.Run) Table {
+	t := Table{Title: "Steps", Header: []string{"config", "step", "status", "time", "probe", "fairness", "verify", "retries"}}
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			status := s.Status // the error is in the header lines
+			probe, fair, verify, retries := missing, missing, missing, missing
+			if s.Probe != nil {
+				probe = Seconds(s.Probe.MinTrxIDSeconds)
+			}
+			if s.Fairness != nil && len(s.Ops) > 0 {
+				fair = Num(s.Fairness.Pct) + "%"
+			}
+			if s.Verify != nil {
+				verify = "ok"
+				if !s.Verify.OK {
+					verify = "FAILED"
+				}
+			}
+			if len(s.Retries) > 0 {
+				var parts []string
+				for _, op := range slices.Sorted(maps.Keys(s.Retries)) {
+					parts = append(parts, fmt.Sprintf("%s %d", op, s.Retries[op]))
+				}
+				retries = strings.Join(parts, ", ")
+			}
+			t.Rows = append(t.Rows, []string{c.Name, s.Name, status, Seconds(s.Seconds), probe, fair, verify, retries})
+		}
+	}
+	return t
+}
+
+func phases(r *result.Run) Table {
+	t := Table{Title: "Scans", Header: []string{"config", "step", "index", "time", "rows", "rows/s"}}
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			for _, p := range s.Phases {
+				t.Rows = append(t.Rows, []string{c.Name, s.Name, p.Name, Seconds(p.Seconds), fmt.Sprint(p.Rows), Num(p.PerSec)})
+			}
+		}
+	}
+	return t
+}
+
+// Num formats a rate or a count readably: whole numbers from 100 up, three significant digits
+// below, never in exponent notation.
+func Num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a == 0:
+		return "0"
+	}
+	decimals := 2 - int(math.Floor(math.Log10(a)))
+	s := strconv.FormatFloat(v, 'f', min(decimals, 9), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// Duration formats microseconds with a readable unit.
+func Duration(us float64) string {
+	switch {
+	case us >= 1e6:
+		return Num(us/1e6) + "s"
+	case us >= 1e3:
+		return Num(us/1e3) + "ms"
+	default:
+		return Num(us) + "us"
+	}
+}
+
+// Seconds formats seconds with a readable unit.
+func Seconds(s float64) string { return Duration(s * 1e6) }
+
+// Markdown returns the summary as markdown.
+func Markdown(r *result.Run) string {
+	s := Build(r)
+	var b strings.Builder
+	b.WriteString("# " + s.Lines[0] + "\n\n")
+	for _, l := range s.Lines[1:] {
+		b.WriteString("- " + l + "\n")
+	}
+	for _, t := range s.Tables {
+		b.WriteString("\n## " + t.Title + "\n\n")
+		b.WriteString(mdRow(t.Header))
+		b.WriteString("|" + strings.Repeat("---|", len(t.Header)) + "\n")
+		for _, row := range t.Rows {
+			b.WriteString(mdRow(row))
+		}
+	}
+	b.WriteString("\n## Legend\n\n")
+	for _, l := range s.Legend {
+		b.WriteString("- " + l + "\n")
+	}
+	return b.String()
+}
+
+func mdRow(cells []string) string {
+	esc := make([]string, len(cells))
+	for i, c := range cells {
+		esc[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return "| " + strings.Join(esc, " | ") + " |\n"
+}
+
+// WriteText writes the summary as terminal tables.
+func WriteText(w io.Writer, r *result.Run) error {
+	s := Build(r)
+	var b strings.Builder
+	for _, l := range s.Lines {
+		b.WriteString(l + "\n")
+	}
+	for _, t := range s.Tables {
+		tw := table.NewWriter()
+		tw.SetStyle(table.StyleLight)
+		tw.SetTitle(t.Title)
+		tw.AppendHeader(toRow(t.Header))
+		for _, row := range t.Rows {
+			tw.AppendRow(toRow(row))
+		}
+		b.WriteString("\n" + tw.Render() + "\n")
+	}
+	b.WriteString("\n")
+	for _, l := range s.Legend {
+		b.WriteString(l + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func toRow(cells []string) table.Row {
+	row := make(table.Row, len(cells))
+	for i, c := range cells {
+		row[i] = c
+	}
+	return row
+}
