@@ -75,6 +75,9 @@ func checkStep(t *testing.T, cfg string, s result.Step) {
 		t.Errorf("%s %s: status %s: %s", cfg, s.Name, s.Status, s.Error)
 		return
 	}
+	if s.Primary == "" && s.Name != "cleanup" {
+		t.Errorf("%s %s: no headline op", cfg, s.Name)
+	}
 	if s.Primary != "" {
 		op := s.Ops[s.Primary]
 		if op == nil || op.PerSec <= 0 || op.Latency.P50 <= 0 || op.Latency.Max < op.Latency.P99 {

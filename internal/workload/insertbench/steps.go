@@ -120,6 +120,7 @@ func (r *run) step(ctx context.Context, name string) *result.Step {
 	if err != nil {
 		return failed(name, start, err)
 	}
+	st.Primary = primaryOp(name)
 	st.Probe = probe
 	if st.Status == result.StatusOK && writes(name) {
 		st.Verify = r.verify(ctx)
@@ -134,6 +135,22 @@ func (r *run) step(ctx context.Context, name string) *result.Step {
 		}
 	}
 	return st
+}
+
+// primaryOp names the op whose rate is a step's headline: ips for the l.* steps (l.x: rows
+// indexed), rows read for scan, qps for the query steps; cleanup has none.
+func primaryOp(step string) string {
+	switch {
+	case step == "l.x":
+		return "index"
+	case step == "scan":
+		return "scan"
+	case step == "cleanup":
+		return ""
+	case strings.HasPrefix(step, "q"):
+		return "query"
+	}
+	return "insert"
 }
 
 // writes reports whether a step changes data and so is verified after it.
@@ -201,9 +218,7 @@ func (r *run) load(ctx context.Context) (*result.Step, error) {
 			return r.inserter(ctx, rec, "l.i0", c, t, rows, r.p.BatchI0, 0, 0, 0, nil)
 		}})
 	}
-	st := r.env.Runner.Run(ctx, s)
-	st.Primary = "insert"
-	return st, nil
+	return r.env.Runner.Run(ctx, s), nil
 }
 
 // session opens a session or wraps its error.
@@ -434,7 +449,6 @@ func (r *run) scan(ctx context.Context) *result.Step {
 		}})
 	}
 	st := r.env.Runner.Run(ctx, s)
-	st.Primary = "scan"
 	for i := range phases {
 		if phases[i].Seconds > 0 {
 			phases[i].PerSec = float64(phases[i].Rows) / phases[i].Seconds
@@ -463,7 +477,6 @@ func (r *run) query(ctx context.Context, name string) *result.Step {
 		}})
 	}
 	st := r.env.Runner.Run(ctx, s)
-	st.Primary = "query"
 	if st.Status != result.StatusOK {
 		return st
 	}
