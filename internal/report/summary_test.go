@@ -1,0 +1,134 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// fixture is a run with a healthy config, a failed step, a missed SLA and a missing step.
+func fixture() *result.Run {
+	ok := func(name, primary string, rate float64) result.Step {
+		return result.Step{Name: name, Status: result.StatusOK, Seconds: 2, Primary: primary,
+			Ops: map[string]*result.Op{primary: {Count: 10, Units: 20, PerSec: rate,
+				Latency: result.Latency{P50: 812, P99: 3400, Max: 2.1e6}}}}
+	}
+	q := ok("qr100", "query", 4321)
+	q.Ops["insert"] = &result.Op{Count: 4, Units: 200, PerSec: 80, Background: true,
+		Latency: result.Latency{P50: 100, P99: 200, Max: 300}, Response: &result.Latency{P99: 1500, Max: 9e6}}
+	q.Target = &result.Target{InsertsPerSec: 100, AchievedInsertsPerSec: 80, SLAMet: false}
+	q.Probe = &result.Probe{MinTrxIDSeconds: 0.000123}
+	failed := result.Step{Name: "l.i1", Status: result.StatusFailed, Error: "verification failed", Primary: "insert",
+		Verify: &result.Verify{OK: false, Detail: "pi1: expected 5, pk=4"}}
+	return &result.Run{
+		Tool: result.Tool{Version: "t"}, RunID: "r1", Status: result.StatusFailed, Error: "b: step l.i1 failed",
+		Workload: result.Workload{Name: "insert", Scale: "tiny"},
+		Configs: []result.Config{
+			{Name: "a", Engine: "sqlite", Version: "3.46", Status: result.StatusOK,
+				Steps: []result.Step{ok("l.i0", "insert", 123456.7), ok("l.i1", "insert", 98.765), q}},
+			{Name: "b", Engine: "pebble", Version: "v1", Status: result.StatusFailed, Error: "step l.i1 failed",
+				Notes: []string{"stores nothing"}, Steps: []result.Step{ok("l.i0", "insert", 5000), failed}},
+		},
+	}
+}
+
+// row returns the cells of the row of table title whose first cells are key.
+func row(t *testing.T, s Summary, title string, key ...string) []string {
+	t.Helper()
+	for _, tb := range s.Tables {
+		if tb.Title != title {
+			continue
+		}
+	next:
+		for _, r := range tb.Rows {
+			for i, k := range key {
+				if r[i] != k {
+					continue next
+				}
+			}
+			return r
+		}
+	}
+	t.Fatalf("no row %v in table %q", key, title)
+	return nil
+}
+
+func TestThroughputCells(t *testing.T) {
+	s := Build(fixture())
+	tp := s.Tables[0]
+	if tp.Title != "Throughput" || strings.Join(tp.Header, ",") != "config,l.i0 ips,l.i1 ips,qr100 qps" {
+		t.Fatalf("throughput header %v", tp.Header)
+	}
+	a := row(t, s, "Throughput", "a")
+	if a[1] != "123457" || a[2] != "98.8" || a[3] != "4321 (SLA missed)" {
+		t.Errorf("row a %v", a)
+	}
+	b := row(t, s, "Throughput", "b")
+	if b[2] != "failed" || b[3] != missing {
+		t.Errorf("row b %v: a failed step shows failed, a missing one -", b)
+	}
+}
+
+func TestLatencySLAAndSteps(t *testing.T) {
+	s := Build(fixture())
+	lat := row(t, s, "Latency", "a", "l.i0", "insert")
+	if lat[4] != "812us" || lat[5] != "3.4ms" || lat[6] != "2.1s" || lat[7] != missing {
+		t.Errorf("latency row %v", lat)
+	}
+	bg := row(t, s, "Latency", "a", "qr100", "insert (bg)")
+	if bg[7] != "1.5ms" || bg[8] != "9s" {
+		t.Errorf("background row %v: want response time", bg)
+	}
+	sla := row(t, s, "SLA of the background writers", "a", "qr100")
+	if sla[2] != "100" || sla[3] != "80" || sla[5] != "NO" {
+		t.Errorf("sla row %v", sla)
+	}
+	st := row(t, s, "Steps", "b", "l.i1")
+	if st[2] != "failed" || st[6] != "FAILED" {
+		t.Errorf("failed step row %v", st)
+	}
+	if p := row(t, s, "Steps", "a", "qr100")[4]; p != "123us" {
+		t.Errorf("probe cell %q, want 123us", p)
+	}
+	if p := row(t, s, "Steps", "a", "l.i0")[4]; p != missing {
+		t.Errorf("missing probe shows %q", p)
+	}
+}
+
+func TestMarkdownAndTextAgree(t *testing.T) {
+	r := fixture()
+	md := Markdown(r)
+	var txt bytes.Buffer
+	if err := WriteText(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"123457", "4321 (SLA missed)", "failed", "step l.i1 failed", "b: stores nothing", "3.4ms"} {
+		if !strings.Contains(md, want) || !strings.Contains(txt.String(), want) {
+			t.Errorf("%q missing from markdown or text", want)
+		}
+	}
+	// Every markdown table row has as many cells as its header.
+	var cols int
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			cols = 0
+			continue
+		}
+		n := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|")
+		if cols == 0 {
+			cols = n
+		} else if n != cols {
+			t.Errorf("markdown row has %d bars, header %d: %s", n, cols, line)
+		}
+	}
+}
+
+func TestNum(t *testing.T) {
+	for in, want := range map[float64]string{0: "0", 123456.7: "123457", 98.765: "98.8", 0.000123: "0.000123", 1.5: "1.5", 2: "2", -250: "-250"} {
+		if got := Num(in); got != want {
+			t.Errorf("Num(%g) = %q, want %q", in, got, want)
+		}
+	}
+}

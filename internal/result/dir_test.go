@@ -1,0 +1,135 @@
+package result
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sampleRun() *Run {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	p99 := 12.5
+	return &Run{
+		Tool: Tool{Name: "enginebench", Version: "test"}, RunID: "r1", StartedAt: t0, Status: StatusOK,
+		Workload: Workload{Name: "insert", Scale: "tiny", Params: map[string]any{"rows": float64(10)}},
+		Configs: []Config{
+			{Name: "a", Engine: "sqlite", Status: StatusOK, Steps: []Step{{
+				Name: "l.i0", Status: StatusOK, StartedAt: t0, Seconds: 2, Primary: "insert",
+				Ops:        map[string]*Op{"insert": {Count: 2, Units: 200, PerSec: 100, Latency: Latency{P99: p99}}},
+				Efficiency: &Efficiency{CPUpq: &p99},
+				Intervals: []Interval{
+					{Second: 1, Time: t0.Add(time.Second), Ops: map[string]IntervalOp{"insert": {Count: 1, Units: 100, P50: 5, P99: 9, Max: 10}},
+						Metrics: map[string]float64{"cpu": 0.5}},
+					{Second: 2, Time: t0.Add(2 * time.Second), Ops: map[string]IntervalOp{"insert": {Count: 1, Units: 50, P50: 5, P99: 9, Max: 10}}},
+				},
+			}}},
+			{Name: "b", Engine: "pebble", Status: StatusOK, Steps: []Step{{
+				Name: "qr100", Status: StatusOK, StartedAt: t0, Seconds: 1,
+				Intervals: []Interval{{Second: 1, Time: t0.Add(time.Second), Ops: map[string]IntervalOp{
+					"query":  {Count: 7, Units: 7, P50: 1, P99: 2, Max: 3},
+					"insert": {Count: 2, Units: 100, P50: 1, P99: 2, Max: 3, RtP99: 4, RtMax: 5}}}},
+			}}},
+		},
+	}
+}
+
+func TestRunRoundTrip(t *testing.T) {
+	d, err := CreateDir(filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := sampleRun()
+	if err := d.WriteRun(in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Load(d.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Intervals go to intervals.csv, not run.json.
+	for i := range in.Configs {
+		for j := range in.Configs[i].Steps {
+			in.Configs[i].Steps[j].Intervals = nil
+		}
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Errorf("round trip differs:\n in %+v\nout %+v", in, out)
+	}
+	b, _ := os.ReadFile(filepath.Join(d.Path(), "run.json"))
+	for _, field := range []string{`"run_id"`, `"latency_us"`, `"cpupq"`, `"primary_op"`} {
+		if !strings.Contains(string(b), field) {
+			t.Errorf("run.json lacks %s", field)
+		}
+	}
+	// A metric that was not measured is absent, not zero.
+	if strings.Contains(string(b), `"wkbpi"`) || strings.Contains(string(b), `"verify"`) {
+		t.Errorf("run.json writes unmeasured metrics:\n%s", b)
+	}
+}
+
+func TestWriteIntervals(t *testing.T) {
+	d, err := CreateDir(filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteIntervals(sampleRun()); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(filepath.Join(d.Path(), "intervals.csv"))
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want header + 3", len(rows))
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"config", "step", "second", "time", "insert_per_sec", "insert_p99_us", "insert_rt_max_us", "query_count", "cpu"} {
+		if _, ok := col[h]; !ok {
+			t.Fatalf("header lacks %s: %v", h, rows[0])
+		}
+	}
+	first, last := rows[1], rows[3]
+	if first[col["config"]] != "a" || first[col["insert_per_sec"]] != "100" || first[col["cpu"]] != "0.5" {
+		t.Errorf("first row %v", first)
+	}
+	// Not measured: a's step has no query op and no response time; b's second has no cpu.
+	if first[col["query_count"]] != "" || first[col["insert_rt_max_us"]] != "" || last[col["cpu"]] != "" {
+		t.Errorf("unmeasured cells are not empty: %v / %v", first, last)
+	}
+	if last[col["insert_rt_max_us"]] != "5" || last[col["query_count"]] != "7" {
+		t.Errorf("last row %v", last)
+	}
+}
+
+func TestCreateDirRefusesNonEmptyAndUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "x"), nil, 0o644)
+	if _, err := CreateDir(dir); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Errorf("non-empty directory: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := CreateDir(filepath.Join(file, "run")); err == nil {
+		t.Error("a directory under a regular file was accepted")
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	if _, err := Load(filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("missing run.json accepted")
+	}
+	bad := filepath.Join(t.TempDir(), "run.json")
+	os.WriteFile(bad, []byte("{"), 0o644)
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "malformed") {
+		t.Errorf("malformed run.json: %v", err)
+	}
+}
