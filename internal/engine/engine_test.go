@@ -73,3 +73,31 @@ func TestMergeSettings(t *testing.T) {
 		t.Errorf("merged %v", m)
 	}
 }
+
+func TestSettingParsers(t *testing.T) {
+	m := map[string]string{"n": " 12 ", "bad": "1.5", "mode": "WAL", "on": "true", "x": "maybe"}
+	if v, err := IntSetting("e", m, "n", 0, 20); err != nil || v != 12 {
+		t.Errorf("IntSetting n = %d, %v", v, err)
+	}
+	for _, c := range []struct {
+		name     string
+		min, max int
+		want     string
+	}{{"bad", 0, 9, `e: setting bad: "1.5" is not an integer`}, {"n", 0, 9, "12 is out of range [0, 9]"}} {
+		if _, err := IntSetting("e", m, c.name, c.min, c.max); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("IntSetting %s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	if v, err := EnumSetting("e", m, "mode", []string{"delete", "wal"}); err != nil || v != "wal" {
+		t.Errorf("EnumSetting = %q, %v", v, err)
+	}
+	if _, err := EnumSetting("e", m, "x", []string{"a", "b"}); err == nil || !strings.Contains(err.Error(), "not one of a, b") {
+		t.Errorf("EnumSetting x: %v", err)
+	}
+	if v, err := BoolSetting("e", m, "on"); err != nil || !v {
+		t.Errorf("BoolSetting on = %v, %v", v, err)
+	}
+	if _, err := BoolSetting("e", m, "x"); err == nil {
+		t.Error("BoolSetting accepted maybe")
+	}
+}

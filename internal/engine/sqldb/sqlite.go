@@ -97,30 +97,30 @@ func parseSQLiteConfig(overrides map[string]string) (sqliteConfig, error) {
 	m := engine.MergeSettings(sqliteSettings(), overrides)
 	var c sqliteConfig
 	var err error
-	if c.journalMode, err = sqliteEnum(m, sqliteJournalMode, sqliteJournalModes); err != nil {
+	if c.journalMode, err = engine.EnumSetting("sqlite", m, sqliteJournalMode, sqliteJournalModes); err != nil {
 		return c, err
 	}
-	if c.synchronous, err = sqliteEnum(m, sqliteSynchronous, sqliteSyncModes); err != nil {
+	if c.synchronous, err = engine.EnumSetting("sqlite", m, sqliteSynchronous, sqliteSyncModes); err != nil {
 		return c, err
 	}
-	if c.tempStore, err = sqliteEnum(m, sqliteTempStore, sqliteTempStores); err != nil {
+	if c.tempStore, err = engine.EnumSetting("sqlite", m, sqliteTempStore, sqliteTempStores); err != nil {
 		return c, err
 	}
 	// The upper bounds keep every derived pragma value (milliseconds, KiB, bytes) within the
 	// ranges SQLite takes, and are far beyond any sensible configuration.
-	if c.busyTimeoutMS, err = sqliteInt(m, sqliteBusyTimeoutMS, 1<<31-1); err != nil {
+	if c.busyTimeoutMS, err = engine.IntSetting("sqlite", m, sqliteBusyTimeoutMS, 0, 1<<31-1); err != nil {
 		return c, err
 	}
-	if c.cacheMB, err = sqliteInt(m, sqliteCacheMB, 1<<30); err != nil {
+	if c.cacheMB, err = engine.IntSetting("sqlite", m, sqliteCacheMB, 0, 1<<30); err != nil {
 		return c, err
 	}
-	if c.mmapMB, err = sqliteInt(m, sqliteMmapMB, 1<<30); err != nil {
+	if c.mmapMB, err = engine.IntSetting("sqlite", m, sqliteMmapMB, 0, 1<<30); err != nil {
 		return c, err
 	}
-	if c.walAutocheckpoint, err = sqliteInt(m, sqliteWALAutocheckpoint, 1<<31-1); err != nil {
+	if c.walAutocheckpoint, err = engine.IntSetting("sqlite", m, sqliteWALAutocheckpoint, 0, 1<<31-1); err != nil {
 		return c, err
 	}
-	if c.pageSize, err = sqliteInt(m, sqlitePageSize, 65536); err != nil {
+	if c.pageSize, err = engine.IntSetting("sqlite", m, sqlitePageSize, 0, 65536); err != nil {
 		return c, err
 	}
 	if c.pageSize < 512 || c.pageSize&(c.pageSize-1) != 0 {
@@ -165,29 +165,6 @@ func (c sqliteConfig) pragmas() []sqlitePragma {
 		{sqliteWALAutocheckpoint, fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", c.walAutocheckpoint), ""},
 		{sqliteTempStore, "PRAGMA temp_store = " + c.tempStore, ""},
 	}
-}
-
-// sqliteEnum returns setting name of m in lower case, or an error if it is not one of allowed.
-func sqliteEnum(m map[string]string, name string, allowed []string) (string, error) {
-	v := strings.ToLower(strings.TrimSpace(m[name]))
-	for _, a := range allowed {
-		if v == a {
-			return v, nil
-		}
-	}
-	return "", fmt.Errorf("sqlite: setting %s: %q is not one of %s", name, m[name], strings.Join(allowed, ", "))
-}
-
-// sqliteInt returns setting name of m as an integer in [0, max].
-func sqliteInt(m map[string]string, name string, max int) (int, error) {
-	v, err := strconv.Atoi(strings.TrimSpace(m[name]))
-	if err != nil {
-		return 0, fmt.Errorf("sqlite: setting %s: %q is not an integer", name, m[name])
-	}
-	if v < 0 || v > max {
-		return 0, fmt.Errorf("sqlite: setting %s: %d is out of range [0, %d]", name, v, max)
-	}
-	return v, nil
 }
 
 // SQLiteDialect is the Dialect of SQLite. Its zero value is ready to use.

@@ -112,13 +112,13 @@ func TestSettingsParse(t *testing.T) {
 	bad := []struct {
 		name, value, want string
 	}{
-		{"cache_mb", "x", `pebble: setting cache_mb: "x" is not a number`},
-		{"cache_mb", "lots", `setting cache_mb: "lots" is not a number`},
+		{"cache_mb", "x", `pebble: setting cache_mb: "x" is not an integer`},
+		{"cache_mb", "lots", `setting cache_mb: "lots" is not an integer`},
 		{"cache_mb", "-1", "cache_mb: -1 is out of range"},
-		{"cache_mb", "1.5", "is not a number"},
+		{"cache_mb", "1.5", "is not an integer"},
 		{"memtable_mb", "0", "memtable_mb: 0 is out of range [1, 4095]"},
 		{"memtable_mb", "4096", "out of range"},
-		{"memtable_mb", "", `memtable_mb: "" is not a number`},
+		{"memtable_mb", "", `memtable_mb: "" is not an integer`},
 		{"compression", "lz4", `compression: "lz4" is not one of snappy, zstd, none`},
 		{"sync", "sometimes", `sync: "sometimes" is not true or false`},
 		{"max_concurrent_compactions", "0", "out of range"},

@@ -107,7 +107,7 @@ func parseConfig(overrides map[string]string) (config, error) {
 		{settingBloomBitsPerKey, &c.bloomBitsPerKey, 0, 64},
 	}
 	for _, s := range ints {
-		v, err := parseInt(m, s.name, s.min, s.max)
+		v, err := engine.IntSetting("pebble", m, s.name, s.min, s.max)
 		if err != nil {
 			return c, err
 		}
@@ -117,33 +117,16 @@ func parseConfig(overrides map[string]string) (config, error) {
 		return c, fmt.Errorf("pebble: setting %s: %d is below %s (%d)", settingL0StopWritesThreshold,
 			c.l0StopWritesThreshold, settingL0CompactionThreshold, c.l0CompactionThreshold)
 	}
-	c.compression = strings.ToLower(strings.TrimSpace(m[settingCompression]))
-	known := false
-	for _, n := range compressionNames() {
-		known = known || c.compression == n
+	var err error
+	if c.compression, err = engine.EnumSetting("pebble", m, settingCompression, compressionNames()); err != nil {
+		return c, err
 	}
-	if !known {
-		return c, fmt.Errorf("pebble: setting %s: %q is not one of %s", settingCompression,
-			m[settingCompression], strings.Join(compressionNames(), ", "))
-	}
-	sync, err := strconv.ParseBool(strings.TrimSpace(m[settingSync]))
+	sync, err := engine.BoolSetting("pebble", m, settingSync)
 	if err != nil {
-		return c, fmt.Errorf("pebble: setting %s: %q is not true or false", settingSync, m[settingSync])
+		return c, err
 	}
 	c.sync = sync
 	return c, nil
-}
-
-// parseInt returns setting name of m as an integer in [min, max].
-func parseInt(m map[string]string, name string, min, max int) (int, error) {
-	v, err := strconv.Atoi(strings.TrimSpace(m[name]))
-	if err != nil {
-		return 0, fmt.Errorf("pebble: setting %s: %q is not a number", name, m[name])
-	}
-	if v < min || v > max {
-		return 0, fmt.Errorf("pebble: setting %s: %d is out of range [%d, %d]", name, v, min, max)
-	}
-	return v, nil
 }
 
 // settings returns the effective settings in the normalized form of their values.

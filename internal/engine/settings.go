@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Parsers of setting values for engines' CheckSettings and Open. m holds every setting (see
+// MergeSettings); errors name the engine, the setting and the value.
+
+// IntSetting returns setting name of m as an integer in [min, max].
+func IntSetting(eng string, m map[string]string, name string, min, max int) (int, error) {
+	v, err := strconv.Atoi(strings.TrimSpace(m[name]))
+	if err != nil {
+		return 0, fmt.Errorf("%s: setting %s: %q is not an integer", eng, name, m[name])
+	}
+	if v < min || v > max {
+		return 0, fmt.Errorf("%s: setting %s: %d is out of range [%d, %d]", eng, name, v, min, max)
+	}
+	return v, nil
+}
+
+// EnumSetting returns setting name of m in lower case if it is one of allowed.
+func EnumSetting(eng string, m map[string]string, name string, allowed []string) (string, error) {
+	v := strings.ToLower(strings.TrimSpace(m[name]))
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("%s: setting %s: %q is not one of %s", eng, name, m[name], strings.Join(allowed, ", "))
+}
+
+// BoolSetting returns setting name of m as a boolean (true, false, 1, 0).
+func BoolSetting(eng string, m map[string]string, name string) (bool, error) {
+	v, err := strconv.ParseBool(strings.TrimSpace(m[name]))
+	if err != nil {
+		return false, fmt.Errorf("%s: setting %s: %q is not true or false", eng, name, m[name])
+	}
+	return v, nil
+}
