@@ -3,9 +3,12 @@ package insertbench
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
@@ -106,5 +109,33 @@ func TestQueryStepsFindRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// lossy is a KV engine that drops every write but does not say so (it hides null's
+// Discarder), so verification must catch it.
+type lossy struct{ kv.DB }
+
+func TestVerificationCatchesLostRows(t *testing.T) {
+	eng, err := null.Driver().Open(context.Background(), engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := DefaultParams("tiny")
+	p.Rows = 500
+	p.Steps = []string{"l.i0", "l.x"}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
+	var steps []*result.Step
+	err = (&Workload{p: p}).Run(context.Background(), env, lossy{eng.(kv.DB)}, func(s *result.Step) { steps = append(steps, s) })
+	if err == nil || len(steps) != 1 {
+		t.Fatalf("run did not stop at the first step: err %v, %d steps", err, len(steps))
+	}
+	s := steps[0]
+	if s.Status != result.StatusFailed || s.Verify == nil || s.Verify.OK ||
+		!strings.Contains(s.Verify.Detail, "expected 500, pk=0") || !strings.Contains(s.Error, "verification failed") {
+		t.Errorf("step %s: status %s, error %q, verify %+v", s.Name, s.Status, s.Error, s.Verify)
 	}
 }
