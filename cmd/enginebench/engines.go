@@ -39,6 +39,7 @@ func newEnginesCmd(stdout io.Writer) *cobra.Command {
 			t.SetOutputMirror(stdout)
 			t.SetStyle(table.StyleLight)
 			t.AppendHeader(table.Row{"engine", "family", "state", "description"})
+			t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, WidthMax: 40}, {Number: 4, WidthMax: 60}})
 			for _, d := range reg.Drivers() {
 				t.AppendRow(table.Row{d.Name, d.Family, state(d), d.Description})
 			}
@@ -72,6 +73,7 @@ func writeSettings(w io.Writer, d engine.Driver) error {
 	t.SetOutputMirror(w)
 	t.SetStyle(table.StyleLight)
 	t.AppendHeader(table.Row{"setting", "default", "meaning"})
+	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, WidthMax: 70}})
 	for _, s := range d.Settings {
 		t.AppendRow(table.Row{s.Name, s.Default, s.Doc})
 	}
