@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/spf13/cobra"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -39,7 +40,9 @@ func newEnginesCmd(stdout io.Writer) *cobra.Command {
 			t.SetOutputMirror(stdout)
 			t.SetStyle(table.StyleLight)
 			t.AppendHeader(table.Row{"engine", "family", "state", "description"})
-			t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, WidthMax: 40}, {Number: 4, WidthMax: 60}})
+			t.SetColumnConfigs([]table.ColumnConfig{
+				{Number: 3, WidthMax: 40, WidthMaxEnforcer: text.WrapSoft},
+				{Number: 4, WidthMax: 60, WidthMaxEnforcer: text.WrapSoft}})
 			for _, d := range reg.Drivers() {
 				t.AppendRow(table.Row{d.Name, d.Family, state(d), d.Description})
 			}
@@ -73,7 +76,7 @@ func writeSettings(w io.Writer, d engine.Driver) error {
 	t.SetOutputMirror(w)
 	t.SetStyle(table.StyleLight)
 	t.AppendHeader(table.Row{"setting", "default", "meaning"})
-	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, WidthMax: 70}})
+	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, WidthMax: 70, WidthMaxEnforcer: text.WrapSoft}})
 	for _, s := range d.Settings {
 		t.AppendRow(table.Row{s.Name, s.Default, s.Doc})
 	}
