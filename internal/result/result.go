@@ -86,6 +86,12 @@ type Step struct {
 	Probe       *Probe             `json:"probe,omitempty"`
 	Verify      *Verify            `json:"verify,omitempty"`
 	EngineStats map[string]float64 `json:"engine_stats,omitempty"`
+	// EngineStatsBefore are the engine's counters at the step's start; written by steps that
+	// exist to reduce them (cleanup), so the debt before and after can be compared.
+	EngineStatsBefore map[string]float64 `json:"engine_stats_before,omitempty"`
+	// Usage holds the step's raw resource totals (CPU seconds, context switches, storage IO,
+	// sizes), keyed as the metric columns of intervals.csv; a missing key was not measured.
+	Usage map[string]float64 `json:"usage,omitempty"`
 	// Phases holds named sub-results of a step, such as each index of the scan step.
 	Phases []Phase `json:"phases,omitempty"`
 	// Errors counts errors by kind that were retried during the step.
@@ -147,6 +153,8 @@ type Efficiency struct {
 	PRKBpq      *float64 `json:"prkbpq,omitempty"`
 	PWKBpi      *float64 `json:"pwkbpi,omitempty"`
 	Wamp        *float64 `json:"wamp,omitempty"`
+	// MaxRSSMB is the peak resident memory of the DBMS processes in MiB, sampled each second.
+	MaxRSSMB *float64 `json:"maxrss_mb,omitempty"`
 }
 
 // Size holds database sizes at the end of a step; nil fields were not measured.

@@ -56,7 +56,9 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	if r.Progress != nil {
 		r.Progress.StepStarted(s.Name, s.ExpectUnits)
 	}
-	r.sample(ctx, start) // the first sample only sets the samplers' baseline
+	for _, sm := range r.Samplers {
+		sm.Begin(ctx, start)
+	}
 
 	runCtx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
@@ -187,6 +189,9 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	}
 	res.Fairness = fairness(start, clientEnd)
 	res.Intervals = st.intervals
+	for _, sm := range r.Samplers {
+		sm.End(ctx, st.last, res)
+	}
 	if r.Progress != nil {
 		r.Progress.StepDone(res)
 	}

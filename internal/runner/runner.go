@@ -58,11 +58,19 @@ type Step struct {
 	ProgressOp Op
 }
 
-// Sampler adds per-second metrics (CPU, IO, engine stats) to the intervals of a step.
+// Sampler measures what the runner does not time itself (CPU, IO, sizes, engine stats): it adds
+// metrics to each interval of a step and its totals to the step's result. The runner calls
+// its methods from one goroutine, in the order Begin, Sample (once per interval), End; a slow
+// sampler delays the interval, so a sampler bounds its own work.
 type Sampler interface {
-	// Sample is called at the start of a step, once a second, and at its end; it returns
-	// the metrics of the time since its previous call.
+	// Begin is called when a step starts, before its workers: it takes the baseline.
+	Begin(ctx context.Context, now time.Time)
+	// Sample returns the metrics of the interval since the previous Sample or Begin; nil
+	// when it has none.
 	Sample(ctx context.Context, now time.Time) map[string]float64
+	// End is called after the step's last Sample, with the step's result complete but for
+	// what the sampler adds to it (usage, size, engine stats).
+	End(ctx context.Context, now time.Time, res *result.Step)
 }
 
 // Progress shows a running step to the user.

@@ -450,15 +450,33 @@ func TestFairnessOfUnequalClients(t *testing.T) {
 	}
 }
 
-// tickSampler counts its calls and reports a metric under its own name.
+// tickSampler counts its calls and reports a metric under its own name; End records the
+// number of intervals and ops the result had when it was called.
 type tickSampler struct {
-	name  string
-	calls atomic.Int64
+	name         string
+	calls        atomic.Int64
+	begun, ended int
+	endIntervals int
+	endOps       int
+}
+
+func (s *tickSampler) Begin(ctx context.Context, now time.Time) {
+	s.begun++
+	s.calls.Add(1)
 }
 
 func (s *tickSampler) Sample(ctx context.Context, now time.Time) map[string]float64 {
 	n := s.calls.Add(1)
 	return map[string]float64{s.name: float64(n)}
+}
+
+func (s *tickSampler) End(ctx context.Context, now time.Time, res *result.Step) {
+	s.ended++
+	s.endIntervals, s.endOps = len(res.Intervals), len(res.Ops)
+	if res.Usage == nil {
+		res.Usage = map[string]float64{}
+	}
+	res.Usage[s.name] = float64(s.calls.Load())
 }
 
 // Concurrent Do (closed and open loop, with retries and found rows) while the runner merges on
@@ -527,9 +545,18 @@ func TestIntervalsConcurrentDoAndSamplers(t *testing.T) {
 			t.Fatalf("interval %d metrics %v", in.Second, in.Metrics)
 		}
 	}
-	// Start, one per interval.
+	// Begin, then one Sample per interval, then End with the result complete.
 	if got := a.calls.Load(); got != int64(len(res.Intervals))+1 {
 		t.Errorf("sampler called %d times for %d intervals", got, len(res.Intervals))
+	}
+	for _, s := range []*tickSampler{a, b} {
+		if s.begun != 1 || s.ended != 1 || s.endIntervals != len(res.Intervals) || s.endOps != 2 {
+			t.Errorf("sampler %s: begun %d ended %d, saw %d intervals %d ops at End",
+				s.name, s.begun, s.ended, s.endIntervals, s.endOps)
+		}
+		if res.Usage[s.name] != float64(s.calls.Load()) {
+			t.Errorf("End's usage %v", res.Usage)
+		}
 	}
 	if !strings.Contains(buf.String(), "l.i1") {
 		t.Errorf("progress output %q", buf.String())
