@@ -1,0 +1,376 @@
+package measure
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/blockdevice"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// childEnv makes the test binary a child that writes and fsyncs a file (see TestMain).
+const childEnv = "ENGINEBENCH_MEASURE_CHILD"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(childEnv); path != "" {
+		os.Exit(writerChild(path))
+	}
+	os.Exit(m.Run())
+}
+
+// writerChild waits for a line on stdin, writes childMB MiB to path with fsync, prints "done",
+// and exits when stdin closes: it stays alive so its /proc entry can be read.
+func writerChild(path string) int {
+	in := bufio.NewReader(os.Stdin)
+	if _, err := in.ReadString('\n'); err != nil {
+		return 1
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return 1
+	}
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i * 7) // not zeros, so no file system can skip them
+	}
+	for i := 0; i < childMB; i++ {
+		if _, err := f.Write(buf); err != nil {
+			return 1
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return 1
+	}
+	f.Close()
+	fmt.Println("done")
+	io.Copy(io.Discard, in)
+	return 0
+}
+
+const childMB = 32
+
+func approx(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// fixtureOS returns an accountant over the fixture proc-a with the DBMS tree rooted at 4343
+// and the client 4242, its device set to the fixture's vda.
+func fixtureOS(t *testing.T, dbpid int) *OS {
+	t.Helper()
+	o, err := NewOS(OSOptions{ProcRoot: "testdata/proc-a", DataDir: t.TempDir(), DBPID: dbpid, ClientPID: 4242})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.device = Device{Name: "vda"}
+	return o
+}
+
+// switchTo points o at another fixture reading.
+func switchTo(t *testing.T, o *OS, root string) {
+	t.Helper()
+	var err error
+	if o.fs, err = procfs.NewFS(root); err != nil {
+		t.Fatal(err)
+	}
+	if o.disks, err = blockdevice.NewFS(root, root); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The two fixture readings, taken from a real machine, give the usage their files say: host
+// busy ticks and ctxt from /proc/stat, the vda line of diskstats, and the DBMS tree's CPU and
+// IO, which do not drop when the child of the tree exits between the readings.
+func TestFixtureUsage(t *testing.T) {
+	o := fixtureOS(t, 4343)
+	ctx := context.Background()
+	o.Begin(ctx, time.Now())
+	switchTo(t, o, "testdata/proc-b")
+	res := &result.Step{}
+	o.End(ctx, time.Now(), res)
+	u := res.Usage
+	// /proc/stat: busy (user+nice+system+irq+softirq+steal) 174721 -> 174755 ticks; ctxt +228.
+	// diskstats vda: writes 2693321 -> 2693338, sectors 96500600 -> 96517344; reads unchanged.
+	// Tree 4343+4344: utime+stime+cutime+cstime 3 -> 35 ticks; write_bytes 0 -> 8388608.
+	want := map[string]float64{
+		KeyCPU: 0.34, KeyCS: 228, KeyReads: 0, KeyReadKB: 0, KeyWrites: 17, KeyWriteKB: 16744 * 512 / 1024,
+		KeyDBCPU: 0.32, KeyClientCPU: 0, KeyDBReadKB: 0, KeyDBWriteKB: 8192,
+	}
+	for k, v := range want {
+		got, ok := u[k]
+		if !ok || !approx(got, v, 1e-9) {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	// RSS: 791+3327 pages in proc-a, 791 in proc-b; the peak is proc-a's.
+	page := float64(os.Getpagesize())
+	if got, want := u[KeyMaxRSSMB], (791+3327)*page/(1<<20); !approx(got, want, 1e-9) {
+		t.Errorf("maxrss_mb %v, want %v", got, want)
+	}
+	if res.Size == nil || res.Size.DBGB1 == nil || res.Size.DBGB2 == nil {
+		t.Errorf("size %+v", res.Size)
+	}
+}
+
+// Per-second samples are deltas between consecutive readings and carry the resident memory.
+func TestFixtureSample(t *testing.T) {
+	o := fixtureOS(t, 4343)
+	ctx := context.Background()
+	o.Begin(ctx, time.Now())
+	switchTo(t, o, "testdata/proc-b")
+	m := o.Sample(ctx, time.Now())
+	if !approx(m[KeyDBWriteKB], 8192, 1e-9) || !approx(m[KeyCPU], 0.34, 1e-9) {
+		t.Errorf("first sample %v", m)
+	}
+	if got, want := m[KeyRSSMB], 791*float64(os.Getpagesize())/(1<<20); !approx(got, want, 1e-9) {
+		t.Errorf("db_rss_mb %v, want %v", got, want)
+	}
+	m = o.Sample(ctx, time.Now()) // the same reading again: nothing happened
+	for _, k := range []string{KeyCPU, KeyCS, KeyWrites, KeyDBWriteKB, KeyDBCPU} {
+		if v, ok := m[k]; !ok || v != 0 {
+			t.Errorf("second sample %s = %v (present %v), want 0", k, v, ok)
+		}
+	}
+}
+
+// An embedded engine: the DBMS is the client process; there is no separate client figure,
+// and the notes say the DBMS figures include the harness.
+func TestFixtureEmbedded(t *testing.T) {
+	o := fixtureOS(t, 0)
+	ctx := context.Background()
+	o.Begin(ctx, time.Now())
+	res := &result.Step{}
+	o.End(ctx, time.Now(), res)
+	if _, ok := res.Usage[KeyClientCPU]; ok {
+		t.Errorf("embedded: client_cpu_s reported: %v", res.Usage)
+	}
+	if _, ok := res.Usage[KeyDBCPU]; !ok {
+		t.Errorf("embedded: no db_cpu_s: %v", res.Usage)
+	}
+	if !strings.Contains(strings.Join(o.Notes(), " "), "include the harness") {
+		t.Errorf("notes %q", o.Notes())
+	}
+}
+
+// A DBMS on another host: no process or device figures, never zeros standing in for them.
+func TestRemoteDB(t *testing.T) {
+	o, err := NewOS(OSOptions{ProcRoot: "testdata/proc-a", DataDir: t.TempDir(), RemoteDB: true, ClientPID: 4242})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	o.Begin(ctx, time.Now())
+	res := &result.Step{}
+	o.End(ctx, time.Now(), res)
+	for _, k := range []string{KeyDBCPU, KeyDBWriteKB, KeyMaxRSSMB, KeyWriteKB, KeyDBGB1} {
+		if _, ok := res.Usage[k]; ok {
+			t.Errorf("remote DBMS: %s reported", k)
+		}
+	}
+	if _, ok := res.Usage[KeyClientCPU]; !ok {
+		t.Errorf("remote DBMS: no client CPU: %v", res.Usage)
+	}
+}
+
+func TestResolveDevice(t *testing.T) {
+	pfs, err := procfs.NewFS("testdata/proc-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mounts, err := pfs.GetMounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bfs, err := blockdevice.NewFS("testdata/proc-a", "testdata/proc-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := bfs.ProcDiskstats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path         string
+		major, minor uint32
+		name, fs     string
+		errHas       string
+	}{
+		{"/work/data", 254, 0, "vda", "ext4", ""},
+		{"/", 254, 0, "vda", "ext4", ""},
+		{"/dev/shm/data", 0, 23, "", "tmpfs", "tmpfs"},
+		{"/sys/fs/cgroup/x", 0, 28, "", "tmpfs", "no block device"},
+	} {
+		dev, err := resolveDevice(mounts, stats, c.path, c.major, c.minor)
+		if dev.Name != c.name || dev.Filesystem != c.fs {
+			t.Errorf("%s %d:%d: device %+v, want %s on %s", c.path, c.major, c.minor, dev, c.name, c.fs)
+		}
+		if c.errHas == "" && err != nil || c.errHas != "" && (err == nil || !strings.Contains(err.Error(), c.errHas)) {
+			t.Errorf("%s %d:%d: error %v, want one containing %q", c.path, c.major, c.minor, err, c.errHas)
+		}
+	}
+	// An anonymous device number (btrfs, overlay) whose mount source is not a block device.
+	anon := []*procfs.MountInfo{{MajorMinorVer: "0:99", MountPoint: "/data", FSType: "btrfs", Source: "/dev/enginebench-none"}}
+	dev, err := resolveDevice(anon, stats, "/data/x", 0, 99)
+	if dev.Name != "" || dev.Filesystem != "btrfs" || err == nil || !strings.Contains(err.Error(), "btrfs") {
+		t.Errorf("anonymous device: %+v, %v", dev, err)
+	}
+}
+
+// A data directory on tmpfs has no device: the device metrics are absent (not zero), the
+// notes say why, and the derived per-operation figures leave them out too.
+func TestTmpfsNotAvailable(t *testing.T) {
+	dir := tmpfsDir(t)
+	o, err := NewOS(OSOptions{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Device().Name != "" || o.Device().Filesystem != "tmpfs" {
+		t.Fatalf("device %+v", o.Device())
+	}
+	if !strings.Contains(strings.Join(o.Notes(), " "), "not available") {
+		t.Errorf("notes %q", o.Notes())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f"), make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	o.Begin(ctx, time.Now())
+	res := &result.Step{Ops: map[string]*result.Op{"insert": {Units: 1000}}}
+	o.End(ctx, time.Now(), res)
+	Derive(res, Basis{PerOp: "insert", BytesPerWrite: 100})
+	for _, k := range []string{KeyReads, KeyReadKB, KeyWrites, KeyWriteKB} {
+		if _, ok := res.Usage[k]; ok {
+			t.Errorf("tmpfs: %s reported", k)
+		}
+	}
+	e := res.Efficiency
+	if e == nil || e.Wpi != nil || e.WKBpi != nil || e.Rpq != nil || e.CPUpq == nil {
+		t.Errorf("efficiency %+v", e)
+	}
+	if res.Size == nil || res.Size.DBGB1 == nil || *res.Size.DBGB1 <= 0 {
+		t.Errorf("size %+v", res.Size)
+	}
+}
+
+// tmpfsDir returns a new directory on a tmpfs, or skips the test when there is none.
+func tmpfsDir(t *testing.T) string {
+	t.Helper()
+	for _, root := range []string{"/dev/shm", os.Getenv("XDG_RUNTIME_DIR")} {
+		if root == "" {
+			continue
+		}
+		var st syscall.Statfs_t
+		if syscall.Statfs(root, &st) != nil || st.Type != 0x01021994 { // TMPFS_MAGIC
+			continue
+		}
+		dir, err := os.MkdirTemp(root, "enginebench-test-")
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		return dir
+	}
+	t.Skip("no writable tmpfs on this machine")
+	return ""
+}
+
+// A child process that writes and fsyncs childMB MiB is charged that many bytes, within 10%,
+// as the DBMS's own writes; the data device, when there is one, saw at least that much.
+func TestChildWriteAttribution(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+filepath.Join(dir, "data"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		cmd.Wait()
+	}()
+	o, err := NewOS(OSOptions{DataDir: dir, DBPID: cmd.Process.Pid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	o.Begin(ctx, time.Now())
+	if _, err := io.WriteString(stdin, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "done\n" {
+		t.Fatalf("child said %q, %v", line, err)
+	}
+	res := &result.Step{}
+	o.End(ctx, time.Now(), res)
+	wantKB := float64(childMB * 1024)
+	if got := res.Usage[KeyDBWriteKB]; !approx(got, wantKB, wantKB/10) {
+		t.Errorf("child charged %.0f KB written, want %.0f within 10%%", got, wantKB)
+	}
+	if _, ok := res.Usage[KeyClientCPU]; !ok {
+		t.Errorf("no client CPU: %v", res.Usage)
+	}
+	if got, ok := res.Usage[KeyWriteKB]; o.Device().Name != "" && (!ok || got < 0.9*wantKB) {
+		t.Errorf("device %s saw %.0f KB written, want at least %.0f", o.Device().Name, got, 0.9*wantKB)
+	}
+	if res.Size == nil || *res.Size.DBGB1 < float64(childMB)/1024*0.9 {
+		t.Errorf("size %+v, want about %d MiB", res.Size, childMB)
+	}
+}
+
+// DirSize counts allocated blocks: a sparse file counts what it has written, not its length,
+// and only the files the engine calls data count in the first figure.
+func TestDirSize(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, n int) {
+		if err := os.WriteFile(filepath.Join(dir, name), make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("sub/a.sst", 1<<20)
+	write("wal.log", 256<<10)
+	sparse, err := os.Create(filepath.Join(dir, "sparse.sst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sparse.Truncate(64 << 20); err != nil {
+		t.Fatal(err)
+	}
+	sparse.Close()
+	data, all, err := DirSize(dir, func(rel string) bool { return strings.HasSuffix(rel, ".sst") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data < 1<<20 || data > 2<<20 {
+		t.Errorf("data %d bytes, want about 1 MiB (the sparse file allocates nothing)", data)
+	}
+	if all-data < 256<<10 || all-data > 512<<10 {
+		t.Errorf("all %d data %d: the WAL's 256 KiB are missing", all, data)
+	}
+	d2, a2, err := DirSize(dir, nil)
+	if err != nil || d2 != a2 || a2 != all {
+		t.Errorf("without a classifier: %d %d %v, want both %d", d2, a2, err, all)
+	}
+	if _, _, err := DirSize(filepath.Join(dir, "missing"), nil); err == nil {
+		t.Error("a missing directory is not an error")
+	}
+}

@@ -1,0 +1,92 @@
+package measure
+
+import (
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+func val(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// Derive divides CPU, context switches and reads by the headline op and writes by inserts,
+// converts seconds to microseconds, and leaves out what was not measured or has no divisor.
+func TestDerive(t *testing.T) {
+	st := &result.Step{
+		Ops: map[string]*result.Op{"query": {Units: 2000}, "insert": {Units: 500}},
+		Usage: map[string]float64{KeyCPU: 0.5, KeyDBCPU: 0.25, KeyCS: 4000, KeyReads: 100, KeyReadKB: 1600,
+			KeyWrites: 50, KeyWriteKB: 1000, KeyDBWriteKB: 800, KeyMaxRSSMB: 300, KeyDBGB1: 0.5},
+		Intervals: []result.Interval{
+			{Ops: map[string]result.IntervalOp{"query": {Units: 1000}, "insert": {Units: 100}},
+				Metrics: map[string]float64{KeyCPU: 0.2, KeyWriteKB: 10, "l0_files": 3}},
+			{Ops: map[string]result.IntervalOp{"query": {Units: 0}}, Metrics: map[string]float64{KeyCPU: 0.1}},
+			{Ops: map[string]result.IntervalOp{"query": {Units: 5}}},
+		},
+	}
+	Derive(st, Basis{PerOp: "query", PerWrite: "insert", BytesPerWrite: 100, LiveBytes: 1 << 29})
+	e := st.Efficiency
+	if e == nil {
+		t.Fatal("no efficiency")
+	}
+	for _, c := range []struct {
+		name string
+		got  *float64
+		want any
+	}{
+		{"cpupq", e.CPUpq, 250.0}, // 0.5 s / 2000 queries = 250 us
+		{"db_cpupq", e.DBCPUpq, 125.0},
+		{"client_cpupq", e.ClientCPUpq, nil}, // not measured
+		{"cspq", e.CSpq, 2.0},
+		{"rpq", e.Rpq, 0.05},
+		{"rkbpq", e.RKBpq, 0.8},
+		{"wpi", e.Wpi, 0.1}, // per insert, not per query
+		{"wkbpi", e.WKBpi, 2.0},
+		{"pwkbpi", e.PWKBpi, 1.6},
+		{"prkbpq", e.PRKBpq, nil},
+		{"wamp", e.Wamp, 1000 * 1024 / (500 * 100.0)},
+		{"maxrss_mb", e.MaxRSSMB, 300.0},
+	} {
+		if val(c.got) != c.want {
+			t.Errorf("%s = %v, want %v", c.name, val(c.got), c.want)
+		}
+	}
+	if st.Size == nil || val(st.Size.Samp) != 1.0 { // 0.5 GiB / 2^29 bytes
+		t.Errorf("samp %+v", st.Size)
+	}
+	in := st.Intervals
+	if in[0].Metrics[KeyCPUpq] != 200 || in[0].Metrics[KeyWKBpi] != 0.1 || in[0].Metrics["l0_files"] != 3 {
+		t.Errorf("interval 1 metrics %v", in[0].Metrics)
+	}
+	if _, ok := in[1].Metrics[KeyCPUpq]; ok {
+		t.Errorf("a second without queries has cpupq: %v", in[1].Metrics)
+	}
+	if in[2].Metrics != nil {
+		t.Errorf("a second without samples got metrics %v", in[2].Metrics)
+	}
+}
+
+// Without storage figures wamp comes from the DBMS's own writes; a step that inserts no data
+// has no wamp; PerWrite defaults to PerOp; no usage means no efficiency at all.
+func TestDeriveFallbacks(t *testing.T) {
+	st := &result.Step{Ops: map[string]*result.Op{"insert": {Units: 1000}},
+		Usage: map[string]float64{KeyDBWriteKB: 200}}
+	Derive(st, Basis{PerOp: "insert", BytesPerWrite: 50})
+	if e := st.Efficiency; e == nil || val(e.Wamp) != 200*1024/(1000*50.0) || val(e.PWKBpi) != 0.2 {
+		t.Errorf("efficiency %+v", st.Efficiency)
+	}
+	st = &result.Step{Ops: map[string]*result.Op{"index": {Units: 1000}},
+		Usage: map[string]float64{KeyWriteKB: 200}}
+	Derive(st, Basis{PerOp: "index"})
+	if e := st.Efficiency; e == nil || e.Wamp != nil || val(e.WKBpi) != 0.2 {
+		t.Errorf("l.x efficiency %+v", st.Efficiency)
+	}
+	st = &result.Step{Ops: map[string]*result.Op{"cleanup": {Units: 1}}}
+	Derive(st, Basis{})
+	if st.Efficiency != nil || st.Size != nil {
+		t.Errorf("no usage: %+v %+v", st.Efficiency, st.Size)
+	}
+}
