@@ -58,6 +58,24 @@ type Statser interface {
 	Stats(ctx context.Context) (map[string]float64, error)
 }
 
+// DataFiler is implemented by engines whose data directory holds files other than the
+// database's own: the database size dbgb1 counts only the files for which IsDataFile (given a
+// slash-separated path relative to the data directory) reports true. The database's own files
+// are its tables and indexes and, where committed data lives in it until a checkpoint or flush,
+// its WAL (as the reference counts a RocksDB directory); not server logs or shared-memory
+// files. Without it, dbgb1 counts every file in the data directory.
+type DataFiler interface {
+	IsDataFile(rel string) bool
+}
+
+// Server is implemented by engines whose DBMS runs in processes of its own (a managed or
+// remote server). ServerPID is the root of its process tree on this host, whose CPU, IO and
+// memory are the DBMS's; 0 when it is not on this host. Engines that do not implement Server
+// run inside the enginebench process.
+type Server interface {
+	ServerPID() int
+}
+
 // Discarder is implemented by engines that store nothing (the null engine). Workloads skip
 // verification for them and say so in the results.
 type Discarder interface {

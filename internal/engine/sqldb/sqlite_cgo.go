@@ -50,9 +50,10 @@ type sqliteDB struct {
 }
 
 var (
-	_ DB             = (*sqliteDB)(nil)
-	_ engine.Cleaner = (*sqliteDB)(nil)
-	_ engine.Statser = (*sqliteDB)(nil)
+	_ DB               = (*sqliteDB)(nil)
+	_ engine.Cleaner   = (*sqliteDB)(nil)
+	_ engine.Statser   = (*sqliteDB)(nil)
+	_ engine.DataFiler = (*sqliteDB)(nil)
 )
 
 // openSQLite opens <cfg.DataDir>/sqlite.db with a pool whose connections all carry the pragmas of
@@ -226,6 +227,10 @@ func (e *sqliteDB) Cleanup(ctx context.Context) error {
 	}
 	return nil
 }
+
+// IsDataFile reports whether rel holds the database: the database file and its WAL (where
+// committed pages live until a checkpoint), not the shared-memory index.
+func (e *sqliteDB) IsDataFile(rel string) bool { return rel == SQLiteFile || rel == SQLiteFile+"-wal" }
 
 // Stats returns wal_bytes (size of sqlite.db-wal, 0 when there is none), db_bytes (size of
 // sqlite.db), page_count, freelist_count and page_size.
