@@ -9,11 +9,13 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
-// hostInfo describes this machine for run.json; what cannot be read is left empty.
-func hostInfo() result.Host {
+// hostInfo describes this machine and the device of the data directory dataDir for run.json;
+// what cannot be read is left empty.
+func hostInfo(dataDir string) result.Host {
 	h := result.Host{CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
 	h.Hostname, _ = os.Hostname()
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
@@ -24,6 +26,8 @@ func hostInfo() result.Host {
 			h.MemoryBytes = *mi.MemTotal * 1024
 		}
 	}
+	dev, _ := measure.DeviceOf(dataDir) // without a device, the configs' notes say why
+	h.DataDevice, h.Filesystem = dev.Name, dev.Filesystem
 	return h
 }
 

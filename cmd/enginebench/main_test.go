@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,10 @@ func TestRunEveryStepTinyOnSQLiteAndPebble(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test")
 	}
-	args, out := tinyArgs(t, "sqlite,pebble", "--query-seconds", "1")
+	// Both engines sync every commit, so that l.i0's writes reach the device within the step:
+	// without fsync they sit in the page cache until the kernel writes them back, seconds later.
+	args, out := tinyArgs(t, "sqlite,pebble", "--query-seconds", "1",
+		"--set", "sqlite.synchronous=full", "--set", "pebble.sync=true")
 	code, stdout, stderr := runCLI(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -56,6 +60,20 @@ func TestRunEveryStepTinyOnSQLiteAndPebble(t *testing.T) {
 		}
 		for _, s := range c.Steps {
 			checkStep(t, c.Name, s)
+			checkEfficiency(t, c.Name, s, run.Host.DataDevice != "")
+		}
+	}
+	if run.Host.DataDevice == "" {
+		t.Logf("the test's data directory has no block device (%s): device IO not checked", run.Host.Filesystem)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "intervals.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(csv), "\n")
+	for _, col := range []string{"cpu_s", "cpupq", "db_cpu_s", "dbgb1", "l0_files", "wal_bytes"} {
+		if !strings.Contains(","+header+",", ","+col+",") {
+			t.Errorf("intervals.csv has no %s column: %s", col, header)
 		}
 	}
 	for _, f := range []string{"run.json", "intervals.csv", "summary.md"} {
@@ -103,6 +121,45 @@ func checkStep(t *testing.T, cfg string, s result.Step) {
 	if s.Name == "scan" && len(s.Phases) != 5 {
 		t.Errorf("%s scan: %d phases, want 5", cfg, len(s.Phases))
 	}
+}
+
+// checkEfficiency asserts the resource figures of a step of a real run: CPU per operation for
+// every step with a rate, a database size for every step, writes per insert in l.i0 where the
+// data directory has a device, and the debt before and after the cleanup.
+func checkEfficiency(t *testing.T, cfg string, s result.Step, device bool) {
+	t.Helper()
+	if s.Size == nil || s.Size.DBGB1 == nil || *s.Size.DBGB1 <= 0 || s.Size.DBGB2 == nil || *s.Size.DBGB2 < *s.Size.DBGB1 {
+		t.Errorf("%s %s: size %s", cfg, s.Name, show(s.Size))
+	}
+	if len(s.EngineStats) == 0 {
+		t.Errorf("%s %s: no engine stats", cfg, s.Name)
+	}
+	if s.Primary != "" {
+		e := s.Efficiency
+		if e == nil || e.CPUpq == nil || *e.CPUpq <= 0 || e.DBCPUpq == nil || *e.DBCPUpq <= 0 {
+			t.Errorf("%s %s: efficiency %s", cfg, s.Name, show(e))
+		} else if e.ClientCPUpq != nil {
+			t.Errorf("%s %s: an embedded engine has a separate client CPU", cfg, s.Name)
+		}
+	}
+	if s.Name == "l.i0" && device {
+		if e := s.Efficiency; e == nil || e.WKBpi == nil || *e.WKBpi <= 0 || e.Wpi == nil || *e.Wpi <= 0 {
+			t.Errorf("%s l.i0: writes per insert %s", cfg, show(e))
+		}
+	}
+	if s.Name == "cleanup" {
+		if len(s.EngineStatsBefore) == 0 {
+			t.Errorf("%s cleanup: no debt before", cfg)
+		}
+		if before, after := s.EngineStatsBefore["wal_bytes"], s.EngineStats["wal_bytes"]; before <= 0 || after >= before {
+			t.Errorf("%s cleanup: WAL bytes %v before, %v after", cfg, before, after)
+		}
+	}
+}
+
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 func TestRunNullEngineSkipsVerification(t *testing.T) {

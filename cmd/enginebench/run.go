@@ -226,7 +226,7 @@ func runWorkload(cmd *cobra.Command, name string, f *runFlags, stdout, stderr io
 	plan := workload.Plan{
 		Workload: w, Registry: reg, Configs: cfgs, Dir: dir, Keep: f.keep,
 		Run: &result.Run{Tool: toolInfo(), RunID: runID, StartedAt: started,
-			Command: append([]string{"enginebench"}, os.Args[1:]...), Host: hostInfo()},
+			Command: append([]string{"enginebench"}, os.Args[1:]...), Host: hostInfo(dataRoot)},
 		Env: workload.Env{Log: stderr, Runner: &runner.Runner{Clock: runner.SystemClock(),
 			Progress: runner.NewProgress(stderr, terminal)}},
 	}

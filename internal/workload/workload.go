@@ -121,8 +121,12 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	if d, ok := eng.(engine.Discarder); ok && d.Discards() {
 		rc.Notes = append(rc.Notes, cfg.Engine+" stores nothing: it measures the harness itself; verification is skipped")
 	}
+	env := p.Env
+	var notes []string
+	env.Runner, notes = configRunner(p.Env.Runner, eng, cfg.DataDir)
+	rc.Notes = append(rc.Notes, notes...)
 	save()
-	return p.Workload.Run(ctx, p.Env, eng, func(st *result.Step) {
+	return p.Workload.Run(ctx, env, eng, func(st *result.Step) {
 		rc.Steps = append(rc.Steps, *st)
 		save()
 	})

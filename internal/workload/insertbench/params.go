@@ -183,3 +183,10 @@ func (p *Params) ParamMap() map[string]any {
 		"data_max": p.DataMax, "data_random_pct": p.DataRandPct,
 	}
 }
+
+// RowBytes is the logical size of one row: the six fixed-size columns (transactionid and
+// dateandtime 8 bytes each; cashregisterid, customerid, productid and price 4 each) and the
+// mean length of data. It is the denominator of write and space amplification.
+func (p *Params) RowBytes() float64 {
+	return 32 + float64(p.DataMin+p.DataMax)/2
+}

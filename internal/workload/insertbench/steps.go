@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
@@ -129,12 +130,27 @@ func (r *run) step(ctx context.Context, name string) *result.Step {
 			st.Error = "verification failed: " + st.Verify.Detail
 		}
 	}
-	if s, ok := r.eng.(engine.Statser); ok && ctx.Err() == nil {
-		if stats, err := s.Stats(ctx); err == nil {
-			st.EngineStats = stats
-		}
-	}
+	measure.Derive(st, r.basis(name))
 	return st
+}
+
+// basis says what a step's resource use is divided by: its headline op, and rows inserted for
+// writes in the steps that insert (in the query steps, by the background writers).
+func (r *run) basis(step string) measure.Basis {
+	b := measure.Basis{PerOp: primaryOp(step)}
+	if b.PerOp == "" {
+		return b
+	}
+	var live int64
+	for _, t := range r.tables {
+		live += t.live()
+	}
+	b.LiveBytes = float64(live) * r.p.RowBytes()
+	if strings.HasPrefix(step, "l.i") || strings.HasPrefix(step, "q") {
+		b.PerWrite = "insert"
+		b.BytesPerWrite = r.p.RowBytes()
+	}
+	return b
 }
 
 // primaryOp names the op whose rate is a step's headline: ips for the l.* steps (l.x: rows
@@ -404,10 +420,16 @@ func (r *run) cleanup(ctx context.Context) *result.Step {
 		return &result.Step{Name: "cleanup", Status: result.StatusSkipped, StartedAt: time.Now(),
 			Error: "the engine has no cleanup"}
 	}
-	return r.env.Runner.Run(ctx, runner.Step{Name: "cleanup", Ops: []runner.OpSpec{{Name: "cleanup"}},
+	var before map[string]float64
+	if s, ok := r.eng.(engine.Statser); ok {
+		before, _ = s.Stats(ctx) // the debt before; after is the step's engine_stats
+	}
+	st := r.env.Runner.Run(ctx, runner.Step{Name: "cleanup", Ops: []runner.OpSpec{{Name: "cleanup"}},
 		Workers: []runner.Worker{{Run: func(ctx context.Context, rec *runner.Recorder) error {
 			return rec.Do(0, time.Time{}, func() (int64, error) { return 1, c.Cleanup(r.opCtx) })
 		}}}})
+	st.EngineStatsBefore = before
+	return st
 }
 
 // scanOrder is the scan step's order: the primary key, each secondary index, the primary key again.
