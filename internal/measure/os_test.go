@@ -374,3 +374,24 @@ func TestDirSize(t *testing.T) {
 		t.Error("a missing directory is not an error")
 	}
 }
+
+// BenchmarkOSSample is the cost of one per-second sample of an embedded engine's step: /proc
+// reads and the walk of a data directory of 100 files.
+func BenchmarkOSSample(b *testing.B) {
+	dir := b.TempDir()
+	for i := 0; i < 100; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%06d.sst", i)), []byte("x"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	o, err := NewOS(OSOptions{DataDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	o.Begin(ctx, time.Now())
+	b.ReportAllocs()
+	for b.Loop() {
+		o.Sample(ctx, time.Now())
+	}
+}
