@@ -8,6 +8,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 )
@@ -31,6 +32,17 @@ type Config struct {
 	Settings map[string]string
 	// DataDir is the directory that holds this configuration's data files. It exists and is empty.
 	DataDir string
+	// DSN, for a server engine, connects to an existing server instead of starting a managed
+	// one. It may hold credentials: it is never printed, logged or written to results.
+	DSN string
+	// DBPID is the PID of an existing server's main process on this host, whose process tree
+	// is charged as the DBMS's CPU and IO; 0 when unknown (then they are not available).
+	DBPID int
+	// Keep keeps a managed server's data directory (and its logs) after it is stopped.
+	Keep bool
+	// Log receives an engine's occasional messages (a managed server starting and stopping);
+	// nil discards them.
+	Log io.Writer
 }
 
 // Engine is an open engine instance. Concrete engines also implement sqldb.DB or kv.DB.
@@ -102,6 +114,11 @@ type Driver struct {
 	// CheckSettings, when set, validates the values of overrides without opening anything, so
 	// that a bad value is refused before a run starts.
 	CheckSettings func(overrides map[string]string) error
+	// Server marks an engine that runs in a database server: it accepts Config.DSN for an
+	// existing server (Available is then not required), and settings beyond Settings are server
+	// variables written to the managed server's configuration file (postgresql.conf, my.cnf),
+	// whose names and values CheckSettings validates.
+	Server bool
 	// Open opens the engine on cfg.DataDir with cfg.Settings merged over the defaults.
 	Open func(ctx context.Context, cfg Config) (Engine, error)
 }
@@ -156,10 +173,19 @@ func (r *Registry) Check(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	if d.Available != nil {
+	if d.Available != nil && !(d.Server && cfg.DSN != "") {
 		if err := d.Available(); err != nil {
 			return fmt.Errorf("engine %s is not available: %w", d.Name, err)
 		}
+	}
+	if d.Server && cfg.DSN != "" && len(cfg.Settings) > 0 {
+		return fmt.Errorf("engine %s: settings apply to a managed server only, not to one given by --dsn", d.Name)
+	}
+	if d.Server && d.CheckSettings != nil {
+		return d.CheckSettings(cfg.Settings)
+	}
+	if cfg.DSN != "" {
+		return fmt.Errorf("engine %s is not a server: --dsn does not apply to it", d.Name)
 	}
 	known := make(map[string]bool, len(d.Settings))
 	for _, s := range d.Settings {
