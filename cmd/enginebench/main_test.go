@@ -84,6 +84,15 @@ func TestRunEveryStepTinyOnSQLiteAndPebble(t *testing.T) {
 	if !strings.Contains(stdout, "results: "+out) || !strings.Contains(stdout, "l.i0") {
 		t.Errorf("summary not printed:\n%s", stdout)
 	}
+	md, err := os.ReadFile(filepath.Join(out, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Efficiency: l.i0", "Efficiency: qp1000", "Cleanup: engine debt before and after", "include the harness"} {
+		if !strings.Contains(stdout, want) || !strings.Contains(string(md), want) {
+			t.Errorf("%q is not in the printed summary and summary.md", want)
+		}
+	}
 }
 
 // checkStep asserts what every step of a healthy run must show.

@@ -37,7 +37,10 @@ const missing = "-"
 // Build makes the summary of r.
 func Build(r *result.Run) Summary {
 	s := Summary{Lines: header(r)}
-	for _, t := range []Table{throughput(r), latency(r), sla(r), details(r), phases(r)} {
+	tables := []Table{throughput(r), latency(r), sla(r), details(r), phases(r)}
+	tables = append(tables, efficiency(r)...)
+	tables = append(tables, cleanup(r))
+	for _, t := range tables {
 		if len(t.Rows) > 0 {
 			s.Tables = append(s.Tables, t)
 		}
@@ -48,6 +51,11 @@ func Build(r *result.Run) Summary {
 		"SLA: the background writer of a query step must achieve at least 95% of its target insert rate; a step that did not is marked.",
 		"probe: seconds of SELECT min(transactionid) at the step's start (MVCC debt, purge lag). fairness: (max-min)/min of the clients' durations.",
 		"verify: counts through the primary key and every secondary index equal rows inserted minus rows deleted.",
+		"Efficiency, per operation of the step (rows inserted, indexed or read; queries in the query steps); writes per row inserted, which in the query steps are the background writers' rows:",
+		"  cpupq: host CPU microseconds; cspq: context switches; rpq, rkbpq: storage reads and KB read; wpi, wkbpi: storage writes and KB written (the data directory's device, as iostat shows it);",
+		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB inserted.",
+		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
+		"cleanup: the engine's debt (flush, compaction, checkpoint, vacuum) before and after the step.",
 	}
 	return s
 }
@@ -237,6 +245,104 @@ func phases(r *result.Run) Table {
 		}
 	}
 	return t
+}
+
+// effColumns are the established efficiency columns after the rate, with their getters.
+var effColumns = []struct {
+	name string
+	get  func(s *result.Step) *float64
+}{
+	{"cpupq", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.CPUpq }) }},
+	{"cspq", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.CSpq }) }},
+	{"rpq", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.Rpq }) }},
+	{"rkbpq", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.RKBpq }) }},
+	{"wpi", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.Wpi }) }},
+	{"wkbpi", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.WKBpi }) }},
+	{"dbgb1", func(s *result.Step) *float64 { return size(s, func(z *result.Size) *float64 { return z.DBGB1 }) }},
+	{"dbgb2", func(s *result.Step) *float64 { return size(s, func(z *result.Size) *float64 { return z.DBGB2 }) }},
+	{"wamp", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.Wamp }) }},
+}
+
+func eff(s *result.Step, f func(*result.Efficiency) *float64) *float64 {
+	if s.Efficiency == nil {
+		return nil
+	}
+	return f(s.Efficiency)
+}
+
+func size(s *result.Step, f func(*result.Size) *float64) *float64 {
+	if s.Size == nil {
+		return nil
+	}
+	return f(s.Size)
+}
+
+// efficiency returns one table per step with a headline rate: a row per configuration with
+// the rate and the established efficiency columns.
+func efficiency(r *result.Run) []Table {
+	var out []Table
+	for _, n := range rateSteps(r) {
+		t := Table{Title: "Efficiency: " + n, Header: []string{"config", unit(n)}}
+		for _, c := range effColumns {
+			t.Header = append(t.Header, c.name)
+		}
+		for _, c := range r.Configs {
+			s := findStep(c, n)
+			if s == nil {
+				continue
+			}
+			row := []string{c.Name, rateCell(s)}
+			for _, col := range effColumns {
+				row = append(row, optNum(col.get(s)))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// cleanup shows, for each configuration's cleanup step, its time and each engine counter
+// before and after it.
+func cleanup(r *result.Run) Table {
+	t := Table{Title: "Cleanup: engine debt before and after", Header: []string{"config", "step", "status", "time", "counter", "before", "after"}}
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			if s.EngineStatsBefore == nil {
+				continue
+			}
+			keys := slices.Sorted(maps.Keys(s.EngineStatsBefore))
+			for k := range s.EngineStats {
+				if _, ok := s.EngineStatsBefore[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			for i, k := range keys {
+				row := []string{c.Name, s.Name, s.Status, Seconds(s.Seconds), k, statCell(s.EngineStatsBefore, k), statCell(s.EngineStats, k)}
+				if i > 0 {
+					row[2], row[3] = "", ""
+				}
+				t.Rows = append(t.Rows, row)
+			}
+		}
+	}
+	return t
+}
+
+func statCell(m map[string]float64, k string) string {
+	v, ok := m[k]
+	if !ok {
+		return missing
+	}
+	return Num(v)
+}
+
+// optNum formats v, or shows it missing.
+func optNum(v *float64) string {
+	if v == nil {
+		return missing
+	}
+	return Num(*v)
 }
 
 // Num formats a rate or a count readably: whole numbers from 100 up, three significant digits

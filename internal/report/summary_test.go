@@ -132,3 +132,54 @@ func TestNum(t *testing.T) {
 		}
 	}
 }
+
+func TestEfficiencyTables(t *testing.T) {
+	r := fixture()
+	f := func(v float64) *float64 { return &v }
+	a := &r.Configs[0].Steps[0] // a, l.i0
+	a.Efficiency = &result.Efficiency{CPUpq: f(16.4), CSpq: f(0.25), Rpq: f(0), RKBpq: f(0),
+		Wpi: f(0.012), WKBpi: f(0.5), Wamp: f(3.2)}
+	a.Size = &result.Size{DBGB1: f(1.25), DBGB2: f(1.5)}
+	s := Build(r)
+	want := "config,ips,cpupq,cspq,rpq,rkbpq,wpi,wkbpi,dbgb1,dbgb2,wamp"
+	for _, tb := range s.Tables {
+		if strings.HasPrefix(tb.Title, "Efficiency: ") && strings.HasPrefix(tb.Title, "Efficiency: l.") &&
+			strings.Join(tb.Header, ",") != want {
+			t.Errorf("%s header %v", tb.Title, tb.Header)
+		}
+	}
+	got := row(t, s, "Efficiency: l.i0", "a")
+	if strings.Join(got, ",") != "a,123457,16.4,0.25,0,0,0.012,0.5,1.25,1.5,3.2" {
+		t.Errorf("efficiency row %v", got)
+	}
+	// Not measured is "-", never 0; a failed step shows its status in the rate column.
+	if b := row(t, s, "Efficiency: l.i0", "b"); b[2] != missing || b[8] != missing {
+		t.Errorf("unmeasured row %v", b)
+	}
+	if b := row(t, s, "Efficiency: l.i1", "b"); b[1] != "failed" {
+		t.Errorf("failed step row %v", b)
+	}
+	if q := row(t, s, "Efficiency: qr100", "a"); q[1] != "4321 (SLA missed)" {
+		t.Errorf("query step row %v", q)
+	}
+	if !strings.Contains(strings.Join(s.Legend, "\n"), "include the harness") {
+		t.Error("the legend does not say embedded engines' CPU includes the harness")
+	}
+}
+
+func TestCleanupDebtBeforeAndAfter(t *testing.T) {
+	r := fixture()
+	r.Configs[0].Steps = append(r.Configs[0].Steps, result.Step{Name: "cleanup", Status: result.StatusOK, Seconds: 1.5,
+		EngineStatsBefore: map[string]float64{"wal_bytes": 4096, "l0_files": 7},
+		EngineStats:       map[string]float64{"wal_bytes": 0, "flushes": 1}})
+	s := Build(r)
+	if got := row(t, s, "Cleanup: engine debt before and after", "a", "cleanup", "ok", "1.5s", "l0_files"); got[5] != "7" || got[6] != missing {
+		t.Errorf("l0_files row %v: a counter missing after shows -", got)
+	}
+	if got := row(t, s, "Cleanup: engine debt before and after", "a", "cleanup", "", "", "wal_bytes"); got[5] != "4096" || got[6] != "0" {
+		t.Errorf("wal_bytes row %v", got)
+	}
+	if got := row(t, s, "Cleanup: engine debt before and after", "a", "cleanup", "", "", "flushes"); got[5] != missing || got[6] != "1" {
+		t.Errorf("flushes row %v", got)
+	}
+}
