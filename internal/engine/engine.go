@@ -88,6 +88,13 @@ type Server interface {
 	ServerPID() int
 }
 
+// Liveness is implemented by server engines. Alive returns nil while the server runs, or an
+// error that says it is gone and why (its exit, the last error of its log), so that a step
+// that failed on a lost connection says what happened to the server.
+type Liveness interface {
+	Alive() error
+}
+
 // Discarder is implemented by engines that store nothing (the null engine). Workloads skip
 // verification for them and say so in the results.
 type Discarder interface {

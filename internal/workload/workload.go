@@ -126,8 +126,25 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	env.Runner, notes = configRunner(p.Env.Runner, eng, cfg.DataDir)
 	rc.Notes = append(rc.Notes, notes...)
 	save()
-	return p.Workload.Run(ctx, env, eng, func(st *result.Step) {
+	err = p.Workload.Run(ctx, env, eng, func(st *result.Step) {
+		if st.Status == result.StatusFailed {
+			if down := serverDown(eng); down != nil {
+				st.Error = down.Error() + "; " + st.Error
+			}
+		}
 		rc.Steps = append(rc.Steps, *st)
 		save()
 	})
+	if down := serverDown(eng); err != nil && down != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w; %w", down, err)
+	}
+	return err
+}
+
+// serverDown returns why eng's server is gone, or nil while it runs (or eng has no server).
+func serverDown(eng engine.Engine) error {
+	if l, ok := eng.(engine.Liveness); ok {
+		return l.Alive()
+	}
+	return nil
 }

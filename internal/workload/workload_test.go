@@ -104,3 +104,35 @@ func TestExecuteStopsOnInterrupt(t *testing.T) {
 		t.Fatalf("run %s, configs %+v", run.Status, run.Configs)
 	}
 }
+
+// goneEngine is an engine whose server has died.
+type goneEngine struct{}
+
+func (goneEngine) Family() engine.Family       { return engine.FamilyKV }
+func (goneEngine) Version() string             { return "1" }
+func (goneEngine) Settings() map[string]string { return nil }
+func (goneEngine) Close() error                { return nil }
+func (goneEngine) Alive() error                { return errors.New("server (pid 42) exited: killed") }
+
+func TestFailedStepSaysTheServerIsGone(t *testing.T) {
+	w := fakeWorkload{t: t, dir: filepath.Join(t.TempDir(), "run"), failOn: "first"}
+	p := plan(t, w, "first")
+	reg, err := engine.NewRegistry(engine.Driver{Name: "gone", Family: engine.FamilyKV,
+		Open: func(context.Context, engine.Config) (engine.Engine, error) { return goneEngine{}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Registry, p.Configs[0].Engine = reg, "gone"
+	run, err := Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Configs[0]
+	want := "server (pid 42) exited: killed; boom"
+	if c.Status != result.StatusFailed || c.Steps[1].Error != want || c.Steps[0].Error != "" {
+		t.Errorf("steps %+v: want the failed step's error %q", c.Steps, want)
+	}
+	if c.Error != "server (pid 42) exited: killed; step two failed: boom" {
+		t.Errorf("config error %q", c.Error)
+	}
+}

@@ -53,6 +53,8 @@ type run struct {
 	// opCtx is the context of engine calls: cancelled on interrupt but not at the normal end
 	// of a fixed-duration step, so an operation in flight then completes and is not an error.
 	opCtx context.Context
+	// stepName is the step that is running, for messages.
+	stepName string
 }
 
 // Run implements workload.Workload: every selected step in order; it stops at the first step
@@ -91,6 +93,7 @@ func failed(name string, start time.Time, err error) *result.Step {
 // step runs one step: probe, the step itself, verification and engine stats.
 func (r *run) step(ctx context.Context, name string) *result.Step {
 	start := time.Now()
+	r.stepName = name
 	var probe *result.Probe
 	if name != "l.i0" {
 		var err error
@@ -172,14 +175,26 @@ func primaryOp(step string) string {
 // writes reports whether a step changes data and so is verified after it.
 func writes(step string) bool { return step != "cleanup" && step != "scan" }
 
+// probeNotice is how long the min(transactionid) probe of one table may take before the run
+// says that it is waiting for it.
+const probeNotice = 5 * time.Second
+
 // probe times SELECT min(transactionid) on every table (the MVCC-debt probe) and resyncs the
 // deleters' estimates.
 func (r *run) probe(ctx context.Context) (*result.Probe, error) {
 	p := &result.Probe{}
 	for _, t := range r.tables {
 		t0 := time.Now()
+		// The probe can take minutes where purge or vacuum lags: say so while it runs.
+		slow := time.AfterFunc(probeNotice, func() {
+			fmt.Fprintf(r.env.Log, "%s: SELECT min(transactionid) on %s is taking more than %v (MVCC debt: purge or vacuum lag)\n",
+				r.stepName, t.name, probeNotice)
+		})
 		min, ok, err := r.be.minID(ctx, t)
 		secs := time.Since(t0).Seconds()
+		if !slow.Stop() {
+			fmt.Fprintf(r.env.Log, "%s: SELECT min(transactionid) on %s took %.1fs\n", r.stepName, t.name, secs)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("min(transactionid) probe: %w", err)
 		}
