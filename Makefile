@@ -28,10 +28,13 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/...
 
-# Debian packages the engines need. The default engines (sqlite, pebble) need only Go and a
-# C compiler; server and C-library engines add their packages here as they arrive.
+# Debian packages the engines need. The default embedded engines (sqlite, pebble) need only Go
+# and a C compiler; the server engines need their servers: postgres (postgresql), innodb
+# (mariadb-server) and myrocks (mariadb-plugin-rocksdb).
+DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb
 deps:
-	@echo "nothing to install for the default engines (sqlite, pebble, null)"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PACKAGES)
 
 clean:
 	rm -rf bin
