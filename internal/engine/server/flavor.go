@@ -1,0 +1,101 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// flavor is what differs between the kinds of server.
+type flavor interface {
+	kind() Kind
+	binaries() (binaries, error)
+	// osUser is the package's own user the server runs as when enginebench is root.
+	osUser() string
+	// socketPrefix names the private socket directory.
+	socketPrefix() string
+	// socket returns the socket file in dir, the port Server.Port reports and the user to
+	// connect as, given the TCP port asked for (0: none).
+	socket(dir string, tcpPort int) (path string, port int, user string)
+	// normalize returns the canonical form of a setting name (for comparisons).
+	normalize(name string) string
+	// reserved returns why a setting (normalised name) may not be set, or "".
+	reserved(name string) string
+	// initialise creates the data directory's contents and configuration files, and writes
+	// the output of the initialisation program to the log.
+	initialise(ctx context.Context, s *Server, bins binaries, id identity, settings []setting) error
+	// serverArgs are the arguments of the server binary.
+	serverArgs(s *Server) []string
+	// ready tries to connect once. When it connects (connected is true), it creates the
+	// database and returns the server's version, or the error of doing so.
+	ready(ctx context.Context, s *Server) (version string, connected bool, err error)
+	// startupErrors returns the lines of the server's log, written while it started, that
+	// say that it does not run as configured although it accepts connections.
+	startupErrors(log []string) []string
+	// checkSettings validates names and values against the installed server.
+	checkSettings(bins binaries, settings []setting) error
+}
+
+// binaries are the installed programs of a kind of server.
+type binaries struct {
+	server string // postgres, mariadbd: absolute, symlinks resolved
+	init   string // initdb, mariadb-install-db
+}
+
+func kindOf(kind Kind) (flavor, error) {
+	switch kind {
+	case Postgres:
+		return pgFlavor{}, nil
+	case MariaDB:
+		return mariaFlavor{}, nil
+	}
+	return nil, fmt.Errorf("unknown server kind %q (known: %s, %s)", kind, Postgres, MariaDB)
+}
+
+// Available reports whether the binaries of kind are installed; the error names the missing
+// binary and the command that installs it, e.g.
+// "postgres not found on PATH or in /usr/lib/postgresql/*/bin (install: apt-get install postgresql)".
+func Available(kind Kind) error {
+	k, err := kindOf(kind)
+	if err != nil {
+		return err
+	}
+	_, err = k.binaries()
+	return err
+}
+
+// CheckSettings validates setting names (and values, where it can be done cheaply without
+// starting a server) against the installed server: an unknown name is an error that names it
+// (e.g. "postgres: unknown server setting \"shared_bufers\""). Used before a run starts.
+//
+// PostgreSQL: names from `postgres --describe-config` (names with a dot, which belong to
+// extensions, are not checked), values by `postgres -C` on an empty configuration. MariaDB:
+// names from `mariadbd --verbose --help` (with the plugins the settings load; "-" and "_" are
+// the same, a "loose-" prefix is not checked), values by mariadbd's own option parser.
+func CheckSettings(kind Kind, settings map[string]string) error {
+	k, err := kindOf(kind)
+	if err != nil {
+		return err
+	}
+	bins, err := k.binaries()
+	if err != nil {
+		return err
+	}
+	_, list, err := splitSettings(k, settings)
+	if err != nil {
+		return err
+	}
+	return k.checkSettings(bins, list)
+}
+
+// unknownSettings formats the error for unknown setting names.
+func unknownSettings(kind Kind, names []string) error {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) == 1 {
+		return fmt.Errorf("%s: unknown server setting %s", kind, q[0])
+	}
+	return fmt.Errorf("%s: unknown server settings %s", kind, strings.Join(q, ", "))
+}

@@ -1,0 +1,379 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// mariaUser is the MariaDB account clients use: root@localhost with an empty password
+// (mariadb-install-db --auth-root-authentication-method=normal).
+const mariaUser = "root"
+
+// mariaConfigFile is the server's option file in the data directory.
+const mariaConfigFile = "my.cnf"
+
+// mariaPluginDir is Debian's MariaDB plugin directory, used when mariadbd does not tell.
+const mariaPluginDir = "/usr/lib/mysql/plugin"
+
+type mariaFlavor struct{}
+
+func (mariaFlavor) kind() Kind           { return MariaDB }
+func (mariaFlavor) osUser() string       { return "mysql" }
+func (mariaFlavor) socketPrefix() string { return "eb-my-" }
+
+func (mariaFlavor) socket(dir string, tcpPort int) (string, int, string) {
+	return filepath.Join(dir, "mysqld.sock"), tcpPort, mariaUser
+}
+
+// normalize: mariadbd treats "-" and "_" in option names alike.
+func (mariaFlavor) normalize(name string) string {
+	return strings.ReplaceAll(strings.ToLower(name), "_", "-")
+}
+
+func (mariaFlavor) reserved(name string) string {
+	name = strings.TrimPrefix(name, "loose-")
+	switch name {
+	case "bind-address", "skip-networking", "networking", "socket", "skip-bind-address":
+		return `the server listens on its private socket, and on 127.0.0.1 when the setting "port" is given`
+	case "datadir", "pid-file", "log-error", "user", "defaults-file", "defaults-extra-file",
+		"no-defaults", "defaults-group-suffix":
+		return "the data directory, its option file and server.log are managed"
+	}
+	return ""
+}
+
+// binaries finds mariadbd (/usr/sbin or PATH) and mariadb-install-db (/usr/bin or PATH).
+func (mariaFlavor) binaries() (binaries, error) {
+	const install = "(install: apt-get install mariadb-server)"
+	server, ok := findBinary("mariadbd", "/usr/sbin")
+	if !ok {
+		return binaries{}, fmt.Errorf("mariadbd not found on PATH or in /usr/sbin %s", install)
+	}
+	init, ok := findBinary("mariadb-install-db", "/usr/bin")
+	if !ok {
+		return binaries{}, fmt.Errorf("mariadb-install-db not found on PATH or in /usr/bin %s", install)
+	}
+	return binaries{server: server, init: init}, nil
+}
+
+// findBinary looks for name in dir, then on PATH.
+func findBinary(name, dir string) (string, bool) {
+	if p := filepath.Join(dir, name); isExecutable(p) {
+		return resolveExe(p), true
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return resolveExe(p), true
+	}
+	return "", false
+}
+
+func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, id identity, settings []setting) error {
+	var b strings.Builder
+	b.WriteString("# enginebench managed server; read with --defaults-file only (no other option file)\n[mariadbd]\n")
+	fmt.Fprintf(&b, "datadir=%s\n", mariaQuote(s.dataDir))
+	fmt.Fprintf(&b, "socket=%s\n", mariaQuote(s.sockPath))
+	fmt.Fprintf(&b, "pid-file=%s\n", mariaQuote(filepath.Join(s.dataDir, "mariadbd.pid")))
+	if s.tcpPort > 0 {
+		fmt.Fprintf(&b, "bind-address=127.0.0.1\nport=%d\n", s.tcpPort)
+	} else {
+		b.WriteString("skip-networking\n")
+	}
+	b.WriteString("# the log goes to stderr, which is server.log\n")
+	for _, st := range settings {
+		if st.value == "" {
+			fmt.Fprintf(&b, "%s\n", st.name)
+		} else {
+			fmt.Fprintf(&b, "%s=%s\n", st.name, mariaQuote(st.value))
+		}
+	}
+	cnf := filepath.Join(s.dataDir, mariaConfigFile)
+	if err := os.WriteFile(cnf, []byte(b.String()), 0o640); err != nil {
+		return fmt.Errorf("mariadb: write %s: %w", cnf, err)
+	}
+	if err := id.chown(cnf, 0o640); err != nil {
+		return fmt.Errorf("mariadb: %w", err)
+	}
+	// The bootstrap reads the same option file, so that creation-time settings
+	// (innodb_page_size, plugins) apply from the start.
+	cmd := initCommand(ctx, id, s.dataDir, bins.init, "--defaults-file="+cnf,
+		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve")
+	out, err := cmd.CombinedOutput()
+	if werr := writeLog(s.logPath, id, out); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return fmt.Errorf("mariadb: mariadb-install-db failed (%v):%s", err, indentLines(relevantLines(MariaDB, splitLines(string(out)))))
+	}
+	return nil
+}
+
+// mariaQuote quotes an option file value when it needs it (comment characters, quotes,
+// backslashes, surrounding blanks).
+func mariaQuote(v string) string {
+	if !strings.ContainsAny(v, "#;\"'\\") && strings.TrimSpace(v) == v {
+		return v
+	}
+	v = strings.ReplaceAll(v, `\`, `\\`)
+	return `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
+}
+
+// startupErrors: mariadbd starts despite some bad settings, e.g. a plugin that does not
+// load; it says so in [ERROR] lines (and in warnings about booleans it did not understand).
+func (mariaFlavor) startupErrors(log []string) []string {
+	var bad []string
+	for _, l := range log {
+		if msg := stripTimestamp(l); mariaBadLine(msg) {
+			bad = append(bad, msg)
+		}
+	}
+	if len(bad) > maxRelevant {
+		bad = bad[:maxRelevant]
+	}
+	return bad
+}
+
+// mariaBadLine reports whether a line of mariadbd's log (without its timestamp) is an error, or
+// a warning about a value that it ignored.
+func mariaBadLine(msg string) bool {
+	return strings.Contains(msg, "[ERROR]") || (strings.Contains(msg, "[Warning]") && strings.Contains(msg, "wasn't recognized"))
+}
+
+func (mariaFlavor) serverArgs(s *Server) []string {
+	return []string{"--defaults-file=" + filepath.Join(s.dataDir, mariaConfigFile)}
+}
+
+func (mariaFlavor) ready(ctx context.Context, s *Server) (string, bool, error) {
+	db, err := mariaOpen(s.sockPath, "")
+	if err != nil {
+		return "", false, err
+	}
+	defer db.Close()
+	if err := db.PingContext(ctx); err != nil {
+		return "", false, err
+	}
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+Database); err != nil {
+		return "", true, fmt.Errorf("mariadb: create database %s: %w", Database, err)
+	}
+	var version string
+	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+		return "", true, fmt.Errorf("mariadb: version: %w", err)
+	}
+	// "10.11.19-MariaDB-0+deb12u1" -> "10.11.19-MariaDB"
+	if i := strings.Index(version, "-MariaDB"); i >= 0 {
+		version = version[:i+len("-MariaDB")]
+	}
+	return version, true, nil
+}
+
+// mariaOpen returns a handle on database db through the socket at path as root.
+func mariaOpen(path, db string) (*sql.DB, error) {
+	cfg := mysql.NewConfig()
+	cfg.User = mariaUser
+	cfg.Net = "unix"
+	cfg.Addr = path
+	cfg.DBName = db
+	cfg.Timeout = 5 * time.Second
+	cfg.Logger = &mysql.NopLogger{}
+	c, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("mariadb: connection config: %w", err)
+	}
+	db1 := sql.OpenDB(c)
+	db1.SetMaxOpenConns(1)
+	return db1, nil
+}
+
+func (k mariaFlavor) checkSettings(bins binaries, settings []setting) error {
+	if len(settings) == 0 {
+		return nil
+	}
+	// Plugins add options: list the options with the plugins the settings load.
+	var pluginArgs []string
+	for _, st := range settings {
+		switch k.normalize(st.name) {
+		case "plugin-load", "plugin-load-add", "plugin-dir", "plugin-maturity":
+			pluginArgs = append(pluginArgs, mariaArg(st))
+		}
+	}
+	help, stderr, err := mariaHelp(bins, pluginArgs)
+	if err != nil {
+		return err
+	}
+	known := mariaOptionNames(help)
+	if len(known) == 0 {
+		return fmt.Errorf("mariadb: %s --verbose --help listed no options:%s", bins.server, indentLines(relevantLines(MariaDB, splitLines(stderr))))
+	}
+	var unknown []string
+	for _, st := range settings {
+		if !mariaKnown(known, k.normalize(st.name)) {
+			unknown = append(unknown, st.name)
+		}
+	}
+	if len(unknown) > 0 {
+		return unknownSettings(MariaDB, unknown)
+	}
+	// Values: mariadbd parses every option before printing its help; a bad value is an
+	// [ERROR] line (or a non-zero exit status), a bad boolean a warning.
+	args := make([]string, 0, len(settings))
+	for _, st := range settings {
+		args = append(args, mariaArg(st))
+	}
+	_, stderr, err = mariaHelp(bins, args)
+	var bad []string
+	for _, l := range splitLines(stderr) {
+		if msg := stripTimestamp(l); mariaBadLine(msg) {
+			bad = append(bad, msg)
+		}
+	}
+	if len(bad) == 0 && err != nil {
+		bad = relevantLines(MariaDB, splitLines(stderr))
+		if len(bad) == 0 {
+			bad = []string{err.Error()}
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("mariadb: server settings rejected by mariadbd:%s", indentLines(bad))
+	}
+	return nil
+}
+
+// mariaArg is a setting as a command-line option.
+func mariaArg(st setting) string {
+	if st.value == "" {
+		return "--" + st.name
+	}
+	return "--" + st.name + "=" + st.value
+}
+
+// mariaHelp runs `mariadbd --no-defaults --verbose --help` with extra options and returns its
+// standard output and error. An exit status other than 0 is returned as an error along with
+// the output.
+func mariaHelp(bins binaries, extra []string) (string, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	args := append([]string{"--no-defaults", "--verbose", "--help"}, extra...)
+	cmd := exec.CommandContext(ctx, bins.server, args...)
+	cmd.Env = serverEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			return "", "", fmt.Errorf("mariadb: %s --verbose --help: %w", bins.server, err)
+		}
+	}
+	return stdout.String(), stderr.String(), err
+}
+
+// mariaOptionRE matches an option line of mariadbd's help: "  --name..." or "  -x, --name...".
+var mariaOptionRE = regexp.MustCompile(`^  (?:-\w, )?--([A-Za-z0-9][A-Za-z0-9_-]*)`)
+
+// mariaOptionNames returns the normalised option names of mariadbd's help output: the option
+// lines, and the names of the table of variables that ends it.
+func mariaOptionNames(help string) map[string]bool {
+	known := make(map[string]bool)
+	k := mariaFlavor{}
+	inVars := false
+	sc := bufio.NewScanner(strings.NewReader(help))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "Variables (--variable-name=value)") {
+			inVars = true
+			continue
+		}
+		if inVars {
+			if f := strings.Fields(l); len(f) > 0 && !strings.HasPrefix(f[0], "---") && f[0] != "and" {
+				known[k.normalize(f[0])] = true
+			}
+			continue
+		}
+		if m := mariaOptionRE.FindStringSubmatch(l); m != nil {
+			known[k.normalize(m[1])] = true
+		}
+	}
+	return known
+}
+
+// mariaKnown reports whether a normalised option name is known, with mariadbd's prefixes:
+// loose- (never checked: mariadbd ignores it when unknown), skip-, enable-, disable-,
+// maximum-.
+func mariaKnown(known map[string]bool, name string) bool {
+	if strings.HasPrefix(name, "loose-") || known[name] {
+		return true
+	}
+	for _, p := range []string{"skip-", "enable-", "disable-", "maximum-"} {
+		if rest, ok := strings.CutPrefix(name, p); ok && known[rest] {
+			return true
+		}
+	}
+	return false
+}
+
+// AvailablePlugin reports whether the MariaDB plugin name (e.g. "ha_rocksdb") is installed in
+// mariadbd's plugin directory; the error names the Debian package that installs it, e.g.
+// "MariaDB plugin ha_rocksdb not found in /usr/lib/mysql/plugin (install: apt-get install
+// mariadb-plugin-rocksdb)".
+func AvailablePlugin(name string) error {
+	bins, err := mariaFlavor{}.binaries()
+	if err != nil {
+		return err
+	}
+	name = strings.TrimSuffix(name, ".so")
+	dir := mariaPluginDir
+	if help, _, err := mariaHelp(bins, nil); err == nil {
+		if d := mariaVariable(help, "plugin-dir"); d != "" {
+			dir = strings.TrimSuffix(d, "/")
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, name+".so")); err != nil {
+		return fmt.Errorf("MariaDB plugin %s not found in %s (install: apt-get install %s)", name, dir, mariaPluginPackage(name))
+	}
+	return nil
+}
+
+// mariaVariable returns the value of a variable in the table that ends mariadbd's help.
+func mariaVariable(help, name string) string {
+	_, vars, ok := strings.Cut(help, "Variables (--variable-name=value)")
+	if !ok {
+		return ""
+	}
+	for _, l := range strings.Split(vars, "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == name {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// mariaPluginPackage names the Debian package of a MariaDB plugin.
+func mariaPluginPackage(name string) string {
+	switch name {
+	case "ha_rocksdb":
+		return "mariadb-plugin-rocksdb"
+	case "ha_connect":
+		return "mariadb-plugin-connect"
+	case "ha_spider":
+		return "mariadb-plugin-spider"
+	case "ha_mroonga":
+		return "mariadb-plugin-mroonga"
+	case "ha_s3":
+		return "mariadb-plugin-s3"
+	case "ha_oqgraph":
+		return "mariadb-plugin-oqgraph"
+	}
+	return "mariadb-server"
+}

@@ -1,0 +1,283 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// pgDefaultPort names the socket file when no TCP port is asked for.
+const pgDefaultPort = 5432
+
+// pgSuperuser is the superuser initdb creates.
+const pgSuperuser = "postgres"
+
+type pgFlavor struct{}
+
+func (pgFlavor) kind() Kind           { return Postgres }
+func (pgFlavor) osUser() string       { return "postgres" }
+func (pgFlavor) socketPrefix() string { return "eb-pg-" }
+
+func (pgFlavor) socket(dir string, tcpPort int) (string, int, string) {
+	port := tcpPort
+	if port == 0 {
+		port = pgDefaultPort
+	}
+	return filepath.Join(dir, fmt.Sprintf(".s.PGSQL.%d", port)), port, pgSuperuser
+}
+
+// normalize: PostgreSQL's parameter names are case-insensitive.
+func (pgFlavor) normalize(name string) string { return strings.ToLower(name) }
+
+func (pgFlavor) reserved(name string) string {
+	switch name {
+	case "listen_addresses", "unix_socket_directories":
+		return `the server listens on its private socket, and on 127.0.0.1 when the setting "port" is given`
+	case "data_directory", "config_file", "hba_file", "ident_file":
+		return "the data directory holds the configuration"
+	case "logging_collector":
+		return "the server logs to server.log in its data directory"
+	}
+	return ""
+}
+
+// binaries finds postgres and initdb: in the highest /usr/lib/postgresql/N/bin, else on PATH.
+func (pgFlavor) binaries() (binaries, error) {
+	const install = "(install: apt-get install postgresql)"
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return pgDirVersion(dirs[i]) > pgDirVersion(dirs[j]) })
+	for _, d := range dirs {
+		pg, initdb := filepath.Join(d, "postgres"), filepath.Join(d, "initdb")
+		if isExecutable(pg) && isExecutable(initdb) {
+			return binaries{server: resolveExe(pg), init: resolveExe(initdb)}, nil
+		}
+	}
+	pg, err := exec.LookPath("postgres")
+	if err != nil {
+		return binaries{}, fmt.Errorf("postgres not found on PATH or in /usr/lib/postgresql/*/bin %s", install)
+	}
+	pg = resolveExe(pg)
+	initdb := filepath.Join(filepath.Dir(pg), "initdb")
+	if !isExecutable(initdb) {
+		if initdb, err = exec.LookPath("initdb"); err != nil {
+			return binaries{}, fmt.Errorf("initdb not found next to %s or on PATH %s", pg, install)
+		}
+	}
+	return binaries{server: pg, init: resolveExe(initdb)}, nil
+}
+
+// pgDirVersion is N of /usr/lib/postgresql/N/bin (versions like 9.6 sort by their float).
+func pgDirVersion(dir string) float64 {
+	v, err := strconv.ParseFloat(filepath.Base(filepath.Dir(dir)), 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+func (k pgFlavor) initialise(ctx context.Context, s *Server, bins binaries, id identity, settings []setting) error {
+	// C locale and UTF8: deterministic and the fastest collation; initdb syncs its files so
+	// that their writeback does not fall into the first measured step.
+	cmd := initCommand(ctx, id, s.dataDir, bins.init, "-D", s.dataDir, "-U", pgSuperuser,
+		"--auth=trust", "--no-locale", "-E", "UTF8")
+	out, err := cmd.CombinedOutput()
+	// initdb needs an empty directory: the log starts with its output, written afterwards.
+	if werr := writeLog(s.logPath, id, out); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: initdb failed (%v):%s", err, indentLines(relevantLines(Postgres, splitLines(string(out)))))
+	}
+	hba := "# enginebench: trust on the private unix socket and on 127.0.0.1 only\n" +
+		"local all all trust\n" +
+		"host  all all 127.0.0.1/32 trust\n"
+	if err := rewriteFile(filepath.Join(s.dataDir, "pg_hba.conf"), hba); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("\n# enginebench managed server: settings below override the ones above\n")
+	listen := ""
+	if s.tcpPort > 0 {
+		listen = "127.0.0.1"
+	}
+	fmt.Fprintf(&b, "listen_addresses = %s\n", pgQuote(listen))
+	fmt.Fprintf(&b, "port = %d\n", s.port)
+	fmt.Fprintf(&b, "unix_socket_directories = %s\n", pgQuote(s.sockDir))
+	b.WriteString("logging_collector = off\n")
+	for _, st := range settings {
+		fmt.Fprintf(&b, "%s = %s\n", st.name, pgQuote(st.value))
+	}
+	if err := appendFile(filepath.Join(s.dataDir, "postgresql.conf"), b.String()); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
+}
+
+// pgQuote quotes a value for postgresql.conf.
+func pgQuote(v string) string {
+	v = strings.ReplaceAll(v, `\`, `\\`)
+	return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+}
+
+// startupErrors: postgres refuses to start on a bad configuration; the FATAL lines of its
+// log while it starts are the refused connections of the readiness probe.
+func (pgFlavor) startupErrors([]string) []string { return nil }
+
+func (pgFlavor) serverArgs(s *Server) []string { return []string{"-D", s.dataDir} }
+
+func (pgFlavor) ready(ctx context.Context, s *Server) (string, bool, error) {
+	conn, err := pgConnect(ctx, s.sockDir, s.port, "postgres")
+	if err != nil {
+		return "", false, err
+	}
+	defer conn.Close(context.Background())
+	version, _, _ := strings.Cut(conn.ParameterStatus("server_version"), " ")
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+Database).ReadAll(); err != nil {
+		return "", true, fmt.Errorf("postgres: create database %s: %w", Database, err)
+	}
+	return version, true, nil
+}
+
+// pgConnect connects to database db through the socket in dir as the superuser.
+func pgConnect(ctx context.Context, dir string, port int, db string) (*pgconn.PgConn, error) {
+	cfg, err := pgconn.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", dir, port, pgSuperuser, db))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connection config: %w", err)
+	}
+	cfg.ConnectTimeout = 5 * time.Second
+	return pgconn.ConnectConfig(ctx, cfg)
+}
+
+func (k pgFlavor) checkSettings(bins binaries, settings []setting) error {
+	if len(settings) == 0 {
+		return nil
+	}
+	out, err := exec.Command(bins.server, "--describe-config").Output()
+	if err != nil {
+		return fmt.Errorf("postgres: %s --describe-config: %w", bins.server, err)
+	}
+	known := make(map[string]bool)
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		if name, _, ok := strings.Cut(sc.Text(), "\t"); ok {
+			known[strings.ToLower(name)] = true
+		}
+	}
+	if len(known) == 0 {
+		return fmt.Errorf("postgres: %s --describe-config listed no settings", bins.server)
+	}
+	var unknown []string
+	for _, st := range settings {
+		// Names with a dot are extensions' custom settings, unknown until the extension loads.
+		if n := k.normalize(st.name); !known[n] && !strings.Contains(n, ".") {
+			unknown = append(unknown, st.name)
+		}
+	}
+	if len(unknown) > 0 {
+		return unknownSettings(Postgres, unknown)
+	}
+	return pgCheckValues(bins, settings)
+}
+
+// pgCheckValues has postgres parse the settings as command-line options on an empty
+// configuration (`postgres -C`), which checks every value the way the server does, without
+// starting a server.
+func pgCheckValues(bins binaries, settings []setting) error {
+	id, err := serverIdentity(pgFlavor{}.osUser())
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "eb-pgcheck-")
+	if err != nil {
+		return fmt.Errorf("postgres: check settings: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	if err := id.checkReach(filepath.Dir(dir)); err != nil {
+		return fmt.Errorf("postgres: check settings: %s cannot reach %s: %w", id, dir, err)
+	}
+	conf := filepath.Join(dir, "postgresql.conf")
+	if err := os.WriteFile(conf, nil, 0o600); err != nil {
+		return fmt.Errorf("postgres: check settings: %w", err)
+	}
+	if err := id.chown(conf, 0o600); err != nil {
+		return fmt.Errorf("postgres: check settings: %w", err)
+	}
+	if err := id.chown(dir, 0o700); err != nil {
+		return fmt.Errorf("postgres: check settings: %w", err)
+	}
+	args := []string{"-D", dir, "-C", "server_version"}
+	for _, st := range settings {
+		args = append(args, "-c", st.name+"="+st.value)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := initCommand(ctx, id, dir, bins.server, args...).CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return fmt.Errorf("postgres: check settings: %w", err)
+	}
+	return fmt.Errorf("postgres: server settings rejected:%s", indentLines(relevantLines(Postgres, splitLines(string(out)))))
+}
+
+// writeLog appends b to the log file at path (created for id).
+func writeLog(path string, id identity, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
+	if err != nil {
+		return fmt.Errorf("log: %w", err)
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("log: %w", err)
+	}
+	return id.chown(path, 0o640)
+}
+
+// rewriteFile replaces the contents of an existing file, keeping its owner and mode.
+func rewriteFile(path, content string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// appendFile appends content to an existing file.
+func appendFile(path, content string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

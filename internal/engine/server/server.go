@@ -1,0 +1,494 @@
+// Package server starts and stops throwaway database servers (PostgreSQL, MariaDB) for
+// benchmark runs: initialised into an empty data directory, listening on a private unix socket
+// (and on 127.0.0.1 only when a port is asked for), stopped and cleaned up at the end.
+//
+// The lifecycle is shared by both kinds: the server binaries run as an unprivileged user when
+// enginebench runs as root (PostgreSQL refuses to run as root): the distribution's own user
+// (postgres, mysql) or else nobody, which owns the data directory and the socket directory.
+// Every server process is started in a process group of its own with a parent-death signal,
+// so that a killed enginebench leaves no server behind.
+//
+// Layout of Options.DataDir: it is the server's own data directory (PGDATA for PostgreSQL,
+// datadir for MariaDB), and it also holds server.log (the server's stderr, and the output of
+// initdb / mariadb-install-db) and, for MariaDB, my.cnf. PostgreSQL's settings are appended to
+// DataDir/postgresql.conf.
+//
+// Authentication: no password. PostgreSQL is initialised with the superuser "postgres" and
+// trust authentication for the unix socket and 127.0.0.1 only. MariaDB is initialised with
+// --auth-root-authentication-method=normal: root@localhost has an empty password, so a client
+// connects as root whatever its OS user. The socket directory is private (mode 0700, owned
+// by the server user), so only root and the server user reach it.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Kind is a kind of managed server.
+type Kind string
+
+// The kinds of managed servers.
+const (
+	Postgres Kind = "postgres"
+	MariaDB  Kind = "mariadb"
+)
+
+// Database is the database that Start creates and that engines use.
+const Database = "enginebench"
+
+// LogFile is the name of the server's log file in the data directory.
+const LogFile = "server.log"
+
+// Timeouts of the lifecycle.
+const (
+	readyTimeout    = 5 * time.Minute  // Start: until the server accepts connections
+	shutdownTimeout = 60 * time.Second // Stop: clean shutdown before SIGKILL
+	killTimeout     = 30 * time.Second // Stop: until no process of the tree is left
+)
+
+// Options describes a managed server to start.
+type Options struct {
+	// DataDir exists and is empty; the server's data files and its log go under it.
+	DataDir string
+	// Settings are server variables written to the configuration file (postgresql.conf lines
+	// `name = 'value'`, my.cnf `[mariadbd]` lines `name=value`). The variable "port" is special:
+	// absent or "0" = unix socket only (no TCP at all); N = also listen on 127.0.0.1:N (never
+	// another address). An already used port or socket is a clear error.
+	Settings map[string]string
+	// Log receives one line when the server starts (version, socket, pid) and when it stops; nil discards.
+	Log io.Writer
+}
+
+// Server is a running managed server.
+type Server struct {
+	kind     Kind
+	dataDir  string // absolute, symlinks resolved
+	sockDir  string
+	sockPath string
+	port     int // Port()
+	tcpPort  int // the TCP port asked for; 0: unix socket only
+	user     string
+	version  string
+	logPath  string
+	logStart int64  // offset of the log where the server process's output starts
+	exe      string // the server binary, as /proc/<pid>/exe shows it
+	uid      int    // the user the server runs as
+	pid      int
+	log      io.Writer
+
+	exited  chan struct{}
+	waitErr error // set before exited is closed
+
+	started  bool        // Start succeeded (set before Start returns)
+	stopping atomic.Bool // Stop was called
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Kind is the kind of the server.
+func (s *Server) Kind() Kind { return s.kind }
+
+// PID of the server's main process (postmaster / mariadbd): the root of its process tree.
+func (s *Server) PID() int { return s.pid }
+
+// SocketDir is the directory that holds the unix socket.
+func (s *Server) SocketDir() string { return s.sockDir }
+
+// SocketPath is the unix socket file (for postgres: SocketDir()/.s.PGSQL.<Port()>).
+func (s *Server) SocketPath() string { return s.sockPath }
+
+// Port is the TCP port when one was asked for (0 otherwise for MariaDB); for postgres it is
+// also the number in the socket file name (5432 when no port was asked for).
+func (s *Server) Port() int { return s.port }
+
+// User to connect as. No password: the socket is private to this host's root and the server
+// user.
+func (s *Server) User() string { return s.user }
+
+// Database to connect to: "enginebench".
+func (s *Server) Database() string { return Database }
+
+// Version is the server version string (e.g. "15.18", "10.11.19-MariaDB").
+func (s *Server) Version() string { return s.version }
+
+// DataDir is the server's data directory (Options.DataDir, made absolute).
+func (s *Server) DataDir() string { return s.dataDir }
+
+// LogPath is the server's log file.
+func (s *Server) LogPath() string { return s.logPath }
+
+// DSN returns a connection string for the server's driver, with no password: for postgres a
+// pgx keyword/value string over the unix socket, for MariaDB a go-sql-driver/mysql DSN over
+// the unix socket.
+func (s *Server) DSN() string {
+	if s.kind == Postgres {
+		return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", s.sockDir, s.port, s.user, Database)
+	}
+	return fmt.Sprintf("%s@unix(%s)/%s", s.user, s.sockPath, Database)
+}
+
+// Exited is closed when the server process has exited (killed, crashed or stopped).
+func (s *Server) Exited() <-chan struct{} { return s.exited }
+
+// Alive returns nil while the server process runs, or an error that says it is gone, how it
+// exited and the last error lines of its log.
+func (s *Server) Alive() error {
+	select {
+	case <-s.exited:
+		if s.stopping.Load() {
+			return fmt.Errorf("%s server (pid %d) was stopped", s.kind, s.pid)
+		}
+		return fmt.Errorf("%s server (pid %d) is gone (%s)%s", s.kind, s.pid, exitText(s.waitErr),
+			indentLines(s.relevantLog()))
+	default:
+		return nil
+	}
+}
+
+// LogTail returns the last n lines of the server's log, for error messages.
+func (s *Server) LogTail(n int) string {
+	return strings.Join(tailLines(s.logPath, 0, n), "\n")
+}
+
+// Processes returns the PIDs of the server's process tree (its main process, its children,
+// and processes of the server binary working in its data directory, which survive the main
+// process when it is killed), in ascending order.
+func (s *Server) Processes() ([]int, error) {
+	return s.tree()
+}
+
+// Stop shuts the server down (a fast/clean shutdown, then SIGKILL of its whole process tree
+// after a timeout), waits until no process of it remains, and removes its socket directory.
+// Its data directory stays (the caller removes it unless --keep). Safe to call more than once
+// and after the server died.
+func (s *Server) Stop() error {
+	s.stopOnce.Do(func() { s.stopErr = s.stop() })
+	return s.stopErr
+}
+
+func (s *Server) stop() error {
+	s.stopping.Store(true)
+	var errs []error
+	select {
+	case <-s.exited:
+	default:
+		sig := syscall.SIGTERM // MariaDB: clean shutdown
+		if s.kind == Postgres {
+			sig = syscall.SIGINT // fast shutdown
+		}
+		if err := syscall.Kill(s.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			errs = append(errs, fmt.Errorf("signal %s server pid %d: %w", s.kind, s.pid, err))
+		}
+		select {
+		case <-s.exited:
+		case <-time.After(shutdownTimeout):
+			errs = append(errs, fmt.Errorf("%s server pid %d did not shut down within %s; killed it", s.kind, s.pid, shutdownTimeout))
+		}
+	}
+	if err := s.killTree(killTimeout); err != nil {
+		errs = append(errs, err)
+	}
+	// The main process may be a zombie, which killTree does not count, until Wait reaps it.
+	select {
+	case <-s.exited:
+	case <-time.After(killTimeout):
+		errs = append(errs, fmt.Errorf("%s server pid %d: no exit status %s after SIGKILL", s.kind, s.pid, killTimeout))
+	}
+	if err := os.RemoveAll(s.sockDir); err != nil {
+		errs = append(errs, fmt.Errorf("remove socket directory: %w", err))
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if s.log != nil && s.started {
+		fmt.Fprintf(s.log, "%s server stopped: pid %d (%s)\n", s.kind, s.pid, exitText(s.waitErr))
+	}
+	return nil
+}
+
+// Start initialises (initdb / mariadb-install-db) and starts a server, waits until it accepts
+// connections (bounded by ctx and a generous timeout), and creates the database Database.
+// On any failure nothing is left running, and the error carries the server's own message (the
+// relevant lines of its log), e.g. a setting the server rejects.
+func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
+	k, err := kindOf(kind)
+	if err != nil {
+		return nil, err
+	}
+	bins, err := k.binaries()
+	if err != nil {
+		return nil, err
+	}
+	port, settings, err := splitSettings(k, o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	dataDir, err := prepareDataDir(kind, o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	id, err := serverIdentity(k.osUser())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", kind, err)
+	}
+	if err := id.checkReach(filepath.Dir(dataDir)); err != nil {
+		return nil, fmt.Errorf("%s: the server runs as %s, which cannot reach the data directory %s: %w",
+			kind, id, dataDir, err)
+	}
+	if err := id.chown(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("%s: data directory: %w", kind, err)
+	}
+	if port > 0 {
+		if err := checkPortFree(port); err != nil {
+			return nil, fmt.Errorf("%s: %w", kind, err)
+		}
+	}
+	sockDir, err := makeSocketDir(k.socketPrefix(), id)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", kind, err)
+	}
+	s := &Server{
+		kind:    kind,
+		dataDir: dataDir,
+		sockDir: sockDir,
+		tcpPort: port,
+		logPath: filepath.Join(dataDir, LogFile),
+		exe:     bins.server,
+		uid:     id.uid,
+		log:     o.Log,
+		exited:  make(chan struct{}),
+	}
+	s.sockPath, s.port, s.user = k.socket(sockDir, port)
+	if err := checkSocketFree(s.sockPath); err != nil {
+		_ = os.RemoveAll(sockDir)
+		return nil, fmt.Errorf("%s: %w", kind, err)
+	}
+	if err := s.start(ctx, k, bins, id, settings); err != nil {
+		_ = s.Stop() // kills whatever was started and removes the socket directory
+		return nil, err
+	}
+	s.started = true
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "%s server %s started: pid %d, socket %s, data %s\n", kind, s.version, s.pid, s.sockPath, dataDir)
+	}
+	return s, nil
+}
+
+// start runs the kind-specific initialisation, starts the server process and waits until it
+// is ready. On error the caller stops the server.
+func (s *Server) start(ctx context.Context, k flavor, bins binaries, id identity, settings []setting) error {
+	if err := k.initialise(ctx, s, bins, id, settings); err != nil {
+		close(s.exited) // nothing runs
+		return err
+	}
+	logf, err := os.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
+	if err != nil {
+		close(s.exited)
+		return fmt.Errorf("%s: open log: %w", s.kind, err)
+	}
+	defer logf.Close() // the child has its own descriptor
+	if err := id.chown(s.logPath, 0o640); err != nil {
+		close(s.exited)
+		return fmt.Errorf("%s: log: %w", s.kind, err)
+	}
+	if st, err := logf.Stat(); err == nil {
+		s.logStart = st.Size()
+	}
+	cmd := serverCommand(id, s.dataDir, bins.server, k.serverArgs(s)...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		close(s.exited)
+		return fmt.Errorf("%s: start %s: %w", s.kind, bins.server, err)
+	}
+	s.pid = cmd.Process.Pid
+	go func() {
+		s.waitErr = cmd.Wait()
+		close(s.exited)
+	}()
+
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	var lastErr error
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.exited:
+			return fmt.Errorf("%s server did not start (%s); its log %s says:%s", s.kind, exitText(s.waitErr),
+				s.logPath, indentLines(s.relevantLog()))
+		default:
+		}
+		version, connected, err := k.ready(ctx, s)
+		if connected {
+			s.version = version
+			if err != nil {
+				return err
+			}
+			if bad := k.startupErrors(readLog(s.logPath, s.logStart)); len(bad) > 0 {
+				return fmt.Errorf("%s server reported errors while starting; its log %s says:%s", s.kind, s.logPath, indentLines(bad))
+			}
+			return nil
+		}
+		lastErr = err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s server did not accept connections on %s: %w (last attempt: %v)%s", s.kind, s.sockPath,
+				ctx.Err(), lastErr, indentLines(s.relevantLog()))
+		case <-tick.C:
+		}
+	}
+}
+
+// exitText describes how a process ended.
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// indentLines formats log lines for an error message: each on its own indented line.
+func indentLines(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return "\n    " + strings.Join(lines, "\n    ")
+}
+
+// setting is one server variable for the configuration file.
+type setting struct{ name, value string }
+
+// splitSettings validates settings' names and values for the configuration file, takes out
+// "port", rejects the names the package manages itself, and returns the rest sorted by name.
+func splitSettings(k flavor, m map[string]string) (int, []setting, error) {
+	port := 0
+	var out []setting
+	seen := make(map[string]string)
+	for name, value := range m {
+		if !validName(name) {
+			return 0, nil, fmt.Errorf("%s: invalid server setting name %q", k.kind(), name)
+		}
+		n := k.normalize(name)
+		if other, dup := seen[n]; dup {
+			return 0, nil, fmt.Errorf("%s: server settings %q and %q are the same", k.kind(), other, name)
+		}
+		seen[n] = name
+		if n == "port" {
+			p, err := parsePort(value)
+			if err != nil {
+				return 0, nil, fmt.Errorf("%s: setting port: %w", k.kind(), err)
+			}
+			port = p
+			continue
+		}
+		if strings.ContainsAny(value, "\n\r\x00") {
+			return 0, nil, fmt.Errorf("%s: server setting %s: the value must be one line", k.kind(), name)
+		}
+		if why := k.reserved(n); why != "" {
+			return 0, nil, fmt.Errorf("%s: server setting %q is managed by enginebench (%s)", k.kind(), name, why)
+		}
+		out = append(out, setting{name, value})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return port, out, nil
+}
+
+// validName reports whether name can be a server variable name (letters, digits, _ - .).
+func validName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func parsePort(v string) (int, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	p, err := strconv.Atoi(v)
+	if err != nil || p < 0 || p > 65535 {
+		return 0, fmt.Errorf("%q is not a TCP port (0 = unix socket only, or 1..65535)", v)
+	}
+	return p, nil
+}
+
+// prepareDataDir checks that dir exists, is a directory and is empty, and returns its
+// absolute path with symlinks resolved (the path the server's processes see as their cwd).
+func prepareDataDir(kind Kind, dir string) (string, error) {
+	if dir == "" {
+		return "", fmt.Errorf("%s: no data directory given", kind)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: data directory: %w", kind, err)
+	}
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: data directory: %w", kind, err)
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: data directory: %w", kind, err)
+	}
+	if len(entries) > 0 {
+		return "", fmt.Errorf("%s: data directory %s is not empty", kind, abs)
+	}
+	return abs, nil
+}
+
+// serverCommand returns a command that runs a server binary as id in its own process group,
+// killed when enginebench dies, in dir, with a small fixed environment.
+func serverCommand(id identity, dir, bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = serverEnv()
+	cmd.SysProcAttr = sysProcAttr(id)
+	return cmd
+}
+
+// initCommand is serverCommand for a short-lived initialisation program bounded by ctx: when
+// ctx ends, its whole process group is killed.
+func initCommand(ctx context.Context, id identity, dir, bin string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = serverEnv()
+	cmd.SysProcAttr = sysProcAttr(id)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	return cmd
+}
+
+// serverEnv is the environment of server processes: PATH (for the install scripts), the C
+// locale, and TZ when set.
+func serverEnv() []string {
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	}
+	env := []string{"PATH=" + path, "LC_ALL=C", "LANG=C"}
+	if tz, ok := os.LookupEnv("TZ"); ok {
+		env = append(env, "TZ="+tz)
+	}
+	return env
+}
