@@ -30,7 +30,9 @@ type Config struct {
 	Engine string
 	// Settings overrides the engine's default settings by name; unknown names are an error.
 	Settings map[string]string
-	// DataDir is the directory that holds this configuration's data files. It exists and is empty.
+	// DataDir is the directory that holds this configuration's data files. It exists and is
+	// empty, except with DSN: then it is the existing server's data directory, which is only
+	// measured (its device and size), never written or removed, or "" when unknown.
 	DataDir string
 	// DSN, for a server engine, connects to an existing server instead of starting a managed
 	// one. It may hold credentials: it is never printed, logged or written to results.
@@ -191,7 +193,7 @@ func (r *Registry) Check(cfg Config) error {
 	if d.Server && d.CheckSettings != nil {
 		return d.CheckSettings(cfg.Settings)
 	}
-	if cfg.DSN != "" {
+	if cfg.DSN != "" && !d.Server {
 		return fmt.Errorf("engine %s is not a server: --dsn does not apply to it", d.Name)
 	}
 	known := make(map[string]bool, len(d.Settings))

@@ -101,3 +101,29 @@ func TestSettingParsers(t *testing.T) {
 		t.Error("BoolSetting accepted maybe")
 	}
 }
+
+func TestCheckDSN(t *testing.T) {
+	open := func(context.Context, Config) (Engine, error) { return nil, nil }
+	missing := func() error { return errors.New("srv not installed") }
+	reg, err := NewRegistry(
+		Driver{Name: "emb", Open: open},
+		Driver{Name: "srv", Server: true, Available: missing, Open: open,
+			CheckSettings: func(map[string]string) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cfg  Config
+		want string // "" = accepted
+	}{
+		{Config{Engine: "emb", DSN: "x"}, "not a server"},
+		{Config{Engine: "srv", DSN: "x"}, ""},
+		{Config{Engine: "srv"}, "not installed"},
+		{Config{Engine: "srv", DSN: "x", Settings: map[string]string{"a": "1"}}, "managed server only"},
+	} {
+		err := reg.Check(tc.cfg)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("Check(%+v) = %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+}

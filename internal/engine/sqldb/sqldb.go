@@ -26,7 +26,7 @@ const (
 	BigInt ColType = iota
 	Int
 	TinyInt
-	Timestamp // seconds since the epoch; stored as the dialect's datetime or an integer
+	Timestamp // a point in time: written with Dialect.TimestampFromUnix, read with TimestampToUnix
 	VarChar   // variable length text with a maximum length (see Dialect.Type)
 	Text
 )
@@ -56,4 +56,10 @@ type Dialect interface {
 	// Retryable reports whether err is a transient conflict (deadlock, lock wait timeout,
 	// serialization failure, busy) after which the statement or transaction may be retried.
 	Retryable(err error) bool
+	// TimestampFromUnix returns the expression that turns arg (a bind parameter holding
+	// seconds since the epoch, UTC) into the value of a Timestamp column, e.g. in VALUES.
+	TimestampFromUnix(arg string) string
+	// TimestampToUnix returns the expression that reads the Timestamp column col back as an
+	// integer of seconds since the epoch, the value TimestampFromUnix stored.
+	TimestampToUnix(col string) string
 }

@@ -222,3 +222,9 @@ func (SQLiteDialect) DeleteOldest(table, pk string, limit int) string {
 
 // Retryable reports whether err (or an error it wraps) is SQLITE_BUSY or SQLITE_LOCKED.
 func (SQLiteDialect) Retryable(err error) bool { return sqliteRetryable(err) }
+
+// TimestampFromUnix returns arg: SQLite stores a Timestamp as its integer of unix seconds.
+func (SQLiteDialect) TimestampFromUnix(arg string) string { return arg }
+
+// TimestampToUnix returns col: a Timestamp column already holds unix seconds.
+func (SQLiteDialect) TimestampToUnix(col string) string { return col }

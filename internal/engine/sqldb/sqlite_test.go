@@ -188,6 +188,9 @@ func TestSQLiteDialectStrings(t *testing.T) {
 	if got := d.IndexHint("pi1_pdc"); got != " INDEXED BY pi1_pdc" {
 		t.Errorf("IndexHint = %q", got)
 	}
+	if from, to := d.TimestampFromUnix("?"), d.TimestampToUnix("dateandtime"); from != "?" || to != "dateandtime" {
+		t.Errorf("TimestampFromUnix = %q, TimestampToUnix = %q; want the integer itself", from, to)
+	}
 }
 
 // createPI creates table pi1 with the dialect's DDL and an index, and inserts n rows.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -65,7 +66,9 @@ func (b *sqlBackend) count(ctx context.Context, t *table, idx int) (int64, error
 	q := fmt.Sprintf("SELECT count(*) FROM %s%s WHERE %s >= ?", t.name, b.hint(t, idx), first)
 	q = b.bind(q)
 	var n int64
-	if err := b.db.QueryRowContext(ctx, q, int64(-1)<<62).Scan(&n); err != nil {
+	// Below every value of every column, and within the range of an INT column: PostgreSQL
+	// types the parameter as the column and refuses a larger one.
+	if err := b.db.QueryRowContext(ctx, q, int64(math.MinInt32)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count %s through %s: %w", t.name, indexNames[idx], err)
 	}
 	return n, nil
@@ -145,11 +148,12 @@ func (s *sqlSession) insert(ctx context.Context, t *table, rows []Row) error {
 		var sb strings.Builder
 		sb.WriteString("INSERT INTO " + t.name +
 			" (dateandtime, cashregisterid, customerid, productid, price, data) VALUES ")
+		tuple := "(" + s.b.d.TimestampFromUnix("?") + ",?,?,?,?,?)"
 		for i := 0; i < n; i++ {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			sb.WriteString("(?,?,?,?,?,?)")
+			sb.WriteString(tuple)
 		}
 		return sb.String()
 	})
@@ -202,8 +206,10 @@ func (s *sqlSession) rangeQuery(ctx context.Context, t *table, idx int, start in
 	st, err := s.stmt(ctx, stmtKey{t.no, int(stmtRange), idx, limit}, func() string {
 		cols := indexColumns[idx]
 		first := strings.SplitN(cols, ",", 2)[0]
+		// dateandtime (of pdc) is read back as unix seconds.
+		sel := strings.Replace(cols, "dateandtime", s.b.d.TimestampToUnix("dateandtime"), 1)
 		return fmt.Sprintf("SELECT %s FROM %s%s WHERE %s >= ? ORDER BY %s LIMIT %d",
-			cols, t.name, s.b.hint(t, idx), first, cols, limit)
+			sel, t.name, s.b.hint(t, idx), first, cols, limit)
 	})
 	if err != nil {
 		return 0, err

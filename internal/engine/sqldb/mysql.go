@@ -1,0 +1,731 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/server"
+)
+
+// The innodb and myrocks engines: MariaDB through github.com/go-sql-driver/mysql, with tables of
+// ENGINE=InnoDB or ENGINE=ROCKSDB. They share everything but their settings, stats, cleanup and
+// data files.
+
+// Polling of the cleanups: how often the server is asked, and how long InnoDB's dirty page
+// count may stay above its lowest value before the flush counts as done (purge keeps
+// dirtying pages after the last write).
+const (
+	mysqlCleanupPoll  = 250 * time.Millisecond
+	innodbFlushStable = 5 * time.Second
+	rocksSettleChecks = 3 // consecutive settled readings that end a MyRocks cleanup
+)
+
+// mysqlTimeZone is the session time zone of every connection: FROM_UNIXTIME and
+// UNIX_TIMESTAMP convert unix seconds in it, and UTC has no daylight saving gap in which a
+// value could not round-trip.
+const mysqlTimeZone = "'+00:00'"
+
+// innodbSettings are the server variables the innodb engine writes to my.cnf of a managed
+// server. Any other MariaDB variable is accepted as an override and passed on.
+//
+// They follow the InnoDB configurations of the published Insert Benchmark results on small
+// servers (mdcallag/mytools bench/conf, e.g. my.cnf.cz10b_bee for MariaDB 10.11), scaled to a
+// 2-core, 24 GB machine: a buffer pool that holds the cached scale, a large redo log, commits
+// that write the redo log but sync it once a second, O_DIRECT, dirty pages allowed up to 90%
+// of the buffer pool, and an I/O capacity for SSDs. The binary log stays off (MariaDB's
+// default): a throwaway server has no replica.
+func innodbSettings() []engine.Setting {
+	return []engine.Setting{
+		{Name: "port", Default: "0",
+			Doc: "0: unix socket only; N: also listen on 127.0.0.1:N"},
+		{Name: "innodb_buffer_pool_size", Default: "8G",
+			Doc: "buffer pool; the cached scale (about 2 GB per table with its indexes) fits in it"},
+		{Name: "innodb_log_file_size", Default: "2G",
+			Doc: "redo log size (one file, preallocated): checkpoints are driven by it"},
+		{Name: "innodb_flush_log_at_trx_commit", Default: "2",
+			Doc: "a commit writes the redo log; it is synced once a second"},
+		{Name: "innodb_flush_method", Default: "O_DIRECT",
+			Doc: "data files bypass the OS page cache"},
+		{Name: "innodb_max_dirty_pages_pct", Default: "90",
+			Doc: "dirty pages allowed in the buffer pool, in percent"},
+		{Name: "innodb_max_dirty_pages_pct_lwm", Default: "80",
+			Doc: "dirty page percentage from which pre-flushing starts"},
+		{Name: "innodb_io_capacity", Default: "10000",
+			Doc: "background flush rate in pages per second (an SSD)"},
+		{Name: "innodb_io_capacity_max", Default: "20000",
+			Doc: "background flush rate when flushing is behind"},
+		{Name: "innodb_autoinc_lock_mode", Default: "2",
+			Doc: "interleaved auto-increment locking: concurrent inserts into one table do not serialize on it"},
+		{Name: "innodb_buffer_pool_dump_at_shutdown", Default: "OFF",
+			Doc: "no buffer pool dump when the server stops"},
+		{Name: "innodb_buffer_pool_load_at_startup", Default: "OFF",
+			Doc: "no buffer pool load when the server starts"},
+	}
+}
+
+// myrocksSettings are the server variables the myrocks engine writes to my.cnf of a managed
+// server: the plugin, and MyRocks settings following the published configurations (a block
+// cache that holds the cached scale, leveled compaction with dynamic level sizes, LZ4, a WAL
+// synced once a second like InnoDB's redo log above).
+func myrocksSettings() []engine.Setting {
+	return []engine.Setting{
+		{Name: "port", Default: "0",
+			Doc: "0: unix socket only; N: also listen on 127.0.0.1:N"},
+		{Name: "plugin_load_add", Default: "ha_rocksdb",
+			Doc: "loads the MyRocks storage engine (mariadb-plugin-rocksdb)"},
+		{Name: "rocksdb_block_cache_size", Default: "8G",
+			Doc: "block cache; the cached scale fits in it"},
+		{Name: "rocksdb_flush_log_at_trx_commit", Default: "2",
+			Doc: "a commit writes the WAL; it is synced once a second"},
+		{Name: "rocksdb_max_background_jobs", Default: "2",
+			Doc: "flush and compaction threads (2 cores)"},
+		{Name: "rocksdb_default_cf_options",
+			Default: "level_compaction_dynamic_level_bytes=true;compression=kLZ4Compression;bottommost_compression=kLZ4Compression",
+			Doc:     "options of the column families (RocksDB option string)"},
+	}
+}
+
+// InnoDBDriver returns the driver of the "innodb" engine: MariaDB's InnoDB through
+// github.com/go-sql-driver/mysql, on a managed MariaDB server (package server) started on
+// Config.DataDir with the settings merged over innodbSettings, or on an existing server given by
+// Config.DSN (a go-sql-driver/mysql DSN naming a database), where it creates nothing but the
+// benchmark tables.
+//
+// The engine implements DB, engine.Server, engine.Liveness, engine.Cleaner, engine.Statser and
+// engine.DataFiler. Statements a workload prepares on a connection are server-side prepared
+// statements.
+func InnoDBDriver() engine.Driver {
+	return newServerDriver(serverDriverSpec{
+		name: "innodb",
+		description: "MariaDB InnoDB (clustered B-tree, MVCC with purge) through github.com/go-sql-driver/mysql; " +
+			"a managed server, or an existing one with --dsn",
+		kind:      server.MariaDB,
+		settings:  innodbSettings(),
+		available: func() error { return server.Available(server.MariaDB) },
+		open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+			return openMySQL(ctx, cfg, "innodb", false)
+		},
+	})
+}
+
+// MyRocksDriver returns the driver of the "myrocks" engine: MariaDB's MyRocks (RocksDB) through
+// github.com/go-sql-driver/mysql, like InnoDBDriver with tables of ENGINE=ROCKSDB and the
+// plugin loaded on a managed server.
+func MyRocksDriver() engine.Driver {
+	return newServerDriver(serverDriverSpec{
+		name: "myrocks",
+		description: "MariaDB MyRocks (RocksDB LSM) through github.com/go-sql-driver/mysql; " +
+			"a managed server, or an existing one with --dsn",
+		kind:     server.MariaDB,
+		settings: myrocksSettings(),
+		available: func() error {
+			if err := server.Available(server.MariaDB); err != nil {
+				return err
+			}
+			return server.AvailablePlugin("ha_rocksdb")
+		},
+		open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+			return openMySQL(ctx, cfg, "myrocks", true)
+		},
+	})
+}
+
+// MySQLDialect is the Dialect of MySQL and MariaDB. Engine is the storage engine of the tables
+// (InnoDB, ROCKSDB); empty leaves the server's default.
+type MySQLDialect struct {
+	Engine string
+}
+
+var _ Dialect = MySQLDialect{}
+
+// Name returns "mysql".
+func (MySQLDialect) Name() string { return "mysql" }
+
+// Placeholder returns "?".
+func (MySQLDialect) Placeholder(int) string { return "?" }
+
+// Type maps portable column types to BIGINT, INT, TINYINT, DATETIME (as the reference's
+// dateandtime; 5 bytes), VARCHAR(size) and TEXT. An unknown ColType yields "".
+func (MySQLDialect) Type(t ColType, size int) string {
+	switch t {
+	case BigInt:
+		return "BIGINT"
+	case Int:
+		return "INT"
+	case TinyInt:
+		return "TINYINT"
+	case Timestamp:
+		return "DATETIME"
+	case VarChar:
+		return fmt.Sprintf("VARCHAR(%d)", max(size, 1))
+	case Text:
+		return "TEXT"
+	}
+	return ""
+}
+
+// AutoIncrementPK returns "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY": the table is clustered on
+// it (InnoDB) or keyed by it (MyRocks), in insert order.
+func (MySQLDialect) AutoIncrementPK() string { return "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY" }
+
+// TableOptions returns " ENGINE=<Engine>", or "" when Engine is empty.
+func (d MySQLDialect) TableOptions() string {
+	if d.Engine == "" {
+		return ""
+	}
+	return " ENGINE=" + d.Engine
+}
+
+// IndexHint returns " FORCE INDEX (index)", as the reference's queries.
+func (MySQLDialect) IndexHint(index string) string { return " FORCE INDEX (" + index + ")" }
+
+// PrimaryKeyHint returns " FORCE INDEX (PRIMARY)".
+func (MySQLDialect) PrimaryKeyHint() string { return " FORCE INDEX (PRIMARY)" }
+
+// DeleteOldest returns DELETE FROM table WHERE pk >= ? ORDER BY pk LIMIT limit.
+func (MySQLDialect) DeleteOldest(table, pk string, limit int) string {
+	return fmt.Sprintf("DELETE FROM %[1]s WHERE %[2]s >= ? ORDER BY %[2]s LIMIT %[3]d", table, pk, limit)
+}
+
+// Retryable reports whether err (or an error it wraps) is a server error 1213 (deadlock; MyRocks
+// also reports snapshot conflicts with it), 1205 (lock wait timeout, InnoDB's and MyRocks') or
+// 1020 (record changed since last read: InnoDB with innodb_snapshot_isolation). A lost
+// connection is not retryable.
+func (MySQLDialect) Retryable(err error) bool {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return false
+	}
+	switch me.Number {
+	case 1213, 1205, 1020:
+		return true
+	}
+	return false
+}
+
+// TimestampFromUnix returns FROM_UNIXTIME(arg); every connection of the engine uses the time
+// zone UTC, so that the value reads back unchanged.
+func (MySQLDialect) TimestampFromUnix(arg string) string { return "FROM_UNIXTIME(" + arg + ")" }
+
+// TimestampToUnix returns UNIX_TIMESTAMP(col).
+func (MySQLDialect) TimestampToUnix(col string) string { return "UNIX_TIMESTAMP(" + col + ")" }
+
+// mysqlDB is an open innodb or myrocks engine.
+type mysqlDB struct {
+	serverCore
+	rocks bool // myrocks
+}
+
+var (
+	_ DB               = (*mysqlDB)(nil)
+	_ engine.Server    = (*mysqlDB)(nil)
+	_ engine.Liveness  = (*mysqlDB)(nil)
+	_ engine.Cleaner   = (*mysqlDB)(nil)
+	_ engine.Statser   = (*mysqlDB)(nil)
+	_ engine.DataFiler = (*mysqlDB)(nil)
+)
+
+// openMySQL opens the innodb or myrocks engine on a managed server or on the server of cfg.DSN.
+func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) (engine.Engine, error) {
+	defs := innodbSettings()
+	dialect := MySQLDialect{Engine: "InnoDB"}
+	if rocks {
+		defs = myrocksSettings()
+		dialect = MySQLDialect{Engine: "ROCKSDB"}
+	}
+	e := &mysqlDB{serverCore: serverCore{name: name, dialect: dialect}, rocks: rocks}
+	var mc *mysql.Config
+	if cfg.DSN == "" {
+		settings := engine.MergeSettings(defs, cfg.Settings)
+		srv, err := startManaged(ctx, name, server.MariaDB, cfg, settings)
+		if err != nil {
+			return nil, err
+		}
+		e.srv, e.version, e.settings = srv, srv.Version(), settings
+		mc = mysql.NewConfig()
+		mc.Net, mc.Addr, mc.User, mc.DBName = "unix", srv.SocketPath(), srv.User(), srv.Database()
+	} else {
+		e.secrets, e.dbPID = dsnSecrets(cfg.DSN), cfg.DBPID
+		var err error
+		if mc, err = mysql.ParseDSN(cfg.DSN); err != nil {
+			return nil, e.redact(fmt.Errorf("%s: the DSN is not a valid go-sql-driver/mysql DSN: %w", name, err))
+		}
+		if mc.Passwd != "" {
+			e.secrets = append(e.secrets, mc.Passwd)
+		}
+		if mc.DBName == "" {
+			return nil, fmt.Errorf("%s: the DSN names no database (user:password@tcp(host:port)/database): the benchmark tables go there", name)
+		}
+	}
+	if err := e.connect(ctx, mc); err != nil {
+		return nil, errors.Join(err, e.Close())
+	}
+	if cfg.DSN != "" {
+		if err := e.describeExternal(ctx, mc, defs); err != nil {
+			return nil, errors.Join(err, e.Close())
+		}
+	}
+	return e, nil
+}
+
+// connect opens the pool on mc and checks that the server answers (and, for myrocks, that
+// it has the ROCKSDB engine).
+func (e *mysqlDB) connect(ctx context.Context, mc *mysql.Config) error {
+	if mc.Params == nil {
+		mc.Params = map[string]string{}
+	}
+	mc.Params["time_zone"] = mysqlTimeZone
+	mc.InterpolateParams = false // server-side prepared statements
+	mc.Logger = &mysql.NopLogger{}
+	if mc.Timeout == 0 {
+		mc.Timeout = 30 * time.Second
+	}
+	conn, err := mysql.NewConnector(mc)
+	if err != nil {
+		return e.redact(fmt.Errorf("%s: connection settings: %w", e.name, err))
+	}
+	e.db = sql.OpenDB(conn)
+	e.db.SetMaxIdleConns(serverMaxIdleConns)
+	if err := e.db.PingContext(ctx); err != nil {
+		return e.redact(fmt.Errorf("%s: connect to the server: %w", e.name, err))
+	}
+	if e.rocks {
+		var support string
+		err := e.db.QueryRowContext(ctx, "SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE = 'ROCKSDB'").Scan(&support)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && support != "YES" && support != "DEFAULT") {
+			return fmt.Errorf("%s: the server has no usable ROCKSDB storage engine (load the plugin ha_rocksdb)", e.name)
+		}
+		if err != nil {
+			return e.redact(fmt.Errorf("%s: check the ROCKSDB engine: %w", e.name, err))
+		}
+	}
+	return nil
+}
+
+// describeExternal reads the version and the documented settings of an external server.
+func (e *mysqlDB) describeExternal(ctx context.Context, mc *mysql.Config, defs []engine.Setting) error {
+	if err := e.db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&e.version); err != nil {
+		return e.redact(fmt.Errorf("%s: read the server version: %w", e.name, err))
+	}
+	if i := strings.Index(e.version, "-MariaDB"); i >= 0 {
+		e.version = e.version[:i+len("-MariaDB")]
+	}
+	var names []string
+	for _, d := range defs {
+		names = append(names, "'"+d.Name+"'")
+	}
+	rows, err := e.db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("+strings.Join(names, ",")+")")
+	if err != nil {
+		return e.redact(fmt.Errorf("%s: read the server's settings: %w", e.name, err))
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return e.redact(fmt.Errorf("%s: read the server's settings: %w", e.name, err))
+		}
+		m[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return e.redact(fmt.Errorf("%s: read the server's settings: %w", e.name, err))
+	}
+	m["dsn_host"] = mc.Addr
+	m["dsn_database"] = mc.DBName
+	e.settings = m
+	return nil
+}
+
+// statusQuery returns a query of global status variables (upper case names) as name, value.
+func statusQuery(names ...string) string {
+	return "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('" +
+		strings.Join(names, "','") + "')"
+}
+
+// innodbStatus maps the stats keys of the innodb engine to their global status variables.
+var innodbStatus = map[string]string{
+	"history_list_length":   "INNODB_HISTORY_LIST_LENGTH",
+	"dirty_pages":           "INNODB_BUFFER_POOL_PAGES_DIRTY",
+	"data_pages":            "INNODB_BUFFER_POOL_PAGES_DATA",
+	"pending_reads":         "INNODB_DATA_PENDING_READS",
+	"pending_writes":        "INNODB_DATA_PENDING_WRITES",
+	"pending_fsyncs":        "INNODB_DATA_PENDING_FSYNCS",
+	"checkpoint_age_bytes":  "INNODB_CHECKPOINT_AGE",
+	"buffer_pool_wait_free": "INNODB_BUFFER_POOL_WAIT_FREE",
+	"log_waits":             "INNODB_LOG_WAITS",
+	"row_lock_waits":        "INNODB_ROW_LOCK_WAITS",
+	"deadlocks":             "INNODB_DEADLOCKS",
+}
+
+// myrocksStatus maps stats keys of the myrocks engine to their global status variables.
+var myrocksStatus = map[string]string{
+	"memtable_bytes":           "ROCKSDB_MEMTABLE_TOTAL",
+	"stall_micros":             "ROCKSDB_STALL_MICROS",
+	"stall_stops":              "ROCKSDB_STALL_TOTAL_STOPS",
+	"stall_slowdowns":          "ROCKSDB_STALL_TOTAL_SLOWDOWNS",
+	"flush_bytes_written":      "ROCKSDB_FLUSH_WRITE_BYTES",
+	"compaction_bytes_written": "ROCKSDB_COMPACT_WRITE_BYTES",
+	"compaction_bytes_read":    "ROCKSDB_COMPACT_READ_BYTES",
+	"wal_bytes":                "ROCKSDB_WAL_BYTES",
+	"row_lock_deadlocks":       "ROCKSDB_ROW_LOCK_DEADLOCKS",
+	"row_lock_wait_timeouts":   "ROCKSDB_ROW_LOCK_WAIT_TIMEOUTS",
+	"snapshot_conflicts":       "ROCKSDB_SNAPSHOT_CONFLICT_ERRORS",
+}
+
+// Stats returns the engine's debt. For innodb, from the global status:
+//
+//	history_list_length   undo log records not yet purged (purge lag)
+//	dirty_pages           modified pages in the buffer pool not yet written
+//	data_pages            pages in the buffer pool holding data
+//	pending_reads         data file reads in progress
+//	pending_writes        data file writes in progress
+//	pending_fsyncs        data file fsyncs in progress
+//	checkpoint_age_bytes  redo log written since the last checkpoint
+//	buffer_pool_wait_free times a page had to wait for a free buffer (counter)
+//	log_waits             times the log buffer was too small (counter)
+//	row_lock_waits        row lock waits (counter)
+//	deadlocks             deadlocks (counter)
+//
+// For myrocks, from the global status and information_schema.ROCKSDB_CFSTATS and
+// ROCKSDB_COMPACTION_STATS, summed over the column families:
+//
+//	pending_compaction_bytes estimate of the bytes compaction must rewrite to bring every level
+//	                         under its target size (RocksDB's estimate-pending-compaction-bytes,
+//	                         which MariaDB does not expose, computed the same way from the
+//	                         levels' sizes and scores)
+//	compaction_pending       column families whose compaction score is 1 or more
+//	compacting_files         SST files being compacted now
+//	l0_files                 SST files in level 0
+//	immutable_memtables      memtables waiting to be flushed
+//	memtable_bytes           size of all memtables
+//	stall_micros             time writes were stalled (counter)
+//	stall_stops              write stops (counter)
+//	stall_slowdowns          write slowdowns (counter)
+//	flush_bytes_written      bytes written by memtable flushes (counter)
+//	compaction_bytes_written bytes written by compactions (counter)
+//	compaction_bytes_read    bytes read by compactions (counter)
+//	wal_bytes                bytes written to the WAL (counter)
+//	row_lock_deadlocks, row_lock_wait_timeouts, snapshot_conflicts (counters)
+func (e *mysqlDB) Stats(ctx context.Context) (map[string]float64, error) {
+	if e.rocks {
+		return e.rocksStats(ctx)
+	}
+	vals, err := e.status(ctx, innodbStatus)
+	if err != nil {
+		return nil, e.redact(fmt.Errorf("%s: stats: %w", e.name, err))
+	}
+	return vals, nil
+}
+
+// status reads the global status variables of keys (key -> variable) as key -> value.
+func (e *mysqlDB) status(ctx context.Context, keys map[string]string) (map[string]float64, error) {
+	byVar := make(map[string]string, len(keys))
+	names := make([]string, 0, len(keys))
+	for k, v := range keys {
+		byVar[v] = k
+		names = append(names, v)
+	}
+	rows, err := e.db.QueryContext(ctx, statusQuery(names...))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]float64, len(keys)+8)
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, err
+		}
+		if f, err := strconv.ParseFloat(value, 64); err == nil {
+			out[byVar[strings.ToUpper(name)]] = f
+		}
+	}
+	return out, rows.Err()
+}
+
+// rocksLevel is one level of a column family, from ROCKSDB_COMPACTION_STATS.
+type rocksLevel struct {
+	files, compacting, bytes, score float64
+}
+
+// rocksState is what the myrocks stats and cleanup read from the column families.
+type rocksState struct {
+	cf     map[string]float64             // ROCKSDB_CFSTATS stat type -> sum over column families
+	levels map[string]map[int]*rocksLevel // column family -> level
+}
+
+// rocksState reads ROCKSDB_CFSTATS and the per-level ROCKSDB_COMPACTION_STATS in one query.
+func (e *mysqlDB) rocksState(ctx context.Context) (rocksState, error) {
+	const q = `SELECT 'cf', CF_NAME, STAT_TYPE, CAST(VALUE AS CHAR) FROM information_schema.ROCKSDB_CFSTATS
+UNION ALL
+SELECT LEVEL, CF_NAME, TYPE, CAST(VALUE AS CHAR) FROM information_schema.ROCKSDB_COMPACTION_STATS
+WHERE LEVEL LIKE 'L%' AND TYPE IN ('NumFiles', 'CompactedFiles', 'SizeBytes', 'Score')`
+	st := rocksState{cf: map[string]float64{}, levels: map[string]map[int]*rocksLevel{}}
+	rows, err := e.db.QueryContext(ctx, q)
+	if err != nil {
+		return st, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, cf, typ, value string
+		if err := rows.Scan(&kind, &cf, &typ, &value); err != nil {
+			return st, err
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			continue
+		}
+		if kind == "cf" {
+			st.cf[typ] += v
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(kind, "L"))
+		if err != nil {
+			continue
+		}
+		if st.levels[cf] == nil {
+			st.levels[cf] = map[int]*rocksLevel{}
+		}
+		l := st.levels[cf][n]
+		if l == nil {
+			l = &rocksLevel{}
+			st.levels[cf][n] = l
+		}
+		switch typ {
+		case "NumFiles":
+			l.files = v
+		case "CompactedFiles":
+			l.compacting = v
+		case "SizeBytes":
+			l.bytes = v
+		case "Score":
+			l.score = v
+		}
+	}
+	return st, rows.Err()
+}
+
+// settled reports whether no flush or compaction is pending or running.
+func (st rocksState) settled() bool {
+	if st.cf["COMPACTION_PENDING"] > 0 || st.cf["MEM_TABLE_FLUSH_PENDING"] > 0 || st.cf["NUM_IMMUTABLE_MEM_TABLE"] > 0 {
+		return false
+	}
+	for _, levels := range st.levels {
+		for _, l := range levels {
+			if l.compacting > 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pendingCompactionBytes estimates RocksDB's estimate-pending-compaction-bytes of leveled
+// compaction from the levels of one column family: level 0 is compacted whole once its score
+// reaches 1, and each lower level's bytes above its target (size / score) move down, rewriting
+// the overlapping part of the next level (in proportion to the two levels' sizes).
+func pendingCompactionBytes(levels map[int]*rocksLevel) float64 {
+	maxLevel := 0
+	for n := range levels {
+		maxLevel = max(maxLevel, n)
+	}
+	size := func(n int) float64 {
+		if l := levels[n]; l != nil {
+			return l.bytes
+		}
+		return 0
+	}
+	var total, carry float64
+	if l0 := levels[0]; l0 != nil && l0.score >= 1 {
+		carry = l0.bytes
+		total += l0.bytes
+	}
+	for n := 1; n <= maxLevel; n++ {
+		l := levels[n]
+		if l == nil || (l.bytes == 0 && carry == 0) {
+			continue
+		}
+		levelSize := l.bytes + carry
+		carry = 0
+		if l.score <= 0 || l.bytes == 0 {
+			continue
+		}
+		target := l.bytes / l.score
+		if levelSize > target {
+			carry = levelSize - target
+			total += carry * (size(n+1)/levelSize + 1)
+		}
+	}
+	if math.IsNaN(total) || math.IsInf(total, 0) {
+		return 0
+	}
+	return total
+}
+
+// rocksStats reads the myrocks stats (see Stats).
+func (e *mysqlDB) rocksStats(ctx context.Context) (map[string]float64, error) {
+	out, err := e.status(ctx, myrocksStatus)
+	if err != nil {
+		return nil, e.redact(fmt.Errorf("%s: stats: %w", e.name, err))
+	}
+	st, err := e.rocksState(ctx)
+	if err != nil {
+		return nil, e.redact(fmt.Errorf("%s: stats: %w", e.name, err))
+	}
+	var pending, l0, compacting float64
+	for _, levels := range st.levels {
+		pending += pendingCompactionBytes(levels)
+		if l := levels[0]; l != nil {
+			l0 += l.files
+		}
+		for _, l := range levels {
+			compacting += l.compacting
+		}
+	}
+	out["pending_compaction_bytes"] = pending
+	out["l0_files"] = l0
+	out["compacting_files"] = compacting
+	out["compaction_pending"] = st.cf["COMPACTION_PENDING"]
+	out["immutable_memtables"] = st.cf["NUM_IMMUTABLE_MEM_TABLE"]
+	return out, nil
+}
+
+// Cleanup reduces the engine's debt before the read steps. innodb: it sets
+// innodb_max_dirty_pages_pct (and its low-water mark) to 0, so that the page cleaner writes
+// every dirty page, waits until none is left or their number has not fallen for a few
+// seconds (purge keeps dirtying pages), and restores the two settings. myrocks: it flushes the
+// memtables (rocksdb_force_flush_memtable_now) and waits until no flush or compaction is
+// pending or running. It needs the SUPER privilege on an external server, and stops when ctx
+// is done.
+func (e *mysqlDB) Cleanup(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: cleanup: %w", e.name, err)
+	}
+	var err error
+	if e.rocks {
+		err = e.rocksCleanup(ctx)
+	} else {
+		err = e.innodbCleanup(ctx)
+	}
+	if err != nil {
+		return e.redact(fmt.Errorf("%s: cleanup: %w", e.name, err))
+	}
+	return nil
+}
+
+// innodbCleanup runs on the pool rather than on one connection: the driver closes a
+// connection whose statement ctx cancels, and the settings must be restored after that too.
+func (e *mysqlDB) innodbCleanup(ctx context.Context) (err error) {
+	var pct, lwm string
+	if err := e.db.QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_max_dirty_pages_pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm").
+		Scan(&pct, &lwm); err != nil {
+		return err
+	}
+	// The low-water mark may not exceed the maximum: lower it first, raise it last.
+	if _, err := e.db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0"); err != nil {
+		return err
+	}
+	defer func() {
+		// Restored even when ctx is done.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_, err1 := e.db.ExecContext(rctx, "SET GLOBAL innodb_max_dirty_pages_pct = "+pct)
+		_, err2 := e.db.ExecContext(rctx, "SET GLOBAL innodb_max_dirty_pages_pct_lwm = "+lwm)
+		if rerr := errors.Join(err1, err2); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("restore innodb_max_dirty_pages_pct=%s, innodb_max_dirty_pages_pct_lwm=%s: %w", pct, lwm, rerr))
+		}
+	}()
+	if _, err := e.db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 0"); err != nil {
+		return err
+	}
+	lowest, lowestAt := math.Inf(1), time.Now()
+	for {
+		var name string
+		var dirty float64
+		if err := e.db.QueryRowContext(ctx, statusQuery("INNODB_BUFFER_POOL_PAGES_DIRTY")).Scan(&name, &dirty); err != nil {
+			return err
+		}
+		if dirty == 0 {
+			return nil
+		}
+		if dirty < lowest {
+			lowest, lowestAt = dirty, time.Now()
+		} else if time.Since(lowestAt) >= innodbFlushStable {
+			return nil
+		}
+		if err := sleepCtx(ctx, mysqlCleanupPoll); err != nil {
+			return err
+		}
+	}
+}
+
+func (e *mysqlDB) rocksCleanup(ctx context.Context) error {
+	if _, err := e.db.ExecContext(ctx, "SET GLOBAL rocksdb_force_flush_memtable_now = 1"); err != nil {
+		return err
+	}
+	for n := 0; n < rocksSettleChecks; {
+		st, err := e.rocksState(ctx)
+		if err != nil {
+			return err
+		}
+		if st.settled() {
+			n++
+		} else {
+			n = 0
+		}
+		if err := sleepCtx(ctx, mysqlCleanupPoll); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sleepCtx sleeps for d, or returns ctx's error when it is done first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// innodbDataFile matches the InnoDB files that hold tables, indexes and undo logs: the system
+// tablespace (ibdata1, ...) and the undo tablespaces (undo001, ...) in the data directory.
+var innodbDataFile = regexp.MustCompile(`^(ibdata[0-9]+|undo[0-9]{3})$`)
+
+// IsDataFile reports whether rel (relative to the data directory) holds the database.
+//
+// innodb: the tablespaces: <database>/<table>.ibd (one per table), the system tablespace
+// ibdata1 (which also holds the undo logs unless innodb_undo_tablespaces is set, and the
+// doublewrite buffer) and undo tablespaces undoNNN. The redo log ib_logfile0 is left out: it
+// is a circular file preallocated at innodb_log_file_size, so its size is a setting, not data;
+// so are the temporary tablespace ibtmp1, the .frm table definitions, Aria's system tables and
+// logs, and server.log.
+//
+// myrocks: the files of the RocksDB directory #rocksdb: its SST files and its WAL (*.log, which
+// holds the memtables' committed rows until they are flushed). Not its MANIFEST, OPTIONS or info
+// LOG, and none of the InnoDB or Aria files of the system tables.
+func (e *mysqlDB) IsDataFile(rel string) bool {
+	dir, file := path.Split(rel)
+	if e.rocks {
+		return dir == "#rocksdb/" && (strings.HasSuffix(file, ".sst") || strings.HasSuffix(file, ".log"))
+	}
+	if strings.HasSuffix(file, ".ibd") {
+		return true
+	}
+	return dir == "" && innodbDataFile.MatchString(file)
+}

@@ -1,0 +1,375 @@
+package sqldb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/server"
+)
+
+// serverMaxIdleConns is how many idle connections a server engine's pool keeps, so that the
+// clients of one step find their connections again in the next.
+const serverMaxIdleConns = 64
+
+// postgresSettings are the server variables the postgres engine writes to postgresql.conf of a
+// managed server. Any other PostgreSQL variable is accepted as an override and passed on.
+//
+// They follow the configurations of the published Insert Benchmark results on small servers
+// (mdcallag/mytools bench/conf, e.g. conf.diff.cx8a1_bee for PostgreSQL 15), scaled to a 2-core,
+// 24 GB machine: a buffer pool that holds the "cached" scale, checkpoints spaced by time
+// rather than forced by WAL volume, commits that do not wait for the WAL fsync (as InnoDB's
+// innodb_flush_log_at_trx_commit=2), no parallel query, and autovacuum left on and made
+// somewhat more eager.
+func postgresSettings() []engine.Setting {
+	return []engine.Setting{
+		{Name: "port", Default: "0",
+			Doc: "0: unix socket only; N: also listen on 127.0.0.1:N"},
+		{Name: "shared_buffers", Default: "8GB",
+			Doc: "buffer pool; the cached scale (about 2 GB per table with its indexes) fits in it"},
+		{Name: "max_wal_size", Default: "16GB",
+			Doc: "WAL volume that forces a checkpoint; large, so that checkpoint_timeout spaces them"},
+		{Name: "checkpoint_timeout", Default: "30min",
+			Doc: "time between checkpoints (published configurations: 1800s)"},
+		{Name: "synchronous_commit", Default: "off",
+			Doc: "commits do not wait for the WAL fsync (the WAL writer syncs within 3 x wal_writer_delay)"},
+		{Name: "wal_compression", Default: "lz4",
+			Doc: "compression of full-page images in the WAL"},
+		{Name: "max_parallel_workers_per_gather", Default: "0",
+			Doc: "no parallel query: every client is one backend, as in the published configurations"},
+		{Name: "autovacuum", Default: "on",
+			Doc: "autovacuum runs during the benchmark; its debt shows as dead_tuples and autovacuum_runs"},
+		{Name: "autovacuum_naptime", Default: "10s",
+			Doc: "delay between autovacuum runs on a database"},
+		{Name: "autovacuum_vacuum_cost_limit", Default: "2000",
+			Doc: "autovacuum I/O budget per cost delay (default 200): vacuum keeps up with the insert/delete queue"},
+	}
+}
+
+// PostgresDriver returns the driver of the "postgres" engine: PostgreSQL through pgx
+// (github.com/jackc/pgx/v5/stdlib), on a managed server (package server) started on
+// Config.DataDir with the settings merged over postgresSettings, or on an existing server given
+// by Config.DSN (a pgx connection string or URL), where it creates nothing but the benchmark
+// tables.
+//
+// The engine implements DB, engine.Server, engine.Liveness, engine.Cleaner, engine.Statser and
+// engine.DataFiler. Statements a workload prepares on a connection are server-side prepared
+// statements.
+func PostgresDriver() engine.Driver {
+	defs := postgresSettings()
+	return newServerDriver(serverDriverSpec{
+		name: "postgres",
+		description: "PostgreSQL (heap + B-tree indexes, MVCC with vacuum) through github.com/jackc/pgx; " +
+			"a managed server, or an existing one with --dsn",
+		kind:      server.Postgres,
+		settings:  defs,
+		available: func() error { return server.Available(server.Postgres) },
+		open:      openPostgres,
+	})
+}
+
+// PostgresDialect is the Dialect of PostgreSQL. Its zero value is ready to use.
+type PostgresDialect struct{}
+
+var _ Dialect = PostgresDialect{}
+
+// Name returns "postgres".
+func (PostgresDialect) Name() string { return "postgres" }
+
+// Placeholder returns $i.
+func (PostgresDialect) Placeholder(i int) string { return fmt.Sprintf("$%d", i) }
+
+// Type maps portable column types to PostgreSQL's: bigint, integer, smallint (PostgreSQL has no
+// one-byte integer), timestamp (without time zone, as the reference's dateandtime),
+// varchar(size) and text. An unknown ColType yields "".
+func (PostgresDialect) Type(t ColType, size int) string {
+	switch t {
+	case BigInt:
+		return "bigint"
+	case Int:
+		return "integer"
+	case TinyInt:
+		return "smallint"
+	case Timestamp:
+		return "timestamp"
+	case VarChar:
+		if size <= 0 {
+			return "varchar"
+		}
+		return fmt.Sprintf("varchar(%d)", size)
+	case Text:
+		return "text"
+	}
+	return ""
+}
+
+// AutoIncrementPK returns "bigserial PRIMARY KEY", as the reference: ids come from a sequence
+// (without a per-session cache, so they are assigned in insert order).
+func (PostgresDialect) AutoIncrementPK() string { return "bigserial PRIMARY KEY" }
+
+// TableOptions returns "".
+func (PostgresDialect) TableOptions() string { return "" }
+
+// IndexHint returns "": PostgreSQL has no index hints. The range queries of the Insert
+// Benchmark use their index anyway (an index-only scan that provides the ORDER BY ... LIMIT);
+// a full count may be a sequential scan of the table.
+func (PostgresDialect) IndexHint(string) string { return "" }
+
+// PrimaryKeyHint returns "": see IndexHint.
+func (PostgresDialect) PrimaryKeyHint() string { return "" }
+
+// DeleteOldest returns
+//
+//	DELETE FROM table WHERE ctid = ANY (ARRAY(SELECT ctid FROM table WHERE pk >= $1 ORDER BY pk LIMIT limit))
+//
+// because PostgreSQL has no DELETE ... ORDER BY ... LIMIT. The subquery reads the primary key
+// index in order once (an InitPlan), and the rows are deleted by their physical address with a
+// TID scan, whatever the size of the table; the IN (subquery) form is planned as a semi-join
+// that reads the whole table when the table is small (or the statistics say so).
+func (PostgresDialect) DeleteOldest(table, pk string, limit int) string {
+	return fmt.Sprintf("DELETE FROM %[1]s WHERE ctid = ANY (ARRAY(SELECT ctid FROM %[1]s WHERE %[2]s >= $1 ORDER BY %[2]s LIMIT %[3]d))",
+		table, pk, limit)
+}
+
+// Retryable reports whether err (or an error it wraps) is a PostgreSQL error with SQLSTATE
+// 40P01 (deadlock detected), 40001 (serialization failure) or 55P03 (lock not available). A lost
+// connection is not retryable.
+func (PostgresDialect) Retryable(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case "40P01", "40001", "55P03":
+		return true
+	}
+	return false
+}
+
+// TimestampFromUnix returns (to_timestamp(CAST(arg AS bigint)) AT TIME ZONE 'UTC'): the UTC
+// wall-clock time of the unix seconds, as a timestamp without time zone, whatever the
+// session's TimeZone.
+func (PostgresDialect) TimestampFromUnix(arg string) string {
+	return "(to_timestamp(CAST(" + arg + " AS bigint)) AT TIME ZONE 'UTC')"
+}
+
+// TimestampToUnix returns CAST(EXTRACT(EPOCH FROM col) AS bigint), which for a timestamp without
+// time zone counts the seconds from 1970-01-01 00:00 of the same (UTC) clock.
+func (PostgresDialect) TimestampToUnix(col string) string {
+	return "CAST(EXTRACT(EPOCH FROM " + col + ") AS bigint)"
+}
+
+// postgresDB is an open postgres engine.
+type postgresDB struct {
+	serverCore
+	versionNum int // server_version_num, e.g. 150018
+}
+
+var (
+	_ DB               = (*postgresDB)(nil)
+	_ engine.Server    = (*postgresDB)(nil)
+	_ engine.Liveness  = (*postgresDB)(nil)
+	_ engine.Cleaner   = (*postgresDB)(nil)
+	_ engine.Statser   = (*postgresDB)(nil)
+	_ engine.DataFiler = (*postgresDB)(nil)
+)
+
+// openPostgres opens the engine on a managed server, or on the server of cfg.DSN.
+func openPostgres(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+	if cfg.DSN != "" {
+		return openPostgresExternal(ctx, cfg)
+	}
+	settings := engine.MergeSettings(postgresSettings(), cfg.Settings)
+	srv, err := startManaged(ctx, "postgres", server.Postgres, cfg, settings)
+	if err != nil {
+		return nil, err
+	}
+	connStr := fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
+		pgQuote(srv.SocketDir()), srv.Port(), pgQuote(srv.User()), pgQuote(srv.Database()))
+	e := &postgresDB{serverCore: serverCore{
+		name: "postgres", srv: srv, version: srv.Version(),
+		settings: settings, dialect: PostgresDialect{},
+	}}
+	pc, err := pgx.ParseConfig(connStr)
+	if err == nil {
+		err = e.connect(ctx, pc)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("postgres: connect to the managed server: %w", err), e.Close())
+	}
+	return e, nil
+}
+
+// openPostgresExternal opens the engine on the existing server of cfg.DSN.
+func openPostgresExternal(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+	secrets := dsnSecrets(cfg.DSN)
+	pc, err := pgx.ParseConfig(cfg.DSN)
+	if err != nil {
+		return nil, redactErr(fmt.Errorf("postgres: the DSN is not a valid connection string or URL: %w", err), secrets)
+	}
+	if pc.Password != "" {
+		secrets = append(secrets, pc.Password)
+	}
+	e := &postgresDB{serverCore: serverCore{
+		name: "postgres", dbPID: cfg.DBPID, dialect: PostgresDialect{}, secrets: secrets,
+	}}
+	if err := e.connect(ctx, pc); err != nil {
+		return nil, errors.Join(e.redact(fmt.Errorf("postgres: connect to the server of the DSN: %w", err)), e.Close())
+	}
+	var version string
+	if err := e.db.QueryRowContext(ctx, "SELECT current_setting('server_version')").Scan(&version); err != nil {
+		return nil, errors.Join(e.redact(fmt.Errorf("postgres: read the server version: %w", err)), e.Close())
+	}
+	if f := strings.Fields(version); len(f) > 0 {
+		version = f[0] // "15.18 (Debian 15.18-0+deb12u1)" -> "15.18"
+	}
+	e.version = version
+	settings, err := e.readSettings(ctx)
+	if err != nil {
+		return nil, errors.Join(e.redact(err), e.Close())
+	}
+	settings["dsn_host"] = pc.Host
+	settings["dsn_database"] = pc.Database
+	e.settings = settings
+	return e, nil
+}
+
+// connect opens the pool on pc, checks that the server answers and reads its version number.
+func (e *postgresDB) connect(ctx context.Context, pc *pgx.ConnConfig) error {
+	if pc.ConnectTimeout == 0 {
+		pc.ConnectTimeout = 30 * time.Second
+	}
+	e.db = stdlib.OpenDB(*pc)
+	e.db.SetMaxIdleConns(serverMaxIdleConns)
+	if err := e.db.QueryRowContext(ctx, "SELECT current_setting('server_version_num')::int").Scan(&e.versionNum); err != nil {
+		return err
+	}
+	return nil
+}
+
+// readSettings returns the server's values of the documented settings (as SHOW prints them).
+func (e *postgresDB) readSettings(ctx context.Context) (map[string]string, error) {
+	defs := postgresSettings()
+	names := make([]string, 0, len(defs))
+	for _, d := range defs {
+		names = append(names, d.Name)
+	}
+	rows, err := e.db.QueryContext(ctx, "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY($1)", names)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read the server's settings: %w", err)
+	}
+	defer rows.Close()
+	m := make(map[string]string, len(names)+2)
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("postgres: read the server's settings: %w", err)
+		}
+		m[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: read the server's settings: %w", err)
+	}
+	return m, nil
+}
+
+// Cleanup runs VACUUM (ANALYZE) on every table of the current schema (the benchmark tables:
+// the engine creates nothing else), then CHECKPOINT, so that the read steps start without
+// dead tuples and with the buffer pool's dirty pages written. ctx cancels the running
+// statement.
+func (e *postgresDB) Cleanup(ctx context.Context) error {
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return e.redact(fmt.Errorf("postgres: cleanup: %w", err))
+	}
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx,
+		"SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
+	if err != nil {
+		return fmt.Errorf("postgres: cleanup: list the tables: %w", err)
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return fmt.Errorf("postgres: cleanup: list the tables: %w", err)
+		}
+		tables = append(tables, t)
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return fmt.Errorf("postgres: cleanup: list the tables: %w", err)
+	}
+	rows.Close()
+	if len(tables) > 0 {
+		q := "VACUUM (ANALYZE) " + strings.Join(tables, ", ")
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("postgres: cleanup: %s: %w", q, err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "CHECKPOINT"); err != nil {
+		return fmt.Errorf("postgres: cleanup: CHECKPOINT: %w", err)
+	}
+	return nil
+}
+
+// Stats returns the engine's debt, in one query:
+//
+//	live_tuples      estimated live rows of the tables of the current schema (n_live_tup)
+//	dead_tuples      dead row versions not yet vacuumed (n_dead_tup)
+//	autovacuum_runs  autovacuums of those tables so far (autovacuum_count)
+//	autoanalyze_runs autoanalyzes of those tables so far (autoanalyze_count)
+//	vacuums_running  VACUUMs (auto or not) running in the database now
+//	wal_bytes        WAL written since the cluster was created (pg_current_wal_lsn() - '0/0')
+//	checkpoints      checkpoints since the statistics were reset (timed and requested)
+//
+// The table counters come from the cumulative statistics, which backends publish about once
+// a second.
+func (e *postgresDB) Stats(ctx context.Context) (map[string]float64, error) {
+	checkpoints := "(SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter)"
+	if e.versionNum >= 170000 {
+		checkpoints = "(SELECT num_timed + num_requested FROM pg_stat_checkpointer)"
+	}
+	q := `SELECT coalesce(sum(n_live_tup), 0)::float8, coalesce(sum(n_dead_tup), 0)::float8,
+	coalesce(sum(autovacuum_count), 0)::float8, coalesce(sum(autoanalyze_count), 0)::float8,
+	(SELECT count(*) FROM pg_stat_progress_vacuum WHERE datname = current_database())::float8,
+	pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8,
+	` + checkpoints + `::float8
+FROM pg_stat_user_tables WHERE schemaname = current_schema()`
+	var live, dead, autovac, autoanalyze, running, wal, ckpt float64
+	if err := e.db.QueryRowContext(ctx, q).Scan(&live, &dead, &autovac, &autoanalyze, &running, &wal, &ckpt); err != nil {
+		return nil, e.redact(fmt.Errorf("postgres: stats: %w", err))
+	}
+	return map[string]float64{
+		"live_tuples":      live,
+		"dead_tuples":      dead,
+		"autovacuum_runs":  autovac,
+		"autoanalyze_runs": autoanalyze,
+		"vacuums_running":  running,
+		"wal_bytes":        wal,
+		"checkpoints":      ckpt,
+	}, nil
+}
+
+// IsDataFile reports whether rel (relative to the data directory, PGDATA) holds tables or
+// indexes: the files under base/ (the databases' relations, with their free space and
+// visibility maps) and global/ (the shared catalogs). pg_wal is left out: its size is set by
+// max_wal_size, min_wal_size and segment recycling rather than by the data (committed changes
+// not yet checkpointed are a fraction of it, and Cleanup's CHECKPOINT writes them to base/);
+// so are pg_xact and the other bookkeeping directories, the log and the configuration.
+func (e *postgresDB) IsDataFile(rel string) bool {
+	return strings.HasPrefix(rel, "base/") || strings.HasPrefix(rel, "global/")
+}
+
+// pgQuote quotes a value of a keyword/value connection string.
+func pgQuote(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
+}

@@ -1,0 +1,267 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/server"
+)
+
+// What the server engines (postgres, innodb, myrocks) share: a managed server started by
+// package server or an external one given by a DSN, the pool, liveness, and keeping the DSN
+// and its password out of every message.
+
+// alivePingTimeout bounds the ping with which Alive checks an external server.
+const alivePingTimeout = 3 * time.Second
+
+// redactedText replaces a secret (a DSN, a password) in a message.
+const redactedText = "xxxxx"
+
+// serverCore is the part of a server engine that does not depend on the server's kind.
+type serverCore struct {
+	name    string // engine name: postgres, innodb, myrocks
+	db      *sql.DB
+	srv     *server.Server // the managed server; nil for an external one
+	dbPID   int            // external: Config.DBPID
+	version string
+	// settings are the effective settings: defaults merged with overrides for a managed
+	// server; the documented settings as the server reports them for an external one.
+	settings map[string]string
+	dialect  Dialect
+	secrets  []string // strings that must not appear in a message (the DSN, its password)
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// serverDriverSpec describes a server engine for newServerDriver.
+type serverDriverSpec struct {
+	name, description string
+	kind              server.Kind
+	settings          []engine.Setting
+	available         func() error
+	open              func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
+}
+
+// newServerDriver returns the engine.Driver of a server engine. Its CheckSettings passes the
+// defaults merged with the overrides to server.CheckSettings (so that settings of a plugin the
+// defaults load are known), and accepts no overrides at all without looking for the server's
+// binaries (a run on an external server has none).
+func newServerDriver(s serverDriverSpec) engine.Driver {
+	return engine.Driver{
+		Name:        s.name,
+		Family:      engine.FamilySQL,
+		Description: s.description,
+		Settings:    s.settings,
+		Available:   s.available,
+		Server:      true,
+		CheckSettings: func(overrides map[string]string) error {
+			if len(overrides) == 0 {
+				return nil
+			}
+			if err := server.CheckSettings(s.kind, engine.MergeSettings(s.settings, overrides)); err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			return nil
+		},
+		Open: s.open,
+	}
+}
+
+// startManaged starts the managed server of cfg with settings (defaults merged with overrides).
+func startManaged(ctx context.Context, name string, kind server.Kind, cfg engine.Config, settings map[string]string) (*server.Server, error) {
+	if cfg.DataDir == "" {
+		return nil, fmt.Errorf("%s: open: no data directory", name)
+	}
+	srv, err := server.Start(ctx, kind, server.Options{DataDir: cfg.DataDir, Settings: settings, Log: cfg.Log})
+	if err != nil {
+		return nil, fmt.Errorf("%s: start the managed server: %w", name, err)
+	}
+	return srv, nil
+}
+
+// Family returns engine.FamilySQL.
+func (c *serverCore) Family() engine.Family { return engine.FamilySQL }
+
+// Version is the server's version string.
+func (c *serverCore) Version() string { return c.version }
+
+// Settings returns the effective settings (a copy). It holds no DSN and no password.
+func (c *serverCore) Settings() map[string]string { return maps.Clone(c.settings) }
+
+// SQL returns the connection pool.
+func (c *serverCore) SQL() *sql.DB { return c.db }
+
+// Dialect returns the engine's dialect.
+func (c *serverCore) Dialect() Dialect { return c.dialect }
+
+// ServerPID is the managed server's main process, or for an external server Config.DBPID
+// (0 when it does not run on this host).
+func (c *serverCore) ServerPID() int {
+	if c.srv != nil {
+		return c.srv.PID()
+	}
+	return c.dbPID
+}
+
+// Alive returns nil while the server runs. For a managed server, an error says that its
+// process exited and gives the last error line of its log; for an external one, that a ping
+// failed.
+func (c *serverCore) Alive() error {
+	if c.srv != nil {
+		select {
+		case <-c.srv.Exited():
+			return fmt.Errorf("%s server (pid %d) exited: %s", c.name, c.srv.PID(), lastLogError(c.srv.LogTail(200)))
+		default:
+			return nil
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), alivePingTimeout)
+	defer cancel()
+	if err := c.db.PingContext(ctx); err != nil {
+		return c.redact(fmt.Errorf("%s server does not answer: %w", c.name, err))
+	}
+	return nil
+}
+
+// Close closes the pool and stops a managed server (its data directory stays). It is safe to
+// call more than once.
+func (c *serverCore) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.close() })
+	return c.closeErr
+}
+
+func (c *serverCore) close() error {
+	var errs []error
+	if c.db != nil {
+		if err := c.db.Close(); err != nil {
+			errs = append(errs, c.redact(fmt.Errorf("%s: close the connection pool: %w", c.name, err)))
+		}
+	}
+	if c.srv != nil {
+		if err := c.srv.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: stop the managed server: %w", c.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// redact returns err with every secret of c replaced in its message; errors.Is and errors.As
+// still see the errors it wraps.
+func (c *serverCore) redact(err error) error { return redactErr(err, c.secrets) }
+
+// redactErr returns err with every secret replaced in its message, or err itself when its
+// message holds none.
+func redactErr(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	red := redactString(msg, secrets)
+	if red == msg {
+		return err
+	}
+	return &redactedError{msg: red, err: err}
+}
+
+// redactString replaces every secret (longest first, so that a DSN goes before its password)
+// in s.
+func redactString(s string, secrets []string) string {
+	ordered := make([]string, 0, len(secrets))
+	for _, x := range secrets {
+		if x != "" {
+			ordered = append(ordered, x)
+		}
+	}
+	// Longest first: a password inside a DSN must not break the DSN's replacement.
+	for i := 1; i < len(ordered); i++ {
+		for j := i; j > 0 && len(ordered[j]) > len(ordered[j-1]); j-- {
+			ordered[j], ordered[j-1] = ordered[j-1], ordered[j]
+		}
+	}
+	for _, x := range ordered {
+		s = strings.ReplaceAll(s, x, redactedText)
+	}
+	return s
+}
+
+// redactedError is an error whose message had secrets replaced.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// lastLogError returns the last error line of a server log tail: PostgreSQL's FATAL, PANIC
+// and ERROR lines, MariaDB's [ERROR] lines; else says that there is none and gives the last
+// line.
+func lastLogError(tail string) string {
+	lines := strings.Split(strings.TrimRight(tail, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		for _, m := range []string{"PANIC:", "FATAL:", "ERROR:", "[ERROR]"} {
+			if strings.Contains(l, m) {
+				return l
+			}
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return "no error in its log (killed?); its last line: " + l
+		}
+	}
+	return "its log is empty"
+}
+
+// dsnSecrets returns the strings of a DSN that must not appear in a message: the DSN itself
+// and the passwords it holds (URL user info, password=..., a MySQL DSN's user:password@).
+// It is best effort on malformed DSNs, which is why the DSN itself is one of them.
+func dsnSecrets(dsn string) []string {
+	if dsn == "" {
+		return nil
+	}
+	out := []string{dsn}
+	// URL user info and MySQL DSNs: scheme://user:password@ and user:password@.
+	if at := strings.LastIndex(dsn, "@"); at > 0 {
+		head := dsn[:at]
+		if i := strings.Index(head, "://"); i >= 0 {
+			head = head[i+3:]
+		}
+		if _, pw, ok := strings.Cut(head, ":"); ok && pw != "" {
+			out = append(out, pw)
+		}
+	}
+	// Keyword/value: password=value or password='quoted value'.
+	rest := dsn
+	for {
+		i := strings.Index(rest, "password=")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("password="):]
+		var pw string
+		if strings.HasPrefix(rest, "'") {
+			end := 1
+			for end < len(rest) && !(rest[end] == '\'' && rest[end-1] != '\\') {
+				end++
+			}
+			pw = rest[1:min(end, len(rest))]
+		} else {
+			pw, _, _ = strings.Cut(rest, " ")
+			pw, _, _ = strings.Cut(pw, "&") // a URL query parameter
+		}
+		if pw != "" {
+			out = append(out, pw)
+		}
+	}
+	return out
+}

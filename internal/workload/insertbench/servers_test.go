@@ -1,0 +1,118 @@
+package insertbench
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/workload"
+)
+
+// TestServerEngines runs every step of the Insert Benchmark at tiny scale (with short query
+// steps) on a managed postgres, innodb and myrocks server, with verification after every
+// write step and the engine's stats sampled as a run samples them.
+func TestServerEngines(t *testing.T) {
+	cases := []struct {
+		driver engine.Driver
+		kind   server.Kind
+		plugin string
+		small  map[string]string // memory sizes small enough for a test; every other default in force
+	}{
+		{sqldb.PostgresDriver(), server.Postgres, "", map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
+		{sqldb.InnoDBDriver(), server.MariaDB, "", map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
+		{sqldb.MyRocksDriver(), server.MariaDB, "ha_rocksdb", map[string]string{"rocksdb_block_cache_size": "64M"}},
+	}
+	for _, c := range cases {
+		t.Run(c.driver.Name, func(t *testing.T) {
+			if c.plugin != "" {
+				servertest.RequirePlugin(t, c.plugin)
+			} else {
+				servertest.Require(t, c.kind)
+			}
+			reg, err := engine.NewRegistry(c.driver)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			eng, err := reg.Open(ctx, engine.Config{Name: c.driver.Name, Engine: c.driver.Name,
+				Settings: c.small, DataDir: servertest.DataDir(t), Log: servertest.Logger(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := eng.Close(); err != nil {
+					t.Errorf("close: %v", err)
+				}
+			}()
+
+			p, _ := DefaultParams("tiny")
+			p.QuerySeconds = 1
+			if err := p.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			env := workload.Env{Log: io.Discard, Runner: &runner.Runner{
+				Clock:    runner.SystemClock(),
+				Samplers: []runner.Sampler{workload.EngineStats{Engine: eng.(engine.Statser)}},
+			}}
+			var steps []*result.Step
+			err = (&Workload{p: p}).Run(ctx, env, eng, func(s *result.Step) { steps = append(steps, s) })
+			if err != nil {
+				for _, s := range steps {
+					t.Logf("%s: %s %s", s.Name, s.Status, s.Error)
+				}
+				t.Fatal(err)
+			}
+			if len(steps) != len(StepNames()) {
+				t.Fatalf("%d steps ran, want %d", len(steps), len(StepNames()))
+			}
+			for _, s := range steps {
+				if s.Status != result.StatusOK {
+					t.Errorf("%s: %s %s", s.Name, s.Status, s.Error)
+				}
+				if writes(s.Name) && (s.Verify == nil || !s.Verify.OK) {
+					t.Errorf("%s: verify %+v", s.Name, s.Verify)
+				}
+				if len(s.EngineStats) == 0 {
+					t.Errorf("%s: no engine stats", s.Name)
+				}
+				switch {
+				case s.Name == "l.i1" || s.Name == "l.i2":
+					want := p.RowsI1
+					if s.Name == "l.i2" {
+						want = p.RowsI2
+					}
+					if ins, del := s.Ops["insert"].Units, s.Ops["delete"].Units; ins != want || del != want {
+						t.Errorf("%s inserted %d and deleted %d rows, want %d each", s.Name, ins, del, want)
+					}
+				case s.Name == "scan":
+					for _, ph := range s.Phases {
+						if ph.Rows != p.Rows {
+							t.Errorf("scan %s read %d rows, want %d", ph.Name, ph.Rows, p.Rows)
+						}
+					}
+				case s.Name[0] == 'q':
+					q := s.Ops["query"]
+					if q == nil || q.Units == 0 {
+						t.Errorf("%s ran no query: %+v", s.Name, q)
+						continue
+					}
+					want := p.QueryRows
+					if s.Name[1] == 'p' {
+						want = p.PointIDs
+					}
+					if avg := float64(q.Found) / float64(q.Units); avg < 0.8*float64(want) {
+						t.Errorf("%s found %.1f rows per query, want about %d", s.Name, avg, want)
+					}
+				}
+			}
+		})
+	}
+}
