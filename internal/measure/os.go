@@ -31,7 +31,9 @@ type OSOptions struct {
 	// DBPID is the root of the DBMS's process tree; 0 means the DBMS runs inside the client
 	// process (an embedded engine), whose figures then include the harness's.
 	DBPID int
-	// RemoteDB says that the DBMS runs on another host: its processes are not measured.
+	// RemoteDB says that the DBMS's processes are not known (another host, or an existing
+	// server whose PID was not given): they are not measured. The data device and size still
+	// are when DataDir is set.
 	RemoteDB bool
 	// ClientPID is the enginebench process; 0 means this process.
 	ClientPID int
@@ -94,15 +96,16 @@ func NewOS(opt OSOptions) (*OS, error) {
 	if _, err := pfs.Stat(); err != nil {
 		return nil, fmt.Errorf("os accounting: %w", err)
 	}
-	o.device, err = FindDevice(pfs, bfs, opt.DataDir)
-	if err != nil && !opt.RemoteDB {
+	if opt.DataDir == "" {
+		o.notes = append(o.notes, "no data directory is known (--data-dir): the data device's IO "+
+			"(rpq, rkbpq, wpi, wkbpi) and the database size (dbgb1, dbgb2) are not measured")
+	} else if o.device, err = FindDevice(pfs, bfs, opt.DataDir); err != nil {
 		o.notes = append(o.notes, "storage IO of the data device (rpq, rkbpq, wpi, wkbpi) is not available: "+err.Error())
 	}
 	switch {
 	case opt.RemoteDB:
-		o.notes = append(o.notes, "the DBMS runs on another host: its CPU, IO and memory "+
-			"(db_cpupq, prkbpq, pwkbpi, maxrss) are not measured, nor is the data device's IO")
-		o.device = Device{}
+		o.notes = append(o.notes, "the DBMS's process is not known (not on this host, or no --db-pid): "+
+			"its CPU, IO and memory (db_cpupq, prkbpq, pwkbpi, maxrss) are not measured")
 	case opt.DBPID == 0:
 		o.notes = append(o.notes, "embedded engine: the DBMS is the enginebench process, so db_cpupq, "+
 			"prkbpq, pwkbpi and maxrss include the harness (the null engine shows the harness's share)")
@@ -443,7 +446,7 @@ func delta(a, b uint64) float64 {
 
 // addSize adds dbgb1 and dbgb2 to m; nothing if the data directory cannot be read.
 func (o *OS) addSize(m map[string]float64) {
-	if o.opt.DataDir == "" || o.opt.RemoteDB {
+	if o.opt.DataDir == "" {
 		return
 	}
 	data, all, err := DirSize(o.opt.DataDir, o.opt.IsDataFile)

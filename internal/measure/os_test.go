@@ -163,21 +163,35 @@ func TestFixtureEmbedded(t *testing.T) {
 
 // A DBMS on another host: no process or device figures, never zeros standing in for them.
 func TestRemoteDB(t *testing.T) {
-	o, err := NewOS(OSOptions{ProcRoot: "testdata/proc-a", DataDir: t.TempDir(), RemoteDB: true, ClientPID: 4242})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	o.Begin(ctx, time.Now())
-	res := &result.Step{}
-	o.End(ctx, time.Now(), res)
-	for _, k := range []string{KeyDBCPU, KeyDBWriteKB, KeyMaxRSSMB, KeyWriteKB, KeyDBGB1} {
-		if _, ok := res.Usage[k]; ok {
-			t.Errorf("remote DBMS: %s reported", k)
+	// An existing server whose process is unknown, with and without its data directory: the
+	// DBMS's processes are never measured; the size only where the directory is known.
+	for _, dataDir := range []string{"", t.TempDir()} {
+		o, err := NewOS(OSOptions{ProcRoot: "testdata/proc-a", DataDir: dataDir, RemoteDB: true, ClientPID: 4242})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, ok := res.Usage[KeyClientCPU]; !ok {
-		t.Errorf("remote DBMS: no client CPU: %v", res.Usage)
+		o.Begin(ctx, time.Now())
+		res := &result.Step{}
+		o.End(ctx, time.Now(), res)
+		for _, k := range []string{KeyDBCPU, KeyDBWriteKB, KeyMaxRSSMB} {
+			if _, ok := res.Usage[k]; ok {
+				t.Errorf("remote DBMS, data dir %q: %s reported", dataDir, k)
+			}
+		}
+		if _, ok := res.Usage[KeyClientCPU]; !ok {
+			t.Errorf("remote DBMS: no client CPU: %v", res.Usage)
+		}
+		_, size := res.Usage[KeyDBGB1]
+		if size != (dataDir != "") {
+			t.Errorf("data dir %q: dbgb1 reported %v", dataDir, size)
+		}
+		if _, ok := res.Usage[KeyWriteKB]; ok && dataDir == "" {
+			t.Errorf("no data dir: device writes reported")
+		}
+		if dataDir == "" && !strings.Contains(strings.Join(o.Notes(), "\n"), "no data directory") {
+			t.Errorf("notes %q do not say the data directory is unknown", o.Notes())
+		}
 	}
 }
 

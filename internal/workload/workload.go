@@ -80,11 +80,14 @@ func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 			rc.Status = result.StatusFailed
 			rc.Error = err.Error()
 		}
-		if !p.Keep {
+		switch {
+		case cfg.DSN != "":
+			// An existing server's data directory is only measured, never removed.
+		case !p.Keep:
 			if err := os.RemoveAll(cfg.DataDir); err != nil {
 				rc.Notes = append(rc.Notes, fmt.Sprintf("could not remove data directory: %v", err))
 			}
-		} else {
+		default:
 			rc.Notes = append(rc.Notes, "data kept in "+cfg.DataDir)
 		}
 		save()

@@ -136,3 +136,26 @@ func TestFailedStepSaysTheServerIsGone(t *testing.T) {
 		t.Errorf("config error %q", c.Error)
 	}
 }
+
+func TestExecuteNeverRemovesAnExistingServersData(t *testing.T) {
+	w := fakeWorkload{t: t, dir: filepath.Join(t.TempDir(), "run")}
+	p := plan(t, w, "managed", "existing")
+	srv := null.Driver()
+	srv.Name, srv.Server = "srv", true
+	reg, err := engine.NewRegistry(null.Driver(), srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Registry = reg
+	p.Configs[1].Engine, p.Configs[1].DSN = "srv", "x"
+	run, err := Execute(context.Background(), p)
+	if err != nil || run.Status != result.StatusOK {
+		t.Fatalf("run %s: %v %s", run.Status, err, run.Error)
+	}
+	if _, err := os.Stat(p.Configs[0].DataDir); !os.IsNotExist(err) {
+		t.Errorf("managed data directory not removed: %v", err)
+	}
+	if _, err := os.Stat(p.Configs[1].DataDir); err != nil {
+		t.Errorf("the existing server's data directory was removed: %v", err)
+	}
+}
