@@ -16,7 +16,8 @@ import (
 
 // newRegistry returns every engine built into this binary.
 func newRegistry() (*engine.Registry, error) {
-	return engine.NewRegistry(sqldb.SQLiteDriver(), pebble.Driver(), null.Driver())
+	return engine.NewRegistry(sqldb.SQLiteDriver(), pebble.Driver(), sqldb.PostgresDriver(),
+		sqldb.InnoDBDriver(), sqldb.MyRocksDriver(), null.Driver())
 }
 
 func newEnginesCmd(stdout io.Writer) *cobra.Command {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -27,41 +29,67 @@ import (
 // runFlags are the flags of `enginebench run`.
 type runFlags struct {
 	engines string
+	config  string
 	scale   string
 	steps   string
 	out     string
 	dataDir string
 	keep    bool
 	set     []string
+	dsn     []string
+	dbPID   []string
 	p       insertbench.Params // sizes and options; applied only where a flag was given
 }
 
+// notParam reports the flags of `run` that a run spec's params cannot set: the spec has keys
+// of its own for them, or they name where the run's files go, or they are per-invocation.
+func notParam(flag string) bool {
+	switch flag {
+	case "config", "engines", "scale", "out", "data-dir", "keep", "set", "dsn", "db-pid", "help":
+		return true
+	}
+	return false
+}
+
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
+	cmd, _ := runCommand(stdout, stderr)
+	return cmd
+}
+
+// runCommand returns the run command and the flags it parses into.
+func runCommand(stdout, stderr io.Writer) (*cobra.Command, *runFlags) {
 	f := &runFlags{}
 	cmd := &cobra.Command{
 		Use:   "run [insert]",
-		Short: "Run a workload (default: the Insert Benchmark) on one or more engines",
+		Short: "Run a workload (default: the Insert Benchmark) on one or more engine configurations",
 		Long: `Run a workload on each engine configuration in turn and write a run directory
 (run.json, intervals.csv, summary.md). The summary is printed at the end.
 
-Sizes come from --scale (tiny, small, cached, iobound); any size flag overrides its preset.`,
+The configurations are one per engine of --engines, or the named configurations of a run
+spec (--config FILE.yaml, see docs/run-spec.md). Sizes come from --scale (tiny, small,
+cached, iobound); any size flag overrides its preset, and any flag given on the command
+line overrides the run spec.
+
+--dsn runs a server engine against an existing server instead of a managed one; its value
+is never printed or recorded. ENGINEBENCH_DSN is the default DSN of a run of one server
+configuration.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := "insert"
-			if len(args) == 1 {
-				name = args[0]
-			}
-			return runWorkload(cmd, name, f, stdout, stderr)
+			return runWorkload(cmd, args, f, stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.engines, "engines", "sqlite,pebble", "comma-separated engines to run, one configuration each")
+	fl.StringVar(&f.config, "config", "", "run spec (YAML): workload, scale, params and named engine configurations; see docs/run-spec.md")
 	fl.StringVar(&f.scale, "scale", "small", "size preset: tiny, small, cached, iobound")
 	fl.StringVar(&f.steps, "steps", "", "comma-separated subset of steps to run (must include l.i0); default all")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
-	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>)")
-	fl.BoolVar(&f.keep, "keep", false, "keep the engines' data directories after the run")
-	fl.StringArrayVar(&f.set, "set", nil, "engine setting ENGINE.SETTING=VALUE (repeatable); see `enginebench engines ENGINE`")
+	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
+		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
+	fl.BoolVar(&f.keep, "keep", false, "keep the engines' data directories (and a managed server's logs) after the run")
+	fl.StringArrayVar(&f.set, "set", nil, "setting CONFIG.SETTING=VALUE (repeatable): CONFIG is a configuration's name or an engine's (all its configurations); see `enginebench engines ENGINE`")
+	fl.StringArrayVar(&f.dsn, "dsn", nil, "existing server to run on instead of a managed one: DSN when one configuration runs, else CONFIG=DSN (repeatable); never recorded (default $ENGINEBENCH_DSN for one server configuration)")
+	fl.StringArrayVar(&f.dbPID, "db-pid", nil, "process id of the existing server's main process on this host, N or CONFIG=N (repeatable): its CPU and IO are the DBMS's")
 	p := &f.p
 	fl.IntVar(&p.Clients, "clients", 0, "clients, one table each (default from --scale)")
 	fl.Int64Var(&p.Rows, "rows", 0, "rows per table loaded by l.i0 (default from --scale)")
@@ -84,7 +112,7 @@ Sizes come from --scale (tiny, small, cached, iobound); any size flag overrides 
 	fl.IntVar(&p.DataMin, "data-min", 0, "minimum length of the data column (default 10)")
 	fl.IntVar(&p.DataMax, "data-max", 0, "maximum length of the data column (default 20)")
 	fl.IntVar(&p.DataRandPct, "data-random-pct", 0, "percent of the data column that is random characters (default 37)")
-	return cmd
+	return cmd, f
 }
 
 // params returns the scale preset overridden by every size flag that was given.
@@ -137,45 +165,278 @@ func splitList(s string) []string {
 	return out
 }
 
-// configs builds one engine configuration per engine of --engines with its --set settings.
-func (f *runFlags) configs(reg *engine.Registry) ([]engine.Config, error) {
-	names := splitList(f.engines)
-	if len(names) == 0 {
-		return nil, fmt.Errorf("--engines is empty")
-	}
-	var cfgs []engine.Config
-	for _, n := range names {
-		if slices.ContainsFunc(cfgs, func(c engine.Config) bool { return c.Name == n }) {
-			return nil, fmt.Errorf("engine %q given twice in --engines", n)
-		}
-		cfgs = append(cfgs, engine.Config{Name: n, Engine: n, Settings: map[string]string{}})
-	}
-	for _, s := range f.set {
-		key, val, ok := strings.Cut(s, "=")
-		eng, setting, ok2 := strings.Cut(key, ".")
-		if !ok || !ok2 || eng == "" || setting == "" {
-			return nil, fmt.Errorf("--set %q: want ENGINE.SETTING=VALUE", s)
-		}
-		i := slices.IndexFunc(cfgs, func(c engine.Config) bool { return c.Name == eng })
-		if i < 0 {
-			return nil, fmt.Errorf("--set %q: engine %q is not in --engines", s, eng)
-		}
-		cfgs[i].Settings[setting] = val
-	}
-	for _, c := range cfgs {
-		if err := reg.Check(c); err != nil {
-			return nil, err
+// applySpec applies the run spec's scale and params to the flags that were not given on the
+// command line: flags given explicitly override the spec.
+func applySpec(fl *pflag.FlagSet, sp *runSpec) error {
+	if sp.Scale != "" && !fl.Changed("scale") {
+		if err := fl.Set("scale", sp.Scale); err != nil {
+			return fmt.Errorf("%s: scale: %w", sp.Path, err)
 		}
 	}
-	return cfgs, nil
+	for _, p := range sp.Params {
+		at := fmt.Sprintf("%s:%d", sp.Path, p.Line)
+		if notParam(p.Flag) || fl.Lookup(p.Flag) == nil {
+			var names []string
+			fl.VisitAll(func(f *pflag.Flag) {
+				if !notParam(f.Name) {
+					names = append(names, f.Name)
+				}
+			})
+			return fmt.Errorf("%s: params: unknown parameter %q (accepted: %s)", at, p.Flag, strings.Join(names, ", "))
+		}
+		if fl.Changed(p.Flag) {
+			continue // the command line wins
+		}
+		if err := fl.Set(p.Flag, p.Value); err != nil {
+			return fmt.Errorf("%s: params: %s: %q is not valid: %w", at, p.Flag, p.Value, err)
+		}
+	}
+	return nil
 }
 
-func runWorkload(cmd *cobra.Command, name string, f *runFlags, stdout, stderr io.Writer) error {
+// configPlan is one engine configuration of the run and where its parts came from.
+type configPlan struct {
+	engine.Config
+	at      string // "FILE:LINE: " of a run spec's configuration, for messages
+	dsnFrom string // where the DSN came from, for messages that must not show it
+	dataDir string // an existing server's data directory, from the run spec
+}
+
+// configs builds the engine configurations of the run: the run spec's, or one per engine of
+// --engines; then applies --set, --dsn, ENGINEBENCH_DSN (read with getenv) and --db-pid, and
+// checks every configuration. notices are to be printed once every check has passed.
+func (f *runFlags) configs(reg *engine.Registry, sp *runSpec, getenv func(string) string) (cps []configPlan, notices []string, err error) {
+	if sp != nil {
+		for _, e := range sp.Configs {
+			cps = append(cps, configPlan{
+				Config: engine.Config{Name: e.Name, Engine: e.Engine, Settings: maps.Clone(e.Settings), DSN: e.DSN, DBPID: e.DBPID},
+				at:     e.where(sp.Path) + ": ", dsnFrom: e.DSNFrom, dataDir: e.DataDir})
+		}
+	} else {
+		names := splitList(f.engines)
+		if len(names) == 0 {
+			return nil, nil, fmt.Errorf("--engines is empty")
+		}
+		for _, n := range names {
+			if slices.ContainsFunc(cps, func(c configPlan) bool { return c.Name == n }) {
+				return nil, nil, fmt.Errorf("engine %q given twice in --engines", n)
+			}
+			cps = append(cps, configPlan{Config: engine.Config{Name: n, Engine: n, Settings: map[string]string{}}})
+		}
+	}
+	names := make([]string, len(cps))
+	for i, c := range cps {
+		names[i] = c.Name
+	}
+	if err := f.applySet(cps, sp != nil); err != nil {
+		return nil, nil, err
+	}
+	if err := f.applyDSN(cps, names); err != nil {
+		return nil, nil, err
+	}
+	if sp != nil {
+		for i, e := range sp.Configs {
+			if e.DSNEnv == "" || cps[i].dsnFrom == "--dsn" {
+				continue
+			}
+			if cps[i].DSN = getenv(e.DSNEnv); cps[i].DSN == "" {
+				return nil, nil, fmt.Errorf("%sconfiguration %s: dsn_env: the environment variable %s is not set", cps[i].at, e.Name, e.DSNEnv)
+			}
+			cps[i].dsnFrom = "environment variable " + e.DSNEnv
+		}
+	}
+	if env := getenv("ENGINEBENCH_DSN"); env != "" && len(cps) == 1 && cps[0].DSN == "" {
+		if d, err := reg.Lookup(cps[0].Engine); err == nil && d.Server {
+			cps[0].DSN, cps[0].dsnFrom = env, "ENGINEBENCH_DSN"
+			notices = append(notices, fmt.Sprintf("configuration %s runs on the existing server of ENGINEBENCH_DSN", cps[0].Name))
+		}
+	}
+	if err := f.applyDBPID(cps, names); err != nil {
+		return nil, nil, err
+	}
+	for i := range cps {
+		c := &cps[i]
+		c.Keep = f.keep
+		if c.DSN == "" && c.DBPID != 0 {
+			return nil, nil, fmt.Errorf("%sconfiguration %s: a server process id (--db-pid, db_pid) needs an existing server: give its DSN (--dsn, dsn, dsn_env or ENGINEBENCH_DSN)", c.at, c.Name)
+		}
+		if c.DSN == "" && c.dataDir != "" {
+			return nil, nil, fmt.Errorf("%sconfiguration %s: data_dir names an existing server's data directory: give its DSN (--dsn, dsn, dsn_env or ENGINEBENCH_DSN)", c.at, c.Name)
+		}
+		if c.DBPID != 0 {
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", c.DBPID)); err != nil {
+				return nil, nil, fmt.Errorf("%sconfiguration %s: server process %d: no such process on this host", c.at, c.Name, c.DBPID)
+			}
+		}
+		if err := reg.Check(c.Config); err != nil {
+			prefix := c.at
+			if sp != nil || c.DSN != "" {
+				prefix += "configuration " + c.Name
+				if c.DSN != "" {
+					prefix += " (DSN from " + c.dsnFrom + ")"
+				}
+				prefix += ": "
+			}
+			return nil, nil, fmt.Errorf("%s%w", prefix, err)
+		}
+	}
+	return cps, notices, nil
+}
+
+// applySet applies --set CONFIG.SETTING=VALUE: CONFIG is the longest configuration name or,
+// failing that, engine name that prefixes the key (names and settings may hold dots).
+func (f *runFlags) applySet(cps []configPlan, fromSpec bool) error {
+	for _, s := range f.set {
+		key, val, ok := strings.Cut(s, "=")
+		target, byEngine := "", false
+		for _, c := range cps {
+			for _, n := range []string{c.Name, c.Engine} {
+				if strings.HasPrefix(key, n+".") && len(key) > len(n)+1 && len(n) > len(target) {
+					target, byEngine = n, n != c.Name
+				}
+			}
+		}
+		if slices.ContainsFunc(cps, func(c configPlan) bool { return c.Name == target }) {
+			byEngine = false // a configuration's name wins over an engine's
+		}
+		if !ok || key == "" {
+			return fmt.Errorf("--set %q: want CONFIG.SETTING=VALUE", s)
+		}
+		if target == "" {
+			first, _, ok2 := strings.Cut(key, ".")
+			switch {
+			case !ok2 || first == "":
+				return fmt.Errorf("--set %q: want CONFIG.SETTING=VALUE", s)
+			case fromSpec:
+				return fmt.Errorf("--set %q: %q is neither a configuration nor an engine of the run spec", s, first)
+			default:
+				return fmt.Errorf("--set %q: engine %q is not in --engines", s, first)
+			}
+		}
+		setting := key[len(target)+1:]
+		for i := range cps {
+			if cps[i].Name == target || (byEngine && cps[i].Engine == target) {
+				cps[i].Settings[setting] = val
+			}
+		}
+	}
+	return nil
+}
+
+// applyDSN applies --dsn DSN (one configuration) and --dsn CONFIG=DSN. A DSN may itself hold
+// '=' (host=/tmp user=u): the CONFIG= form is recognized only by a configuration's name.
+// Messages never show a DSN.
+func (f *runFlags) applyDSN(cps []configPlan, names []string) error {
+	given := map[string]bool{}
+	for _, v := range f.dsn {
+		i, dsn := -1, v
+		if name, rest, ok := strings.Cut(v, "="); ok {
+			if j := slices.Index(names, name); j >= 0 {
+				i, dsn = j, rest
+			}
+		}
+		if i < 0 {
+			if len(cps) != 1 {
+				return fmt.Errorf("--dsn %s: the run has %d configurations (%s): give --dsn CONFIG=DSN for each server",
+					redactDSNFlag(v), len(cps), strings.Join(names, ", "))
+			}
+			i = 0
+		}
+		if dsn == "" {
+			return fmt.Errorf("--dsn %s: the DSN is empty", redactDSNFlag(v))
+		}
+		if given[cps[i].Name] {
+			return fmt.Errorf("--dsn is given twice for configuration %s", cps[i].Name)
+		}
+		given[cps[i].Name] = true
+		cps[i].DSN, cps[i].dsnFrom = dsn, "--dsn"
+	}
+	return nil
+}
+
+// applyDBPID applies --db-pid N (one configuration) and --db-pid CONFIG=N.
+func (f *runFlags) applyDBPID(cps []configPlan, names []string) error {
+	given := map[string]bool{}
+	for _, v := range f.dbPID {
+		i, num := -1, v
+		if name, rest, ok := strings.Cut(v, "="); ok {
+			if i = slices.Index(names, name); i < 0 {
+				return fmt.Errorf("--db-pid %q: no configuration is called %q (configurations: %s)", v, name, strings.Join(names, ", "))
+			}
+			num = rest
+		} else if len(cps) != 1 {
+			return fmt.Errorf("--db-pid %q: the run has %d configurations (%s): give --db-pid CONFIG=N", v, len(cps), strings.Join(names, ", "))
+		} else {
+			i = 0
+		}
+		pid, err := strconv.Atoi(num)
+		if err != nil || pid <= 0 {
+			return fmt.Errorf("--db-pid %q: want a process id (a positive integer)", v)
+		}
+		if given[cps[i].Name] {
+			return fmt.Errorf("--db-pid is given twice for configuration %s", cps[i].Name)
+		}
+		given[cps[i].Name] = true
+		cps[i].DBPID = pid
+	}
+	return nil
+}
+
+// runWorkload runs the workload; no DSN or password reaches its messages.
+func runWorkload(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.Writer) error {
+	secrets := dsnSecrets(os.Getenv("ENGINEBENCH_DSN"))
+	for _, v := range f.dsn {
+		secrets = append(secrets, dsnSecrets(v)...)
+		if _, rest, ok := strings.Cut(v, "="); ok {
+			secrets = append(secrets, dsnSecrets(rest)...)
+		}
+	}
+	err := execute(cmd, args, f, stdout, stderr, &secrets)
+	return redactError(err, secrets)
+}
+
+// execute checks everything, then runs the workload on every configuration. It adds the
+// DSNs it learns (run spec, environment) to secrets.
+func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.Writer, secrets *[]string) error {
+	fl := cmd.Flags()
+	reg, err := newRegistry()
+	if err != nil {
+		return err
+	}
+	// Everything is checked before any work starts.
+	var sp *runSpec
+	var notices []string
+	if f.config != "" {
+		if fl.Changed("engines") {
+			return usagef("--engines and --config cannot be used together: the run spec names the configurations")
+		}
+		sp, notices, err = loadSpec(f.config, reg)
+		if sp != nil {
+			for _, e := range sp.Configs {
+				*secrets = append(*secrets, dsnSecrets(e.DSN)...)
+				if e.DSNEnv != "" {
+					*secrets = append(*secrets, dsnSecrets(os.Getenv(e.DSNEnv))...)
+				}
+			}
+		}
+		if err != nil {
+			return usageError{err}
+		}
+		if err := applySpec(fl, sp); err != nil {
+			return usageError{err}
+		}
+	}
+	name := "insert"
+	switch {
+	case len(args) == 1:
+		name = args[0]
+	case sp != nil && sp.Workload != "":
+		name = sp.Workload
+	}
 	if name != "insert" {
 		return usagef("unknown workload %q (available: insert; iibench and linkbench are not built yet)", name)
 	}
-	// Everything is checked before any work starts.
-	p, err := f.params(cmd.Flags())
+	p, err := f.params(fl)
 	if err != nil {
 		return usageError{err}
 	}
@@ -183,13 +444,19 @@ func runWorkload(cmd *cobra.Command, name string, f *runFlags, stdout, stderr io
 	if err != nil {
 		return usageError{err}
 	}
-	reg, err := newRegistry()
-	if err != nil {
-		return err
-	}
-	cfgs, err := f.configs(reg)
+	cps, more, err := f.configs(reg, sp, os.Getenv)
 	if err != nil {
 		return usageError{err}
+	}
+	notices = append(notices, more...)
+	var all, external, managed []string
+	for _, c := range cps {
+		all = append(all, c.Name)
+		if c.DSN != "" {
+			external = append(external, c.Name)
+		} else {
+			managed = append(managed, c.Name)
+		}
 	}
 	started := time.Now()
 	runID := started.Format("20060102-150405") + "-" + w.Name()
@@ -197,26 +464,80 @@ func runWorkload(cmd *cobra.Command, name string, f *runFlags, stdout, stderr io
 	if out == "" {
 		out = filepath.Join("results", runID)
 	}
-	dataRoot := f.dataDir
-	if dataRoot == "" {
-		dataRoot = filepath.Join("data", runID)
+	// An existing server's data directory is measured, never created, written or removed:
+	// its data_dir, else --data-dir when no configuration keeps its data under --data-dir.
+	for i := range cps {
+		c := &cps[i]
+		if c.DSN == "" {
+			continue
+		}
+		if c.DataDir = c.dataDir; c.DataDir == "" && len(managed) == 0 {
+			c.DataDir = f.dataDir
+		}
+		if c.DataDir != "" {
+			if st, err := os.Stat(c.DataDir); err != nil || !st.IsDir() {
+				return usagef("%sconfiguration %s: the existing server's data directory %s is not a directory", c.at, c.Name, c.DataDir)
+			}
+		}
 	}
-	need := w.EstimateBytes() * int64(len(cfgs))
-	if err := prepareDataDir(dataRoot, need); err != nil {
-		return usageError{err}
-	}
-	for i := range cfgs {
-		cfgs[i].DataDir = filepath.Join(dataRoot, cfgs[i].Name)
-		if err := os.MkdirAll(cfgs[i].DataDir, 0o755); err != nil {
-			return usagef("data directory: %v", err)
+	dataRoot, hostDir := "", ""
+	if len(managed) > 0 {
+		dataRoot = f.dataDir
+		if dataRoot == "" {
+			dataRoot = filepath.Join("data", runID)
+		}
+		// Execute removes each configuration's data once it is done, unless --keep.
+		need := w.EstimateBytes()
+		if f.keep {
+			need *= int64(len(managed))
+		}
+		if err := prepareDataDir(dataRoot, need); err != nil {
+			return usageError{err}
+		}
+		for i := range cps {
+			if cps[i].DSN == "" {
+				cps[i].DataDir = filepath.Join(dataRoot, cps[i].Name)
+				if err := os.MkdirAll(cps[i].DataDir, 0o755); err != nil {
+					return usagef("data directory: %v", err)
+				}
+			}
+		}
+		hostDir = dataRoot
+	} else {
+		for _, c := range cps {
+			if hostDir == "" {
+				hostDir = c.DataDir
+			}
 		}
 	}
 	dir, err := result.CreateDir(out)
 	if err != nil {
-		if f.dataDir == "" {
+		if dataRoot != "" && f.dataDir == "" {
 			os.RemoveAll(dataRoot)
 		}
 		return usageError{err}
+	}
+
+	for _, c := range cps {
+		*secrets = append(*secrets, dsnSecrets(c.DSN)...)
+	}
+	log := redactingWriter{w: stderr, secrets: *secrets}
+	cfgs := make([]engine.Config, len(cps))
+	for i := range cps {
+		cps[i].Log = log
+		cfgs[i] = cps[i].Config
+	}
+	host := hostInfo(hostDir)
+	if hostDir == "" {
+		host.DataDevice, host.Filesystem = "", "" // hostInfo("") describes the working directory
+	}
+	run := &result.Run{Tool: toolInfo(), RunID: runID, StartedAt: started,
+		Command: append([]string{"enginebench"}, redactArgs(os.Args[1:])...), Host: host}
+	if sp != nil {
+		if err := dir.WriteFile("run-spec.yaml", sp.Copy); err != nil {
+			return exitError{exitFailed, err.Error()}
+		}
+		run.Notes = append(run.Notes, fmt.Sprintf("run spec: %s (a copy is run-spec.yaml)", sp.Path))
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -224,16 +545,28 @@ func runWorkload(cmd *cobra.Command, name string, f *runFlags, stdout, stderr io
 	progressOut, _ := stderr.(*os.File)
 	terminal := progressOut != nil && runner.IsTerminal(progressOut)
 	plan := workload.Plan{
-		Workload: w, Registry: reg, Configs: cfgs, Dir: dir, Keep: f.keep,
-		Run: &result.Run{Tool: toolInfo(), RunID: runID, StartedAt: started,
-			Command: append([]string{"enginebench"}, os.Args[1:]...), Host: hostInfo(dataRoot)},
-		Env: workload.Env{Log: stderr, Runner: &runner.Runner{Clock: runner.SystemClock(),
+		Workload: w, Registry: reg, Configs: cfgs, Dir: dir, Keep: f.keep, Run: run,
+		Env: workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
 			Progress: runner.NewProgress(stderr, terminal)}},
 	}
-	fmt.Fprintf(stderr, "enginebench: %s benchmark, scale %s, engines %s; results in %s\n",
-		w.Name(), p.Scale, f.engines, out)
+	what := "engines " + f.engines
+	if sp != nil {
+		what = fmt.Sprintf("configurations %s (%s)", strings.Join(all, ", "), sp.Path)
+	}
+	fmt.Fprintf(log, "enginebench: %s benchmark, scale %s, %s; results in %s\n", w.Name(), p.Scale, what, out)
+	for _, n := range notices {
+		fmt.Fprintf(log, "enginebench: %s\n", n)
+	}
+	for _, c := range cps {
+		if c.DSN != "" {
+			fmt.Fprintf(log, "enginebench: configuration %s runs on an existing server (DSN from %s)\n", c.Name, c.dsnFrom)
+		}
+	}
 	res, execErr := workload.Execute(ctx, plan)
-	if !f.keep && f.dataDir == "" {
+	if len(external) > 0 {
+		execErr = errors.Join(execErr, f.finishExternal(res, cps, dir, *secrets))
+	}
+	if dataRoot != "" && !f.keep && f.dataDir == "" {
 		os.Remove(dataRoot) // the per-configuration directories are already gone
 	}
 	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res))); err != nil {
@@ -253,4 +586,34 @@ func runWorkload(cmd *cobra.Command, name string, f *runFlags, stdout, stderr io
 		return exitError{exitFailed, "run failed: " + res.Error}
 	}
 	return nil
+}
+
+// finishExternal completes a run with an existing server in it: it notes what was measured of
+// each existing server's data directory, removes any DSN or password from the results'
+// messages and rewrites run.json.
+func (f *runFlags) finishExternal(res *result.Run, cps []configPlan, dir *result.Dir, secrets []string) error {
+	clean := func(s string) string { return redactText(s, secrets...) }
+	res.Error = clean(res.Error)
+	for i := range res.Configs {
+		rc := &res.Configs[i]
+		j := slices.IndexFunc(cps, func(c configPlan) bool { return c.Name == rc.Name })
+		if j < 0 {
+			continue
+		}
+		c := cps[j]
+		for k := range rc.Notes {
+			rc.Notes[k] = clean(rc.Notes[k])
+		}
+		switch {
+		case c.DSN != "" && c.DataDir != "":
+			rc.Notes = append(rc.Notes, "existing server: its data directory "+c.DataDir+" was measured, not changed")
+		case c.DSN != "":
+			rc.Notes = append(rc.Notes, "existing server: no data directory given (--data-dir, data_dir), so the database size is not measured")
+		}
+		rc.Error = clean(rc.Error)
+		for k := range rc.Steps {
+			rc.Steps[k].Error = clean(rc.Steps[k].Error)
+		}
+	}
+	return dir.WriteRun(res)
 }

@@ -1,0 +1,579 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
+
+// A run spec (enginebench run --config FILE.yaml, docs/run-spec.md) names the workload, the
+// scale, workload parameters and a list of named engine configurations.
+
+// specFile is a run spec as written. Settings and params stay YAML nodes, so that their
+// values keep their literal form ("4G", "0x10") and their line numbers.
+type specFile struct {
+	Workload string       `yaml:"workload"`
+	Scale    string       `yaml:"scale"`
+	Params   yaml.Node    `yaml:"params"`
+	Configs  []specConfig `yaml:"configs"`
+}
+
+// specConfig is one engine configuration of a run spec as written.
+type specConfig struct {
+	Name     string    `yaml:"name"`
+	Engine   string    `yaml:"engine"`
+	Base     string    `yaml:"base"`
+	Settings yaml.Node `yaml:"settings"`
+	DSN      string    `yaml:"dsn"`
+	DSNEnv   string    `yaml:"dsn_env"`
+	DBPID    int       `yaml:"db_pid"`
+	DataDir  string    `yaml:"data_dir"`
+}
+
+// runSpec is a loaded and validated run spec.
+type runSpec struct {
+	Path     string
+	Workload string // empty when the spec does not name one
+	Scale    string // empty when the spec does not name one
+	Params   []specParam
+	Configs  []specEntry
+	// Copy is the spec with every DSN and password replaced, for the results directory.
+	Copy []byte
+}
+
+// specParam is one workload parameter of a run spec: a flag of `run` and its value.
+type specParam struct {
+	Flag, Value string
+	Line        int
+}
+
+// specEntry is one resolved engine configuration of a run spec (its base applied).
+type specEntry struct {
+	Name     string
+	Engine   string
+	Settings map[string]string
+	// DSN is the server's DSN from dsn: or the variable named by dsn_env:; DSNFrom says which,
+	// for messages that must not show the DSN itself.
+	DSN, DSNFrom string
+	// DSNEnv names the environment variable that holds the DSN (dsn_env:).
+	DSNEnv  string
+	DBPID   int
+	DataDir string
+	Line    int
+}
+
+// where is the entry's place in its spec, "FILE:LINE", for error messages.
+func (e specEntry) where(path string) string { return fmt.Sprintf("%s:%d", path, e.Line) }
+
+// validName matches configuration names: letters, digits, '-', '_' and '.', not starting
+// with '-', '_' or '.', so that a name is a safe directory name.
+var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// loadSpec reads and validates the run spec at path: keys, names, bases, settings and
+// engines (known to reg). It returns warnings to print (a DSN with a password written in the
+// file). Every error is one line that names the file, and the line where it can.
+func loadSpec(path string, reg *engine.Registry) (*runSpec, []string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("run spec: %w", err)
+	}
+	var f specFile
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, fmt.Errorf("%s: the run spec is empty", path)
+		}
+		return nil, nil, specDecodeError(path, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("%s: a run spec is one YAML document; this file has more", path)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, nil, specDecodeError(path, err)
+	}
+	s := &runSpec{Path: path, Workload: f.Workload, Scale: f.Scale}
+	if s.Params, err = specParams(path, &f.Params); err != nil {
+		return nil, nil, err
+	}
+	if len(f.Configs) == 0 {
+		return nil, nil, fmt.Errorf("%s: no configs: a run spec lists at least one engine configuration", path)
+	}
+	lines := configLines(&doc)
+	var warnings []string
+	raw := make([]specEntry, len(f.Configs))
+	own := make([]map[string]string, len(f.Configs))
+	for i, c := range f.Configs {
+		e := specEntry{Name: c.Name, Engine: c.Engine, DBPID: c.DBPID, DataDir: c.DataDir}
+		if i < len(lines) {
+			e.Line = lines[i]
+		}
+		at := e.where(path)
+		switch {
+		case c.Name == "":
+			return nil, nil, fmt.Errorf("%s: configuration %d has no name", at, i+1)
+		case !validName.MatchString(c.Name):
+			return nil, nil, fmt.Errorf("%s: configuration name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit", at, c.Name)
+		}
+		if j := slices.IndexFunc(raw[:i], func(o specEntry) bool { return o.Name == c.Name }); j >= 0 {
+			return nil, nil, fmt.Errorf("%s: configuration name %q is used twice (first at line %d)", at, c.Name, raw[j].Line)
+		}
+		if c.Engine == "" && c.Base == "" {
+			return nil, nil, fmt.Errorf("%s: configuration %s has neither engine nor base", at, c.Name)
+		}
+		if c.Engine != "" {
+			if _, err := reg.Lookup(c.Engine); err != nil {
+				return nil, nil, fmt.Errorf("%s: configuration %s: %w", at, c.Name, err)
+			}
+		}
+		if own[i], err = specSettings(path, c.Name, &c.Settings); err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case c.DSN != "" && c.DSNEnv != "":
+			return nil, nil, fmt.Errorf("%s: configuration %s has both dsn and dsn_env; give one", at, c.Name)
+		case c.DSN != "":
+			e.DSN, e.DSNFrom = c.DSN, "dsn: in "+path
+			if hasPassword(c.DSN) {
+				warnings = append(warnings, fmt.Sprintf("%s: configuration %s: the dsn holds a password; "+
+					"keep credentials out of files with dsn_env: VARIABLE or --dsn", at, c.Name))
+			}
+		case c.DSNEnv != "":
+			e.DSNEnv = c.DSNEnv // read by run, unless --dsn overrides it
+		}
+		if c.DBPID < 0 {
+			return nil, nil, fmt.Errorf("%s: configuration %s: db_pid %d is not a process id", at, c.Name, c.DBPID)
+		}
+		raw[i] = e
+	}
+	// Resolve bases: a configuration starts from its base's engine and settings.
+	const (
+		unresolved = iota
+		resolving
+		resolved
+	)
+	state := make([]int, len(raw))
+	var resolve func(i int) error
+	resolve = func(i int) error {
+		switch state[i] {
+		case resolved:
+			return nil
+		case resolving:
+			return fmt.Errorf("%s: configuration %s: its base chain is a cycle", raw[i].where(path), raw[i].Name)
+		}
+		state[i] = resolving
+		c := f.Configs[i]
+		settings := map[string]string{}
+		if c.Base != "" {
+			j := slices.IndexFunc(raw, func(o specEntry) bool { return o.Name == c.Base })
+			if j < 0 {
+				return fmt.Errorf("%s: configuration %s: base %q does not exist (configurations: %s)",
+					raw[i].where(path), c.Name, c.Base, strings.Join(entryNames(raw), ", "))
+			}
+			if j == i {
+				return fmt.Errorf("%s: configuration %s is its own base", raw[i].where(path), c.Name)
+			}
+			if err := resolve(j); err != nil {
+				return err
+			}
+			if raw[i].Engine == "" {
+				raw[i].Engine = raw[j].Engine
+			}
+			maps.Copy(settings, raw[j].Settings)
+		}
+		maps.Copy(settings, own[i])
+		raw[i].Settings = settings
+		state[i] = resolved
+		return nil
+	}
+	for i := range raw {
+		if err := resolve(i); err != nil {
+			return nil, nil, err
+		}
+	}
+	s.Configs = raw
+	if s.Copy, err = redactedSpec(b, &doc); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, warnings, nil
+}
+
+// entryNames returns the names of es.
+func entryNames(es []specEntry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Name
+	}
+	return out
+}
+
+// configLines returns the line of each item of the top-level configs list of doc.
+func configLines(doc *yaml.Node) []int {
+	seq := mapValue(doc, "configs")
+	if seq != nil && seq.Kind == yaml.AliasNode {
+		seq = seq.Alias
+	}
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return nil
+	}
+	lines := make([]int, len(seq.Content))
+	for i, item := range seq.Content {
+		if item.Kind == yaml.AliasNode {
+			item = item.Alias
+		}
+		lines[i] = item.Line
+		if n := mapValue(item, "name"); n != nil {
+			lines[i] = n.Line
+		}
+	}
+	return lines
+}
+
+// mapValue returns the value of key in the mapping n (or in the document n's mapping).
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// mappingPairs returns the key and value nodes of the mapping n, refusing merge keys and
+// duplicate keys (which yaml.v3 does not check in a node). what names n in errors.
+func mappingPairs(path, what string, n *yaml.Node) ([][2]*yaml.Node, error) {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		return nil, nil // absent or empty
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:%d: %s must be a map of NAME: VALUE", path, n.Line, what)
+	}
+	var out [][2]*yaml.Node
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Tag == "!!merge" {
+			return nil, fmt.Errorf("%s:%d: %s: merge keys (<<) are not supported; use base: to start from another configuration", path, k.Line, what)
+		}
+		if k.Kind != yaml.ScalarNode || k.Value == "" {
+			return nil, fmt.Errorf("%s:%d: %s: a key must be a non-empty name", path, k.Line, what)
+		}
+		if first, dup := seen[k.Value]; dup {
+			return nil, fmt.Errorf("%s:%d: %s: %s is given twice (first at line %d)", path, k.Line, what, k.Value, first)
+		}
+		seen[k.Value] = k.Line
+		if v.Kind == yaml.AliasNode {
+			v = v.Alias
+		}
+		out = append(out, [2]*yaml.Node{k, v})
+	}
+	return out, nil
+}
+
+// specSettings returns the settings map n of configuration name: scalar values in their
+// literal form; nested maps and lists, and missing values, are errors.
+func specSettings(path, name string, n *yaml.Node) (map[string]string, error) {
+	what := "configuration " + name + ": settings"
+	pairs, err := mappingPairs(path, what, n)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		k, v := p[0], p[1]
+		switch {
+		case v.Kind != yaml.ScalarNode:
+			return nil, fmt.Errorf("%s:%d: %s: %s is a nested %s; a setting's value is a scalar (number, string, true/false)",
+				path, v.Line, what, k.Value, kindName(v.Kind))
+		case v.Tag == "!!null":
+			return nil, fmt.Errorf("%s:%d: %s: %s has no value", path, k.Line, what, k.Value)
+		}
+		m[k.Value] = v.Value
+	}
+	return m, nil
+}
+
+// specParams returns the params map n: flag names of `run` with scalar values (a list of
+// scalars is joined with commas, as for --steps). Whether each names a flag is checked by run.
+func specParams(path string, n *yaml.Node) ([]specParam, error) {
+	pairs, err := mappingPairs(path, "params", n)
+	if err != nil {
+		return nil, err
+	}
+	var out []specParam
+	for _, p := range pairs {
+		k, v := p[0], p[1]
+		var val string
+		switch v.Kind {
+		case yaml.ScalarNode:
+			if v.Tag == "!!null" {
+				return nil, fmt.Errorf("%s:%d: params: %s has no value", path, k.Line, k.Value)
+			}
+			val = v.Value
+		case yaml.SequenceNode:
+			var items []string
+			for _, it := range v.Content {
+				if it.Kind != yaml.ScalarNode {
+					return nil, fmt.Errorf("%s:%d: params: %s: a list holds scalars only", path, it.Line, k.Value)
+				}
+				items = append(items, it.Value)
+			}
+			val = strings.Join(items, ",")
+		default:
+			return nil, fmt.Errorf("%s:%d: params: %s is a nested %s; give a scalar value", path, v.Line, k.Value, kindName(v.Kind))
+		}
+		out = append(out, specParam{Flag: k.Value, Value: val, Line: k.Line})
+	}
+	return out, nil
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.MappingNode:
+		return "map"
+	case yaml.SequenceNode:
+		return "list"
+	}
+	return "value"
+}
+
+// yaml.v3 reports each error of a document as "line N: message"; unknown keys (KnownFields)
+// as "field KEY not found in type T".
+var (
+	yamlLineRE    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	yamlUnknownRE = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
+)
+
+// specDecodeError rewrites a yaml.v3 error as one line, "FILE:LINE: message; ...", with
+// unknown keys named as such and the accepted keys listed.
+func specDecodeError(path string, err error) error {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	out := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		m = strings.TrimPrefix(m, "yaml: ")
+		at := path
+		if sub := yamlLineRE.FindStringSubmatch(m); sub != nil {
+			at, m = path+":"+sub[1], sub[2]
+		}
+		if sub := yamlUnknownRE.FindStringSubmatch(m); sub != nil {
+			m = fmt.Sprintf("unknown key %q in %s (accepted: %s)", sub[1], specTypeName(sub[2]), strings.Join(specKeys(sub[2]), ", "))
+		}
+		out = append(out, at+": "+strings.ReplaceAll(m, "\n", " "))
+	}
+	return errors.New(strings.Join(out, "; "))
+}
+
+// specType returns the run spec type called goType (as yaml.v3 names it) and what to call
+// it in messages.
+func specType(goType string) (reflect.Type, string) {
+	for _, t := range []struct {
+		typ  reflect.Type
+		what string
+	}{
+		{reflect.TypeOf(specFile{}), "the run spec"},
+		{reflect.TypeOf(specConfig{}), "a configuration"},
+	} {
+		if t.typ.String() == goType {
+			return t.typ, t.what
+		}
+	}
+	return nil, goType
+}
+
+func specTypeName(goType string) string {
+	_, what := specType(goType)
+	return what
+}
+
+// specKeys lists the YAML keys of the spec type called goType.
+func specKeys(goType string) []string {
+	t, _ := specType(goType)
+	if t == nil {
+		return nil
+	}
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// redactedSpec returns the spec's text for the results directory: as written, or, when a
+// configuration has a dsn, re-encoded with every dsn replaced; and any password removed.
+func redactedSpec(raw []byte, doc *yaml.Node) ([]byte, error) {
+	seq := mapValue(doc, "configs")
+	found := false
+	if seq != nil {
+		for _, item := range seq.Content {
+			if v := mapValue(item, "dsn"); v != nil && v.Value != "" {
+				v.Value, v.Style, v.Tag, found = redacted, 0, "!!str", true
+			}
+		}
+	}
+	if !found {
+		return []byte(redactText(string(raw))), nil
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("encode the run spec's copy: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("encode the run spec's copy: %w", err)
+	}
+	return []byte(redactText(buf.String())), nil
+}
+
+// Redaction: DSNs and passwords never reach output, logs or result files.
+
+const redacted = "<redacted>"
+
+var (
+	// urlUserRE matches SCHEME://USER:PASSWORD@ of a URL (postgres://u:pw@host/db), up to
+	// the last @ of the word.
+	urlUserRE = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*):(\S*)@`)
+	// mysqlUserRE matches USER:PASSWORD@ of a MySQL DSN (u:pw@tcp(host)/db, u:pw@/db), whose
+	// password may hold '@': up to the @ before the protocol or the database.
+	mysqlUserRE = regexp.MustCompile(`([^\s:/@'"=()]*):(\S*)@(\w*\(|/)`)
+	// keywordRE matches password=VALUE of a keyword/value DSN (password='a b'), of a URL's
+	// query (?password=pw) and of variables (PGPASSWORD=pw, MYSQL_PWD=pw).
+	keywordRE = regexp.MustCompile(`(?i)\b(\w*(?:password|passwd|pwd))(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&;,]*)`)
+)
+
+// redactText returns s with every password of a DSN or URL in it replaced, and every
+// occurrence of each of secrets (DSNs and passwords known to the run).
+func redactText(s string, secrets ...string) string {
+	sorted := slices.Clone(secrets)
+	sort.Slice(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
+	for _, sec := range sorted {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, redacted)
+		}
+	}
+	s = urlUserRE.ReplaceAllString(s, "${1}:"+redacted+"@")
+	s = mysqlUserRE.ReplaceAllString(s, "${1}:"+redacted+"@${3}")
+	return keywordRE.ReplaceAllString(s, "${1}${2}"+redacted)
+}
+
+// hasPassword reports whether s holds a password that redactText removes.
+func hasPassword(s string) bool { return redactText(s) != s }
+
+// dsnSecrets returns what of dsn must never be shown: the DSN itself and its passwords.
+func dsnSecrets(dsn string) []string {
+	if dsn == "" {
+		return nil
+	}
+	out := []string{dsn}
+	for _, re := range []*regexp.Regexp{urlUserRE, mysqlUserRE} {
+		for _, m := range re.FindAllStringSubmatch(dsn, -1) {
+			out = append(out, m[2])
+		}
+	}
+	for _, m := range keywordRE.FindAllStringSubmatch(dsn, -1) {
+		v := m[3]
+		if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		out = append(out, v)
+	}
+	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
+}
+
+// redactDSNFlag returns the value of a --dsn flag as it may be shown: CONFIG=<redacted> or
+// <redacted>. Only a prefix that is a valid configuration name is kept.
+func redactDSNFlag(v string) string {
+	if name, _, ok := strings.Cut(v, "="); ok && validName.MatchString(name) {
+		return name + "=" + redacted
+	}
+	return redacted
+}
+
+// redactArgs returns the command line args with the value of every --dsn (--dsn DSN,
+// --dsn=DSN, CONFIG=DSN) replaced and any other password removed, for run.json and output.
+func redactArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			for _, rest := range args[i:] {
+				out = append(out, redactText(rest))
+			}
+			return out
+		case a == "--dsn" && i+1 < len(args):
+			out = append(out, a, redactDSNFlag(args[i+1]))
+			i++
+		case strings.HasPrefix(a, "--dsn="):
+			out = append(out, "--dsn="+redactDSNFlag(strings.TrimPrefix(a, "--dsn=")))
+		default:
+			out = append(out, redactText(a))
+		}
+	}
+	return out
+}
+
+// redactingWriter writes through to w with passwords and secrets removed from each write.
+type redactingWriter struct {
+	w       io.Writer
+	secrets []string
+}
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redactText(string(p), r.secrets...)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// redactError returns err with its message redacted, keeping its exit status.
+func redactError(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	clean := redactText(msg, secrets...)
+	if clean == msg {
+		return err
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return exitError{ee.code, redactText(ee.msg, secrets...)}
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return usageError{errors.New(clean)}
+	}
+	return errors.New(clean)
+}

@@ -1,0 +1,487 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// writeSpec writes a run spec into a fresh directory and returns its path.
+func writeSpec(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRunSpecTwoConfigsOfOneEngine(t *testing.T) {
+	// The spec asks for the small scale and 100,000 rows; the command line's --scale and
+	// --rows win, so the run is tiny. query-seconds and steps come from the spec.
+	text := `# two pebble configurations
+workload: insert
+scale: small
+params:
+  rows: 100000
+  query-seconds: 0.5
+  steps: [l.i0]
+configs:
+  - name: pebble-a
+    engine: pebble
+    settings:
+      compression: snappy
+  - name: pebble.b
+    base: pebble-a
+    settings: {compression: zstd}
+`
+	spec := writeSpec(t, text)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results")
+	code, stdout, stderr := runCLI(t, "run", "--config", spec, "--scale", "tiny", "--rows", "3000",
+		"--out", out, "--data-dir", filepath.Join(dir, "data"),
+		"--set", "pebble.b.cache_mb=8", "--set", "pebble.memtable_mb=16")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	run, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range run.Configs {
+		names = append(names, c.Name)
+		if c.Engine != "pebble" || c.Status != result.StatusOK || len(c.Steps) != 1 || c.Steps[0].Name != "l.i0" {
+			t.Errorf("%s: engine %s, status %s, %d steps", c.Name, c.Engine, c.Status, len(c.Steps))
+		}
+		if c.Settings["memtable_mb"] != "16" {
+			t.Errorf("%s: memtable_mb %q, want 16 from --set pebble.memtable_mb (every pebble configuration)", c.Name, c.Settings["memtable_mb"])
+		}
+	}
+	if !slices.Equal(names, []string{"pebble-a", "pebble.b"}) {
+		t.Fatalf("configurations %v", names)
+	}
+	a, b := run.Configs[0].Settings, run.Configs[1].Settings
+	if a["compression"] != "snappy" || b["compression"] != "zstd" {
+		t.Errorf("compression %q and %q, want snappy and zstd", a["compression"], b["compression"])
+	}
+	if a["cache_mb"] != "64" || b["cache_mb"] != "8" {
+		t.Errorf("cache_mb %q and %q, want the default 64 and 8 from --set pebble.b.cache_mb", a["cache_mb"], b["cache_mb"])
+	}
+	w := run.Workload
+	if w.Scale != "tiny" || w.Params["rows"] != float64(3000) || w.Params["query_seconds"] != 0.5 {
+		t.Errorf("workload %s, rows %v, query_seconds %v: want tiny, 3000 (command line) and 0.5 (spec)",
+			w.Scale, w.Params["rows"], w.Params["query_seconds"])
+	}
+	if !slices.Contains(run.Notes, "run spec: "+spec+" (a copy is run-spec.yaml)") {
+		t.Errorf("notes %q do not record the spec", run.Notes)
+	}
+	if copied, err := os.ReadFile(filepath.Join(out, "run-spec.yaml")); err != nil || string(copied) != text {
+		t.Errorf("run-spec.yaml is not the spec: %v\n%s", err, copied)
+	}
+	if !strings.Contains(stderr, "configurations pebble-a, pebble.b") {
+		t.Errorf("stderr does not name the configurations:\n%s", stderr)
+	}
+	if entries, err := os.ReadDir(filepath.Join(dir, "data")); err != nil || len(entries) != 0 {
+		t.Errorf("data directory not emptied: %v %v", entries, err)
+	}
+}
+
+func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
+	one := "configs:\n  - name: a\n    engine: sqlite\n"
+	cases := []struct {
+		name string
+		spec string
+		args []string
+		want string
+	}{
+		{"typo in a configuration's key", "configs:\n  - name: a\n    engine: sqlite\n    setings: {cache_mb: 5}\n", nil,
+			`spec.yaml:4: unknown key "setings" in a configuration (accepted: name, engine, base, settings,`},
+		{"typo in a top-level key", "config:\n  - name: a\n", nil, `spec.yaml:1: unknown key "config" in the run spec`},
+		{"unknown engine", "configs:\n  - name: a\n    engine: oracle\n", nil, `spec.yaml:2: configuration a: unknown engine "oracle"`},
+		{"duplicate name", "configs:\n  - name: a\n    engine: sqlite\n  - name: a\n    engine: pebble\n", nil,
+			`spec.yaml:4: configuration name "a" is used twice (first at line 2)`},
+		{"base does not exist", "configs:\n  - name: a\n    engine: sqlite\n  - name: b\n    base: nope\n", nil,
+			`spec.yaml:4: configuration b: base "nope" does not exist (configurations: a, b)`},
+		{"base cycle", "configs:\n  - name: a\n    base: b\n  - name: b\n    base: a\n", nil, "base chain is a cycle"},
+		{"nested map setting", "configs:\n  - name: a\n    engine: sqlite\n    settings:\n      cache_mb: {x: 1}\n", nil,
+			"spec.yaml:5: configuration a: settings: cache_mb is a nested map"},
+		{"nested list setting", "configs:\n  - name: a\n    engine: sqlite\n    settings:\n      cache_mb: [1, 2]\n", nil,
+			"cache_mb is a nested list"},
+		{"setting without value", "configs:\n  - name: a\n    engine: sqlite\n    settings:\n      cache_mb:\n", nil, "cache_mb has no value"},
+		{"merge key", "x: &x {cache_mb: 5}\n" + one, nil, `unknown key "x"`},
+		{"merge key in settings", "configs:\n  - name: a\n    engine: sqlite\n    settings: &s {cache_mb: 5}\n  - name: b\n    engine: sqlite\n    settings: {<<: *s}\n", nil,
+			"merge keys (<<) are not supported"},
+		{"settings not a map", "configs:\n  - name: a\n    engine: sqlite\n    settings: [cache_mb]\n", nil, "settings must be a map"},
+		{"engines with config", one, []string{"--engines", "sqlite"}, "--engines and --config cannot be used together"},
+		{"unknown parameter", "params:\n  rowz: 5\n" + one, nil, `spec.yaml:2: params: unknown parameter "rowz" (accepted: `},
+		{"parameter that is not a size", "params:\n  out: x\n" + one, nil, `params: unknown parameter "out"`},
+		{"bad parameter value", "params:\n  rows: many\n" + one, nil, `spec.yaml:2: params: rows: "many" is not valid`},
+		{"parameter out of range", "params:\n  clients: 0\n" + one, nil, "--clients must be > 0"},
+		{"unknown scale", "scale: huge\n" + one, nil, `unknown scale "huge"`},
+		{"unknown workload", "workload: ycsb\n" + one, nil, `unknown workload "ycsb"`},
+		{"unknown setting", "configs:\n  - name: a\n    engine: sqlite\n    settings: {cache_mbb: 4}\n", nil,
+			"spec.yaml:2: configuration a: engine sqlite: unknown setting cache_mbb"},
+		{"bad setting value", "configs:\n  - name: a\n    engine: pebble\n    settings: {cache_mb: lots}\n", nil, "cache_mb"},
+		{"inherited bad setting", "configs:\n  - name: a\n    engine: pebble\n    settings: {cache_mb: lots}\n  - name: b\n    base: a\n", nil, "cache_mb"},
+		{"invalid name", "configs:\n  - name: a/b\n    engine: sqlite\n", nil, `configuration name "a/b"`},
+		{"name starting with a dot", "configs:\n  - name: ..\n    engine: sqlite\n", nil, `configuration name ".."`},
+		{"no name", "configs:\n  - engine: sqlite\n", nil, "configuration 1 has no name"},
+		{"neither engine nor base", "configs:\n  - name: a\n", nil, "has neither engine nor base"},
+		{"no configs", "scale: tiny\n", nil, "no configs"},
+		{"empty file", "", nil, "the run spec is empty"},
+		{"syntax error", "configs: [\n", nil, "spec.yaml:"},
+		{"two documents", one + "---\n" + one, nil, "one YAML document"},
+		{"wrong type", "configs:\n  - name: a\n    engine: sqlite\n    db_pid: many\n", nil, "spec.yaml:4: cannot unmarshal"},
+		{"set for no configuration", one, []string{"--set", "b.cache_mb=5"}, `"b" is neither a configuration nor an engine`},
+		{"dsn for an embedded engine", one, []string{"--dsn", "user@unix(/tmp/x)/db"}, "configuration a (DSN from --dsn): engine sqlite is not a server"},
+		{"dsn and dsn_env", "configs:\n  - name: a\n    engine: sqlite\n    dsn: x\n    dsn_env: Y\n", nil, "has both dsn and dsn_env"},
+		{"dsn_env not set", "configs:\n  - name: a\n    engine: sqlite\n    dsn_env: ENGINEBENCH_TEST_UNSET\n", nil,
+			"dsn_env: the environment variable ENGINEBENCH_TEST_UNSET is not set"},
+		{"db_pid without a dsn", "configs:\n  - name: a\n    engine: sqlite\n    db_pid: 1\n", nil, "needs an existing server"},
+		{"data_dir without a dsn", "configs:\n  - name: a\n    engine: sqlite\n    data_dir: /tmp\n", nil, "data_dir names an existing server's data directory"},
+		{"spec file missing", "", []string{"--config", "/nonexistent/spec.yaml"}, "run spec: open /nonexistent/spec.yaml"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec := writeSpec(t, c.spec)
+			dir := t.TempDir()
+			out, data := filepath.Join(dir, "results"), filepath.Join(dir, "data")
+			// No size flags: they would win over the spec's, whose errors are tested here.
+			args := append([]string{"run", "--config", spec, "--out", out, "--data-dir", data}, c.args...)
+			code, stdout, stderr := runCLI(t, args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Errorf("stderr %q: want one line containing %q", stderr, c.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout not empty: %q", stdout)
+			}
+			for _, d := range []string{out, data} {
+				if _, err := os.Stat(d); !os.IsNotExist(err) {
+					t.Errorf("%s was created", d)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadSpecResolvesBasesAndKeepsLiterals(t *testing.T) {
+	reg := testRegistry(t)
+	path := writeSpec(t, `params:
+  clients: 3
+  steps: [l.i0, l.x]
+  shared-table: true
+configs:
+  - name: c2
+    base: c1               # defined below
+    settings: {mem: 2G, flag: false}
+  - name: c1
+    engine: srv
+    settings: &c1
+      mem: 4G
+      hex: 0x10
+      float: 1e3
+      quoted: "a b"
+      flag: on
+  - name: c3
+    base: c2
+    engine: srv2           # keeps c2's settings, on another engine
+    dsn: "postgres://bench:hunter2@db/bench"
+    db_pid: 42
+    data_dir: /var/lib/db
+  - name: c4
+    engine: srv
+    dsn_env: MY_DSN
+    settings: *c1          # a YAML alias
+`)
+	s, warnings, err := loadSpec(path, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantParams := []specParam{{"clients", "3", 2}, {"steps", "l.i0,l.x", 3}, {"shared-table", "true", 4}}
+	if !reflect.DeepEqual(s.Params, wantParams) {
+		t.Errorf("params %+v, want %+v", s.Params, wantParams)
+	}
+	c1 := map[string]string{"mem": "4G", "hex": "0x10", "float": "1e3", "quoted": "a b", "flag": "on"}
+	c2 := map[string]string{"mem": "2G", "hex": "0x10", "float": "1e3", "quoted": "a b", "flag": "false"}
+	want := []specEntry{
+		{Name: "c2", Engine: "srv", Settings: c2, Line: 6},
+		{Name: "c1", Engine: "srv", Settings: c1, Line: 9},
+		{Name: "c3", Engine: "srv2", Settings: c2, DSN: "postgres://bench:hunter2@db/bench",
+			DSNFrom: "dsn: in " + path, DBPID: 42, DataDir: "/var/lib/db", Line: 17},
+		{Name: "c4", Engine: "srv", Settings: c1, DSNEnv: "MY_DSN", Line: 23},
+	}
+	if !reflect.DeepEqual(s.Configs, want) {
+		t.Errorf("configs\n%+v\nwant\n%+v", s.Configs, want)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "spec.yaml:17: configuration c3: the dsn holds a password") ||
+		strings.Contains(warnings[0], "hunter2") {
+		t.Errorf("warnings %q: want one about c3's password, without it", warnings)
+	}
+	if strings.Contains(string(s.Copy), "hunter2") || !strings.Contains(string(s.Copy), "dsn: <redacted>") ||
+		!strings.Contains(string(s.Copy), "# defined below") {
+		t.Errorf("the spec's copy keeps the password, or lost the dsn key or the comments:\n%s", s.Copy)
+	}
+}
+
+func TestApplySpecCommandLineWins(t *testing.T) {
+	cmd, f := runCommand(nil, nil)
+	fl := cmd.Flags()
+	if err := fl.Parse([]string{"--rows", "7", "--scale", "tiny"}); err != nil {
+		t.Fatal(err)
+	}
+	sp := &runSpec{Path: "s.yaml", Scale: "cached", Params: []specParam{
+		{"rows", "9", 2}, {"clients", "3", 3}, {"steps", "l.i0,l.x", 4}, {"query-seconds", "0.25", 5}}}
+	if err := applySpec(fl, sp); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.params(fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Scale != "tiny" || p.Rows != 7 || p.Clients != 3 || p.QuerySeconds != 0.25 || !slices.Equal(p.Steps, []string{"l.i0", "l.x"}) {
+		t.Errorf("params %+v: want scale tiny and rows 7 from the command line, clients 3, query-seconds 0.25, steps l.i0,l.x from the spec", p)
+	}
+	// Without a scale on the command line, the spec's applies.
+	cmd, f = runCommand(nil, nil)
+	if err := applySpec(cmd.Flags(), &runSpec{Path: "s.yaml", Scale: "cached"}); err != nil {
+		t.Fatal(err)
+	}
+	if f.scale != "cached" {
+		t.Errorf("scale %q, want the spec's cached", f.scale)
+	}
+}
+
+// testRegistry returns the built-in engines and two fake server engines, srv and srv2, whose
+// drivers check configurations like a server engine's (a DSN, any server variable) and open
+// nothing: the tests that use them check flags and configurations, never run an engine.
+func testRegistry(t *testing.T) *engine.Registry {
+	t.Helper()
+	real, err := newRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := func(name string) engine.Driver {
+		return engine.Driver{Name: name, Family: engine.FamilySQL, Server: true,
+			CheckSettings: func(o map[string]string) error {
+				if v, ok := o["bad"]; ok {
+					return errors.New(name + ": setting bad: " + strconv.Quote(v) + " is refused")
+				}
+				return nil
+			},
+			Open: func(context.Context, engine.Config) (engine.Engine, error) {
+				return nil, errors.New("a fake server engine opens nothing")
+			}}
+	}
+	reg, err := engine.NewRegistry(append(real.Drivers(), fake("srv"), fake("srv2"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// planned is the part of a configuration that the flags decide, for comparisons.
+type planned struct {
+	Name, Engine string
+	Settings     map[string]string
+	DSN, From    string
+	DBPID        int
+	Keep         bool
+}
+
+func TestConfigsFromFlagsAndEnvironment(t *testing.T) {
+	reg := testRegistry(t)
+	pid := os.Getpid()
+	self := strconv.Itoa(pid)
+	spec := writeSpec(t, `configs:
+  - name: base
+    engine: srv
+    settings: {shared_buffers: 1GB}
+  - name: env
+    engine: srv2
+    dsn_env: TEST_SRV2_DSN
+  - name: file
+    engine: srv
+    dsn: "host=/run/db user=bench"
+    db_pid: `+self+`
+`)
+	none := map[string]string{}
+	cases := []struct {
+		name  string
+		f     runFlags
+		spec  bool
+		env   map[string]string
+		want  []planned
+		err   string // a substring of the error, when one is expected
+		avoid string // must not be in the error
+	}{
+		{name: "one server, --dsn", f: runFlags{engines: "srv", dsn: []string{"postgres://u:pw@h/db"}},
+			want: []planned{{"srv", "srv", none, "postgres://u:pw@h/db", "--dsn", 0, false}}},
+		{name: "a DSN with '=' is not taken for CONFIG=DSN", f: runFlags{engines: "srv", dsn: []string{"host=/tmp user=u"}},
+			want: []planned{{"srv", "srv", none, "host=/tmp user=u", "--dsn", 0, false}}},
+		{name: "CONFIG=DSN for each", f: runFlags{engines: "srv,srv2,sqlite", dsn: []string{"srv2=b=1", "srv=a"}},
+			want: []planned{{"srv", "srv", none, "a", "--dsn", 0, false}, {"srv2", "srv2", none, "b=1", "--dsn", 0, false},
+				{"sqlite", "sqlite", none, "", "", 0, false}}},
+		{name: "DSN without CONFIG= for several", f: runFlags{engines: "srv,srv2", dsn: []string{"host=h password=s3cret"}},
+			err: "give --dsn CONFIG=DSN for each server", avoid: "s3cret"},
+		{name: "DSN twice", f: runFlags{engines: "srv,srv2", dsn: []string{"srv=a", "srv=b"}}, err: "--dsn is given twice for configuration srv"},
+		{name: "empty DSN", f: runFlags{engines: "srv,srv2", dsn: []string{"srv="}}, err: "the DSN is empty"},
+		{name: "ENGINEBENCH_DSN for one server", f: runFlags{engines: "srv", keep: true}, env: map[string]string{"ENGINEBENCH_DSN": "e"},
+			want: []planned{{"srv", "srv", none, "e", "ENGINEBENCH_DSN", 0, true}}},
+		{name: "--dsn wins over ENGINEBENCH_DSN", f: runFlags{engines: "srv", dsn: []string{"d"}}, env: map[string]string{"ENGINEBENCH_DSN": "e"},
+			want: []planned{{"srv", "srv", none, "d", "--dsn", 0, false}}},
+		{name: "ENGINEBENCH_DSN not for an embedded engine", f: runFlags{engines: "sqlite"}, env: map[string]string{"ENGINEBENCH_DSN": "e"},
+			want: []planned{{"sqlite", "sqlite", none, "", "", 0, false}}},
+		{name: "ENGINEBENCH_DSN not for several", f: runFlags{engines: "srv,srv2"}, env: map[string]string{"ENGINEBENCH_DSN": "e"},
+			want: []planned{{"srv", "srv", none, "", "", 0, false}, {"srv2", "srv2", none, "", "", 0, false}}},
+		{name: "settings with a DSN", f: runFlags{engines: "srv", dsn: []string{"d"}, set: []string{"srv.shared_buffers=1GB"}},
+			err: "configuration srv (DSN from --dsn): engine srv: settings apply to a managed server only"},
+		{name: "settings with ENGINEBENCH_DSN", f: runFlags{engines: "srv", set: []string{"srv.x=1"}}, env: map[string]string{"ENGINEBENCH_DSN": "e"},
+			err: "(DSN from ENGINEBENCH_DSN)"},
+		{name: "a server variable is checked", f: runFlags{engines: "srv", set: []string{"srv.bad=7"}}, err: `srv: setting bad: "7" is refused`},
+		{name: "a DSN for an embedded engine", f: runFlags{engines: "sqlite", dsn: []string{"d"}}, err: "engine sqlite is not a server"},
+		{name: "--db-pid N", f: runFlags{engines: "srv", dsn: []string{"d"}, dbPID: []string{self}},
+			want: []planned{{"srv", "srv", none, "d", "--dsn", pid, false}}},
+		{name: "--db-pid CONFIG=N", f: runFlags{engines: "srv,srv2", dsn: []string{"srv2=d"}, dbPID: []string{"srv2=" + self}},
+			want: []planned{{"srv", "srv", none, "", "", 0, false}, {"srv2", "srv2", none, "d", "--dsn", pid, false}}},
+		{name: "--db-pid without a DSN", f: runFlags{engines: "srv", dbPID: []string{self}}, err: "needs an existing server"},
+		{name: "--db-pid N for several", f: runFlags{engines: "srv,srv2", dbPID: []string{self}}, err: "give --db-pid CONFIG=N"},
+		{name: "--db-pid for no configuration", f: runFlags{engines: "srv", dbPID: []string{"x=1"}}, err: `no configuration is called "x"`},
+		{name: "--db-pid not a number", f: runFlags{engines: "srv", dsn: []string{"d"}, dbPID: []string{"many"}}, err: "want a process id"},
+		{name: "--db-pid of no process", f: runFlags{engines: "srv", dsn: []string{"d"}, dbPID: []string{"2147483646"}},
+			err: "server process 2147483646: no such process"},
+		{name: "spec: dsn, dsn_env and db_pid", spec: true, env: map[string]string{"TEST_SRV2_DSN": "from-env"},
+			want: []planned{{"base", "srv", map[string]string{"shared_buffers": "1GB"}, "", "", 0, false},
+				{"env", "srv2", none, "from-env", "environment variable TEST_SRV2_DSN", 0, false},
+				{"file", "srv", none, "host=/run/db user=bench", "dsn: in " + spec, pid, false}}},
+		{name: "spec: --dsn wins over dsn_env, even unset", spec: true, f: runFlags{dsn: []string{"env=flag", "base=b"}, set: []string{"base.shared_buffers=2GB"}},
+			err: "configuration base (DSN from --dsn): engine srv: settings apply to a managed server only"},
+		{name: "spec: --dsn CONFIG=DSN", spec: true, f: runFlags{dsn: []string{"env=flag"}, dbPID: []string{"env=" + self}},
+			want: []planned{{"base", "srv", map[string]string{"shared_buffers": "1GB"}, "", "", 0, false},
+				{"env", "srv2", none, "flag", "--dsn", pid, false},
+				{"file", "srv", none, "host=/run/db user=bench", "dsn: in " + spec, pid, false}}},
+		{name: "spec: dsn_env unset", spec: true, err: "spec.yaml:5: configuration env: dsn_env: the environment variable TEST_SRV2_DSN is not set"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var sp *runSpec
+			if c.spec {
+				var err error
+				if sp, _, err = loadSpec(spec, reg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			getenv := func(k string) string { return c.env[k] }
+			cps, _, err := c.f.configs(reg, sp, getenv)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want one containing %q", err, c.err)
+				}
+				if c.avoid != "" && strings.Contains(err.Error(), c.avoid) {
+					t.Errorf("error %q shows %q", err, c.avoid)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []planned
+			for _, cp := range cps {
+				got = append(got, planned{cp.Name, cp.Engine, cp.Settings, cp.DSN, cp.dsnFrom, cp.DBPID, cp.Keep})
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("configurations\n%+v\nwant\n%+v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestSetAppliesByConfigurationThenEngine(t *testing.T) {
+	reg := testRegistry(t)
+	spec := writeSpec(t, `configs:
+  - {name: pebble-a, engine: pebble}
+  - {name: pebble.b, engine: pebble}
+  - {name: pebble, engine: pebble}
+  - {name: sqlite-x, engine: sqlite}
+  - {name: sqlite-y, engine: sqlite}
+`)
+	sp, _, err := loadSpec(spec, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := runFlags{set: []string{
+		"sqlite.cache_mb=5",        // every sqlite configuration: none is called sqlite
+		"sqlite-y.cache_mb=6",      // later, and by name: wins for sqlite-y
+		"pebble.cache_mb=7",        // the configuration called pebble, not the engine
+		"pebble.b.memtable_mb=8",   // the longest name that matches: pebble.b, not pebble
+		"pebble-a.sync=true",       //
+		"sqlite-x.temp_store=file", //
+	}}
+	cps, _, err := f.configs(reg, sp, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]string{
+		"pebble-a": {"sync": "true"},
+		"pebble.b": {"memtable_mb": "8"},
+		"pebble":   {"cache_mb": "7"},
+		"sqlite-x": {"cache_mb": "5", "temp_store": "file"},
+		"sqlite-y": {"cache_mb": "6"},
+	}
+	for _, c := range cps {
+		if !reflect.DeepEqual(c.Settings, want[c.Name]) {
+			t.Errorf("%s: settings %v, want %v", c.Name, c.Settings, want[c.Name])
+		}
+	}
+}
+
+func TestFinishExternalRedacts(t *testing.T) {
+	tmp := t.TempDir()
+	server := filepath.Join(tmp, "server")
+	dir, err := result.CreateDir(filepath.Join(tmp, "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := "postgres://bench:s3cret@db/bench"
+	cps := []configPlan{
+		{Config: engine.Config{Name: "emb", Engine: "sqlite", DataDir: filepath.Join(tmp, "emb")}},
+		{Config: engine.Config{Name: "ext", Engine: "srv", DataDir: server, DSN: dsn}},
+		{Config: engine.Config{Name: "ext2", Engine: "srv", DSN: "x"}},
+	}
+	res := &result.Run{Status: result.StatusFailed, Error: "ext: connect " + dsn, Configs: []result.Config{
+		{Name: "emb", Notes: []string{"a note"}},
+		{Name: "ext", Error: "dial bench:s3cret@db", Notes: []string{"seen " + dsn},
+			Steps: []result.Step{{Name: "l.i0", Error: "lost " + dsn}}},
+		{Name: "ext2"},
+	}}
+	f := &runFlags{}
+	if err := f.finishExternal(res, cps, dir, dsnSecrets(dsn)); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := result.Load(dir.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir.Path(), "run.json"))
+	if strings.Contains(string(b), "s3cret") || strings.Contains(string(b), dsn) {
+		t.Errorf("run.json holds the DSN or its password:\n%s", b)
+	}
+	for i, want := range []string{"a note", "existing server: its data directory " + server + " was measured, not changed",
+		"existing server: no data directory given (--data-dir, data_dir), so the database size is not measured"} {
+		if notes := loaded.Configs[i].Notes; !slices.Contains(notes, want) {
+			t.Errorf("%s: notes %q, want %q among them", loaded.Configs[i].Name, notes, want)
+		}
+	}
+}
