@@ -500,6 +500,16 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 				if err := os.MkdirAll(cps[i].DataDir, 0o755); err != nil {
 					return usagef("data directory: %v", err)
 				}
+				if d, err := reg.Lookup(cps[i].Engine); err == nil && d.CheckDataDir != nil {
+					if err := d.CheckDataDir(cps[i].DataDir); err != nil {
+						if f.dataDir == "" {
+							os.RemoveAll(dataRoot)
+						} else {
+							os.RemoveAll(cps[i].DataDir)
+						}
+						return usageError{err}
+					}
+				}
 			}
 		}
 		hostDir = dataRoot

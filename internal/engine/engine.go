@@ -128,6 +128,9 @@ type Driver struct {
 	// variables written to the managed server's configuration file (postgresql.conf, my.cnf),
 	// whose names and values CheckSettings validates.
 	Server bool
+	// CheckDataDir, when set, reports whether a managed instance can use the data directory
+	// dir (which exists), so that one it cannot reach is refused before a run starts.
+	CheckDataDir func(dir string) error
 	// Open opens the engine on cfg.DataDir with cfg.Settings merged over the defaults.
 	Open func(ctx context.Context, cfg Config) (Engine, error)
 }

@@ -99,3 +99,21 @@ func unknownSettings(kind Kind, names []string) error {
 	}
 	return fmt.Errorf("%s: unknown server settings %s", kind, strings.Join(q, ", "))
 }
+
+// CheckDataDir reports whether a managed server of kind can use dir, an existing directory:
+// the user the server runs as (see Start) must be able to search every directory from / down
+// to dir. The error says which directory blocks it and how to fix it.
+func CheckDataDir(kind Kind, dir string) error {
+	k, err := kindOf(kind)
+	if err != nil {
+		return err
+	}
+	id, err := serverIdentity(k.osUser())
+	if err != nil {
+		return fmt.Errorf("%s: %w", kind, err)
+	}
+	if err := id.checkReach(dir); err != nil {
+		return fmt.Errorf("%s: the server runs as %s, which cannot reach the data directory %s: %w", kind, id, dir, err)
+	}
+	return nil
+}

@@ -71,7 +71,8 @@ func newServerDriver(s serverDriverSpec) engine.Driver {
 			}
 			return nil
 		},
-		Open: s.open,
+		CheckDataDir: func(dir string) error { return server.CheckDataDir(s.kind, dir) },
+		Open:         s.open,
 	}
 }
 

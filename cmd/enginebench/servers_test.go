@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// serverDataDir returns a data root that a server running as another user can reach.
+func serverDataDir(t *testing.T) string {
+	dir := servertest.DataDir(t)
+	if err := os.Chmod(dir, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "root")
+}
+
+// buildBinary builds enginebench into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "enginebench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestServerMatrixSpec runs a spec with two configurations of postgres that differ in a server
+// setting: both run, each on its own managed server with its setting in force, and the
+// server's CPU is charged to the DBMS, the harness's to the client.
+func TestServerMatrixSpec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	servertest.Require(t, server.Postgres)
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "pg.yaml")
+	os.WriteFile(spec, []byte(`scale: tiny
+params: {steps: "l.i0,l.x,l.i1,cleanup"}
+configs:
+  - name: pg-base
+    engine: postgres
+    settings: {shared_buffers: 128MB, max_wal_size: 1GB}
+  - name: pg-nosync
+    base: pg-base
+    settings: {fsync: "off"}
+`), 0o644)
+	out, data := filepath.Join(dir, "results"), serverDataDir(t)
+	code, stdout, stderr := runCLI(t, "run", "--config", spec, "--out", out, "--data-dir", data)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	run, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Configs) != 2 || run.Configs[0].Name != "pg-base" || run.Configs[1].Name != "pg-nosync" {
+		t.Fatalf("configs %+v", run.Configs)
+	}
+	if a, b := run.Configs[0].Settings["fsync"], run.Configs[1].Settings["fsync"]; a == b || b != "off" {
+		t.Errorf("fsync in force: base %q, nosync %q", a, b)
+	}
+	for _, c := range run.Configs {
+		if c.Engine != "postgres" || c.Status != result.StatusOK || len(c.Steps) != 4 {
+			t.Errorf("%s: engine %s status %s, %d steps: %s", c.Name, c.Engine, c.Status, len(c.Steps), c.Error)
+			continue
+		}
+		for _, s := range c.Steps {
+			checkStep(t, c.Name, s)
+		}
+		e := c.Steps[0].Efficiency
+		if e == nil || e.DBCPUpq == nil || *e.DBCPUpq <= 0 || e.ClientCPUpq == nil || *e.ClientCPUpq <= 0 {
+			t.Errorf("%s l.i0: the server's and the client's CPU are not both measured: %s", c.Name, show(e))
+		}
+		if len(c.Steps[3].EngineStatsBefore) == 0 || c.Steps[3].EngineStats["dead_tuples"] != 0 {
+			t.Errorf("%s cleanup: debt before %v, after %v", c.Name, c.Steps[3].EngineStatsBefore, c.Steps[3].EngineStats)
+		}
+	}
+	if serverProcesses(t, "postgres", data) != nil {
+		t.Error("a server process is left")
+	}
+}
+
+// TestExternalServer runs against a server the test started, as a user's own server: with
+// --dsn on its socket and --db-pid, the server's process tree is measured, and nothing of the
+// server's data directory is removed.
+func TestExternalServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
+	args, out := tinyArgs(t, "postgres", "--steps", "l.i0,l.x", "--dsn", srv.DSN(),
+		"--db-pid", strconv.Itoa(srv.PID()))
+	for i, a := range args { // measure the server's own data directory
+		if a == "--data-dir" {
+			args[i+1] = srv.DataDir()
+		}
+	}
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	run, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Configs[0]
+	if c.Status != result.StatusOK || len(c.Steps) != 2 || c.Version == "" {
+		t.Fatalf("config %+v", c)
+	}
+	for _, s := range c.Steps {
+		checkStep(t, c.Name, s)
+	}
+	e, z := c.Steps[0].Efficiency, c.Steps[0].Size
+	if e == nil || e.DBCPUpq == nil || *e.DBCPUpq <= 0 || z == nil || z.DBGB1 == nil || *z.DBGB1 <= 0 {
+		t.Errorf("l.i0: the server given by --db-pid and --data-dir is not measured: %s %s", show(e), show(z))
+	}
+	if err := srv.Alive(); err != nil {
+		t.Errorf("the run stopped the user's server: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(srv.DataDir(), "PG_VERSION")); err != nil {
+		t.Errorf("the user's server's data directory was changed: %v", err)
+	}
+}
+
+// TestServerKilledMidStep kills the managed server during l.i1: the step fails with an error
+// that says the server exited, the steps before it are in run.json, the exit status is 1, and
+// no process of the server is left.
+func TestServerKilledMidStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	servertest.Require(t, server.Postgres)
+	bin := buildBinary(t)
+	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
+	cmd := exec.Command(bin, "run", "--scale", "tiny", "--engines", "postgres", "--steps", "l.i0,l.x,l.i1",
+		"--rows-l.i1", "100000000", "--set", "postgres.shared_buffers=128MB", "--out", out, "--data-dir", data)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitForStep(t, cmd, out, 2, &stderr)
+	pid := postmasterPID(t, filepath.Join(data, "postgres"))
+	time.Sleep(500 * time.Millisecond)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailed {
+		t.Fatalf("exit: %v, want status %d; stderr:\n%s", err, exitFailed, stderr.String())
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := r.Configs[0].Steps
+	if len(steps) != 3 || steps[0].Status != result.StatusOK || steps[1].Status != result.StatusOK {
+		t.Fatalf("steps %+v", steps)
+	}
+	if s := steps[2]; s.Status != result.StatusFailed || !strings.Contains(s.Error, fmt.Sprintf("(pid %d) exited", pid)) {
+		t.Errorf("l.i1: status %s, error %q: want a failure that says the server exited", s.Status, s.Error)
+	}
+	if ps := serverProcesses(t, "postgres", data); ps != nil {
+		t.Errorf("server processes left: %v", ps)
+	}
+}
+
+// TestInterruptStopsTheServer sends Ctrl-C during a run on a managed MariaDB server: the run
+// ends interrupted with its results written, and the server is stopped.
+func TestInterruptStopsTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	servertest.Require(t, server.MariaDB)
+	bin := buildBinary(t)
+	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
+	cmd := exec.Command(bin, "run", "--scale", "tiny", "--engines", "innodb", "--rows", "100000000",
+		"--set", "innodb.innodb_buffer_pool_size=128M", "--out", out, "--data-dir", data)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitForStep(t, cmd, out, 0, &stderr)
+	if serverProcesses(t, "mariadbd", data) == nil {
+		t.Fatal("no mariadbd running during the run")
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit: %v, want status %d; stderr:\n%s", err, exitInterrupted, stderr.String())
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != result.StatusInterrupted || len(r.Configs[0].Steps) != 1 || r.Configs[0].Steps[0].Ops["insert"] == nil {
+		t.Errorf("run %s, steps %+v", r.Status, r.Configs[0].Steps)
+	}
+	if ps := serverProcesses(t, "mariadbd", data); ps != nil {
+		t.Errorf("server processes left after Ctrl-C: %v", ps)
+	}
+	if _, err := os.Stat(filepath.Join(data, "innodb")); !os.IsNotExist(err) {
+		t.Errorf("the server's data directory is left: %v", err)
+	}
+}
+
+// waitForStep waits until run.json shows the run's only configuration opened and `done`
+// steps finished; it fails the test if the run ends first.
+func waitForStep(t *testing.T, cmd *exec.Cmd, out string, done int, stderr *bytes.Buffer) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)); err == nil {
+			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+				t.Fatalf("the run ended before step %d: %s", done, stderr.String())
+			}
+		}
+		r, err := result.Load(out)
+		if err == nil && len(r.Configs) == 1 && r.Configs[0].Version != "" && len(r.Configs[0].Steps) >= done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not reach step %d: %s", done, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// postmasterPID reads the postmaster's PID from its data directory.
+func postmasterPID(t *testing.T, dataDir string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("postmaster.pid: %v", err)
+	}
+	return pid
+}
+
+// serverProcesses returns the PIDs of running processes named name whose command line or
+// working directory lies under dir; nil when there are none.
+func serverProcesses(t *testing.T, name, dir string) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		if err != nil || !strings.HasPrefix(strings.TrimSpace(string(comm)), name) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+			continue // a zombie is gone, only not yet reaped
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if strings.Contains(string(cmdline), dir) || strings.HasPrefix(cwd, dir) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestUnreachableDataDirExitsTwo refuses, before any work, a data directory the managed server
+// (which runs as its own user when enginebench runs as root) cannot reach.
+func TestUnreachableDataDirExitsTwo(t *testing.T) {
+	servertest.Require(t, server.Postgres)
+	if os.Geteuid() != 0 {
+		t.Skip("only root hands the server to another user")
+	}
+	dir := t.TempDir() // mode 0700: the postgres user cannot search it
+	out := filepath.Join(dir, "results")
+	code, _, stderr := runCLI(t, "run", "--scale", "tiny", "--engines", "postgres",
+		"--data-dir", filepath.Join(dir, "data"), "--out", out)
+	if code != exitUsage || !strings.Contains(stderr, "cannot reach the data directory") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q: want status 2 and one line", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("results directory created: %v", err)
+	}
+}
