@@ -114,10 +114,16 @@ func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, i
 		err = werr
 	}
 	if err != nil {
-		return fmt.Errorf("mariadb: mariadb-install-db failed (%v):%s", err, indentLines(relevantLines(MariaDB, splitLines(string(out)))))
+		// Its [ERROR] lines often say only "Aborting", followed by a page of advice: the
+		// lines before them say why.
+		lines := splitLines(string(out))
+		return fmt.Errorf("mariadb: mariadb-install-db failed (%v):%s", err, indentLines(lines[max(0, len(lines)-installTail):]))
 	}
 	return nil
 }
+
+// installTail is how many of mariadb-install-db's last output lines a failure shows.
+const installTail = 30
 
 // mariaQuote quotes an option file value when it needs it (comment characters, quotes,
 // backslashes, surrounding blanks).

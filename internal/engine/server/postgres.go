@@ -251,24 +251,14 @@ func writeLog(path string, id identity, b []byte) error {
 }
 
 // rewriteFile replaces the contents of an existing file, keeping its owner and mode.
-func rewriteFile(path, content string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.WriteString(content)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+func rewriteFile(path, content string) error { return writeTo(path, os.O_TRUNC, content) }
 
 // appendFile appends content to an existing file.
-func appendFile(path, content string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+func appendFile(path, content string) error { return writeTo(path, os.O_APPEND, content) }
+
+// writeTo opens the existing file path for writing with flag and writes content.
+func writeTo(path string, flag int, content string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|flag, 0)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -34,6 +34,11 @@ func (s *Server) tree() ([]int, error) {
 			mainRuns = true
 		}
 	}
+	s.knownMu.Lock()
+	defer s.knownMu.Unlock()
+	if s.known == nil {
+		s.known = make(map[int]bool)
+	}
 	self := os.Getpid()
 	children := make(map[int][]int)
 	var roots []int
@@ -60,15 +65,17 @@ func (s *Server) tree() ([]int, error) {
 	out := make([]int, 0, len(seen))
 	for pid := range seen {
 		out = append(out, pid)
+		s.known[pid] = true
 	}
 	sort.Ints(out)
 	return out, nil
 }
 
 // ownProcess reports whether p runs the server binary in the server's data directory, or is
-// a process of the server binary, of the server's user, that is exiting: its executable and
-// working directory are already gone, which happens to the children of a killed postmaster
-// that notice its death and exit by themselves.
+// a process of the server binary, of the server's user, that was seen in the tree before and
+// is exiting: its executable and working directory are already gone, which happens to the
+// children of a killed postmaster that notice its death and exit by themselves. The caller
+// holds knownMu.
 func (s *Server) ownProcess(p procfs.Proc, st procfs.ProcStat) bool {
 	if s.exe == "" || s.dataDir == "" {
 		return false
@@ -78,7 +85,7 @@ func (s *Server) ownProcess(p procfs.Proc, st procfs.ProcStat) bool {
 		return false
 	}
 	if exe == "" {
-		if st.Comm != filepath.Base(s.exe) {
+		if st.Comm != filepath.Base(s.exe) || !s.known[p.PID] {
 			return false
 		}
 		status, err := p.NewStatus()

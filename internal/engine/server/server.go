@@ -92,6 +92,12 @@ type Server struct {
 	exited  chan struct{}
 	waitErr error // set before exited is closed
 
+	// known holds every PID ever seen in the server's tree, so that an exiting process (whose
+	// executable and working directory links are already gone) is counted as the server's
+	// only if it was seen as the server's before: never another server's process.
+	knownMu sync.Mutex
+	known   map[int]bool
+
 	started  bool        // Start succeeded (set before Start returns)
 	stopping atomic.Bool // Stop was called
 	stopOnce sync.Once
