@@ -272,10 +272,7 @@ func TestInterruptWritesResults(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "enginebench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	out := filepath.Join(dir, "results")
 	data := filepath.Join(dir, "data")
 	cmd := exec.Command(bin, "run", "--scale", "tiny", "--engines", "pebble", "--rows", "100000000",

@@ -119,3 +119,26 @@ func TestMariaOptionNames(t *testing.T) {
 		t.Errorf("mariaVariable(plugin-dir) = %q", got)
 	}
 }
+
+func TestInstallFailure(t *testing.T) {
+	aborted := []string{
+		"2026-11-22 21:36:33 0 [Note] Starting MariaDB",
+		"2026-11-22 21:36:33 0 [Warning] io_uring_queue_init() failed",
+		"2026-11-22 21:36:33 0 [ERROR] Aborting",
+		"Installation of system tables failed!",
+	}
+	badValue := []string{
+		"2026-11-22 21:36:33 0 [ERROR] mariadbd: Error while setting value 'lots' to 'innodb_buffer_pool_size'",
+		"2026-11-22 21:36:33 0 [ERROR] Aborting",
+	}
+	if !unexplainedAbort(aborted) || unexplainedAbort(badValue) || unexplainedAbort([]string{"all fine"}) {
+		t.Error("unexplainedAbort: want true only for an abort with no other error")
+	}
+	got := strings.Join(installFailure(aborted), "\n")
+	if !strings.Contains(got, "io_uring_queue_init() failed") || !strings.Contains(got, "Aborting") || strings.Contains(got, "Installation of") {
+		t.Errorf("installFailure = %q: want the lines before the abort and the abort", got)
+	}
+	if got := strings.Join(installFailure(badValue), "\n"); !strings.Contains(got, "innodb_buffer_pool_size") {
+		t.Errorf("installFailure = %q: want the server's error", got)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,23 +108,82 @@ func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, i
 	}
 	// The bootstrap reads the same option file, so that creation-time settings
 	// (innodb_page_size, plugins) apply from the start.
-	cmd := initCommand(ctx, id, s.dataDir, bins.init, "--defaults-file="+cnf,
-		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve")
-	out, err := cmd.CombinedOutput()
-	if werr := writeLog(s.logPath, id, out); werr != nil && err == nil {
-		err = werr
-	}
-	if err != nil {
-		// Its [ERROR] lines often say only "Aborting", followed by a page of advice: the
-		// lines before them say why.
+	for attempt := 1; ; attempt++ {
+		cmd := initCommand(ctx, id, s.dataDir, bins.init, "--defaults-file="+cnf,
+			"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve")
+		out, err := cmd.CombinedOutput()
+		if werr := writeLog(s.logPath, id, out); werr != nil && err == nil {
+			err = werr
+		}
+		if err == nil {
+			return nil
+		}
 		lines := splitLines(string(out))
-		return fmt.Errorf("mariadb: mariadb-install-db failed (%v):%s", err, indentLines(lines[max(0, len(lines)-installTail):]))
+		// A bootstrap that aborts without saying why has been seen to succeed when run again
+		// (rarely, with several servers starting at once): once, start it afresh.
+		if attempt == 1 && ctx.Err() == nil && unexplainedAbort(lines) {
+			if s.log != nil {
+				fmt.Fprintf(s.log, "mariadb: mariadb-install-db aborted without a reason; trying once more\n")
+			}
+			if err := clearExcept(s.dataDir, mariaConfigFile, LogFile); err != nil {
+				return fmt.Errorf("mariadb: %w", err)
+			}
+			continue
+		}
+		return fmt.Errorf("mariadb: mariadb-install-db failed (%v):%s", err, indentLines(installFailure(lines)))
+	}
+}
+
+// unexplainedAbort reports whether mariadb-install-db's only error is "Aborting".
+func unexplainedAbort(lines []string) bool {
+	n := 0
+	for _, l := range lines {
+		if msg := stripTimestamp(l); mariaBadLine(msg) {
+			if !strings.HasSuffix(strings.TrimSpace(msg), "[ERROR] Aborting") {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// clearExcept removes everything in dir but the files named keep.
+func clearExcept(dir string, keep ...string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("clear %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		if slices.Contains(keep, e.Name()) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("clear %s: %w", dir, err)
+		}
 	}
 	return nil
 }
 
-// installTail is how many of mariadb-install-db's last output lines a failure shows.
-const installTail = 30
+// installContext is how many lines before its first error a failed mariadb-install-db
+// shows: its [ERROR] lines may say only "Aborting", and what led to it comes before.
+const installContext = 8
+
+// installFailure returns the lines of mariadb-install-db's output that say why it failed: the
+// lines just before its first error, then its errors.
+func installFailure(lines []string) []string {
+	first := slices.IndexFunc(lines, func(l string) bool { return mariaBadLine(stripTimestamp(l)) })
+	if first < 0 {
+		return relevantLines(MariaDB, lines)
+	}
+	var out []string
+	for _, l := range lines[max(0, first-installContext):first] {
+		if l = stripTimestamp(l); strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return append(out, relevantLines(MariaDB, lines[first:])...)
+}
 
 // mariaQuote quotes an option file value when it needs it (comment characters, quotes,
 // backslashes, surrounding blanks).
