@@ -577,7 +577,8 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 		execErr = errors.Join(execErr, f.finishExternal(res, cps, dir, *secrets))
 	}
 	if dataRoot != "" && !f.keep && f.dataDir == "" {
-		os.Remove(dataRoot) // the per-configuration directories are already gone
+		os.Remove(dataRoot)               // the per-configuration directories are already gone
+		os.Remove(filepath.Dir(dataRoot)) // data/, when no other run's data is in it
 	}
 	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res))); err != nil {
 		execErr = errors.Join(execErr, err)
