@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -272,39 +271,15 @@ func TestInterruptWritesResults(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := buildBinary(t)
 	out := filepath.Join(dir, "results")
 	data := filepath.Join(dir, "data")
-	cmd := exec.Command(bin, "run", "--scale", "tiny", "--engines", "pebble", "--rows", "100000000",
+	run := startRun(t, "run", "--scale", "tiny", "--engines", "pebble", "--rows", "100000000",
 		"--out", out, "--data-dir", data)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	// Wait until the load has started (run.json lists the config), then interrupt.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		r, err := result.Load(out)
-		if err == nil && len(r.Configs) == 1 && r.Configs[0].Version != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("run did not start: %s", stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	run.waitForStep(t, out, 0)
 	time.Sleep(500 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
-		t.Fatalf("exit: %v, want status %d; stderr:\n%s", err, exitInterrupted, stderr.String())
-	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run.cmd.Process.Signal(syscall.SIGINT)
+	r := run.wait(t, out, exitInterrupted)
 	if r.Status != result.StatusInterrupted || len(r.Configs) != 1 {
 		t.Fatalf("run status %q", r.Status)
 	}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,16 +22,6 @@ func serverDataDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return filepath.Join(dir, "root")
-}
-
-// buildBinary builds enginebench into a temporary directory.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "enginebench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // TestServerMatrixSpec runs a spec with two configurations of postgres that differ in a server
@@ -142,30 +130,16 @@ func TestServerKilledMidStep(t *testing.T) {
 		t.Skip("starts servers")
 	}
 	servertest.Require(t, server.Postgres)
-	bin := buildBinary(t)
 	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
-	cmd := exec.Command(bin, "run", "--scale", "tiny", "--engines", "postgres", "--steps", "l.i0,l.x,l.i1",
+	run := startRun(t, "run", "--scale", "tiny", "--engines", "postgres", "--steps", "l.i0,l.x,l.i1",
 		"--rows-l.i1", "100000000", "--set", "postgres.shared_buffers=128MB", "--out", out, "--data-dir", data)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	waitForStep(t, cmd, out, 2, &stderr)
+	run.waitForStep(t, out, 2)
 	pid := postmasterPID(t, filepath.Join(data, "postgres"))
 	time.Sleep(500 * time.Millisecond)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailed {
-		t.Fatalf("exit: %v, want status %d; stderr:\n%s", err, exitFailed, stderr.String())
-	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := run.wait(t, out, exitFailed)
 	steps := r.Configs[0].Steps
 	if len(steps) != 3 || steps[0].Status != result.StatusOK || steps[1].Status != result.StatusOK {
 		t.Fatalf("steps %+v", steps)
@@ -185,30 +159,16 @@ func TestInterruptStopsTheServer(t *testing.T) {
 		t.Skip("starts servers")
 	}
 	servertest.Require(t, server.MariaDB)
-	bin := buildBinary(t)
 	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
-	cmd := exec.Command(bin, "run", "--scale", "tiny", "--engines", "innodb", "--rows", "100000000",
+	run := startRun(t, "run", "--scale", "tiny", "--engines", "innodb", "--rows", "100000000",
 		"--set", "innodb.innodb_buffer_pool_size=128M", "--out", out, "--data-dir", data)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	waitForStep(t, cmd, out, 0, &stderr)
+	run.waitForStep(t, out, 0)
 	if serverProcesses(t, "mariadbd", data) == nil {
 		t.Fatal("no mariadbd running during the run")
 	}
 	time.Sleep(time.Second)
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
-		t.Fatalf("exit: %v, want status %d; stderr:\n%s", err, exitInterrupted, stderr.String())
-	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run.cmd.Process.Signal(syscall.SIGINT)
+	r := run.wait(t, out, exitInterrupted)
 	if r.Status != result.StatusInterrupted || len(r.Configs[0].Steps) != 1 || r.Configs[0].Steps[0].Ops["insert"] == nil {
 		t.Errorf("run %s, steps %+v", r.Status, r.Configs[0].Steps)
 	}
@@ -217,28 +177,6 @@ func TestInterruptStopsTheServer(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "innodb")); !os.IsNotExist(err) {
 		t.Errorf("the server's data directory is left: %v", err)
-	}
-}
-
-// waitForStep waits until run.json shows the run's only configuration opened and `done`
-// steps finished; it fails the test if the run ends first.
-func waitForStep(t *testing.T, cmd *exec.Cmd, out string, done int, stderr *bytes.Buffer) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)); err == nil {
-			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
-				t.Fatalf("the run ended before step %d: %s", done, stderr.String())
-			}
-		}
-		r, err := result.Load(out)
-		if err == nil && len(r.Configs) == 1 && r.Configs[0].Version != "" && len(r.Configs[0].Steps) >= done {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not reach step %d: %s", done, stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 
