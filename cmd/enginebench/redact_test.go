@@ -36,52 +36,6 @@ func TestRedactArgs(t *testing.T) {
 	}
 }
 
-func TestRedactText(t *testing.T) {
-	cases := []struct {
-		in, want string
-		secrets  []string
-	}{
-		{"postgres://u:pw@h:5432/db?sslmode=disable", "postgres://u:<redacted>@h:5432/db?sslmode=disable", nil},
-		{"connect postgresql://u:p@ss@h/db: refused", "connect postgresql://u:<redacted>@h/db: refused", nil},
-		{"postgres://u@h/db", "postgres://u@h/db", nil},
-		{"root:pw@tcp(127.0.0.1:3306)/db", "root:<redacted>@tcp(127.0.0.1:3306)/db", nil},
-		{"root:p@ss:w/rd@tcp(h)/db", "root:<redacted>@tcp(h)/db", nil},
-		{"open u:pw@/db failed", "open u:<redacted>@/db failed", nil},
-		{"host=/tmp user=u password=secret dbname=x", "host=/tmp user=u password=<redacted> dbname=x", nil},
-		{"host=h password = 'a b' port=5", "host=h password = <redacted> port=5", nil},
-		{"PGPASSWORD=x psql; MYSQL_PWD=y mysql", "PGPASSWORD=<redacted> psql; MYSQL_PWD=<redacted> mysql", nil},
-		{"postgres://u@h/db?password=x&sslmode=y", "postgres://u@h/db?password=<redacted>&sslmode=y", nil},
-		{"dial tcp 127.0.0.1:3306: connect: connection refused", "dial tcp 127.0.0.1:3306: connect: connection refused", nil},
-		{"Access denied for user 'root'@'localhost' (using password: YES)", "Access denied for user 'root'@'localhost' (using password: YES)", nil},
-		{"l.i0 at 12:30 ok; see /tmp/a:3", "l.i0 at 12:30 ok; see /tmp/a:3", nil},
-		{"cannot reach db.example:5432 as bench", "cannot reach <redacted> as bench", []string{"db.example:5432", "x"}},
-		{"dsn host=h sslmode=disable", "dsn <redacted>", []string{"host=h", "host=h sslmode=disable"}},
-	}
-	for _, c := range cases {
-		if got := redactText(c.in, c.secrets...); got != c.want {
-			t.Errorf("redactText(%q, %q) = %q, want %q", c.in, c.secrets, got, c.want)
-		}
-	}
-}
-
-func TestDSNSecrets(t *testing.T) {
-	cases := []struct {
-		dsn  string
-		want []string
-	}{
-		{"", nil},
-		{"postgres://u:pw@h/db", []string{"postgres://u:pw@h/db", "pw"}},
-		{"u:p@ss@tcp(h)/db", []string{"u:p@ss@tcp(h)/db", "p@ss"}},
-		{"host=h password='a b'", []string{"host=h password='a b'", "a b"}},
-		{"host=/run/db user=bench", []string{"host=/run/db user=bench"}},
-	}
-	for _, c := range cases {
-		if got := dsnSecrets(c.dsn); !slices.Equal(got, c.want) {
-			t.Errorf("dsnSecrets(%q) = %q, want %q", c.dsn, got, c.want)
-		}
-	}
-}
-
 func TestDSNNeverPrinted(t *testing.T) {
 	const pw = "s3cretpw"
 	t.Setenv("TEST_SECRET_DSN", "postgres://bench:"+pw+"@db/bench")

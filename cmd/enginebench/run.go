@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/enginebench/enginebench/internal/redact"
 	"io"
 	"maps"
 	"os"
@@ -384,11 +385,11 @@ func (f *runFlags) applyDBPID(cps []configPlan, names []string) error {
 
 // runWorkload runs the workload; no DSN or password reaches its messages.
 func runWorkload(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.Writer) error {
-	secrets := dsnSecrets(os.Getenv("ENGINEBENCH_DSN"))
+	secrets := redact.Secrets(os.Getenv("ENGINEBENCH_DSN"))
 	for _, v := range f.dsn {
-		secrets = append(secrets, dsnSecrets(v)...)
+		secrets = append(secrets, redact.Secrets(v)...)
 		if _, rest, ok := strings.Cut(v, "="); ok {
-			secrets = append(secrets, dsnSecrets(rest)...)
+			secrets = append(secrets, redact.Secrets(rest)...)
 		}
 	}
 	err := execute(cmd, args, f, stdout, stderr, &secrets)
@@ -413,9 +414,9 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 		sp, notices, err = loadSpec(f.config, reg)
 		if sp != nil {
 			for _, e := range sp.Configs {
-				*secrets = append(*secrets, dsnSecrets(e.DSN)...)
+				*secrets = append(*secrets, redact.Secrets(e.DSN)...)
 				if e.DSNEnv != "" {
-					*secrets = append(*secrets, dsnSecrets(os.Getenv(e.DSNEnv))...)
+					*secrets = append(*secrets, redact.Secrets(os.Getenv(e.DSNEnv))...)
 				}
 			}
 		}
@@ -529,7 +530,7 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	}
 
 	for _, c := range cps {
-		*secrets = append(*secrets, dsnSecrets(c.DSN)...)
+		*secrets = append(*secrets, redact.Secrets(c.DSN)...)
 	}
 	log := redactingWriter{w: stderr, secrets: *secrets}
 	cfgs := make([]engine.Config, len(cps))
@@ -603,7 +604,7 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 // each existing server's data directory, removes any DSN or password from the results'
 // messages and rewrites run.json.
 func (f *runFlags) finishExternal(res *result.Run, cps []configPlan, dir *result.Dir, secrets []string) error {
-	clean := func(s string) string { return redactText(s, secrets...) }
+	clean := func(s string) string { return redact.Text(s, secrets...) }
 	res.Error = clean(res.Error)
 	for i := range res.Configs {
 		rc := &res.Configs[i]

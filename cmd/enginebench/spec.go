@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/enginebench/enginebench/internal/redact"
 	"io"
 	"maps"
 	"os"
 	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -437,12 +437,12 @@ func redactedSpec(raw []byte, doc *yaml.Node) ([]byte, error) {
 	if seq != nil {
 		for _, item := range seq.Content {
 			if v := mapValue(item, "dsn"); v != nil && v.Value != "" {
-				v.Value, v.Style, v.Tag, found = redacted, 0, "!!str", true
+				v.Value, v.Style, v.Tag, found = redact.Marker, 0, "!!str", true
 			}
 		}
 	}
 	if !found {
-		return []byte(redactText(string(raw))), nil
+		return []byte(redact.Text(string(raw))), nil
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -453,71 +453,21 @@ func redactedSpec(raw []byte, doc *yaml.Node) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("encode the run spec's copy: %w", err)
 	}
-	return []byte(redactText(buf.String())), nil
+	return []byte(redact.Text(buf.String())), nil
 }
 
 // Redaction: DSNs and passwords never reach output, logs or result files.
 
-const redacted = "<redacted>"
-
-var (
-	// urlUserRE matches SCHEME://USER:PASSWORD@ of a URL (postgres://u:pw@host/db), up to
-	// the last @ of the word.
-	urlUserRE = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*):(\S*)@`)
-	// mysqlUserRE matches USER:PASSWORD@ of a MySQL DSN (u:pw@tcp(host)/db, u:pw@/db), whose
-	// password may hold '@': up to the @ before the protocol or the database.
-	mysqlUserRE = regexp.MustCompile(`([^\s:/@'"=()]*):(\S*)@(\w*\(|/)`)
-	// keywordRE matches password=VALUE of a keyword/value DSN (password='a b'), of a URL's
-	// query (?password=pw) and of variables (PGPASSWORD=pw, MYSQL_PWD=pw).
-	keywordRE = regexp.MustCompile(`(?i)\b(\w*(?:password|passwd|pwd))(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&;,]*)`)
-)
-
-// redactText returns s with every password of a DSN or URL in it replaced, and every
-// occurrence of each of secrets (DSNs and passwords known to the run).
-func redactText(s string, secrets ...string) string {
-	sorted := slices.Clone(secrets)
-	sort.Slice(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
-	for _, sec := range sorted {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, redacted)
-		}
-	}
-	s = urlUserRE.ReplaceAllString(s, "${1}:"+redacted+"@")
-	s = mysqlUserRE.ReplaceAllString(s, "${1}:"+redacted+"@${3}")
-	return keywordRE.ReplaceAllString(s, "${1}${2}"+redacted)
-}
-
 // hasPassword reports whether s holds a password that redactText removes.
-func hasPassword(s string) bool { return redactText(s) != s }
-
-// dsnSecrets returns what of dsn must never be shown: the DSN itself and its passwords.
-func dsnSecrets(dsn string) []string {
-	if dsn == "" {
-		return nil
-	}
-	out := []string{dsn}
-	for _, re := range []*regexp.Regexp{urlUserRE, mysqlUserRE} {
-		for _, m := range re.FindAllStringSubmatch(dsn, -1) {
-			out = append(out, m[2])
-		}
-	}
-	for _, m := range keywordRE.FindAllStringSubmatch(dsn, -1) {
-		v := m[3]
-		if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
-			v = v[1 : len(v)-1]
-		}
-		out = append(out, v)
-	}
-	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
-}
+func hasPassword(s string) bool { return redact.Text(s) != s }
 
 // redactDSNFlag returns the value of a --dsn flag as it may be shown: CONFIG=<redacted> or
 // <redacted>. Only a prefix that is a valid configuration name is kept.
 func redactDSNFlag(v string) string {
 	if name, _, ok := strings.Cut(v, "="); ok && validName.MatchString(name) {
-		return name + "=" + redacted
+		return name + "=" + redact.Marker
 	}
-	return redacted
+	return redact.Marker
 }
 
 // redactArgs returns the command line args with the value of every --dsn (--dsn DSN,
@@ -529,7 +479,7 @@ func redactArgs(args []string) []string {
 		switch {
 		case a == "--":
 			for _, rest := range args[i:] {
-				out = append(out, redactText(rest))
+				out = append(out, redact.Text(rest))
 			}
 			return out
 		case a == "--dsn" && i+1 < len(args):
@@ -538,7 +488,7 @@ func redactArgs(args []string) []string {
 		case strings.HasPrefix(a, "--dsn="):
 			out = append(out, "--dsn="+redactDSNFlag(strings.TrimPrefix(a, "--dsn=")))
 		default:
-			out = append(out, redactText(a))
+			out = append(out, redact.Text(a))
 		}
 	}
 	return out
@@ -551,7 +501,7 @@ type redactingWriter struct {
 }
 
 func (r redactingWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(r.w, redactText(string(p), r.secrets...)); err != nil {
+	if _, err := io.WriteString(r.w, redact.Text(string(p), r.secrets...)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -563,13 +513,13 @@ func redactError(err error, secrets []string) error {
 		return nil
 	}
 	msg := err.Error()
-	clean := redactText(msg, secrets...)
+	clean := redact.Text(msg, secrets...)
 	if clean == msg {
 		return err
 	}
 	var ee exitError
 	if errors.As(err, &ee) {
-		return exitError{ee.code, redactText(ee.msg, secrets...)}
+		return exitError{ee.code, redact.Text(ee.msg, secrets...)}
 	}
 	var ue usageError
 	if errors.As(err, &ue) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/enginebench/enginebench/internal/redact"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -467,7 +468,7 @@ func TestFinishExternalRedacts(t *testing.T) {
 		{Name: "ext2"},
 	}}
 	f := &runFlags{}
-	if err := f.finishExternal(res, cps, dir, dsnSecrets(dsn)); err != nil {
+	if err := f.finishExternal(res, cps, dir, redact.Secrets(dsn)); err != nil {
 		t.Fatal(err)
 	}
 	loaded, err := result.Load(dir.Path())

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/enginebench/enginebench/internal/redact"
 	"math"
 	"path"
 	"regexp"
@@ -256,7 +257,7 @@ func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) 
 		mc = mysql.NewConfig()
 		mc.Net, mc.Addr, mc.User, mc.DBName = "unix", srv.SocketPath(), srv.User(), srv.Database()
 	} else {
-		e.secrets, e.dbPID = dsnSecrets(cfg.DSN), cfg.DBPID
+		e.secrets, e.dbPID = redact.Secrets(cfg.DSN), cfg.DBPID
 		var err error
 		if mc, err = mysql.ParseDSN(cfg.DSN); err != nil {
 			return nil, e.redact(fmt.Errorf("%s: the DSN is not a valid go-sql-driver/mysql DSN: %w", name, err))

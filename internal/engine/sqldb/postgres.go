@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/enginebench/enginebench/internal/redact"
 	"strings"
 	"time"
 
@@ -209,10 +210,10 @@ func openPostgres(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 
 // openPostgresExternal opens the engine on the existing server of cfg.DSN.
 func openPostgresExternal(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-	secrets := dsnSecrets(cfg.DSN)
+	secrets := redact.Secrets(cfg.DSN)
 	pc, err := pgx.ParseConfig(cfg.DSN)
 	if err != nil {
-		return nil, redactErr(fmt.Errorf("postgres: the DSN is not a valid connection string or URL: %w", err), secrets)
+		return nil, redact.Error(fmt.Errorf("postgres: the DSN is not a valid connection string or URL: %w", err), secrets)
 	}
 	if pc.Password != "" {
 		secrets = append(secrets, pc.Password)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/enginebench/enginebench/internal/redact"
 	"maps"
 	"strings"
 	"sync"
@@ -20,9 +21,6 @@ import (
 
 // alivePingTimeout bounds the ping with which Alive checks an external server.
 const alivePingTimeout = 3 * time.Second
-
-// redactedText replaces a secret (a DSN, a password) in a message.
-const redactedText = "xxxxx"
 
 // serverCore is the part of a server engine that does not depend on the server's kind.
 type serverCore struct {
@@ -156,51 +154,7 @@ func (c *serverCore) close() error {
 
 // redact returns err with every secret of c replaced in its message; errors.Is and errors.As
 // still see the errors it wraps.
-func (c *serverCore) redact(err error) error { return redactErr(err, c.secrets) }
-
-// redactErr returns err with every secret replaced in its message, or err itself when its
-// message holds none.
-func redactErr(err error, secrets []string) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	red := redactString(msg, secrets)
-	if red == msg {
-		return err
-	}
-	return &redactedError{msg: red, err: err}
-}
-
-// redactString replaces every secret (longest first, so that a DSN goes before its password)
-// in s.
-func redactString(s string, secrets []string) string {
-	ordered := make([]string, 0, len(secrets))
-	for _, x := range secrets {
-		if x != "" {
-			ordered = append(ordered, x)
-		}
-	}
-	// Longest first: a password inside a DSN must not break the DSN's replacement.
-	for i := 1; i < len(ordered); i++ {
-		for j := i; j > 0 && len(ordered[j]) > len(ordered[j-1]); j-- {
-			ordered[j], ordered[j-1] = ordered[j-1], ordered[j]
-		}
-	}
-	for _, x := range ordered {
-		s = strings.ReplaceAll(s, x, redactedText)
-	}
-	return s
-}
-
-// redactedError is an error whose message had secrets replaced.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
+func (c *serverCore) redact(err error) error { return redact.Error(err, c.secrets) }
 
 // lastLogError returns the last error line of a server log tail: PostgreSQL's FATAL, PANIC
 // and ERROR lines, MariaDB's [ERROR] lines; else says that there is none and gives the last
@@ -221,48 +175,4 @@ func lastLogError(tail string) string {
 		}
 	}
 	return "its log is empty"
-}
-
-// dsnSecrets returns the strings of a DSN that must not appear in a message: the DSN itself
-// and the passwords it holds (URL user info, password=..., a MySQL DSN's user:password@).
-// It is best effort on malformed DSNs, which is why the DSN itself is one of them.
-func dsnSecrets(dsn string) []string {
-	if dsn == "" {
-		return nil
-	}
-	out := []string{dsn}
-	// URL user info and MySQL DSNs: scheme://user:password@ and user:password@.
-	if at := strings.LastIndex(dsn, "@"); at > 0 {
-		head := dsn[:at]
-		if i := strings.Index(head, "://"); i >= 0 {
-			head = head[i+3:]
-		}
-		if _, pw, ok := strings.Cut(head, ":"); ok && pw != "" {
-			out = append(out, pw)
-		}
-	}
-	// Keyword/value: password=value or password='quoted value'.
-	rest := dsn
-	for {
-		i := strings.Index(rest, "password=")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+len("password="):]
-		var pw string
-		if strings.HasPrefix(rest, "'") {
-			end := 1
-			for end < len(rest) && !(rest[end] == '\'' && rest[end-1] != '\\') {
-				end++
-			}
-			pw = rest[1:min(end, len(rest))]
-		} else {
-			pw, _, _ = strings.Cut(rest, " ")
-			pw, _, _ = strings.Cut(pw, "&") // a URL query parameter
-		}
-		if pw != "" {
-			out = append(out, pw)
-		}
-	}
-	return out
 }
