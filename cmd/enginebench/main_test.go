@@ -22,6 +22,22 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// runBad runs the command in-process with args, which it must refuse as bad input: exit
+// status 2, one line on stderr that contains want, nothing on stdout.
+func runBad(t *testing.T, want string, args ...string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, args...)
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
+	}
+	if !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("stderr %q: want one line containing %q", stderr, want)
+	}
+	if stdout != "" {
+		t.Errorf("stdout not empty: %q", stdout)
+	}
+}
+
 // tinyArgs returns the arguments of a tiny run into a fresh results and data directory.
 func tinyArgs(t *testing.T, engines string, extra ...string) (args []string, out string) {
 	dir := t.TempDir()
@@ -221,16 +237,7 @@ func TestBadInputExitsTwoBeforeWork(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "results")
 			args := append([]string{"run", "--scale", "tiny", "--out", out,
 				"--data-dir", filepath.Join(t.TempDir(), "d")}, c.args...) // later flags win
-			code, stdout, stderr := runCLI(t, args...)
-			if code != exitUsage {
-				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
-			}
-			if !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-				t.Errorf("stderr %q: want one line containing %q", stderr, c.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout not empty: %q", stdout)
-			}
+			runBad(t, c.want, args...)
 			if _, err := os.Stat(filepath.Join(out, "run.json")); err == nil {
 				t.Errorf("a results directory was written")
 			}

@@ -159,16 +159,7 @@ func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
 			out, data := filepath.Join(dir, "results"), filepath.Join(dir, "data")
 			// No size flags: they would win over the spec's, whose errors are tested here.
 			args := append([]string{"run", "--config", spec, "--out", out, "--data-dir", data}, c.args...)
-			code, stdout, stderr := runCLI(t, args...)
-			if code != exitUsage {
-				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
-			}
-			if !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-				t.Errorf("stderr %q: want one line containing %q", stderr, c.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout not empty: %q", stdout)
-			}
+			runBad(t, c.want, args...)
 			for _, d := range []string{out, data} {
 				if _, err := os.Stat(d); !os.IsNotExist(err) {
 					t.Errorf("%s was created", d)

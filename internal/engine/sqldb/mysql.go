@@ -48,8 +48,7 @@ const mysqlTimeZone = "'+00:00'"
 // default): a throwaway server has no replica.
 func innodbSettings() []engine.Setting {
 	return []engine.Setting{
-		{Name: "port", Default: "0",
-			Doc: "0: unix socket only; N: also listen on 127.0.0.1:N"},
+		portSetting(),
 		{Name: "innodb_buffer_pool_size", Default: "8G",
 			Doc: "buffer pool; the cached scale (about 2 GB per table with its indexes) fits in it"},
 		{Name: "innodb_log_file_size", Default: "2G",
@@ -81,8 +80,7 @@ func innodbSettings() []engine.Setting {
 // synced once a second like InnoDB's redo log above).
 func myrocksSettings() []engine.Setting {
 	return []engine.Setting{
-		{Name: "port", Default: "0",
-			Doc: "0: unix socket only; N: also listen on 127.0.0.1:N"},
+		portSetting(),
 		{Name: "plugin_load_add", Default: "ha_rocksdb",
 			Doc: "loads the MyRocks storage engine (mariadb-plugin-rocksdb)"},
 		{Name: "rocksdb_block_cache_size", Default: "8G",

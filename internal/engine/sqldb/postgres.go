@@ -31,8 +31,7 @@ const serverMaxIdleConns = 64
 // somewhat more eager.
 func postgresSettings() []engine.Setting {
 	return []engine.Setting{
-		{Name: "port", Default: "0",
-			Doc: "0: unix socket only; N: also listen on 127.0.0.1:N"},
+		portSetting(),
 		{Name: "shared_buffers", Default: "8GB",
 			Doc: "buffer pool; the cached scale (about 2 GB per table with its indexes) fits in it"},
 		{Name: "max_wal_size", Default: "16GB",

@@ -48,6 +48,11 @@ type serverDriverSpec struct {
 	open              func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 }
 
+// portSetting is the setting every managed server takes first: where it listens.
+func portSetting() engine.Setting {
+	return engine.Setting{Name: "port", Default: "0", Doc: "0: unix socket only; N: also listen on 127.0.0.1:N"}
+}
+
 // newServerDriver returns the engine.Driver of a server engine. Its CheckSettings passes the
 // defaults merged with the overrides to server.CheckSettings (so that settings of a plugin the
 // defaults load are known), and accepts no overrides at all without looking for the server's
