@@ -264,6 +264,7 @@ func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) 
 	for _, rec := range recs {
 		rec.collect(st.iv)
 	}
+	st.sumTotals()
 	now := st.clock.Now()
 	in := result.Interval{Second: len(st.intervals) + 1, Time: now,
 		Ops: make(map[string]result.IntervalOp, len(st.s.Ops))}
@@ -311,6 +312,21 @@ func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) 
 	}
 	status.ETA = eta(status)
 	st.r.Progress.Tick(status)
+}
+
+// sumTotals adds the interval's records of every plain operation to each Total operation.
+func (st *stepStats) sumTotals() {
+	for t, spec := range st.s.Ops {
+		if !spec.Total {
+			continue
+		}
+		for i, o := range st.s.Ops {
+			if !o.Total && !o.Background {
+				st.iv[t].merge(&st.iv[i])
+			}
+		}
+		st.iv[t].retries = 0 // retries stay with the operation that was retried
+	}
 }
 
 // eta estimates the time left: from the expected units at the average rate so far, or from

@@ -30,6 +30,10 @@ type OpSpec struct {
 	Name string
 	// Background marks operations of background (rate-limited) writers.
 	Background bool
+	// Total marks a synthetic operation that workers never record: the runner adds to it,
+	// every interval, every operation of the step that is neither Background nor Total, so
+	// that it holds the step's total rate and latency over all operation types (requests).
+	Total bool
 }
 
 // Worker is one goroutine of a step.

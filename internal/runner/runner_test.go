@@ -774,3 +774,72 @@ func BenchmarkRecorderDo(b *testing.B) {
 		wg.Wait()
 	})
 }
+
+// A Total operation holds the sum of every foreground operation of the step, interval by
+// interval: count, units, found, errors and the merged latency; background operations and
+// retries stay out of it.
+func TestTotalOpSumsForegroundOps(t *testing.T) {
+	c := NewManualClock(t0)
+	all := measure.NewHistogram()
+	var mu sync.Mutex
+	const perClient = 500
+	var workers []Worker
+	for cl := 0; cl < 2; cl++ {
+		for i := 0; i < perClient; i++ {
+			all.Record(int64(lat(cl, i)))
+		}
+		workers = append(workers, Worker{Client: cl, Run: func(ctx context.Context, rec *Recorder) error {
+			for i := 0; i < perClient; i++ {
+				op := Op(rec.Client()) // client 0 reads, client 1 writes
+				mu.Lock()
+				err := rec.Do(op, time.Time{}, func() (int64, error) {
+					c.Advance(lat(rec.Client(), i))
+					return 1, nil
+				})
+				if op == 0 {
+					rec.Found(op, 3)
+				} else {
+					rec.Retried(op)
+				}
+				mu.Unlock()
+				if err != nil {
+					return err
+				}
+			}
+			_ = rec.Do(1, time.Time{}, func() (int64, error) { return 0, errors.New("lost") })
+			return nil
+		}})
+	}
+	workers = append(workers, Worker{Client: 9, Background: true, Run: func(ctx context.Context, rec *Recorder) error {
+		_ = rec.Do(2, time.Time{}, func() (int64, error) { return 100, nil })
+		<-ctx.Done()
+		return ctx.Err()
+	}})
+	res := (&Runner{Clock: c, Tick: time.Millisecond}).Run(context.Background(), Step{Name: "total",
+		Ops:     []OpSpec{{Name: "read"}, {Name: "write"}, {Name: "bg", Background: true}, {Name: "requests", Total: true}},
+		Workers: workers})
+	if res.Status != result.StatusOK {
+		t.Fatalf("status %s: %s", res.Status, res.Error)
+	}
+	tot := res.Ops["requests"]
+	if tot.Count != 2*perClient || tot.Units != 2*perClient || tot.Found != 3*perClient || tot.Errors != 2 {
+		t.Fatalf("total count %d units %d found %d errors %d", tot.Count, tot.Units, tot.Found, tot.Errors)
+	}
+	if want := measure.Summarize(all); fmt.Sprint(tot.Latency) != fmt.Sprint(want) {
+		t.Errorf("total latency\n %+v\nwant\n %+v", tot.Latency, want)
+	}
+	if res.Retries["requests"] != 0 || res.Retries["write"] != perClient {
+		t.Errorf("retries %v", res.Retries)
+	}
+	var ivCount int64
+	for _, in := range res.Intervals {
+		ivCount += in.Ops["requests"].Count
+		if in.Ops["requests"].Count != in.Ops["read"].Count+in.Ops["write"].Count {
+			t.Fatalf("interval %d: total %d != read %d + write %d", in.Second,
+				in.Ops["requests"].Count, in.Ops["read"].Count, in.Ops["write"].Count)
+		}
+	}
+	if ivCount != tot.Count {
+		t.Errorf("intervals sum to %d, total %d", ivCount, tot.Count)
+	}
+}
