@@ -36,6 +36,9 @@ const missing = "-"
 
 // Build makes the summary of r.
 func Build(r *result.Run) Summary {
+	if r.Workload.Name == "linkbench" {
+		return buildLinkBench(r)
+	}
 	s := Summary{Lines: header(r)}
 	tables := []Table{throughput(r), latency(r), sla(r), details(r), phases(r)}
 	tables = append(tables, efficiency(r)...)
@@ -108,7 +111,7 @@ func findStep(c result.Config, name string) *result.Step {
 
 // unit is what a step's headline rate counts.
 func unit(step string) string {
-	if strings.HasPrefix(step, "q") {
+	if strings.HasPrefix(step, "q") || strings.HasPrefix(step, "run.") || step == "warmup" {
 		return "qps"
 	}
 	return "ips"
@@ -282,6 +285,9 @@ func size(s *result.Step, f func(*result.Size) *float64) *float64 {
 func efficiency(r *result.Run) []Table {
 	var out []Table
 	for _, n := range rateSteps(r) {
+		if n == "warmup" {
+			continue // not counted
+		}
 		t := Table{Title: "Efficiency: " + n, Header: []string{"config", unit(n)}}
 		for _, c := range effColumns {
 			t.Header = append(t.Header, c.name)

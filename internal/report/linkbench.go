@@ -1,0 +1,166 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// maxLatencyIntervals is the number of intervals up to which the per-op latency table shows
+// every one; beyond it, the first and the last.
+const maxLatencyIntervals = 6
+
+// buildLinkBench makes the summary of a LinkBench run: the published layout (load time, rate
+// and size, then QPS and size of each interval), the load, per-op latency, steps and
+// efficiency.
+func buildLinkBench(r *result.Run) Summary {
+	s := Summary{Lines: header(r)}
+	tables := []Table{lbPublished(r), lbLoad(r), lbLatency(r), details(r)}
+	tables = append(tables, efficiency(r)...)
+	for _, t := range tables {
+		if len(t.Rows) > 0 {
+			s.Tables = append(s.Tables, t)
+		}
+	}
+	s.Legend = []string{
+		"load: seconds of the load step (and of the index step when id1_type is built afterwards); links/s: links loaded a second; GB: dbgb1, the database's own files at the step's end.",
+		"run.N: the request intervals, of equal length; qps: requests a second over every operation; GB: dbgb1 at the interval's end. The warmup is not counted.",
+		"Latency: service time of each operation from full histograms (p50 p90 p99 p99.9 max mean); rt: response time from the intended start under --request-rate (includes queueing).",
+		"rows: links returned by GET_LINKS_LIST and found by MULTIGET_LINK. errors: operations that failed after their retries (transient conflicts); retries are in the Steps table.",
+		"verify: every checked (id1, link_type) has count = visible links, and linktable has the rows expected through its primary key and through id1_type.",
+		"Efficiency, per operation of the step (links loaded; requests): cpupq: host CPU microseconds; cspq: context switches; rpq, rkbpq: storage reads and KB read; wpi, wkbpi: storage writes and KB written per operation;",
+		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB loaded (load only).",
+		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
+	}
+	return s
+}
+
+// intervalNames returns the request intervals (run.N) that ran, in order.
+func intervalNames(r *result.Run) []string {
+	var names []string
+	for _, n := range rateSteps(r) {
+		if strings.HasPrefix(n, "run.") {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// dbgb is the step's dbgb1 as a cell.
+func dbgb(s *result.Step) string {
+	if s == nil || s.Status != result.StatusOK {
+		return missing
+	}
+	return optNum(size(s, func(z *result.Size) *float64 { return z.DBGB1 }))
+}
+
+// lbPublished is the published LinkBench table: a row per configuration with the load's
+// seconds, rate and size, then QPS and size of every interval.
+func lbPublished(r *result.Run) Table {
+	t := Table{Title: "LinkBench", Header: []string{"config", "load s", "links/s", "load GB"}}
+	ivs := intervalNames(r)
+	for _, n := range ivs {
+		t.Header = append(t.Header, n+" qps", n+" GB")
+	}
+	for _, c := range r.Configs {
+		load := findStep(c, "load")
+		secs := missing
+		if load != nil && load.Status == result.StatusOK {
+			total := load.Seconds
+			if ix := findStep(c, "index"); ix != nil && ix.Status == result.StatusOK {
+				total += ix.Seconds
+			}
+			secs = Num(total)
+		}
+		size := load
+		if ix := findStep(c, "index"); ix != nil {
+			size = ix
+		}
+		row := []string{c.Name, secs, rateCell(load), dbgb(size)}
+		for _, n := range ivs {
+			s := findStep(c, n)
+			row = append(row, rateCell(s), dbgb(s))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// lbLoad details each configuration's load: links, counts and nodes, their rates, and the
+// index step when there is one.
+func lbLoad(r *result.Run) Table {
+	t := Table{Title: "Load", Header: []string{"config", "step", "status", "time", "links", "links/s", "links+counts/s", "nodes", "links/node", "GB"}}
+	for _, c := range r.Configs {
+		for _, name := range []string{"load", "index"} {
+			s := findStep(c, name)
+			if s == nil {
+				continue
+			}
+			row := []string{c.Name, name, s.Status, Seconds(s.Seconds)}
+			links, counts, nodes := s.Ops["link"], s.Ops["count"], s.Ops["node"]
+			if name == "index" {
+				links = s.Ops["index"]
+			}
+			if links == nil || s.Status != result.StatusOK {
+				row = append(row, missing, missing, missing, missing, missing)
+			} else {
+				both := missing
+				if counts != nil && s.Seconds > 0 {
+					both = Num(float64(links.Units+counts.Units) / s.Seconds)
+				}
+				nodeCell, per := missing, missing
+				if nodes != nil {
+					nodeCell = fmt.Sprint(nodes.Units)
+					if nodes.Units > 0 {
+						per = Num(float64(links.Units) / float64(nodes.Units))
+					}
+				}
+				row = append(row, fmt.Sprint(links.Units), Num(links.PerSec), both, nodeCell, per)
+			}
+			row = append(row, dbgb(s))
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// lbLatency is the per-op latency of the request intervals: every interval up to
+// maxLatencyIntervals, else the first and the last.
+func lbLatency(r *result.Run) Table {
+	t := Table{Title: "Latency per operation", Header: []string{"config", "step", "op", "count", "ops/s",
+		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p99", "errors", "rows"}}
+	ivs := intervalNames(r)
+	if len(ivs) > maxLatencyIntervals {
+		ivs = []string{ivs[0], ivs[len(ivs)-1]}
+	}
+	for _, c := range r.Configs {
+		for _, n := range ivs {
+			s := findStep(c, n)
+			if s == nil {
+				continue
+			}
+			for _, name := range opNames(*s) {
+				op := s.Ops[name]
+				row := []string{c.Name, n, name, fmt.Sprint(op.Count), Num(op.PerSec)}
+				if op.Count == 0 {
+					row = append(row, missing, missing, missing, missing, missing, missing)
+				} else {
+					l := op.Latency
+					row = append(row, Duration(l.P50), Duration(l.P90), Duration(l.P99), Duration(l.P999), Duration(l.Max), Duration(l.Mean))
+				}
+				rt := missing
+				if op.Response != nil && op.Count > 0 {
+					rt = Duration(op.Response.P99)
+				}
+				rows := missing
+				if name == "GET_LINKS_LIST" || name == "MULTIGET_LINK" {
+					rows = fmt.Sprint(op.Found)
+				}
+				row = append(row, rt, fmt.Sprint(op.Errors), rows)
+				t.Rows = append(t.Rows, row)
+			}
+		}
+	}
+	return t
+}
