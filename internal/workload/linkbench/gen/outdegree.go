@@ -1,0 +1,150 @@
+package gen
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
+)
+
+// OutDegree is the number of links each node id1 in [start, max) has at load: a deterministic
+// function of id1, so any client can recompute it. Nodes are ranked by a Shuffler
+// (SeedOutDegree, ShuffleGroups) and rank r of n gets the quantile 1 - (r+0.5)/n of the
+// nlinks CDF: rank 0 the most links.
+//
+// The reference uses the quantile 1 - r/n, which gives rank 0 the CDF's maximum whatever n
+// is: 961,963 links for one node even at 10,000 nodes, which alone makes the mean out-degree
+// 99 at that size instead of about 4. Taking the midpoint of each rank's slice of the CDF
+// keeps the figures at every size close to the CDF's own.
+type OutDegree struct {
+	cdf        *profile.CDF
+	start, max int64
+	n          float64
+	types      int64
+	shuf       *Shuffler
+}
+
+// NewOutDegree returns the out-degree of the nodes [start, max) from the nlinks CDF, split
+// over linkTypes link types (at least 1). The CDF must not change afterwards.
+func NewOutDegree(cdf *profile.CDF, start, max int64, linkTypes int) *OutDegree {
+	if max < start {
+		max = start
+	}
+	if linkTypes < 1 {
+		linkTypes = 1
+	}
+	return &OutDegree{
+		cdf: cdf, start: start, max: max, n: float64(max - start),
+		types: int64(linkTypes),
+		shuf:  NewShuffler(SeedOutDegree, ShuffleGroups, max-start),
+	}
+}
+
+// Total returns the number of links of id1 over all types; 0 outside [start, max).
+func (d *OutDegree) Total(id1 int64) int64 {
+	if id1 < d.start || id1 >= d.max || d.cdf == nil {
+		return 0
+	}
+	rank := d.shuf.Invert(id1 - d.start)
+	return max(d.cdf.Quantile(1-(float64(rank)+0.5)/d.n), 0)
+}
+
+// PerType returns the number of links of id1 with the link type of index typeIndex in
+// [0, link types): Total split evenly, the first Total%types types getting one more, so the
+// figures of all types sum to Total (the reference's split over-allocated: its bug 2).
+func (d *OutDegree) PerType(id1 int64, typeIndex int) int64 {
+	if typeIndex < 0 || int64(typeIndex) >= d.types {
+		return 0
+	}
+	total := d.Total(id1)
+	n := total / d.types
+	if int64(typeIndex) < total%d.types {
+		n++
+	}
+	return n
+}
+
+// LinkTypes returns the number of link types.
+func (d *OutDegree) LinkTypes() int { return int(d.types) }
+
+// Range returns the node ids [start, max).
+func (d *OutDegree) Range() (start, max int64) { return d.start, d.max }
+
+// Intended probabilities that an id2 chosen for an operation is one of the links loaded (the
+// reference's values): most ADD_LINKs make new links, most updates and deletes hit existing
+// ones. The real share is lower where a node has few links of a type, since the id2 range
+// is rounded up: with 1 link it is 1/2 at PUpdate, with 2 links 2/3; over fb2011's nodes
+// with links, about 0.56.
+const (
+	PAdd    = 0.05
+	PUpdate = 0.9
+	PDelete = 0.9
+	PGet    = 0.5
+)
+
+// maxID2Range bounds the id2 range of a tiny pExisting.
+const maxID2Range = 1 << 53
+
+// ID2 chooses the id2 of a link operation: id1 + uniform[0, ceil(links/pExisting)), where
+// links is the out-degree of (id1, type) at load (whose links have id2 id1 + [0, links)), so
+// that about pExisting of the chosen links exist (less for small link counts: see PUpdate).
+type ID2 struct{ deg *OutDegree }
+
+// NewID2 returns the id2 chooser of the given out-degree.
+func NewID2(deg *OutDegree) *ID2 { return &ID2{deg: deg} }
+
+// span is the size of the id2 range of (id1, type): max(1, ceil(links/pExisting)).
+func (c *ID2) span(id1 int64, typeIndex int, pExisting float64) int64 {
+	x := math.Ceil(float64(c.deg.PerType(id1, typeIndex)) / pExisting)
+	if !(x >= 1) { // also NaN
+		return 1
+	}
+	if x > maxID2Range {
+		return maxID2Range
+	}
+	return int64(x)
+}
+
+// ForOp returns an id2 for an operation on (id1, type) with pExisting in (0, 1] (PAdd,
+// PUpdate, PDelete, PGet).
+func (c *ID2) ForOp(r *rand.Rand, id1 int64, typeIndex int, pExisting float64) int64 {
+	return id1 + r.Int64N(c.span(id1, typeIndex, pExisting))
+}
+
+// maxUniqueTries is how many draws Multiple makes for each id2 to find one not yet chosen.
+const maxUniqueTries = 100
+
+// Multiple appends n id2s for a multiget of (id1, type) to dst and returns it. When the id2
+// range holds at most n ids it appends id1+0 ... id1+n-1; otherwise it draws n ids, each
+// redrawn up to 100 times while it repeats an earlier one (so they are distinct unless the
+// range is barely larger than n). It allocates nothing when dst has room.
+func (c *ID2) Multiple(r *rand.Rand, id1 int64, typeIndex, n int, pExisting float64, dst []int64) []int64 {
+	span := c.span(id1, typeIndex, pExisting)
+	if span <= int64(n) {
+		for i := range n {
+			dst = append(dst, id1+int64(i))
+		}
+		return dst
+	}
+	first := len(dst)
+	for range n {
+		var id2 int64
+		for try := 0; ; try++ {
+			id2 = id1 + r.Int64N(span)
+			if try >= maxUniqueTries || !contains(dst[first:], id2) {
+				break
+			}
+		}
+		dst = append(dst, id2)
+	}
+	return dst
+}
+
+func contains(s []int64, x int64) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
