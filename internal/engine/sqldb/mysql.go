@@ -155,7 +155,8 @@ func (MySQLDialect) Name() string { return "mysql" }
 func (MySQLDialect) Placeholder(int) string { return "?" }
 
 // Type maps portable column types to BIGINT, INT, TINYINT, DATETIME (as the reference's
-// dateandtime; 5 bytes), VARCHAR(size) and TEXT. An unknown ColType yields "".
+// dateandtime; 5 bytes), VARCHAR(size), TEXT, VARBINARY(size), and for Blob the smallest of
+// BLOB, MEDIUMBLOB and LONGBLOB that holds size bytes. An unknown ColType yields "".
 func (MySQLDialect) Type(t ColType, size int) string {
 	switch t {
 	case BigInt:
@@ -170,6 +171,16 @@ func (MySQLDialect) Type(t ColType, size int) string {
 		return fmt.Sprintf("VARCHAR(%d)", max(size, 1))
 	case Text:
 		return "TEXT"
+	case VarBinary:
+		return fmt.Sprintf("VARBINARY(%d)", max(size, 1))
+	case Blob:
+		switch {
+		case size < 1<<16:
+			return "BLOB"
+		case size < 1<<24:
+			return "MEDIUMBLOB"
+		}
+		return "LONGBLOB"
 	}
 	return ""
 }
@@ -219,6 +230,46 @@ func (MySQLDialect) TimestampFromUnix(arg string) string { return "FROM_UNIXTIME
 
 // TimestampToUnix returns UNIX_TIMESTAMP(col).
 func (MySQLDialect) TimestampToUnix(col string) string { return "UNIX_TIMESTAMP(" + col + ")" }
+
+// ClusteredPK returns "": InnoDB and MyRocks tables are always stored in primary key order.
+func (MySQLDialect) ClusteredPK() string { return "" }
+
+// BeginWrite returns "START TRANSACTION" (REPEATABLE READ, the server's default).
+func (MySQLDialect) BeginWrite() string { return "START TRANSACTION" }
+
+// ForUpdate returns " FOR UPDATE".
+func (MySQLDialect) ForUpdate() string { return " FOR UPDATE" }
+
+// Upsert returns INSERT INTO table (cols) VALUES (?, ...) ON DUPLICATE KEY UPDATE set (which
+// applies to a conflict on any unique key: key is not needed).
+func (MySQLDialect) Upsert(table string, cols, _ []string, set string) string {
+	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" +
+		placeholders(MySQLDialect{}, 1, len(cols)) + ") ON DUPLICATE KEY UPDATE " + set
+}
+
+// Returning returns "": the driver's LastInsertId is the AUTO_INCREMENT value assigned.
+func (MySQLDialect) Returning(string) string { return "" }
+
+// AdvanceSequence returns "": InnoDB and MyRocks move a table's AUTO_INCREMENT counter past
+// every value inserted explicitly.
+func (MySQLDialect) AdvanceSequence(string, string) string { return "" }
+
+// DeleteWithHint returns DELETE table FROM table<hint> WHERE where: only the multi-table form
+// of DELETE takes index hints. (Without one, MyRocks may delete a row found by its full primary
+// key through a secondary index range, locking every row of the range.)
+func (MySQLDialect) DeleteWithHint(table, hint, where string) string {
+	return "DELETE " + table + " FROM " + table + hint + " WHERE " + where
+}
+
+// DuplicateKey reports whether err (or an error it wraps) is a server error 1062 (duplicate
+// entry for a key) or 1586 (the same, naming the key).
+func (MySQLDialect) DuplicateKey(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1062 || me.Number == 1586)
+}
+
+// MaxParams returns 65535, the server's limit of placeholders in a prepared statement.
+func (MySQLDialect) MaxParams() int { return 65535 }
 
 // mysqlDB is an open innodb or myrocks engine.
 type mysqlDB struct {

@@ -88,7 +88,8 @@ func (PostgresDialect) Placeholder(i int) string { return fmt.Sprintf("$%d", i) 
 
 // Type maps portable column types to PostgreSQL's: bigint, integer, smallint (PostgreSQL has no
 // one-byte integer), timestamp (without time zone, as the reference's dateandtime),
-// varchar(size) and text. An unknown ColType yields "".
+// varchar(size), text, and bytea for VarBinary and Blob (whose size is not enforced). An
+// unknown ColType yields "".
 func (PostgresDialect) Type(t ColType, size int) string {
 	switch t {
 	case BigInt:
@@ -106,6 +107,8 @@ func (PostgresDialect) Type(t ColType, size int) string {
 		return fmt.Sprintf("varchar(%d)", size)
 	case Text:
 		return "text"
+	case VarBinary, Blob:
+		return "bytea"
 	}
 	return ""
 }
@@ -165,6 +168,49 @@ func (PostgresDialect) TimestampFromUnix(arg string) string {
 func (PostgresDialect) TimestampToUnix(col string) string {
 	return "CAST(EXTRACT(EPOCH FROM " + col + ") AS bigint)"
 }
+
+// ClusteredPK returns "": a PostgreSQL table is a heap, whatever its primary key.
+func (PostgresDialect) ClusteredPK() string { return "" }
+
+// BeginWrite returns "BEGIN" (READ COMMITTED, the server's default).
+func (PostgresDialect) BeginWrite() string { return "BEGIN" }
+
+// ForUpdate returns " FOR UPDATE".
+func (PostgresDialect) ForUpdate() string { return " FOR UPDATE" }
+
+// Upsert returns INSERT INTO table (cols) VALUES ($1, ...) ON CONFLICT (key) DO UPDATE SET set.
+func (PostgresDialect) Upsert(table string, cols, key []string, set string) string {
+	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" +
+		placeholders(PostgresDialect{}, 1, len(cols)) + ") ON CONFLICT (" + strings.Join(key, ", ") +
+		") DO UPDATE SET " + set
+}
+
+// Returning returns " RETURNING col": pgx has no LastInsertId.
+func (PostgresDialect) Returning(col string) string { return " RETURNING " + col }
+
+// AdvanceSequence returns
+//
+//	SELECT setval(pg_get_serial_sequence('table', 'col'), GREATEST($1, (SELECT COALESCE(max(col), 0) + 1 FROM table)), false)
+//
+// because a bigserial's sequence does not move when values are inserted explicitly.
+func (PostgresDialect) AdvanceSequence(table, col string) string {
+	return fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%[1]s', '%[2]s'), "+
+		"GREATEST(CAST($1 AS bigint), (SELECT COALESCE(max(%[2]s), 0) + 1 FROM %[1]s)), false)", table, col)
+}
+
+// DeleteWithHint returns DELETE FROM table WHERE where: hint is "" (PostgreSQL has no hints).
+func (PostgresDialect) DeleteWithHint(table, hint, where string) string {
+	return "DELETE FROM " + table + hint + " WHERE " + where
+}
+
+// DuplicateKey reports whether err (or an error it wraps) has SQLSTATE 23505 (unique violation).
+func (PostgresDialect) DuplicateKey(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// MaxParams returns 65535, the limit of the protocol's 16-bit parameter count.
+func (PostgresDialect) MaxParams() int { return 65535 }
 
 // postgresDB is an open postgres engine.
 type postgresDB struct {

@@ -201,6 +201,17 @@ func TestServerDialectStrings(t *testing.T) {
 			"DELETE FROM pi1 WHERE ctid = ANY (ARRAY(SELECT ctid FROM pi1 WHERE transactionid >= $1 ORDER BY transactionid LIMIT 50))"},
 		{"pg from unix", pg.TimestampFromUnix("$1"), "(to_timestamp(CAST($1 AS bigint)) AT TIME ZONE 'UTC')"},
 		{"pg to unix", pg.TimestampToUnix("dateandtime"), "CAST(EXTRACT(EPOCH FROM dateandtime) AS bigint)"},
+		{"pg varbinary", pg.Type(VarBinary, 255), "bytea"},
+		{"pg blob", pg.Type(Blob, 1<<20), "bytea"},
+		{"pg clustered pk", pg.ClusteredPK(), ""},
+		{"pg begin", pg.BeginWrite(), "BEGIN"},
+		{"pg for update", pg.ForUpdate(), " FOR UPDATE"},
+		{"pg upsert", pg.Upsert("c", []string{"id", "t", "n"}, []string{"id", "t"}, "n = c.n + $4"),
+			"INSERT INTO c (id, t, n) VALUES ($1, $2, $3) ON CONFLICT (id, t) DO UPDATE SET n = c.n + $4"},
+		{"pg returning", pg.Returning("id"), " RETURNING id"},
+		{"pg advance sequence", pg.AdvanceSequence("nodetable", "id"),
+			"SELECT setval(pg_get_serial_sequence('nodetable', 'id'), GREATEST(CAST($1 AS bigint), (SELECT COALESCE(max(id), 0) + 1 FROM nodetable)), false)"},
+		{"pg delete with hint", pg.DeleteWithHint("t", pg.PrimaryKeyHint(), "a = $1"), "DELETE FROM t WHERE a = $1"},
 		{"mysql name", my.Name(), "mysql"},
 		{"mysql placeholder", my.Placeholder(3), "?"},
 		{"mysql bigint", my.Type(BigInt, 0), "BIGINT"},
@@ -220,10 +231,53 @@ func TestServerDialectStrings(t *testing.T) {
 			"DELETE FROM pi1 WHERE transactionid >= ? ORDER BY transactionid LIMIT 50"},
 		{"mysql from unix", my.TimestampFromUnix("?"), "FROM_UNIXTIME(?)"},
 		{"mysql to unix", my.TimestampToUnix("dateandtime"), "UNIX_TIMESTAMP(dateandtime)"},
+		{"mysql varbinary", my.Type(VarBinary, 255), "VARBINARY(255)"},
+		{"mysql small blob", my.Type(Blob, 65535), "BLOB"},
+		{"mysql medium blob", my.Type(Blob, 1<<20), "MEDIUMBLOB"},
+		{"mysql long blob", my.Type(Blob, 1<<24), "LONGBLOB"},
+		{"mysql clustered pk", my.ClusteredPK(), ""},
+		{"mysql begin", my.BeginWrite(), "START TRANSACTION"},
+		{"mysql for update", my.ForUpdate(), " FOR UPDATE"},
+		{"mysql upsert", my.Upsert("c", []string{"id", "t", "n"}, []string{"id", "t"}, "n = c.n + ?"),
+			"INSERT INTO c (id, t, n) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE n = c.n + ?"},
+		{"mysql returning", my.Returning("id"), ""},
+		{"mysql advance sequence", my.AdvanceSequence("nodetable", "id"), ""},
+		{"mysql delete with hint", my.DeleteWithHint("t", my.PrimaryKeyHint(), "a = ?"),
+			"DELETE t FROM t FORCE INDEX (PRIMARY) WHERE a = ?"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
 			t.Errorf("%s = %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+	if pg.MaxParams() != 65535 || my.MaxParams() != 65535 {
+		t.Errorf("MaxParams = %d (pg), %d (mysql), want 65535", pg.MaxParams(), my.MaxParams())
+	}
+}
+
+func TestServerDuplicateKeyErrorValues(t *testing.T) {
+	pg, my := PostgresDialect{}, MySQLDialect{}
+	tests := []struct {
+		name string
+		d    Dialect
+		err  error
+		want bool
+	}{
+		{"pg unique violation", pg, &pgconn.PgError{Code: "23505"}, true},
+		{"pg wrapped", pg, fmt.Errorf("insert: %w", &pgconn.PgError{Code: "23505"}), true},
+		{"pg deadlock", pg, &pgconn.PgError{Code: "40P01"}, false},
+		{"pg not null violation", pg, &pgconn.PgError{Code: "23502"}, false},
+		{"pg mysql error", pg, &mysql.MySQLError{Number: 1062}, false},
+		{"mysql duplicate entry", my, &mysql.MySQLError{Number: 1062}, true},
+		{"mysql duplicate entry with key name", my, &mysql.MySQLError{Number: 1586}, true},
+		{"mysql wrapped", my, fmt.Errorf("insert: %w", &mysql.MySQLError{Number: 1062}), true},
+		{"mysql deadlock", my, &mysql.MySQLError{Number: 1213}, false},
+		{"mysql pg error", my, &pgconn.PgError{Code: "23505"}, false},
+		{"nil", pg, nil, false},
+	}
+	for _, tt := range tests {
+		if got := tt.d.DuplicateKey(tt.err); got != tt.want {
+			t.Errorf("%s: DuplicateKey(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
 		}
 	}
 }

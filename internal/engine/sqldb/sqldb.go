@@ -1,6 +1,7 @@
 // Package sqldb holds the SQL engine family: database/sql engines and their dialects. A workload
 // writes its SQL once against the Dialect, which supplies what differs between engines (DDL
-// types, placeholders, index hints, delete-oldest syntax, which errors are retryable).
+// types, placeholders, index hints, delete-oldest and upsert syntax, transactions and row locks,
+// which errors are retryable).
 package sqldb
 
 import (
@@ -29,6 +30,8 @@ const (
 	Timestamp // a point in time: written with Dialect.TimestampFromUnix, read with TimestampToUnix
 	VarChar   // variable length text with a maximum length (see Dialect.Type)
 	Text
+	VarBinary // variable length bytes with a maximum length, which may be indexed
+	Blob      // bytes of up to size bytes (see Dialect.Type), not indexed
 )
 
 // Dialect is what differs between SQL engines.
@@ -37,7 +40,8 @@ type Dialect interface {
 	Name() string
 	// Placeholder returns the bind parameter marker for the i-th (1-based) argument.
 	Placeholder(i int) string
-	// Type returns the DDL of a column type; size is the maximum length for VarChar.
+	// Type returns the DDL of a column type; size is the maximum length for VarChar, VarBinary
+	// and Blob (in bytes for the binary types).
 	Type(t ColType, size int) string
 	// AutoIncrementPK returns the column definition of an append-only integer primary key
 	// assigned by the engine in insert order (auto_increment, bigserial, integer primary key).
@@ -45,7 +49,8 @@ type Dialect interface {
 	// TableOptions is appended to CREATE TABLE (e.g. " ENGINE=InnoDB"); may be empty.
 	TableOptions() string
 	// IndexHint returns the clause that forces index on table (placed after the table name in
-	// FROM), or "" where the dialect has none.
+	// FROM, or in a single-table UPDATE; for DELETE see DeleteWithHint), or "" where the dialect
+	// has none.
 	IndexHint(index string) string
 	// PrimaryKeyHint returns the clause that makes a query use the primary key (or the table
 	// itself where it is clustered on it), or "" where the dialect needs none.
@@ -62,4 +67,42 @@ type Dialect interface {
 	// TimestampToUnix returns the expression that reads the Timestamp column col back as an
 	// integer of seconds since the epoch, the value TimestampFromUnix stored.
 	TimestampToUnix(col string) string
+
+	// ClusteredPK is appended to CREATE TABLE (after TableOptions) for a table with a declared,
+	// composite PRIMARY KEY, so that the table itself is stored in primary key order, as InnoDB
+	// and MyRocks always store it: " WITHOUT ROWID" for SQLite; "" elsewhere.
+	ClusteredPK() string
+	// BeginWrite returns the statement that starts a transaction that writes, executed on one
+	// connection (and ended with COMMIT or ROLLBACK). SQLite's takes the write lock at once, so
+	// that no later statement of the transaction fails to upgrade a read lock.
+	BeginWrite() string
+	// ForUpdate returns the clause appended to a SELECT in a transaction that locks the rows it
+	// reads until the transaction ends (" FOR UPDATE"), or "" where the transaction of
+	// BeginWrite already excludes every other writer (SQLite).
+	ForUpdate() string
+	// Upsert returns an INSERT of one row of cols into table, whose values are the bind
+	// parameters 1 to len(cols), that instead updates the existing row when one with the same
+	// key (the columns of the primary key) exists: set is the assignment list ("a = expr, ...")
+	// applied to that row, in which a column qualified with the table's name (table.col) is the
+	// existing row's value and placeholders are numbered from len(cols)+1. (MySQL applies set on
+	// a conflict with any unique key; key names the primary key for the others.)
+	Upsert(table string, cols, key []string, set string) string
+	// Returning returns the clause appended to a one-row INSERT that makes it return the value
+	// the engine assigned to col as a one-column result row (" RETURNING col"), or "" where the
+	// engine's LastInsertId gives that value instead.
+	Returning(col string) string
+	// AdvanceSequence returns a statement with one bind parameter, next, after which the engine
+	// assigns the AutoIncrementPK column col of table values of at least next and above every
+	// value it holds; "" where the engine already does so after explicit values were inserted
+	// (it continues after the largest value the column holds).
+	AdvanceSequence(table, col string) string
+	// DeleteWithHint returns a DELETE of the rows of table that match where (a condition, with
+	// bind parameters), found through the access path that hint (from IndexHint or
+	// PrimaryKeyHint) forces.
+	DeleteWithHint(table, hint, where string) string
+	// DuplicateKey reports whether err (or an error it wraps) is a primary key or unique
+	// constraint violation.
+	DuplicateKey(err error) bool
+	// MaxParams is the largest number of bind parameters a statement may have.
+	MaxParams() int
 }

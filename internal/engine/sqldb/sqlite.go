@@ -179,14 +179,16 @@ func (SQLiteDialect) Name() string { return "sqlite" }
 func (SQLiteDialect) Placeholder(int) string { return "?" }
 
 // Type maps portable column types to SQLite's storage classes: every integer type, and
-// Timestamp (unix seconds), is INTEGER; VarChar and Text are TEXT (SQLite enforces no length, so
-// size is ignored). An unknown ColType yields "".
+// Timestamp (unix seconds), is INTEGER; VarChar and Text are TEXT; VarBinary and Blob are BLOB
+// (SQLite enforces no length, so size is ignored). An unknown ColType yields "".
 func (SQLiteDialect) Type(t ColType, _ int) string {
 	switch t {
 	case BigInt, Int, TinyInt, Timestamp:
 		return "INTEGER"
 	case VarChar, Text:
 		return "TEXT"
+	case VarBinary, Blob:
+		return "BLOB"
 	}
 	return ""
 }
@@ -206,8 +208,8 @@ func (SQLiteDialect) TableOptions() string { return "" }
 func (SQLiteDialect) IndexHint(index string) string { return " INDEXED BY " + index }
 
 // PrimaryKeyHint returns " NOT INDEXED", which makes a query on a table whose primary key is
-// INTEGER PRIMARY KEY read the table's own B-tree (rowid lookups and ranges still apply) rather
-// than a smaller covering secondary index. It is not part of Dialect.
+// INTEGER PRIMARY KEY, or on a WITHOUT ROWID table, read the table's own B-tree (lookups and
+// ranges of its key still apply) rather than a smaller covering secondary index.
 func (SQLiteDialect) PrimaryKeyHint() string { return " NOT INDEXED" }
 
 // DeleteOldest returns
@@ -228,3 +230,57 @@ func (SQLiteDialect) TimestampFromUnix(arg string) string { return arg }
 
 // TimestampToUnix returns col: a Timestamp column already holds unix seconds.
 func (SQLiteDialect) TimestampToUnix(col string) string { return col }
+
+// ClusteredPK returns " WITHOUT ROWID": the table is a B-tree keyed by its primary key, not a
+// rowid table with a separate index on it.
+func (SQLiteDialect) ClusteredPK() string { return " WITHOUT ROWID" }
+
+// BeginWrite returns "BEGIN IMMEDIATE", which takes the database's write lock at once (waiting
+// up to busy_timeout_ms for it), as every transaction of the engine's pool does.
+func (SQLiteDialect) BeginWrite() string { return "BEGIN IMMEDIATE" }
+
+// ForUpdate returns "": SQLite has no row locks, and a transaction begun with BeginWrite holds
+// the only write lock until it ends.
+func (SQLiteDialect) ForUpdate() string { return "" }
+
+// Upsert returns INSERT INTO table (cols) VALUES (?, ...) ON CONFLICT (key) DO UPDATE SET set.
+func (SQLiteDialect) Upsert(table string, cols, key []string, set string) string {
+	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" +
+		placeholders(SQLiteDialect{}, 1, len(cols)) + ") ON CONFLICT (" + strings.Join(key, ", ") +
+		") DO UPDATE SET " + set
+}
+
+// Returning returns "": the driver's LastInsertId is the rowid of the inserted row, which an
+// INTEGER PRIMARY KEY column is.
+func (SQLiteDialect) Returning(string) string { return "" }
+
+// AdvanceSequence returns "": an INTEGER PRIMARY KEY column gets the largest value of the
+// column plus one, whether the values were assigned or inserted explicitly. (A value can come
+// back only after the row holding the largest one is deleted.)
+func (SQLiteDialect) AdvanceSequence(string, string) string { return "" }
+
+// DeleteWithHint returns DELETE FROM table<hint> WHERE where: SQLite takes INDEXED BY and NOT
+// INDEXED in DELETE.
+func (SQLiteDialect) DeleteWithHint(table, hint, where string) string {
+	return "DELETE FROM " + table + hint + " WHERE " + where
+}
+
+// DuplicateKey reports whether err (or an error it wraps) is SQLITE_CONSTRAINT_PRIMARYKEY or
+// SQLITE_CONSTRAINT_UNIQUE.
+func (SQLiteDialect) DuplicateKey(err error) bool { return sqliteDuplicateKey(err) }
+
+// MaxParams returns 32766, SQLITE_MAX_VARIABLE_NUMBER of the bundled SQLite.
+func (SQLiteDialect) MaxParams() int { return 32766 }
+
+// placeholders returns the placeholders of d for the n arguments first, first+1, ... joined
+// with ", ".
+func placeholders(d Dialect, first, n int) string {
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(d.Placeholder(first + i))
+	}
+	return sb.String()
+}

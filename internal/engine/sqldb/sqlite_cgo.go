@@ -41,6 +41,16 @@ func sqliteRetryable(err error) bool {
 	return false
 }
 
+// sqliteDuplicateKey reports whether err wraps SQLITE_CONSTRAINT_PRIMARYKEY or
+// SQLITE_CONSTRAINT_UNIQUE.
+func sqliteDuplicateKey(err error) bool {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey || se.ExtendedCode == sqlite3.ErrConstraintUnique
+}
+
 // sqliteDB is an open sqlite engine.
 type sqliteDB struct {
 	db      *sql.DB

@@ -25,3 +25,6 @@ func openSQLite(context.Context, engine.Config) (engine.Engine, error) {
 
 // sqliteRetryable is false: without cgo no SQLite error can occur.
 func sqliteRetryable(error) bool { return false }
+
+// sqliteDuplicateKey is false: without cgo no SQLite error can occur.
+func sqliteDuplicateKey(error) bool { return false }

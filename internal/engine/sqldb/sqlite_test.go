@@ -191,6 +191,86 @@ func TestSQLiteDialectStrings(t *testing.T) {
 	if from, to := d.TimestampFromUnix("?"), d.TimestampToUnix("dateandtime"); from != "?" || to != "dateandtime" {
 		t.Errorf("TimestampFromUnix = %q, TimestampToUnix = %q; want the integer itself", from, to)
 	}
+	for _, tt := range []struct{ name, got, want string }{
+		{"varbinary", d.Type(VarBinary, 255), "BLOB"},
+		{"blob", d.Type(Blob, 1<<20), "BLOB"},
+		{"clustered pk", d.ClusteredPK(), " WITHOUT ROWID"},
+		{"begin", d.BeginWrite(), "BEGIN IMMEDIATE"},
+		{"for update", d.ForUpdate(), ""},
+		{"upsert", d.Upsert("c", []string{"id", "t", "n"}, []string{"id", "t"}, "n = c.n + ?"),
+			"INSERT INTO c (id, t, n) VALUES (?, ?, ?) ON CONFLICT (id, t) DO UPDATE SET n = c.n + ?"},
+		{"returning", d.Returning("id"), ""},
+		{"advance sequence", d.AdvanceSequence("nodetable", "id"), ""},
+		{"delete with hint", d.DeleteWithHint("t", d.PrimaryKeyHint(), "a = ?"), "DELETE FROM t NOT INDEXED WHERE a = ?"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+	if d.MaxParams() != 32766 {
+		t.Errorf("MaxParams = %d, want 32766", d.MaxParams())
+	}
+}
+
+// TestSQLiteUpsert runs the dialect's upsert, duplicate key, WITHOUT ROWID and auto-increment
+// statements on SQLite.
+func TestSQLiteUpsert(t *testing.T) {
+	db := openSQLiteTest(t, nil)
+	d := db.Dialect()
+	ctx := context.Background()
+	ddl := "CREATE TABLE c (id " + d.Type(BigInt, 0) + ", t " + d.Type(BigInt, 0) + ", n " + d.Type(Int, 0) +
+		", data " + d.Type(VarBinary, 10) + ", PRIMARY KEY (id, t))" + d.TableOptions() + d.ClusteredPK()
+	if _, err := db.SQL().ExecContext(ctx, ddl); err != nil {
+		t.Fatalf("%s: %v", ddl, err)
+	}
+	up := d.Upsert("c", []string{"id", "t", "n", "data"}, []string{"id", "t"}, "n = c.n + ?")
+	for i, want := range []int64{5, 12} {
+		if _, err := db.SQL().ExecContext(ctx, up, 1, 2, 5, []byte{0, 0xff}, 7); err != nil {
+			t.Fatalf("upsert %d: %v", i, err)
+		}
+		var n int64
+		var data []byte
+		if err := db.SQL().QueryRowContext(ctx, "SELECT n, data FROM c WHERE id = 1 AND t = 2").Scan(&n, &data); err != nil || n != want {
+			t.Errorf("after upsert %d: n = %d (%v), want %d", i, n, err, want)
+		}
+		if string(data) != "\x00\xff" {
+			t.Errorf("data = %q", data)
+		}
+	}
+	_, err := db.SQL().ExecContext(ctx, "INSERT INTO c (id, t, n, data) VALUES (1, 2, 0, x'')")
+	if !d.DuplicateKey(err) || !d.DuplicateKey(fmt.Errorf("insert: %w", err)) || d.Retryable(err) {
+		t.Errorf("duplicate key: DuplicateKey(%v) = false or Retryable true", err)
+	}
+	if d.DuplicateKey(errors.New("UNIQUE constraint failed")) || d.DuplicateKey(nil) {
+		t.Error("DuplicateKey is true for a plain error or nil")
+	}
+	var withoutRowid int
+	if err := db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_list WHERE name = 'c' AND wr = 1").
+		Scan(&withoutRowid); err != nil || withoutRowid != 1 {
+		t.Errorf("table c is not WITHOUT ROWID (%d, %v)", withoutRowid, err)
+	}
+	// A rowid primary key continues after explicitly inserted values; LastInsertId gives it.
+	if _, err := db.SQL().ExecContext(ctx, "CREATE TABLE n (id "+d.AutoIncrementPK()+", v INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, "INSERT INTO n (id, v) VALUES (1, 0), (41, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.SQL().ExecContext(ctx, "INSERT INTO n (v) VALUES (1)"+d.Returning("id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := res.LastInsertId(); err != nil || id != 42 {
+		t.Errorf("LastInsertId = %d (%v), want 42", id, err)
+	}
+	// DeleteWithHint deletes through the primary key.
+	res, err = db.SQL().ExecContext(ctx, d.DeleteWithHint("c", d.PrimaryKeyHint(), "id = ? AND t = ?"), 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		t.Errorf("DeleteWithHint deleted %d rows (%v), want 1", n, err)
+	}
 }
 
 // createPI creates table pi1 with the dialect's DDL and an index, and inserts n rows.
