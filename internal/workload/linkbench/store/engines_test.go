@@ -1,0 +1,162 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv/null"
+	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+)
+
+// testEngine is an engine under test: a factory of stores on empty tables.
+type testEngine struct {
+	name string
+	// shared is the one SQL engine of the test, whose tables are dropped before each store.
+	shared sqldb.DB
+	// newKV opens a new key-value engine for each store.
+	newKV func(t *testing.T) engine.Engine
+}
+
+// engineCase names an engine and how a test gets it.
+type engineCase struct {
+	name   string
+	driver engine.Driver
+	kind   server.Kind // server engines
+	plugin string      // a MariaDB plugin the engine needs
+	small  map[string]string
+	server bool
+}
+
+// engineCases are every engine but null, which stores nothing.
+func engineCases() []engineCase {
+	return []engineCase{
+		{name: "sqlite", driver: sqldb.SQLiteDriver()},
+		{name: "pebble", driver: pebble.Driver()},
+		{name: "postgres", driver: sqldb.PostgresDriver(), kind: server.Postgres, server: true,
+			small: map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
+		{name: "innodb", driver: sqldb.InnoDBDriver(), kind: server.MariaDB, server: true,
+			small: map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
+		{name: "myrocks", driver: sqldb.MyRocksDriver(), kind: server.MariaDB, plugin: "ha_rocksdb", server: true,
+			small: map[string]string{"rocksdb_block_cache_size": "64M"}},
+	}
+}
+
+// open opens the engine for the test (a managed server is started once and stopped at the
+// end of the test; a missing server skips the test, or fails it with CI=true).
+func (c engineCase) open(t *testing.T) *testEngine {
+	t.Helper()
+	if c.driver.Family == engine.FamilyKV {
+		return &testEngine{name: c.name, newKV: func(t *testing.T) engine.Engine { return openEngine(t, c, t.TempDir()) }}
+	}
+	dir := t.TempDir()
+	if c.server {
+		if c.plugin != "" {
+			servertest.RequirePlugin(t, c.plugin)
+		} else {
+			servertest.Require(t, c.kind)
+		}
+		dir = servertest.DataDir(t)
+	}
+	return &testEngine{name: c.name, shared: openEngine(t, c, dir).(sqldb.DB)}
+}
+
+// openEngine opens c's engine on dir through a registry and closes it at the end of the test.
+func openEngine(t *testing.T, c engineCase, dir string) engine.Engine {
+	t.Helper()
+	reg, err := engine.NewRegistry(c.driver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := engine.Config{Name: c.name, Engine: c.name, DataDir: dir, Settings: c.small}
+	if c.server {
+		cfg.Log = servertest.Logger(t)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	eng, err := reg.Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("open %s: %v", c.name, err)
+	}
+	t.Cleanup(func() {
+		if err := eng.Close(); err != nil {
+			t.Errorf("close %s: %v", c.name, err)
+		}
+	})
+	return eng
+}
+
+// store returns a Store with opt on empty, newly created tables.
+func (e *testEngine) store(t *testing.T, opt Options) Store {
+	t.Helper()
+	ctx := context.Background()
+	var eng engine.Engine
+	if e.shared != nil {
+		for _, tbl := range []string{linkTable, countTable, nodeTable} {
+			if _, err := e.shared.SQL().ExecContext(ctx, "DROP TABLE IF EXISTS "+tbl); err != nil {
+				t.Fatalf("drop table %s: %v", tbl, err)
+			}
+		}
+		eng = e.shared
+	} else {
+		eng = e.newKV(t)
+	}
+	st, err := Open(eng, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// client returns a client of st, closed at the end of the test.
+func client(t *testing.T, st Store) Client {
+	t.Helper()
+	c, err := st.Client(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("close client: %v", err)
+		}
+	})
+	return c
+}
+
+// TestEngines runs the conformance suite and the concurrent hammer on every engine; the
+// engines run in parallel, each on one engine instance (one managed server).
+func TestEngines(t *testing.T) {
+	for _, c := range engineCases() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := c.open(t)
+			t.Run("links", func(t *testing.T) { testLinks(t, e) })
+			t.Run("link list", func(t *testing.T) { testLinkList(t, e) })
+			t.Run("multiget", func(t *testing.T) { testMultiget(t, e) })
+			t.Run("nodes", func(t *testing.T) { testNodes(t, e) })
+			t.Run("payloads", func(t *testing.T) { testPayloads(t, e) })
+			t.Run("load", func(t *testing.T) { testLoad(t, e) })
+			t.Run("deferred index", func(t *testing.T) { testDeferredIndex(t, e) })
+			t.Run("hammer", func(t *testing.T) { testHammer(t, e) })
+			if e.shared != nil {
+				t.Run("explain", func(t *testing.T) { testExplain(t, e) })
+			}
+		})
+	}
+}
+
+// TestNull runs every operation on the null engine: nothing fails, nothing is found.
+func TestNull(t *testing.T) {
+	eng, err := null.Driver().Open(context.Background(), engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testNullOps(t, &testEngine{name: "null", newKV: func(*testing.T) engine.Engine { return eng }})
+}

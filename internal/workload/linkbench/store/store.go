@@ -1,0 +1,157 @@
+// Package store holds the LinkBench data model (linktable, counttable, nodetable and the
+// covering id1_type index) and its operations, written once for the SQL engine family and once
+// for the KV family. The workload (package linkbench) decides what to do; a Store does it.
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// Link types are FirstLinkType + i for i in [0, link types); nodes have type NodeType.
+const (
+	FirstLinkType = 123456789
+	NodeType      = 2048
+	// MaxLinkData is the largest link payload (linktable.data is varbinary(255)).
+	MaxLinkData = 255
+	// MaxNodeData is the largest node payload.
+	MaxNodeData = 1 << 20
+)
+
+// Visibility values of a link.
+const (
+	Hidden  = 0
+	Visible = 1
+)
+
+// Link is one row of linktable. Time is in milliseconds since the epoch.
+type Link struct {
+	ID1, LinkType, ID2 int64
+	Visibility         int8
+	Data               []byte
+	Time               int64
+	Version            int64
+}
+
+// Node is one row of nodetable. Time is in seconds since the epoch.
+type Node struct {
+	ID      int64
+	Type    int32
+	Version int64
+	Time    int32
+	Data    []byte
+}
+
+// Count is one row of counttable: the number of visible links of (ID1, LinkType).
+type Count struct {
+	ID1, LinkType int64
+	Count         int64
+	Time          int64
+	Version       int64
+}
+
+// WriteResult is what ADD_LINK or UPDATE_LINK did.
+type WriteResult int
+
+// Outcomes of AddLink.
+const (
+	// Inserted: the link did not exist and was inserted (count + 1).
+	Inserted WriteResult = iota
+	// Revealed: the link existed hidden and is now visible with the new data (count + 1).
+	Revealed
+	// Updated: the link existed visible; its data, time and version were updated (count unchanged).
+	Updated
+)
+
+// ErrConflict wraps the error of an operation that kept failing with a transient conflict
+// (deadlock, lock wait timeout, serialization failure, busy) after every retry.
+var ErrConflict = errors.New("transient conflict")
+
+// Options says how a Store lays out its schema.
+type Options struct {
+	// DeferIndex: Create leaves out the id1_type index; CreateIndex builds it later.
+	DeferIndex bool
+	// MaxRetries is how many times an operation is retried after a transient conflict
+	// before it fails with ErrConflict; 0 means the default (10).
+	MaxRetries int
+}
+
+// Store is the LinkBench schema on one open engine.
+type Store interface {
+	// Create creates the three tables (and id1_type unless Options.DeferIndex).
+	Create(ctx context.Context) error
+	// CreateIndex builds id1_type over the links that exist; only after Create with DeferIndex.
+	CreateIndex(ctx context.Context) error
+	// FinishLoad is called once after the load, with the next node id the engine must assign
+	// (e.g. it sets a PostgreSQL sequence past the loaded ids).
+	FinishLoad(ctx context.Context, nextNodeID int64) error
+	// Client returns a client for one goroutine. Clients of one Store may run concurrently.
+	Client(ctx context.Context) (Client, error)
+	// Check reads what verification compares, over the id1s in [lo, hi).
+	Check(ctx context.Context, lo, hi int64) (*CheckResult, error)
+	// Rows counts the rows of each table, linktable through each of its indexes.
+	Rows(ctx context.Context) (Rows, error)
+}
+
+// Rows are the row counts of each table; LinksByPK and LinksByIndex count linktable through
+// its primary key and through id1_type (equal unless an index lost rows; -1 while id1_type is
+// deferred and not built).
+type Rows struct {
+	LinksByPK, LinksByIndex, Counts, Nodes int64
+}
+
+// CheckResult is what Check read for a range of id1s.
+type CheckResult struct {
+	// Visible maps (id1, link type) to the number of visible links, read through id1_type
+	// (through the primary key while id1_type is deferred and not built).
+	Visible map[[2]int64]int64
+	// Stored maps (id1, link type) to counttable.count, for every counttable row in the range.
+	Stored map[[2]int64]int64
+}
+
+// Client runs LinkBench operations for one goroutine. Its methods reuse internal buffers:
+// arguments may be reused by the caller once a method returns. Every method retries transient
+// conflicts itself (at most Options.MaxRetries times; the KV family has none) and reports each
+// retry through the function given to SetRetryHook; after the last retry it returns an error
+// wrapping ErrConflict. Other errors are returned at once, prefixed with the operation's name.
+type Client interface {
+	// SetRetryHook sets the function called once per retry of a transient conflict.
+	SetRetryHook(func())
+
+	// InsertLinks inserts new links in one batch (load phase); they do not exist yet.
+	InsertLinks(ctx context.Context, links []Link) error
+	// InsertCounts inserts new counttable rows in one batch (load phase).
+	InsertCounts(ctx context.Context, counts []Count) error
+	// InsertNodes inserts nodes with the given ids in one batch (load phase).
+	InsertNodes(ctx context.Context, nodes []Node) error
+
+	// AddLink inserts l, or makes the existing link visible with l's data, time and version,
+	// and adds 1 to the count when a link became visible: the link and its count change in
+	// one transaction (SQL) or one atomic batch under a lock on (id1, link type) (KV).
+	// l.Visibility is ignored: the link is always left visible. UPDATE_LINK calls it too: the
+	// two differ only in how their id2 is chosen.
+	AddLink(ctx context.Context, l *Link) (WriteResult, error)
+	// DeleteLink hides the link (deletes it when expunge) and subtracts 1 from the count if
+	// it was visible, never below 0, atomically as AddLink. found is false when the link
+	// does not exist.
+	DeleteLink(ctx context.Context, id1, linkType, id2 int64, expunge bool) (found bool, err error)
+	// GetLinkList reads the visible links of (id1, linkType) with time <= maxTime, newest
+	// first, skipping offset rows, at most limit rows, through id1_type. It returns how many
+	// it read and the last one's time (for the next, older page).
+	GetLinkList(ctx context.Context, id1, linkType, maxTime int64, offset, limit int) (n int, lastTime int64, err error)
+	// MultigetLinks reads the links (id1, linkType, id2) for each id2 (visible or not) and
+	// returns how many exist. The id2s are distinct.
+	MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64) (found int, err error)
+	// CountLinks reads counttable.count of (id1, linkType); 0 when there is no row.
+	CountLinks(ctx context.Context, id1, linkType int64) (int64, error)
+	// AddNode inserts n with an id the engine assigns (n.ID is ignored) and returns the id.
+	AddNode(ctx context.Context, n *Node) (int64, error)
+	// UpdateNode sets version, time and data of node n.ID; found is false when it does not exist.
+	UpdateNode(ctx context.Context, n *Node) (found bool, err error)
+	// DeleteNode deletes node id; found is false when it did not exist.
+	DeleteNode(ctx context.Context, id int64) (found bool, err error)
+	// GetNode reads node id; found is false when it does not exist.
+	GetNode(ctx context.Context, id int64) (found bool, err error)
+
+	Close() error
+}
