@@ -1,0 +1,278 @@
+package linkbench
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/engine/kv/null"
+	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
+)
+
+// tinyParams are the tiny preset with short intervals.
+func tinyParams(t *testing.T) Params {
+	t.Helper()
+	p, err := DefaultParams("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.IntervalSeconds = 1
+	return p
+}
+
+// runOn runs w on eng and returns every step's result and Run's error.
+func runOn(t testing.TB, ctx context.Context, w *Workload, eng engine.Engine, samplers ...runner.Sampler) ([]*result.Step, error) {
+	t.Helper()
+	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock(), Samplers: samplers}}
+	var steps []*result.Step
+	err := w.Run(ctx, env, eng, func(s *result.Step) { steps = append(steps, s) })
+	return steps, err
+}
+
+// open opens a fresh engine of driver d in a temporary directory.
+func open(t *testing.T, ctx context.Context, d engine.Driver, settings map[string]string, dir string) engine.Engine {
+	t.Helper()
+	reg, err := engine.NewRegistry(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := engine.Config{Name: d.Name, Engine: d.Name, Settings: settings, DataDir: dir}
+	if d.Server {
+		cfg.Log = servertest.Logger(t)
+	}
+	eng, err := reg.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := eng.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return eng
+}
+
+// checkRun checks a whole run: load (and index) then the intervals, all ok, verified after the
+// load and at the end, with requests of every kind and links listed.
+func checkRun(t *testing.T, p Params, steps []*result.Step, err error) {
+	t.Helper()
+	if err != nil {
+		for _, s := range steps {
+			t.Logf("%s: %s %s", s.Name, s.Status, s.Error)
+		}
+		t.Fatal(err)
+	}
+	want := []string{"load"}
+	if p.DeferIndex {
+		want = append(want, "index")
+	}
+	if p.WarmupSeconds > 0 {
+		want = append(want, "warmup")
+	}
+	for i := 1; i <= p.Intervals; i++ {
+		want = append(want, "run."+string(rune('0'+i)))
+	}
+	var got []string
+	for _, s := range steps {
+		got = append(got, s.Name)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("steps %v, want %v", got, want)
+	}
+	for _, s := range steps {
+		if s.Status != result.StatusOK {
+			t.Errorf("%s: %s %s", s.Name, s.Status, s.Error)
+		}
+	}
+	load := steps[0]
+	if load.Verify == nil || !load.Verify.OK {
+		t.Errorf("load: verify %+v", load.Verify)
+	}
+	if n := load.Ops["node"].Units; n != p.Nodes() {
+		t.Errorf("load wrote %d nodes, want %d", n, p.Nodes())
+	}
+	if l := load.Ops["link"].Units; l < p.Nodes() {
+		t.Errorf("load wrote %d links for %d nodes: the out-degree mean is about 4", l, p.Nodes())
+	}
+	last := steps[len(steps)-1]
+	if last.Verify == nil || !last.Verify.OK {
+		t.Errorf("%s: verify %+v", last.Name, last.Verify)
+	}
+	var total, lists, found int64
+	for _, s := range steps[len(steps)-p.Intervals:] {
+		total += s.Ops["requests"].Units
+		lists += s.Ops["GET_LINKS_LIST"].Count
+		found += s.Ops["GET_LINKS_LIST"].Found
+		if s.Primary != "requests" || s.Ops["requests"].PerSec <= 0 {
+			t.Errorf("%s: primary %q %+v", s.Name, s.Primary, s.Ops["requests"])
+		}
+	}
+	if total < 200 || lists == 0 || found == 0 {
+		t.Errorf("the intervals ran %d requests, %d GET_LINKS_LIST returning %d rows", total, lists, found)
+	}
+}
+
+// TestEmbeddedEngines runs every step at tiny scale on SQLite and Pebble: once as the
+// published runs do, once loading without id1_type and building it in the index step, with a
+// warmup, the fb2017 profile and expunging deletes.
+func TestEmbeddedEngines(t *testing.T) {
+	for _, d := range []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver()} {
+		for _, deferred := range []bool{false, true} {
+			name := d.Name
+			if deferred {
+				name += "/deferred-index"
+			}
+			t.Run(name, func(t *testing.T) {
+				p := tinyParams(t)
+				if deferred {
+					p.DeferIndex, p.WarmupSeconds, p.Profile, p.Expunge = true, 0.5, "fb2017", true
+				}
+				w, err := New(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx := context.Background()
+				steps, err := runOn(t, ctx, w, open(t, ctx, d, nil, t.TempDir()))
+				checkRun(t, w.p, steps, err)
+			})
+		}
+	}
+}
+
+// TestServerEngines runs every step at tiny scale on managed postgres, innodb and myrocks.
+func TestServerEngines(t *testing.T) {
+	cases := []struct {
+		driver engine.Driver
+		kind   server.Kind
+		plugin string
+		small  map[string]string
+	}{
+		{sqldb.PostgresDriver(), server.Postgres, "", map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
+		{sqldb.InnoDBDriver(), server.MariaDB, "", map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
+		{sqldb.MyRocksDriver(), server.MariaDB, "ha_rocksdb", map[string]string{"rocksdb_block_cache_size": "64M"}},
+	}
+	for _, c := range cases {
+		t.Run(c.driver.Name, func(t *testing.T) {
+			if c.plugin != "" {
+				servertest.RequirePlugin(t, c.plugin)
+			} else {
+				servertest.Require(t, c.kind)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			eng := open(t, ctx, c.driver, c.small, servertest.DataDir(t))
+			p := tinyParams(t)
+			p.DeferIndex = c.driver.Name == "myrocks" // as the MyRocks-era runs load
+			w, err := New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps, err := runOn(t, ctx, w, eng, workload.EngineStats{Engine: eng.(engine.Statser)})
+			checkRun(t, w.p, steps, err)
+			for _, s := range steps {
+				if len(s.EngineStats) == 0 {
+					t.Errorf("%s: no engine stats", s.Name)
+				}
+			}
+		})
+	}
+}
+
+// TestNullEngineRunsEveryOp runs the request mix on the null engine: every operation type is
+// drawn and nothing fails; verification is skipped because null stores nothing.
+func TestNullEngineRunsEveryOp(t *testing.T) {
+	ctx := context.Background()
+	eng := open(t, ctx, null.Driver(), nil, t.TempDir())
+	p := tinyParams(t)
+	p.Intervals, p.IntervalSeconds = 1, 0.5
+	w, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := runOn(t, ctx, w, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := steps[len(steps)-1]
+	for op := profile.Op(0); op < profile.Op(profile.NumOps); op++ {
+		if o := run.Ops[op.String()]; o == nil || o.Count == 0 || o.Errors != 0 {
+			t.Errorf("%s: %+v", op, o)
+		}
+	}
+	if run.Verify != nil {
+		t.Errorf("null engine verified: %+v", run.Verify)
+	}
+}
+
+// lossy is a KV engine that drops every write but does not say so, so verification must
+// catch it.
+type lossy struct{ kv.DB }
+
+func TestVerificationCatchesLostRows(t *testing.T) {
+	eng, err := null.Driver().Open(context.Background(), engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	p := tinyParams(t)
+	p.MaxID1 = 1001
+	w, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := runOn(t, context.Background(), w, lossy{eng.(kv.DB)})
+	if err == nil || len(steps) != 1 {
+		t.Fatalf("run did not stop at the load: err %v, %d steps", err, len(steps))
+	}
+	s := steps[0]
+	if s.Status != result.StatusFailed || s.Verify == nil || s.Verify.OK ||
+		!strings.Contains(s.Verify.Detail, "expected") || !strings.Contains(s.Error, "verification failed") {
+		t.Errorf("load: status %s, error %q, verify %+v", s.Name, s.Status, s.Verify)
+	}
+}
+
+// TestRequestLimitAndRate runs requesters with a request limit under an open-loop rate: each
+// does exactly its requests, the run ends early, and response time is recorded.
+func TestRequestLimitAndRate(t *testing.T) {
+	ctx := context.Background()
+	eng := open(t, ctx, pebble.Driver(), nil, t.TempDir())
+	p := tinyParams(t)
+	p.MaxID1 = 2001
+	p.Intervals, p.IntervalSeconds = 3, 2
+	p.Requests, p.RequestRate = 150, 200 // 0.75 s at the rate: all done within run.1
+	w, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := runOn(t, ctx, w, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 2 || steps[1].Name != "run.1" {
+		t.Fatalf("steps %d, want load and run.1 only", len(steps))
+	}
+	run := steps[1]
+	if got := run.Ops["requests"].Count + run.Ops["requests"].Errors; got != int64(p.Requesters)*p.Requests {
+		t.Errorf("%d requests, want %d", got, int64(p.Requesters)*p.Requests)
+	}
+	if run.Ops["requests"].Response == nil {
+		t.Error("no response time under a request rate")
+	}
+	if run.Verify == nil || !run.Verify.OK {
+		t.Errorf("the last step run is verified: %+v", run.Verify)
+	}
+}
+
+// engineConfig is the configuration of an engine that needs no directory (null).
+func engineConfig() engine.Config { return engine.Config{Name: "null", Engine: "null"} }

@@ -1,0 +1,126 @@
+// Package linkbench implements LinkBench (docs/linkbench.md): the social-graph workload of
+// nodes, typed links and per-(id1, link type) counts. The load step builds the graph with the
+// profile's out-degree distribution; the request steps run the profile's operation mix in
+// intervals of equal length; verification checks every count against the visible links.
+// The figures come from package profile, the random choices from package gen, and the
+// operations on each engine family from package store.
+package linkbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/linkbench/store"
+)
+
+// Workload is LinkBench with its parameters.
+type Workload struct {
+	p Params
+	m *model
+}
+
+// New returns LinkBench for parameters, which it validates.
+func New(p Params) (*Workload, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	m, err := newModel(&p)
+	if err != nil {
+		return nil, err
+	}
+	return &Workload{p: p, m: m}, nil
+}
+
+// Name implements workload.Workload.
+func (w *Workload) Name() string { return "linkbench" }
+
+// Scale implements workload.Workload.
+func (w *Workload) Scale() string { return w.p.Scale }
+
+// Params implements workload.Workload.
+func (w *Workload) Params() map[string]any { return w.p.ParamMap() }
+
+// EstimateBytes is a rough upper bound of the data directory size one configuration needs:
+// about 1 KB a node with its links, counts and index entries.
+func (w *Workload) EstimateBytes() int64 { return w.p.Nodes() * 1024 }
+
+// run is the state of the benchmark on one engine configuration.
+type run struct {
+	p     *Params
+	m     *model
+	env   workload.Env
+	eng   engine.Engine
+	st    store.Store
+	opCtx context.Context
+	// What the load wrote and the requests changed, for verification.
+	tally tally
+	// indexed is false while id1_type is deferred and not yet built.
+	indexed bool
+}
+
+// Run implements workload.Workload: load (and index), then the warmup and the intervals.
+func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine, emit func(*result.Step)) error {
+	st, err := store.Open(eng, store.Options{DeferIndex: w.p.DeferIndex})
+	if err != nil {
+		return err
+	}
+	r := &run{p: &w.p, m: w.m, env: env, eng: eng, st: st, opCtx: ctx, indexed: !w.p.DeferIndex}
+	steps := []func(context.Context) *result.Step{r.load}
+	if w.p.DeferIndex {
+		steps = append(steps, r.index)
+	}
+	for _, step := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st := step(ctx)
+		emit(st)
+		switch st.Status {
+		case result.StatusOK:
+		case result.StatusInterrupted:
+			return context.Canceled
+		default:
+			return fmt.Errorf("step %s failed: %s", st.Name, st.Error)
+		}
+	}
+	if slices.Contains(w.p.Steps, "run") {
+		return r.requestPhase(ctx, emit)
+	}
+	return nil
+}
+
+// failed returns a failed step result for an error outside the runner.
+func failed(name string, start time.Time, err error) *result.Step {
+	return &result.Step{Name: name, Status: result.StatusFailed, Error: err.Error(), StartedAt: start}
+}
+
+// finish verifies a step that ended ok when check is set, and derives its efficiency.
+func (r *run) finish(st *result.Step, check bool, b measure.Basis) *result.Step {
+	if check && st.Status == result.StatusOK {
+		st.Verify = r.verify(r.opCtx)
+		if st.Verify != nil && !st.Verify.OK {
+			st.Status = result.StatusFailed
+			st.Error = "verification failed: " + st.Verify.Detail
+		}
+	}
+	measure.Derive(st, b)
+	return st
+}
+
+// discards reports whether the engine stores nothing (the null engine).
+func (r *run) discards() bool {
+	d, ok := r.eng.(engine.Discarder)
+	return ok && d.Discards()
+}
+
+// isCanceled reports whether err comes from an interrupted context.
+func isCanceled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

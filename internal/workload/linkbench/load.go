@@ -1,0 +1,262 @@
+package linkbench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/workload/linkbench/store"
+)
+
+// Operations of the load step.
+const (
+	opLoadLink runner.Op = iota
+	opLoadCount
+	opLoadNode
+)
+
+// Fixed sizes of a row's columns other than data, for the logical bytes written.
+const (
+	linkFixedBytes  = 8 + 8 + 8 + 1 + 8 + 4 // id1, id2, link_type, visibility, time, version
+	countFixedBytes = 8 + 8 + 4 + 8 + 8
+	nodeFixedBytes  = 8 + 4 + 8 + 4
+)
+
+// tally is what the load wrote and the requests changed: the rows verification expects.
+type tally struct {
+	links, counts, nodes int64 // loaded
+	bytes                int64 // logical bytes loaded
+	// changed by requests
+	linksInserted, linksExpunged, nodesAdded, nodesDeleted int64
+}
+
+func (t *tally) add(o *tally) {
+	t.links += o.links
+	t.counts += o.counts
+	t.nodes += o.nodes
+	t.bytes += o.bytes
+	t.linksInserted += o.linksInserted
+	t.linksExpunged += o.linksExpunged
+	t.nodesAdded += o.nodesAdded
+	t.nodesDeleted += o.nodesDeleted
+}
+
+// arena holds the payloads of one batch: a batch's rows point into it until it is written.
+type arena struct{ buf, scratch []byte }
+
+// put appends d to the arena and returns the copy; earlier copies stay valid.
+func (a *arena) put(d []byte) []byte {
+	if cap(a.buf)-len(a.buf) < len(d) {
+		a.buf = make([]byte, 0, max(2*cap(a.buf), len(d), 64<<10))
+	}
+	n := len(a.buf)
+	a.buf = append(a.buf, d...)
+	return a.buf[n:len(a.buf):len(a.buf)]
+}
+
+// reset empties the arena once its batch is written.
+func (a *arena) reset() { a.buf = a.buf[:0] }
+
+// load creates the tables and loads nodes, links and counts: Loaders goroutines take chunks of
+// id1s from a shared counter, and one more loads the nodes.
+func (r *run) load(ctx context.Context) *result.Step {
+	start := time.Now()
+	if err := r.st.Create(r.opCtx); err != nil {
+		return failed("load", start, fmt.Errorf("create tables: %w", err))
+	}
+	p := r.p
+	var next atomic.Int64
+	next.Store(p.StartID1)
+	tallies := make([]tally, p.Loaders+1)
+	nowMs := time.Now().UnixMilli()
+	s := runner.Step{Name: "load",
+		Ops:         []runner.OpSpec{{Name: "link"}, {Name: "count"}, {Name: "node"}},
+		ExpectUnits: int64(r.m.prof.Dist.NLinks.Mean() * float64(p.Nodes())),
+		ProgressOp:  opLoadLink}
+	for i := 0; i < p.Loaders; i++ {
+		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {
+			return r.linkLoader(ctx, rec, i, &next, nowMs, &tallies[i])
+		}})
+	}
+	s.Workers = append(s.Workers, runner.Worker{Client: p.Loaders, Run: func(ctx context.Context, rec *runner.Recorder) error {
+		return r.nodeLoader(ctx, rec, &tallies[p.Loaders])
+	}})
+	st := r.env.Runner.Run(ctx, s)
+	for i := range tallies {
+		r.tally.add(&tallies[i])
+	}
+	if st.Status == result.StatusOK {
+		if err := r.st.FinishLoad(r.opCtx, p.MaxID1); err != nil {
+			st.Status, st.Error = result.StatusFailed, fmt.Sprintf("finish load: %v", err)
+		}
+	}
+	st.Primary = "link"
+	b := measure.Basis{PerOp: "link"}
+	if r.tally.links > 0 {
+		// Everything the load wrote, per link: links, counts and nodes.
+		b.BytesPerWrite = float64(r.tally.bytes) / float64(r.tally.links)
+	}
+	b.LiveBytes = float64(r.tally.bytes)
+	return r.finish(st, true, b)
+}
+
+// client opens a store client whose retries are counted as retries of *op through *rec.
+func (r *run) client(rec **runner.Recorder, op *runner.Op) (store.Client, error) {
+	cl, err := r.st.Client(r.opCtx)
+	if err != nil {
+		return nil, fmt.Errorf("open client: %w", err)
+	}
+	cl.SetRetryHook(func() { (*rec).Retried(*op) })
+	return cl, nil
+}
+
+// linkLoader loads the links and counts of chunks of id1s until none is left.
+func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, i int, next *atomic.Int64, nowMs int64, t *tally) (err error) {
+	p, m := r.p, r.m
+	op := opLoadLink
+	cl, err := r.client(&rec, &op)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := cl.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close client: %w", cerr)
+		}
+	}()
+	rng := rand.New(rand.NewPCG(p.Seed, uint64(i)+1))
+	links := make([]store.Link, 0, p.LoadBatch)
+	counts := make([]store.Count, 0, p.LoadBatch)
+	var a arena
+	flushLinks := func() error {
+		if len(links) == 0 {
+			return nil
+		}
+		op = opLoadLink
+		err := rec.Do(op, time.Time{}, func() (int64, error) {
+			return int64(len(links)), cl.InsertLinks(r.opCtx, links)
+		})
+		links = links[:0]
+		a.reset()
+		return err
+	}
+	flushCounts := func() error {
+		if len(counts) == 0 {
+			return nil
+		}
+		op = opLoadCount
+		err := rec.Do(op, time.Time{}, func() (int64, error) {
+			return int64(len(counts)), cl.InsertCounts(r.opCtx, counts)
+		})
+		counts = counts[:0]
+		return err
+	}
+	chunk := int64(p.LoadChunk)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lo := next.Add(chunk) - chunk
+		if lo >= p.MaxID1 {
+			break
+		}
+		hi := min(lo+chunk, p.MaxID1)
+		for id1 := lo; id1 < hi; id1++ {
+			for ti := 0; ti < p.LinkTypes; ti++ {
+				n := m.deg.PerType(id1, ti)
+				if n == 0 {
+					continue
+				}
+				lt := linkType(ti)
+				var newest int64
+				for j := int64(0); j < n; j++ {
+					// Spread over the 2^32 ms (about 50 days) before the load started, so
+					// that id2 and time are not correlated.
+					tm := nowMs - 1<<31 + int64(int32(rng.Uint32()))
+					newest = max(newest, tm)
+					a.scratch = m.linkPayload.Fill(rng, a.scratch)
+					links = append(links, store.Link{ID1: id1, LinkType: lt, ID2: id1 + j,
+						Visibility: store.Visible, Data: a.put(a.scratch), Time: tm})
+					t.links++
+					t.bytes += linkFixedBytes + int64(len(a.scratch))
+					if len(links) == p.LoadBatch {
+						if err := flushLinks(); err != nil {
+							return err
+						}
+					}
+				}
+				counts = append(counts, store.Count{ID1: id1, LinkType: lt, Count: n, Time: newest})
+				t.counts++
+				t.bytes += countFixedBytes
+				if len(counts) == p.LoadBatch {
+					if err := flushCounts(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	if err := flushLinks(); err != nil {
+		return err
+	}
+	return flushCounts()
+}
+
+// nodeLoader loads the nodes startid1 .. maxid1-1 in batches.
+func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (err error) {
+	p, m := r.p, r.m
+	op := opLoadNode
+	cl, err := r.client(&rec, &op)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := cl.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close client: %w", cerr)
+		}
+	}()
+	rng := rand.New(rand.NewPCG(p.Seed, 0))
+	nodes := make([]store.Node, 0, p.LoadBatch)
+	var a arena
+	now := int32(time.Now().Unix())
+	for id := p.StartID1; id < p.MaxID1; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for ; id < p.MaxID1 && len(nodes) < p.LoadBatch; id++ {
+			a.scratch = m.nodePayload.Fill(rng, a.scratch)
+			nodes = append(nodes, store.Node{ID: id, Type: store.NodeType, Version: 1, Time: now,
+				Data: a.put(a.scratch)})
+			t.bytes += nodeFixedBytes + int64(len(a.scratch))
+		}
+		if err := rec.Do(opLoadNode, time.Time{}, func() (int64, error) {
+			return int64(len(nodes)), cl.InsertNodes(r.opCtx, nodes)
+		}); err != nil {
+			return err
+		}
+		t.nodes += int64(len(nodes))
+		nodes = nodes[:0]
+		a.reset()
+	}
+	return nil
+}
+
+// index builds id1_type after a load without it, then verifies through it.
+func (r *run) index(ctx context.Context) *result.Step {
+	s := runner.Step{Name: "index", Ops: []runner.OpSpec{{Name: "index"}},
+		Workers: []runner.Worker{{Run: func(ctx context.Context, rec *runner.Recorder) error {
+			return rec.Do(0, time.Time{}, func() (int64, error) {
+				return r.tally.links, r.st.CreateIndex(r.opCtx)
+			})
+		}}}}
+	st := r.env.Runner.Run(ctx, s)
+	if st.Status == result.StatusOK {
+		r.indexed = true
+	}
+	st.Primary = "index"
+	return r.finish(st, true, measure.Basis{PerOp: "index", LiveBytes: float64(r.tally.bytes)})
+}

@@ -1,0 +1,197 @@
+package linkbench
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
+)
+
+// Phases a run can select with --steps: load (always), then run (the warmup and the
+// intervals run.1 ... run.N). The index step runs after load when the index is deferred.
+var phaseNames = []string{"load", "run"}
+
+// Params are every size and option of LinkBench.
+type Params struct {
+	Scale string `json:"scale"`
+	// Profile names the workload figures: fb2011 (default) or fb2017.
+	Profile string `json:"profile"`
+	// DistributionFile, when set, replaces the profile's CDFs with a file in the reference's
+	// format (Distribution.dat).
+	DistributionFile string  `json:"distribution_file,omitempty"`
+	StartID1         int64   `json:"startid1"`
+	MaxID1           int64   `json:"maxid1"` // exclusive
+	LinkTypes        int     `json:"link_types"`
+	Loaders          int     `json:"loaders"`
+	Requesters       int     `json:"requesters"`
+	Intervals        int     `json:"intervals"`
+	IntervalSeconds  float64 `json:"interval_seconds"`
+	WarmupSeconds    float64 `json:"warmup_seconds"`
+	// Requests is each requester's request limit over the whole run; 0: none.
+	Requests int64 `json:"requests_per_requester"`
+	// RequestRate is each requester's rate in requests a second (open loop, exponential
+	// inter-arrival times); 0: as fast as possible.
+	RequestRate float64 `json:"request_rate"`
+	// DeferIndex loads without id1_type and builds it in its own step, index.
+	DeferIndex bool     `json:"defer_index"`
+	LoadChunk  int      `json:"load_chunk"` // id1s a loader takes at a time
+	LoadBatch  int      `json:"load_batch"` // rows per insert statement or batch
+	RangeLimit int      `json:"range_limit"`
+	Expunge    bool     `json:"expunge"` // DELETE_LINK deletes the row instead of hiding it
+	Seed       uint64   `json:"seed"`
+	Steps      []string `json:"steps"`
+
+	prof *profile.Profile // resolved by Validate
+}
+
+// Scale is a size preset (docs/linkbench.md).
+type Scale struct {
+	Name            string
+	MaxID1          int64
+	Loaders         int
+	Requesters      int
+	Intervals       int
+	IntervalSeconds float64
+}
+
+var scales = []Scale{
+	{"tiny", 10_001, 1, 2, 2, 3},
+	{"small", 200_001, 2, 4, 3, 20},
+	{"cached", 10_000_001, 4, 16, 6, 600},
+	{"iobound", 100_000_001, 4, 16, 24, 3600},
+}
+
+// Scales returns the size presets.
+func Scales() []Scale { return slices.Clone(scales) }
+
+// DefaultParams returns the parameters of a scale preset with every other option at its
+// default, or an error for an unknown scale.
+func DefaultParams(scale string) (Params, error) {
+	i := slices.IndexFunc(scales, func(s Scale) bool { return s.Name == scale })
+	if i < 0 {
+		names := make([]string, len(scales))
+		for j, s := range scales {
+			names[j] = s.Name
+		}
+		return Params{}, fmt.Errorf("unknown scale %q (known: %s)", scale, strings.Join(names, ", "))
+	}
+	s := scales[i]
+	return Params{
+		Scale: s.Name, Profile: "fb2011", StartID1: 1, MaxID1: s.MaxID1, Loaders: s.Loaders,
+		Requesters: s.Requesters, Intervals: s.Intervals, IntervalSeconds: s.IntervalSeconds,
+		LoadChunk: 2048, LoadBatch: 1024, RangeLimit: 10000, Seed: 20121212,
+		Steps: slices.Clone(phaseNames),
+	}, nil
+}
+
+// Validate checks every parameter, resolves the profile (reading --distribution-file) and puts
+// Steps into the benchmark's order.
+func (p *Params) Validate() error {
+	prof, err := profile.Lookup(p.Profile)
+	if err != nil {
+		return fmt.Errorf("--profile: %w", err)
+	}
+	if p.DistributionFile != "" {
+		f, err := os.Open(p.DistributionFile)
+		if err != nil {
+			return fmt.Errorf("--distribution-file: %w", err)
+		}
+		d, err := profile.ParseDistributions(f, p.DistributionFile)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("--distribution-file: %w", err)
+		}
+		prof.Dist = d
+	}
+	if p.LinkTypes == 0 {
+		p.LinkTypes = prof.LinkTypes
+	}
+	prof.LinkTypes = p.LinkTypes
+	if err := prof.Validate(); err != nil {
+		return fmt.Errorf("profile %s: %w", p.Profile, err)
+	}
+	pos := []struct {
+		name string
+		v    int64
+	}{
+		{"--startid1", p.StartID1}, {"--loaders", int64(p.Loaders)},
+		{"--requesters", int64(p.Requesters)}, {"--intervals", int64(p.Intervals)},
+		{"--load-chunk", int64(p.LoadChunk)}, {"--load-batch", int64(p.LoadBatch)},
+		{"--range-limit", int64(p.RangeLimit)}, {"--link-types", int64(p.LinkTypes)},
+	}
+	for _, c := range pos {
+		if c.v <= 0 {
+			return fmt.Errorf("%s must be > 0, got %d", c.name, c.v)
+		}
+	}
+	if p.MaxID1 <= p.StartID1 {
+		return fmt.Errorf("--maxid1 must be > --startid1 (%d), got %d", p.StartID1, p.MaxID1)
+	}
+	if p.MaxID1 > 1<<40 {
+		return fmt.Errorf("--maxid1 must be at most %d, got %d", int64(1)<<40, p.MaxID1)
+	}
+	if p.Loaders > 1024 || p.Requesters > 4096 {
+		return fmt.Errorf("at most 1024 loaders and 4096 requesters, got %d and %d", p.Loaders, p.Requesters)
+	}
+	if p.LinkTypes > 1000 {
+		return fmt.Errorf("--link-types must be at most 1000, got %d", p.LinkTypes)
+	}
+	if p.LoadBatch > 10000 {
+		return fmt.Errorf("--load-batch must be at most 10000, got %d", p.LoadBatch)
+	}
+	if p.IntervalSeconds <= 0 {
+		return fmt.Errorf("--interval-seconds must be > 0, got %g", p.IntervalSeconds)
+	}
+	if p.WarmupSeconds < 0 || p.Requests < 0 || p.RequestRate < 0 {
+		return fmt.Errorf("--warmup-seconds, --requests and --request-rate must be >= 0")
+	}
+	if len(p.Steps) == 0 {
+		return fmt.Errorf("--steps is empty")
+	}
+	seen := map[string]bool{}
+	for _, s := range p.Steps {
+		if !slices.Contains(phaseNames, s) {
+			return fmt.Errorf("unknown step %q (linkbench steps: %s)", s, strings.Join(phaseNames, ","))
+		}
+		if seen[s] {
+			return fmt.Errorf("step %q given twice in --steps", s)
+		}
+		seen[s] = true
+	}
+	if !seen["load"] {
+		return fmt.Errorf("--steps must include load: every run starts from an empty database")
+	}
+	p.Steps = slices.DeleteFunc(slices.Clone(phaseNames), func(s string) bool { return !seen[s] })
+	p.prof = prof
+	return nil
+}
+
+// Nodes is the number of nodes (and id1s) the load creates.
+func (p *Params) Nodes() int64 { return p.MaxID1 - p.StartID1 }
+
+// ParamMap returns the parameters as a map for run.json.
+func (p *Params) ParamMap() map[string]any {
+	m := map[string]any{
+		"scale": p.Scale, "profile": p.Profile, "startid1": p.StartID1, "maxid1": p.MaxID1,
+		"link_types": p.LinkTypes, "loaders": p.Loaders, "requesters": p.Requesters,
+		"intervals": p.Intervals, "interval_seconds": p.IntervalSeconds,
+		"warmup_seconds": p.WarmupSeconds, "requests_per_requester": p.Requests,
+		"request_rate": p.RequestRate, "defer_index": p.DeferIndex, "load_chunk": p.LoadChunk,
+		"load_batch": p.LoadBatch, "range_limit": p.RangeLimit, "expunge": p.Expunge,
+		"seed": p.Seed, "steps": p.Steps,
+	}
+	if p.DistributionFile != "" {
+		m["distribution_file"] = p.DistributionFile
+	}
+	if p.prof != nil {
+		m["profile_source"] = p.prof.Source
+		mix := map[string]float64{}
+		for op := profile.Op(0); op < profile.Op(profile.NumOps); op++ {
+			mix[op.String()] = p.prof.Mix[op]
+		}
+		m["op_mix_pct"] = mix
+	}
+	return m
+}

@@ -1,0 +1,94 @@
+package linkbench
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestScalePresets(t *testing.T) {
+	want := map[string][5]float64{ // maxid1, loaders, requesters, intervals, seconds
+		"tiny": {10_001, 1, 2, 2, 3}, "small": {200_001, 2, 4, 3, 20},
+		"cached": {10_000_001, 4, 16, 6, 600}, "iobound": {100_000_001, 4, 16, 24, 3600},
+	}
+	for name, w := range want {
+		p, err := DefaultParams(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := [5]float64{float64(p.MaxID1), float64(p.Loaders), float64(p.Requesters), float64(p.Intervals), p.IntervalSeconds}
+		if got != w {
+			t.Errorf("%s: %v, want %v", name, got, w)
+		}
+		if err := p.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if p.LinkTypes != 2 || p.Profile != "fb2011" || p.RangeLimit != 10000 || p.LoadChunk != 2048 || p.LoadBatch != 1024 {
+			t.Errorf("%s: defaults %+v", name, p)
+		}
+	}
+	if _, err := DefaultParams("huge"); err == nil || !strings.Contains(err.Error(), "tiny, small, cached, iobound") {
+		t.Errorf("unknown scale: %v", err)
+	}
+}
+
+func TestValidateRefusesBadParams(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.dat")
+	if err := os.WriteFile(bad, []byte("nlinks\n0 50\n1 40\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		set  func(*Params)
+		want string
+	}{
+		{"maxid1", func(p *Params) { p.MaxID1 = 1 }, "--maxid1 must be > --startid1"},
+		{"loaders", func(p *Params) { p.Loaders = 0 }, "--loaders must be > 0"},
+		{"requesters", func(p *Params) { p.Requesters = 5000 }, "at most 1024 loaders and 4096 requesters"},
+		{"interval", func(p *Params) { p.IntervalSeconds = 0 }, "--interval-seconds must be > 0"},
+		{"rate", func(p *Params) { p.RequestRate = -1 }, "must be >= 0"},
+		{"profile", func(p *Params) { p.Profile = "fb1999" }, `unknown LinkBench profile "fb1999"`},
+		{"steps", func(p *Params) { p.Steps = []string{"run"} }, "must include load"},
+		{"unknown step", func(p *Params) { p.Steps = []string{"load", "l.i0"} }, `unknown step "l.i0"`},
+		{"distribution file", func(p *Params) { p.DistributionFile = bad }, "bad.dat:3"},
+		{"missing file", func(p *Params) { p.DistributionFile = bad + ".none" }, "no such file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, _ := DefaultParams("tiny")
+			c.set(&p)
+			if err := p.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A distribution file replaces the profile's out-degree: with every node at 3 links, the
+// load's out-degree is 3 everywhere.
+func TestDistributionFileReplacesOutDegree(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "d.dat")
+	if err := os.WriteFile(f, []byte("nlinks\n3 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := DefaultParams("tiny")
+	p.DistributionFile = f
+	p.Steps = []string{"run", "load"}
+	w, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(w.p.Steps, []string{"load", "run"}) {
+		t.Errorf("steps %v not put in order", w.p.Steps)
+	}
+	for id := p.StartID1; id < p.MaxID1; id += 97 {
+		if n := w.m.deg.Total(id); n != 3 {
+			t.Fatalf("id1 %d has %d links, want 3", id, n)
+		}
+	}
+	if w.Params()["distribution_file"] != f {
+		t.Errorf("params %v", w.Params())
+	}
+}

@@ -1,0 +1,368 @@
+package linkbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/workload/linkbench/gen"
+	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
+	"github.com/enginebench/enginebench/internal/workload/linkbench/store"
+)
+
+// opTotal is the runner's synthetic operation that sums every request: the step's QPS.
+const opTotal = runner.Op(profile.NumOps)
+
+// historyLimit bounds the (id1, link type) pairs a requester remembers for history calls.
+const historyLimit = 2048
+
+// requestOps are the operations of a request step: the profile's, then their total.
+func requestOps() []runner.OpSpec {
+	ops := make([]runner.OpSpec, 0, profile.NumOps+1)
+	for op := profile.Op(0); op < profile.Op(profile.NumOps); op++ {
+		ops = append(ops, runner.OpSpec{Name: op.String()})
+	}
+	return append(ops, runner.OpSpec{Name: "requests", Total: true})
+}
+
+// requester is one request client; it lives for the whole request phase, so its random
+// stream, history and schedule carry over from one interval to the next.
+type requester struct {
+	r   *run
+	rng *rand.Rand
+	cl  store.Client
+	rec *runner.Recorder
+	cur runner.Op
+	// done counts requests after the warmup, for the request limit.
+	done int64
+	// next is the intended start of the next request under a request rate.
+	next time.Time
+	// changes made by this requester in the current step
+	t tally
+	// reusable arguments
+	link store.Link
+	node store.Node
+	id2s []int64
+	data []byte
+	// history holds GET_LINKS_LIST calls that filled their limit, to page further back.
+	history []histEntry
+	histIdx map[[2]int64]int
+}
+
+type histEntry struct{ id1, linkType, time int64 }
+
+// requestPhase runs the warmup (if any) and the intervals run.1 ... run.N, emitting each.
+func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err error) {
+	p := r.p
+	reqs := make([]*requester, p.Requesters)
+	defer func() {
+		for _, q := range reqs {
+			if q != nil && q.cl != nil {
+				if cerr := q.cl.Close(); cerr != nil && err == nil {
+					err = fmt.Errorf("close client: %w", cerr)
+				}
+			}
+		}
+	}()
+	start := time.Now()
+	for i := range reqs {
+		q := &requester{r: r, rng: rand.New(rand.NewPCG(p.Seed^0x7265717565737473, uint64(i)+1)),
+			id2s: make([]int64, 0, r.m.prof.MultigetMax), histIdx: map[[2]int64]int{}}
+		cl, err := r.client(&q.rec, &q.cur)
+		if err != nil {
+			st := failed("run.1", start, err)
+			emit(st)
+			return fmt.Errorf("step run.1 failed: %s", st.Error)
+		}
+		q.cl = cl
+		reqs[i] = q
+	}
+	type plan struct {
+		name   string
+		secs   float64
+		warmup bool
+	}
+	var plans []plan
+	if p.WarmupSeconds > 0 {
+		plans = append(plans, plan{"warmup", p.WarmupSeconds, true})
+	}
+	for i := 1; i <= p.Intervals; i++ {
+		plans = append(plans, plan{fmt.Sprintf("run.%d", i), p.IntervalSeconds, false})
+	}
+	for i, pl := range plans {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st := r.interval(ctx, reqs, pl.name, pl.secs, pl.warmup)
+		last := i == len(plans)-1 || r.allDone(reqs)
+		check := !pl.warmup && last
+		r.finish(st, check, measure.Basis{PerOp: "requests"})
+		emit(st)
+		switch st.Status {
+		case result.StatusOK:
+		case result.StatusInterrupted:
+			return context.Canceled
+		default:
+			return fmt.Errorf("step %s failed: %s", st.Name, st.Error)
+		}
+		if last {
+			break
+		}
+	}
+	return nil
+}
+
+// allDone reports whether every requester has reached its request limit.
+func (r *run) allDone(reqs []*requester) bool {
+	if r.p.Requests <= 0 {
+		return false
+	}
+	for _, q := range reqs {
+		if q.done < r.p.Requests {
+			return false
+		}
+	}
+	return true
+}
+
+// interval runs one request step of secs seconds.
+func (r *run) interval(ctx context.Context, reqs []*requester, name string, secs float64, warmup bool) *result.Step {
+	s := runner.Step{Name: name, Ops: requestOps(), Duration: time.Duration(secs * float64(time.Second)),
+		ProgressOp: opTotal}
+	for i, q := range reqs {
+		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {
+			return q.loop(ctx, rec, warmup)
+		}})
+	}
+	st := r.env.Runner.Run(ctx, s)
+	for _, q := range reqs {
+		r.tally.add(&q.t)
+		q.t = tally{}
+	}
+	st.Primary = "requests"
+	return st
+}
+
+// loop runs requests until ctx ends or the requester reaches its limit.
+func (q *requester) loop(ctx context.Context, rec *runner.Recorder, warmup bool) error {
+	p := q.r.p
+	q.rec = rec
+	if p.RequestRate > 0 {
+		// The schedule restarts with each step: the pause between steps is not a backlog.
+		q.next = rec.Now()
+	}
+	clock := q.r.env.Runner.Clock
+	for ctx.Err() == nil {
+		if !warmup && p.Requests > 0 && q.done >= p.Requests {
+			return nil
+		}
+		var intended time.Time
+		if p.RequestRate > 0 {
+			q.next = q.next.Add(time.Duration(q.rng.ExpFloat64() / p.RequestRate * float64(time.Second)))
+			if err := clock.SleepUntil(ctx, q.next); err != nil {
+				return err
+			}
+			intended = q.next
+		}
+		if err := q.one(rec, intended); err != nil {
+			return err
+		}
+		if !warmup {
+			q.done++
+		}
+	}
+	return ctx.Err()
+}
+
+// one draws an operation from the mix and runs it. A transient conflict that outlasted its
+// retries is counted as an error of the operation; any other error ends the step.
+func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
+	m, ctx := q.r.m, q.r.opCtx
+	rng := q.rng
+	op := m.mix.Choose(rng)
+	q.cur = runner.Op(op)
+	var err error
+	switch op {
+	case profile.AddLink, profile.UpdateLink:
+		pExist, payload := gen.PAdd, m.linkPayload
+		if op == profile.UpdateLink {
+			pExist, payload = gen.PUpdate, m.linkUpdatePayload
+		}
+		ti := rng.IntN(q.r.p.LinkTypes)
+		l := &q.link
+		l.ID1 = m.linkWrite.Choose(rng)
+		l.LinkType = linkType(ti)
+		l.ID2 = m.id2.ForOp(rng, l.ID1, ti, pExist)
+		l.Visibility, l.Version, l.Time = store.Visible, 0, time.Now().UnixMilli()
+		q.data = payload.Fill(rng, q.data)
+		l.Data = q.data
+		var res store.WriteResult
+		err = rec.Do(q.cur, intended, func() (int64, error) {
+			var err error
+			res, err = q.cl.AddLink(ctx, l)
+			return 1, err
+		})
+		if err == nil && res == store.Inserted {
+			q.t.linksInserted++
+		}
+	case profile.DeleteLink:
+		ti := rng.IntN(q.r.p.LinkTypes)
+		id1 := m.linkWrite.Choose(rng)
+		id2 := m.id2.ForOp(rng, id1, ti, gen.PDelete)
+		var found bool
+		err = rec.Do(q.cur, intended, func() (int64, error) {
+			var err error
+			found, err = q.cl.DeleteLink(ctx, id1, linkType(ti), id2, q.r.p.Expunge)
+			return 1, err
+		})
+		if err == nil && found && q.r.p.Expunge {
+			q.t.linksExpunged++
+		}
+	case profile.CountLink:
+		ti := rng.IntN(q.r.p.LinkTypes)
+		id1 := m.linkRead.Choose(rng)
+		err = rec.Do(q.cur, intended, func() (int64, error) {
+			_, err := q.cl.CountLinks(ctx, id1, linkType(ti))
+			return 1, err
+		})
+	case profile.MultigetLink:
+		ti := rng.IntN(q.r.p.LinkTypes)
+		id1 := m.linkRead.Choose(rng)
+		n := int(m.multiget.Choose(rng))
+		q.id2s = m.id2.Multiple(rng, id1, ti, n, gen.PGet, q.id2s[:0])
+		var found int
+		err = rec.Do(q.cur, intended, func() (int64, error) {
+			var err error
+			found, err = q.cl.MultigetLinks(ctx, id1, linkType(ti), q.id2s)
+			return 1, err
+		})
+		if err == nil {
+			rec.Found(q.cur, int64(found))
+		}
+	case profile.GetLinksList:
+		err = q.getLinksList(rec, intended)
+	case profile.AddNode:
+		n := &q.node
+		n.ID, n.Type, n.Version, n.Time = 0, store.NodeType, 1, int32(time.Now().Unix())
+		q.data = m.nodePayload.Fill(rng, q.data)
+		n.Data = q.data
+		err = rec.Do(q.cur, intended, func() (int64, error) {
+			_, err := q.cl.AddNode(ctx, n)
+			return 1, err
+		})
+		if err == nil {
+			q.t.nodesAdded++
+		}
+	case profile.UpdateNode:
+		n := &q.node
+		n.ID, n.Type, n.Version, n.Time = m.nodeUpdate.Choose(rng), store.NodeType, 2, int32(time.Now().Unix())
+		q.data = m.nodeUpdatePayload.Fill(rng, q.data)
+		n.Data = q.data
+		err = rec.Do(q.cur, intended, func() (int64, error) {
+			_, err := q.cl.UpdateNode(ctx, n)
+			return 1, err
+		})
+	case profile.DeleteNode:
+		id := m.nodeDelete.Choose(rng)
+		var found bool
+		err = rec.Do(q.cur, intended, func() (int64, error) {
+			var err error
+			found, err = q.cl.DeleteNode(ctx, id)
+			return 1, err
+		})
+		if err == nil && found {
+			q.t.nodesDeleted++
+		}
+	case profile.GetNode:
+		id := m.nodeRead.Choose(rng)
+		err = rec.Do(q.cur, intended, func() (int64, error) {
+			_, err := q.cl.GetNode(ctx, id)
+			return 1, err
+		})
+	}
+	switch {
+	case err == nil, errors.Is(err, store.ErrConflict):
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// getLinksList lists the newest links of an (id1, link type), or with the profile's history
+// share pages further back from a list that filled its limit.
+func (q *requester) getLinksList(rec *runner.Recorder, intended time.Time) error {
+	m, ctx, limit := q.r.m, q.r.opCtx, q.r.p.RangeLimit
+	rng := q.rng
+	var (
+		e      histEntry
+		offset int
+		hist   = len(q.history) > 0 && rng.Float64()*100 < m.prof.HistoryPct
+	)
+	if hist {
+		e = q.history[rng.IntN(len(q.history))]
+		offset = 1 // the oldest link the earlier call returned
+	} else {
+		ti := rng.IntN(q.r.p.LinkTypes)
+		e = histEntry{id1: m.linkRead.Choose(rng), linkType: linkType(ti), time: math.MaxInt64}
+	}
+	var n int
+	var last int64
+	err := rec.Do(q.cur, intended, func() (int64, error) {
+		var err error
+		n, last, err = q.cl.GetLinkList(ctx, e.id1, e.linkType, e.time, offset, limit)
+		return 1, err
+	})
+	if err != nil {
+		return err
+	}
+	rec.Found(q.cur, int64(n))
+	key := [2]int64{e.id1, e.linkType}
+	switch {
+	case n >= limit:
+		q.remember(key, histEntry{id1: e.id1, linkType: e.linkType, time: last})
+	case hist:
+		q.forget(key)
+	}
+	return nil
+}
+
+// remember keeps e for a later history call, replacing a random entry when full.
+func (q *requester) remember(key [2]int64, e histEntry) {
+	if i, ok := q.histIdx[key]; ok {
+		q.history[i] = e
+		return
+	}
+	if len(q.history) < historyLimit {
+		q.histIdx[key] = len(q.history)
+		q.history = append(q.history, e)
+		return
+	}
+	i := q.rng.IntN(len(q.history))
+	old := q.history[i]
+	delete(q.histIdx, [2]int64{old.id1, old.linkType})
+	q.history[i] = e
+	q.histIdx[key] = i
+}
+
+// forget drops the entry of key: its history is exhausted.
+func (q *requester) forget(key [2]int64) {
+	i, ok := q.histIdx[key]
+	if !ok {
+		return
+	}
+	delete(q.histIdx, key)
+	last := len(q.history) - 1
+	if i != last {
+		moved := q.history[last]
+		q.history[i] = moved
+		q.histIdx[[2]int64{moved.id1, moved.linkType}] = i
+	}
+	q.history = q.history[:last]
+}
