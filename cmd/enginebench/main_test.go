@@ -231,6 +231,10 @@ func TestBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"data dir unwritable", []string{"--data-dir", filepath.Join(aFile, "sub")}, "data directory"},
 		{"results dir not empty", []string{"--out", notEmpty}, "not empty"},
 		{"unknown workload", []string{"ycsb"}, `unknown workload "ycsb"`},
+		{"linkbench flag for insert", []string{"--requesters", "3"}, "--requesters: not a parameter of the insert workload (linkbench only)"},
+		{"insert flag for linkbench", []string{"linkbench", "--rows", "3"}, "--rows: not a parameter of the linkbench workload (insert only)"},
+		{"unknown profile", []string{"linkbench", "--profile", "fb1999"}, `--profile: unknown LinkBench profile "fb1999" (known: fb2011, fb2017)`},
+		{"missing distribution file", []string{"linkbench", "--distribution-file", "/nonexistent/d.dat"}, "--distribution-file: open /nonexistent/d.dat"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/insertbench"
+	"github.com/enginebench/enginebench/internal/workload/linkbench"
 )
 
 // runFlags are the flags of `enginebench run`.
@@ -39,14 +40,18 @@ type runFlags struct {
 	set     []string
 	dsn     []string
 	dbPID   []string
+	seed    uint64
 	p       insertbench.Params // sizes and options; applied only where a flag was given
+	lb      linkbench.Params
+	// owner maps each workload-specific flag to its workload.
+	owner map[string]string
 }
 
 // notParam reports the flags of `run` that a run spec's params cannot set: the spec has keys
 // of its own for them, or they name where the run's files go, or they are per-invocation.
 func notParam(flag string) bool {
 	switch flag {
-	case "config", "engines", "scale", "out", "data-dir", "keep", "set", "dsn", "db-pid", "help":
+	case "config", "engines", "scale", "out", "data-dir", "keep", "set", "dsn", "db-pid", "help", "workload":
 		return true
 	}
 	return false
@@ -61,9 +66,10 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 func runCommand(stdout, stderr io.Writer) (*cobra.Command, *runFlags) {
 	f := &runFlags{}
 	cmd := &cobra.Command{
-		Use:   "run [insert]",
+		Use:   "run [insert|linkbench]",
 		Short: "Run a workload (default: the Insert Benchmark) on one or more engine configurations",
-		Long: `Run a workload on each engine configuration in turn and write a run directory
+		Long: `Run a workload (insert: the Insert Benchmark; linkbench: LinkBench) on each engine
+configuration in turn and write a run directory
 (run.json, intervals.csv, summary.md). The summary is printed at the end.
 
 The configurations are one per engine of --engines, or the named configurations of a run
@@ -83,7 +89,8 @@ configuration.`,
 	fl.StringVar(&f.engines, "engines", "sqlite,pebble", "comma-separated engines to run, one configuration each")
 	fl.StringVar(&f.config, "config", "", "run spec (YAML): workload, scale, params and named engine configurations; see docs/run-spec.md")
 	fl.StringVar(&f.scale, "scale", "small", "size preset: tiny, small, cached, iobound")
-	fl.StringVar(&f.steps, "steps", "", "comma-separated subset of steps to run (must include l.i0); default all")
+	fl.StringVar(&f.steps, "steps", "", "comma-separated subset of steps to run; default all (insert: must include l.i0; linkbench: load,run, must include load)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of every random value (default: the workload's, insert 3221223452, linkbench 20121212)")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
 		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
@@ -91,32 +98,13 @@ configuration.`,
 	fl.StringArrayVar(&f.set, "set", nil, "setting CONFIG.SETTING=VALUE (repeatable): CONFIG is a configuration's name or an engine's (all its configurations); see `enginebench engines ENGINE`")
 	fl.StringArrayVar(&f.dsn, "dsn", nil, "existing server to run on instead of a managed one: DSN when one configuration runs, else CONFIG=DSN (repeatable); never recorded (default $ENGINEBENCH_DSN for one server configuration)")
 	fl.StringArrayVar(&f.dbPID, "db-pid", nil, "process id of the existing server's main process on this host, N or CONFIG=N (repeatable): its CPU and IO are the DBMS's")
-	p := &f.p
-	fl.IntVar(&p.Clients, "clients", 0, "clients, one table each (default from --scale)")
-	fl.Int64Var(&p.Rows, "rows", 0, "rows per table loaded by l.i0 (default from --scale)")
-	fl.Int64Var(&p.RowsI1, "rows-l.i1", 0, "rows inserted and deleted per table by l.i1 (default from --scale)")
-	fl.Int64Var(&p.RowsI2, "rows-l.i2", 0, "rows inserted and deleted per table by l.i2 (default from --scale)")
-	fl.Float64Var(&p.QuerySeconds, "query-seconds", 0, "seconds of each qr/qp step (default from --scale)")
-	fl.BoolVar(&p.SharedTable, "shared-table", false, "all clients use one table instead of one table each")
-	fl.Uint64Var(&p.Seed, "seed", 0, "seed of every random value (default 3221223452)")
-	fl.IntVar(&p.BatchI0, "batch-l.i0", 0, "rows per insert in l.i0 (default 100)")
-	fl.IntVar(&p.BatchI1, "batch-l.i1", 0, "rows per insert and delete in l.i1 (default 50)")
-	fl.IntVar(&p.BatchI2, "batch-l.i2", 0, "rows per insert and delete in l.i2 (default 5)")
-	fl.IntVar(&p.BatchQ, "batch-q", 0, "rows per background insert and delete in the qr/qp steps (default 50)")
-	fl.IntVar(&p.QueryRows, "query-rows", 0, "rows read by each range query (default 10)")
-	fl.IntVar(&p.PointIDs, "point-ids", 0, "primary-key values fetched by each point query (default 10)")
-	fl.IntVar(&p.Resync, "resync", 0, "deletes between SELECT min(transactionid) resyncs (default 1000)")
-	fl.IntVar(&p.CashRegs, "cashregisters", 0, "cashregisterid domain (default 1000)")
-	fl.IntVar(&p.Products, "products", 0, "productid domain (default 10000)")
-	fl.IntVar(&p.Customers, "customers", 0, "customerid domain (default 100000)")
-	fl.IntVar(&p.MaxPrice, "max-price", 0, "price domain (default 500)")
-	fl.IntVar(&p.DataMin, "data-min", 0, "minimum length of the data column (default 10)")
-	fl.IntVar(&p.DataMax, "data-max", 0, "maximum length of the data column (default 20)")
-	fl.IntVar(&p.DataRandPct, "data-random-pct", 0, "percent of the data column that is random characters (default 37)")
+	f.owner = map[string]string{}
+	f.addWorkloadFlags(fl, "insert", insertFlags(&f.p))
+	f.addWorkloadFlags(fl, "linkbench", linkbenchFlags(&f.lb))
 	return cmd, f
 }
 
-// params returns the scale preset overridden by every size flag that was given.
+// params returns the Insert Benchmark's scale preset overridden by every flag that was given.
 func (f *runFlags) params(fl *pflag.FlagSet) (insertbench.Params, error) {
 	p, err := insertbench.DefaultParams(f.scale)
 	if err != nil {
@@ -134,7 +122,7 @@ func (f *runFlags) params(fl *pflag.FlagSet) (insertbench.Params, error) {
 	set("rows-l.i2", func() { p.RowsI2 = o.RowsI2 })
 	set("query-seconds", func() { p.QuerySeconds = o.QuerySeconds })
 	set("shared-table", func() { p.SharedTable = o.SharedTable })
-	set("seed", func() { p.Seed = o.Seed })
+	set("seed", func() { p.Seed = f.seed })
 	set("batch-l.i0", func() { p.BatchI0 = o.BatchI0 })
 	set("batch-l.i1", func() { p.BatchI1 = o.BatchI1 })
 	set("batch-l.i2", func() { p.BatchI2 = o.BatchI2 })
@@ -167,23 +155,28 @@ func splitList(s string) []string {
 }
 
 // applySpec applies the run spec's scale and params to the flags that were not given on the
-// command line: flags given explicitly override the spec.
-func applySpec(fl *pflag.FlagSet, sp *runSpec) error {
+// command line: flags given explicitly override the spec. A param must be a flag of the
+// workload (or common to every workload).
+func (f *runFlags) applySpec(fl *pflag.FlagSet, sp *runSpec, workload string) error {
 	if sp.Scale != "" && !fl.Changed("scale") {
 		if err := fl.Set("scale", sp.Scale); err != nil {
 			return fmt.Errorf("%s: scale: %w", sp.Path, err)
 		}
 	}
+	accepted := func(name string) bool {
+		owner, ok := f.owner[name]
+		return !notParam(name) && fl.Lookup(name) != nil && (!ok || owner == workload)
+	}
 	for _, p := range sp.Params {
 		at := fmt.Sprintf("%s:%d", sp.Path, p.Line)
-		if notParam(p.Flag) || fl.Lookup(p.Flag) == nil {
+		if !accepted(p.Flag) {
 			var names []string
-			fl.VisitAll(func(f *pflag.Flag) {
-				if !notParam(f.Name) {
-					names = append(names, f.Name)
+			fl.VisitAll(func(fg *pflag.Flag) {
+				if accepted(fg.Name) {
+					names = append(names, fg.Name)
 				}
 			})
-			return fmt.Errorf("%s: params: unknown parameter %q (accepted: %s)", at, p.Flag, strings.Join(names, ", "))
+			return fmt.Errorf("%s: params: unknown %s parameter %q (accepted: %s)", at, workload, p.Flag, strings.Join(names, ", "))
 		}
 		if fl.Changed(p.Flag) {
 			continue // the command line wins
@@ -423,9 +416,6 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 		if err != nil {
 			return usageError{err}
 		}
-		if err := applySpec(fl, sp); err != nil {
-			return usageError{err}
-		}
 	}
 	name := "insert"
 	switch {
@@ -434,14 +424,18 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	case sp != nil && sp.Workload != "":
 		name = sp.Workload
 	}
-	if name != "insert" {
-		return usagef("unknown workload %q (available: insert; iibench and linkbench are not built yet)", name)
+	if name != "insert" && name != "linkbench" {
+		return usagef("unknown workload %q (available: insert, linkbench; iibench is not built yet)", name)
 	}
-	p, err := f.params(fl)
-	if err != nil {
+	if sp != nil {
+		if err := f.applySpec(fl, sp, name); err != nil {
+			return usageError{err}
+		}
+	}
+	if err := f.checkWorkloadFlags(fl, name); err != nil {
 		return usageError{err}
 	}
-	w, err := insertbench.New(p)
+	w, err := f.workload(fl, name)
 	if err != nil {
 		return usageError{err}
 	}
@@ -564,7 +558,7 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	if sp != nil {
 		what = fmt.Sprintf("configurations %s (%s)", strings.Join(all, ", "), sp.Path)
 	}
-	fmt.Fprintf(log, "enginebench: %s benchmark, scale %s, %s; results in %s\n", w.Name(), p.Scale, what, out)
+	fmt.Fprintf(log, "enginebench: %s benchmark, scale %s, %s; results in %s\n", w.Name(), w.Scale(), what, out)
 	for _, n := range notices {
 		fmt.Fprintf(log, "enginebench: %s\n", n)
 	}

@@ -124,12 +124,15 @@ func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
 			"merge keys (<<) are not supported"},
 		{"settings not a map", "configs:\n  - name: a\n    engine: sqlite\n    settings: [cache_mb]\n", nil, "settings must be a map"},
 		{"engines with config", one, []string{"--engines", "sqlite"}, "--engines and --config cannot be used together"},
-		{"unknown parameter", "params:\n  rowz: 5\n" + one, nil, `spec.yaml:2: params: unknown parameter "rowz" (accepted: `},
-		{"parameter that is not a size", "params:\n  out: x\n" + one, nil, `params: unknown parameter "out"`},
+		{"unknown parameter", "params:\n  rowz: 5\n" + one, nil, `spec.yaml:2: params: unknown insert parameter "rowz" (accepted: `},
+		{"parameter that is not a size", "params:\n  out: x\n" + one, nil, `params: unknown insert parameter "out"`},
 		{"bad parameter value", "params:\n  rows: many\n" + one, nil, `spec.yaml:2: params: rows: "many" is not valid`},
 		{"parameter out of range", "params:\n  clients: 0\n" + one, nil, "--clients must be > 0"},
 		{"unknown scale", "scale: huge\n" + one, nil, `unknown scale "huge"`},
 		{"unknown workload", "workload: ycsb\n" + one, nil, `unknown workload "ycsb"`},
+		{"linkbench parameter for insert", "params:\n  requesters: 5\n" + one, nil, `spec.yaml:2: params: unknown insert parameter "requesters"`},
+		{"insert parameter for linkbench", "workload: linkbench\nparams:\n  rows: 5\n" + one, nil, `spec.yaml:3: params: unknown linkbench parameter "rows"`},
+		{"bad linkbench value", "workload: linkbench\nparams:\n  maxid1: 1\n" + one, nil, "--maxid1 must be > --startid1"},
 		{"unknown setting", "configs:\n  - name: a\n    engine: sqlite\n    settings: {cache_mbb: 4}\n", nil,
 			"spec.yaml:2: configuration a: engine sqlite: unknown setting cache_mbb"},
 		{"bad setting value", "configs:\n  - name: a\n    engine: pebble\n    settings: {cache_mb: lots}\n", nil, "cache_mb"},
@@ -236,7 +239,7 @@ func TestApplySpecCommandLineWins(t *testing.T) {
 	}
 	sp := &runSpec{Path: "s.yaml", Scale: "cached", Params: []specParam{
 		{"rows", "9", 2}, {"clients", "3", 3}, {"steps", "l.i0,l.x", 4}, {"query-seconds", "0.25", 5}}}
-	if err := applySpec(fl, sp); err != nil {
+	if err := f.applySpec(fl, sp, "insert"); err != nil {
 		t.Fatal(err)
 	}
 	p, err := f.params(fl)
@@ -248,7 +251,7 @@ func TestApplySpecCommandLineWins(t *testing.T) {
 	}
 	// Without a scale on the command line, the spec's applies.
 	cmd, f = runCommand(nil, nil)
-	if err := applySpec(cmd.Flags(), &runSpec{Path: "s.yaml", Scale: "cached"}); err != nil {
+	if err := f.applySpec(cmd.Flags(), &runSpec{Path: "s.yaml", Scale: "cached"}, "insert"); err != nil {
 		t.Fatal(err)
 	}
 	if f.scale != "cached" {

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// TestLinkBenchTinyRun runs LinkBench from the command line at tiny scale on SQLite and
+// Pebble, with a run spec's parameter and a flag, and checks the results and the summary.
+func TestLinkBenchTinyRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	args, out := tinyArgs(t, "sqlite,pebble", "--interval-seconds", "1", "--requesters", "3")
+	args = append(args[:1], append([]string{"linkbench"}, args[1:]...)...)
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	run, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Workload.Name != "linkbench" || run.Status != result.StatusOK || len(run.Configs) != 2 {
+		t.Fatalf("workload %q, status %q, %d configs", run.Workload.Name, run.Status, len(run.Configs))
+	}
+	if run.Workload.Params["requesters"] != float64(3) || run.Workload.Params["profile"] != "fb2011" {
+		t.Errorf("params %v", run.Workload.Params)
+	}
+	for _, c := range run.Configs {
+		var names []string
+		for _, s := range c.Steps {
+			names = append(names, s.Name)
+			if s.Status != result.StatusOK {
+				t.Errorf("%s %s: %s %s", c.Name, s.Name, s.Status, s.Error)
+			}
+			if s.Size == nil || s.Size.DBGB1 == nil {
+				t.Errorf("%s %s: no database size at the step's end", c.Name, s.Name)
+			}
+		}
+		if strings.Join(names, ",") != "load,run.1,run.2" {
+			t.Errorf("%s: steps %v", c.Name, names)
+		}
+		if v := c.Steps[len(c.Steps)-1].Verify; v == nil || !v.OK {
+			t.Errorf("%s: the last interval is not verified: %+v", c.Name, v)
+		}
+		if r := c.Steps[1]; r.Clients != 3 || r.Ops["requests"] == nil || r.Ops["requests"].PerSec <= 0 {
+			t.Errorf("%s run.1: %d clients, requests %+v", c.Name, r.Clients, r.Ops["requests"])
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"LinkBench", "run.2 qps", "Latency per operation", "GET_LINKS_LIST", "Efficiency: run.1"} {
+		// The printed tables show headers in capitals.
+		if !strings.Contains(strings.ToLower(stdout), strings.ToLower(want)) || !strings.Contains(string(md), want) {
+			t.Errorf("%q is not in the printed summary and summary.md", want)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/insertbench"
+	"github.com/enginebench/enginebench/internal/workload/linkbench"
+)
+
+// benchmark is a workload that can tell how much space one configuration needs.
+type benchmark interface {
+	workload.Workload
+	EstimateBytes() int64
+}
+
+// addWorkloadFlags adds a workload's own flags to fl and records that they belong to it.
+func (f *runFlags) addWorkloadFlags(fl *pflag.FlagSet, name string, own *pflag.FlagSet) {
+	own.VisitAll(func(fg *pflag.Flag) { f.owner[fg.Name] = name })
+	fl.AddFlagSet(own)
+}
+
+// checkWorkloadFlags refuses a flag given for another workload than the one that runs.
+func (f *runFlags) checkWorkloadFlags(fl *pflag.FlagSet, name string) error {
+	var wrong []string
+	owners := map[string]bool{}
+	fl.Visit(func(fg *pflag.Flag) {
+		if owner, ok := f.owner[fg.Name]; ok && owner != name {
+			wrong = append(wrong, "--"+fg.Name)
+			owners[owner] = true
+		}
+	})
+	if len(wrong) == 0 {
+		return nil
+	}
+	var of []string
+	for o := range owners {
+		of = append(of, o)
+	}
+	sort.Strings(of)
+	return fmt.Errorf("%s: not a parameter of the %s workload (%s only); see `enginebench run --help`",
+		strings.Join(wrong, ", "), name, strings.Join(of, ", "))
+}
+
+// workload builds the named workload from its scale preset and the flags that were given.
+func (f *runFlags) workload(fl *pflag.FlagSet, name string) (benchmark, error) {
+	switch name {
+	case "linkbench":
+		p, err := f.linkbenchParams(fl)
+		if err != nil {
+			return nil, err
+		}
+		return linkbench.New(p)
+	default:
+		p, err := f.params(fl)
+		if err != nil {
+			return nil, err
+		}
+		return insertbench.New(p)
+	}
+}
+
+// insertFlags are the Insert Benchmark's own flags.
+func insertFlags(p *insertbench.Params) *pflag.FlagSet {
+	fl := pflag.NewFlagSet("insert", pflag.ContinueOnError)
+	fl.IntVar(&p.Clients, "clients", 0, "insert: clients, one table each (default from --scale)")
+	fl.Int64Var(&p.Rows, "rows", 0, "insert: rows per table loaded by l.i0 (default from --scale)")
+	fl.Int64Var(&p.RowsI1, "rows-l.i1", 0, "insert: rows inserted and deleted per table by l.i1 (default from --scale)")
+	fl.Int64Var(&p.RowsI2, "rows-l.i2", 0, "insert: rows inserted and deleted per table by l.i2 (default from --scale)")
+	fl.Float64Var(&p.QuerySeconds, "query-seconds", 0, "insert: seconds of each qr/qp step (default from --scale)")
+	fl.BoolVar(&p.SharedTable, "shared-table", false, "insert: all clients use one table instead of one table each")
+	fl.IntVar(&p.BatchI0, "batch-l.i0", 0, "insert: rows per insert in l.i0 (default 100)")
+	fl.IntVar(&p.BatchI1, "batch-l.i1", 0, "insert: rows per insert and delete in l.i1 (default 50)")
+	fl.IntVar(&p.BatchI2, "batch-l.i2", 0, "insert: rows per insert and delete in l.i2 (default 5)")
+	fl.IntVar(&p.BatchQ, "batch-q", 0, "insert: rows per background insert and delete in the qr/qp steps (default 50)")
+	fl.IntVar(&p.QueryRows, "query-rows", 0, "insert: rows read by each range query (default 10)")
+	fl.IntVar(&p.PointIDs, "point-ids", 0, "insert: primary-key values fetched by each point query (default 10)")
+	fl.IntVar(&p.Resync, "resync", 0, "insert: deletes between SELECT min(transactionid) resyncs (default 1000)")
+	fl.IntVar(&p.CashRegs, "cashregisters", 0, "insert: cashregisterid domain (default 1000)")
+	fl.IntVar(&p.Products, "products", 0, "insert: productid domain (default 10000)")
+	fl.IntVar(&p.Customers, "customers", 0, "insert: customerid domain (default 100000)")
+	fl.IntVar(&p.MaxPrice, "max-price", 0, "insert: price domain (default 500)")
+	fl.IntVar(&p.DataMin, "data-min", 0, "insert: minimum length of the data column (default 10)")
+	fl.IntVar(&p.DataMax, "data-max", 0, "insert: maximum length of the data column (default 20)")
+	fl.IntVar(&p.DataRandPct, "data-random-pct", 0, "insert: percent of the data column that is random characters (default 37)")
+	return fl
+}
+
+// linkbenchFlags are LinkBench's own flags.
+func linkbenchFlags(p *linkbench.Params) *pflag.FlagSet {
+	fl := pflag.NewFlagSet("linkbench", pflag.ContinueOnError)
+	fl.StringVar(&p.Profile, "profile", "", "linkbench: workload figures, fb2011 or fb2017 (default fb2011)")
+	fl.StringVar(&p.DistributionFile, "distribution-file", "", "linkbench: CDF file in the reference's Distribution.dat format, replacing the profile's")
+	fl.Int64Var(&p.MaxID1, "maxid1", 0, "linkbench: end of the node id range (exclusive); nodes are 1 .. maxid1-1 (default from --scale)")
+	fl.IntVar(&p.LinkTypes, "link-types", 0, "linkbench: link types (default 2)")
+	fl.IntVar(&p.Loaders, "loaders", 0, "linkbench: link loaders, plus one node loader (default from --scale)")
+	fl.IntVar(&p.Requesters, "requesters", 0, "linkbench: request clients (default from --scale)")
+	fl.IntVar(&p.Intervals, "intervals", 0, "linkbench: request intervals run.1 ... run.N (default from --scale)")
+	fl.Float64Var(&p.IntervalSeconds, "interval-seconds", 0, "linkbench: seconds of each interval (default from --scale)")
+	fl.Float64Var(&p.WarmupSeconds, "warmup-seconds", 0, "linkbench: seconds of warmup before run.1, not counted (default 0)")
+	fl.Int64Var(&p.Requests, "requests", 0, "linkbench: request limit of each requester over the whole run (default 0: none)")
+	fl.Float64Var(&p.RequestRate, "request-rate", 0, "linkbench: requests a second of each requester, open loop (default 0: as fast as possible)")
+	fl.BoolVar(&p.DeferIndex, "defer-index", false, "linkbench: load without the id1_type index, then build it in its own step, index")
+	fl.IntVar(&p.LoadChunk, "load-chunk", 0, "linkbench: id1s a loader takes at a time (default 2048)")
+	fl.IntVar(&p.LoadBatch, "load-batch", 0, "linkbench: rows per insert during the load (default 1024)")
+	fl.IntVar(&p.RangeLimit, "range-limit", 0, "linkbench: rows at most per GET_LINKS_LIST (default 10000)")
+	fl.BoolVar(&p.Expunge, "expunge", false, "linkbench: DELETE_LINK deletes the row instead of hiding it")
+	return fl
+}
+
+// linkbenchParams returns LinkBench's scale preset overridden by every flag that was given.
+func (f *runFlags) linkbenchParams(fl *pflag.FlagSet) (linkbench.Params, error) {
+	p, err := linkbench.DefaultParams(f.scale)
+	if err != nil {
+		return p, err
+	}
+	o := &f.lb
+	set := func(name string, apply func()) {
+		if fl.Changed(name) {
+			apply()
+		}
+	}
+	set("profile", func() { p.Profile = o.Profile })
+	set("distribution-file", func() { p.DistributionFile = o.DistributionFile })
+	set("maxid1", func() { p.MaxID1 = o.MaxID1 })
+	set("link-types", func() { p.LinkTypes = o.LinkTypes })
+	set("loaders", func() { p.Loaders = o.Loaders })
+	set("requesters", func() { p.Requesters = o.Requesters })
+	set("intervals", func() { p.Intervals = o.Intervals })
+	set("interval-seconds", func() { p.IntervalSeconds = o.IntervalSeconds })
+	set("warmup-seconds", func() { p.WarmupSeconds = o.WarmupSeconds })
+	set("requests", func() { p.Requests = o.Requests })
+	set("request-rate", func() { p.RequestRate = o.RequestRate })
+	set("defer-index", func() { p.DeferIndex = o.DeferIndex })
+	set("load-chunk", func() { p.LoadChunk = o.LoadChunk })
+	set("load-batch", func() { p.LoadBatch = o.LoadBatch })
+	set("range-limit", func() { p.RangeLimit = o.RangeLimit })
+	set("expunge", func() { p.Expunge = o.Expunge })
+	set("seed", func() { p.Seed = f.seed })
+	if f.steps != "" {
+		p.Steps = splitList(f.steps)
+	}
+	return p, p.Validate()
+}
