@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -61,5 +63,36 @@ func TestLinkBenchTinyRun(t *testing.T) {
 		if !strings.Contains(strings.ToLower(stdout), strings.ToLower(want)) || !strings.Contains(string(md), want) {
 			t.Errorf("%q is not in the printed summary and summary.md", want)
 		}
+	}
+}
+
+// TestLinkBenchInterrupt interrupts LinkBench in its first interval: the load is kept, the
+// interval is recorded as interrupted with the requests it did, and the data is removed.
+func TestLinkBenchInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results")
+	data := filepath.Join(dir, "data")
+	run := startRun(t, "run", "linkbench", "--scale", "tiny", "--engines", "pebble",
+		"--interval-seconds", "600", "--out", out, "--data-dir", data)
+	run.waitForStep(t, out, 1) // the load is done: run.1 is running
+	time.Sleep(time.Second)
+	run.cmd.Process.Signal(syscall.SIGINT)
+	r := run.wait(t, out, exitInterrupted)
+	if r.Status != result.StatusInterrupted || len(r.Configs) != 1 {
+		t.Fatalf("run status %q", r.Status)
+	}
+	steps := r.Configs[0].Steps
+	if len(steps) != 2 || steps[0].Status != result.StatusOK || steps[1].Name != "run.1" ||
+		steps[1].Status != result.StatusInterrupted {
+		t.Fatalf("steps after interrupt: %+v", steps)
+	}
+	if req := steps[1].Ops["requests"]; req == nil || req.Count == 0 {
+		t.Errorf("the interrupted interval recorded no requests: %+v", req)
+	}
+	if _, err := os.Stat(filepath.Join(data, "pebble")); !os.IsNotExist(err) {
+		t.Errorf("data directory left behind: %v", err)
 	}
 }
