@@ -186,6 +186,8 @@ func TestServerDialectStrings(t *testing.T) {
 	}{
 		{"pg name", pg.Name(), "postgres"},
 		{"pg placeholder", pg.Placeholder(3), "$3"},
+		{"pg bind", Bind(pg, "a = ? AND b IN (?, ?)"), "a = $1 AND b IN ($2, $3)"},
+		{"mysql bind", Bind(my, "a = ? AND b = ?"), "a = ? AND b = ?"},
 		{"pg bigint", pg.Type(BigInt, 0), "bigint"},
 		{"pg int", pg.Type(Int, 0), "integer"},
 		{"pg tinyint", pg.Type(TinyInt, 0), "smallint"},

@@ -6,6 +6,7 @@ package sqldb
 
 import (
 	"database/sql"
+	"strings"
 
 	"github.com/enginebench/enginebench/internal/engine"
 )
@@ -105,4 +106,20 @@ type Dialect interface {
 	DuplicateKey(err error) bool
 	// MaxParams is the largest number of bind parameters a statement may have.
 	MaxParams() int
+}
+
+// Bind replaces each ? of q with d's placeholder, numbered from 1, so that a workload writes
+// its statements once with ? and runs them on every dialect.
+func Bind(d Dialect, q string) string {
+	var sb strings.Builder
+	n := 0
+	for _, c := range q {
+		if c == '?' {
+			n++
+			sb.WriteString(d.Placeholder(n))
+			continue
+		}
+		sb.WriteRune(c)
+	}
+	return sb.String()
 }

@@ -75,19 +75,7 @@ func (b *sqlBackend) count(ctx context.Context, t *table, idx int) (int64, error
 }
 
 // bind replaces each ? of q with the dialect's placeholder.
-func (b *sqlBackend) bind(q string) string {
-	var sb strings.Builder
-	n := 0
-	for _, c := range q {
-		if c == '?' {
-			n++
-			sb.WriteString(b.d.Placeholder(n))
-			continue
-		}
-		sb.WriteRune(c)
-	}
-	return sb.String()
-}
+func (b *sqlBackend) bind(q string) string { return sqldb.Bind(b.d, q) }
 
 func (b *sqlBackend) newSession(ctx context.Context) (session, error) {
 	conn, err := b.db.Conn(ctx)

@@ -136,20 +136,8 @@ func newSQLStore(db sqldb.DB, opt Options) *sqlStore {
 	return s
 }
 
-// bind replaces each ? of q with the dialect's placeholder, numbered from 1.
-func (s *sqlStore) bind(q string) string {
-	var sb strings.Builder
-	n := 0
-	for _, c := range q {
-		if c == '?' {
-			n++
-			sb.WriteString(s.d.Placeholder(n))
-			continue
-		}
-		sb.WriteRune(c)
-	}
-	return sb.String()
-}
+// bind replaces each ? of q with the dialect's placeholder.
+func (s *sqlStore) bind(q string) string { return sqldb.Bind(s.d, q) }
 
 // Create creates the three tables, and id1_type unless DeferIndex.
 func (s *sqlStore) Create(ctx context.Context) error {
