@@ -29,15 +29,14 @@ const (
 
 // tally is what the load wrote and the requests changed: the rows verification expects.
 type tally struct {
-	links, counts, nodes int64 // loaded
-	bytes                int64 // logical bytes loaded
+	links, nodes int64 // loaded
+	bytes        int64 // logical bytes loaded
 	// changed by requests
 	linksInserted, linksExpunged, nodesAdded, nodesDeleted int64
 }
 
 func (t *tally) add(o *tally) {
 	t.links += o.links
-	t.counts += o.counts
 	t.nodes += o.nodes
 	t.bytes += o.bytes
 	t.linksInserted += o.linksInserted
@@ -115,6 +114,13 @@ func (r *run) client(rec **runner.Recorder, op *runner.Op) (store.Client, error)
 	return cl, nil
 }
 
+// closeClient closes cl, keeping the first error in *err.
+func closeClient(cl store.Client, err *error) {
+	if cerr := cl.Close(); cerr != nil && *err == nil {
+		*err = fmt.Errorf("close client: %w", cerr)
+	}
+}
+
 // linkLoader loads the links and counts of chunks of id1s until none is left.
 func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, i int, next *atomic.Int64, nowMs int64, t *tally) (err error) {
 	p, m := r.p, r.m
@@ -123,11 +129,7 @@ func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, i int, next 
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := cl.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close client: %w", cerr)
-		}
-	}()
+	defer closeClient(cl, &err)
 	rng := rand.New(rand.NewPCG(p.Seed, uint64(i)+1))
 	links := make([]store.Link, 0, p.LoadBatch)
 	counts := make([]store.Count, 0, p.LoadBatch)
@@ -190,7 +192,6 @@ func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, i int, next 
 					}
 				}
 				counts = append(counts, store.Count{ID1: id1, LinkType: lt, Count: n, Time: newest})
-				t.counts++
 				t.bytes += countFixedBytes
 				if len(counts) == p.LoadBatch {
 					if err := flushCounts(); err != nil {
@@ -214,11 +215,7 @@ func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (e
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := cl.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close client: %w", cerr)
-		}
-	}()
+	defer closeClient(cl, &err)
 	rng := rand.New(rand.NewPCG(p.Seed, 0))
 	nodes := make([]store.Node, 0, p.LoadBatch)
 	var a arena

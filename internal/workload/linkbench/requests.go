@@ -64,9 +64,7 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 	defer func() {
 		for _, q := range reqs {
 			if q != nil && q.cl != nil {
-				if cerr := q.cl.Close(); cerr != nil && err == nil {
-					err = fmt.Errorf("close client: %w", cerr)
-				}
+				closeClient(q.cl, &err)
 			}
 		}
 	}()
