@@ -96,6 +96,10 @@ type Step struct {
 	Phases []Phase `json:"phases,omitempty"`
 	// Errors counts errors by kind that were retried during the step.
 	Retries map[string]int64 `json:"retries,omitempty"`
+	// Periods are the step's over-time reports (iiBench: every 10 s), in run.json.
+	Periods []Period `json:"periods,omitempty"`
+	// Cost is the machine cost of the step at a given price per hour (iiBench --cost-per-hour).
+	Cost *Cost `json:"cost,omitempty"`
 	// Intervals is the per-second series; it is written to intervals.csv, not to run.json.
 	Intervals []Interval `json:"-"`
 }
@@ -191,6 +195,40 @@ type Phase struct {
 	Seconds float64 `json:"seconds"`
 	Rows    int64   `json:"rows"`
 	PerSec  float64 `json:"per_sec"`
+}
+
+// Period is one over-time report of a step (iiBench's every 10 seconds): each operation over
+// the period and since the step's start, and the workload's own figures at its end.
+type Period struct {
+	// End is the period's end in seconds since the step's start; Seconds is its length.
+	End     float64             `json:"end_seconds"`
+	Seconds float64             `json:"seconds"`
+	Ops     map[string]PeriodOp `json:"ops"`
+	// Rows is the number of rows in the table at the period's end (iiBench), when known.
+	Rows int64 `json:"rows,omitempty"`
+}
+
+// PeriodOp is one operation type in one period: units and rate over the period (Units,
+// PerSec, Latency) and since the step's start (CumUnits, CumPerSec, CumLatency).
+type PeriodOp struct {
+	Count      int64   `json:"count"`
+	Units      int64   `json:"units"`
+	PerSec     float64 `json:"per_sec"`
+	Errors     int64   `json:"errors,omitempty"`
+	Latency    Latency `json:"latency_us"`
+	CumUnits   int64   `json:"cum_units"`
+	CumPerSec  float64 `json:"cum_per_sec"`
+	CumLatency Latency `json:"cum_latency_us"`
+}
+
+// Cost is what a step cost on a machine priced by the hour (iiBench's published comparison).
+type Cost struct {
+	PerHour float64 `json:"per_hour"`
+	// Run is the cost of the step's measured time.
+	Run float64 `json:"run"`
+	// PerBillionInserts is the cost of inserting one billion rows at the step's average rate;
+	// absent when nothing was inserted.
+	PerBillionInserts *float64 `json:"per_billion_inserts,omitempty"`
 }
 
 // Interval is one second of one step: per-operation rates and latency, and (where measured)

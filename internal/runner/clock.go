@@ -87,6 +87,9 @@ type Pacer struct {
 	start      time.Time
 	intervalNs float64 // 0: no limit
 	n          int64
+	// limit makes the Pacer a rate limiter: a client that falls behind is not given the
+	// times it missed; its schedule restarts from the current time.
+	limit bool
 }
 
 // NewPacer returns a Pacer that paces perSecond operations a second from start on c. A
@@ -96,6 +99,16 @@ func NewPacer(c Clock, start time.Time, perSecond float64) *Pacer {
 	if perSecond > 0 {
 		p.intervalNs = 1e9 / perSecond
 	}
+	return p
+}
+
+// NewLimiter returns a Pacer that limits a closed-loop client to perSecond operations a
+// second from start, spread evenly: consecutive intended starts are always at least 1/perSecond
+// apart. Unlike NewPacer's schedule, a client that falls behind does not catch up in a burst;
+// its schedule restarts from the time it asks. A perSecond of 0 or less means no limit.
+func NewLimiter(c Clock, start time.Time, perSecond float64) *Pacer {
+	p := NewPacer(c, start, perSecond)
+	p.limit = true
 	return p
 }
 
@@ -109,6 +122,9 @@ func (p *Pacer) Next(ctx context.Context) (intended time.Time, err error) {
 		return p.clock.Now(), nil
 	}
 	intended = p.start.Add(time.Duration(float64(p.n) * p.intervalNs))
+	if now := p.clock.Now(); p.limit && now.After(intended) {
+		p.start, p.n, intended = now, 0, now
+	}
 	if p.clock.Now().Before(intended) {
 		if err := p.clock.SleepUntil(ctx, intended); err != nil {
 			return time.Time{}, err

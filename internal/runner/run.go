@@ -113,8 +113,8 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 		}()
 	}
 
-	st := &stepStats{r: r, s: &s, clock: clock, start: start, last: start,
-		iv: make([]opStats, len(s.Ops)), tot: make([]opStats, len(s.Ops))}
+	st := &stepStats{r: r, s: &s, clock: clock, start: start, last: start, lastPeriod: start, every: tick,
+		iv: make([]opStats, len(s.Ops)), tot: make([]opStats, len(s.Ops)), per: make([]opStats, len(s.Ops))}
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	var failErr error
@@ -189,6 +189,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	}
 	res.Fairness = fairness(start, clientEnd)
 	res.Intervals = st.intervals
+	res.Periods = st.periods
 	for _, sm := range r.Samplers {
 		sm.End(ctx, st.last, res)
 	}
@@ -252,10 +253,15 @@ type stepStats struct {
 	r         *Runner
 	s         *Step
 	clock     Clock
+	every     time.Duration // the tick interval
 	start     time.Time
 	last      time.Time // time of the previous tick
 	iv, tot   []opStats
 	intervals []result.Interval
+	// per accumulates the ticks of the current period (Step.Report) since lastPeriod.
+	per        []opStats
+	lastPeriod time.Time
+	periods    []result.Period
 }
 
 // tick collects every recorder's records of the interval that ends now, appends the interval
@@ -295,8 +301,12 @@ func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) 
 	}
 	for i := range st.iv {
 		st.tot[i].merge(&st.iv[i])
+		if st.s.Report > 0 {
+			st.per[i].merge(&st.iv[i])
+		}
 		st.iv[i].reset()
 	}
+	st.period(now, periodic)
 	secs := now.Sub(st.last).Seconds()
 	st.last = now
 	if !periodic || st.r.Progress == nil {
@@ -312,6 +322,46 @@ func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) 
 	}
 	status.ETA = eta(status)
 	st.r.Progress.Tick(status)
+}
+
+// period ends the current period at now when it has lasted Step.Report (within half a tick),
+// or at the step's end (final tick), and records it.
+func (st *stepStats) period(now time.Time, periodic bool) {
+	if st.s.Report <= 0 {
+		return
+	}
+	length := now.Sub(st.lastPeriod)
+	if periodic && length < st.s.Report-st.every/2 || !periodic && length <= 0 {
+		return
+	}
+	p := result.Period{End: now.Sub(st.start).Seconds(), Seconds: length.Seconds(),
+		Ops: make(map[string]result.PeriodOp, len(st.s.Ops))}
+	cum := now.Sub(st.start).Seconds()
+	for i, spec := range st.s.Ops {
+		o, t := &st.per[i], &st.tot[i]
+		po := result.PeriodOp{Count: o.count, Units: o.units, Errors: o.errors,
+			Latency: periodLatency(o.svc), CumUnits: t.units, CumLatency: periodLatency(t.svc)}
+		if p.Seconds > 0 {
+			po.PerSec = float64(o.units) / p.Seconds
+		}
+		if cum > 0 {
+			po.CumPerSec = float64(t.units) / cum
+		}
+		p.Ops[spec.Name] = po
+		o.reset()
+	}
+	if st.s.OnPeriod != nil {
+		st.s.OnPeriod(&p)
+	}
+	st.periods = append(st.periods, p)
+	st.lastPeriod = now
+}
+
+// periodLatency summarizes h without the distribution buckets, which a period does not need.
+func periodLatency(h *measure.Histogram) result.Latency {
+	l := measure.Summarize(h)
+	l.Buckets = nil
+	return l
 }
 
 // sumTotals adds the interval's records of every plain operation to each Total operation.

@@ -60,6 +60,14 @@ type Step struct {
 	ExpectUnits int64
 	// ProgressOp is the operation whose rate the progress line shows.
 	ProgressOp Op
+	// Report, when > 0, also reports the step every Report (in whole ticks), plus a last,
+	// shorter period at its end: each operation over the period and since the start, in the
+	// result's Periods.
+	Report time.Duration
+	// OnPeriod, when set, is called from the runner's goroutine with each period as it ends,
+	// before it is stored: it may add the workload's own figures (Rows) and show the period.
+	// It must return quickly.
+	OnPeriod func(p *result.Period)
 }
 
 // Sampler measures what the runner does not time itself (CPU, IO, sizes, engine stats): it adds

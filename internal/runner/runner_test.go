@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"sync"
@@ -841,5 +842,122 @@ func TestTotalOpSumsForegroundOps(t *testing.T) {
 	}
 	if ivCount != tot.Count {
 		t.Errorf("intervals sum to %d, total %d", ivCount, tot.Count)
+	}
+}
+
+func TestLimiterNeverBursts(t *testing.T) {
+	c := NewManualClock(t0)
+	ctx := context.Background()
+	l := NewLimiter(c, t0, 4) // every 250ms
+	for i := 0; i < 3; i++ {
+		if got, _ := l.Next(ctx); !got.Equal(t0.Add(time.Duration(i) * 250 * time.Millisecond)) {
+			t.Fatalf("Next %d = %v", i, got.Sub(t0))
+		}
+	}
+	// Fall 1.5s behind: unlike a Pacer, the missed times are not given; the schedule restarts now.
+	c.Advance(1500 * time.Millisecond) // now t0+2s
+	got, _ := l.Next(ctx)
+	if !got.Equal(t0.Add(2 * time.Second)) {
+		t.Fatalf("after falling behind: %v, want 2s", got.Sub(t0))
+	}
+	if got, _ := l.Next(ctx); !got.Equal(t0.Add(2250*time.Millisecond)) || !c.Now().Equal(got) {
+		t.Fatalf("the next one: %v, clock %v, want 2.25s", got.Sub(t0), c.Now().Sub(t0))
+	}
+	// Whatever the client's delays, consecutive starts are at least 1/rate apart.
+	rng := rand.New(rand.NewPCG(1, 2))
+	l = NewLimiter(c, c.Now(), 100)
+	prev := time.Time{}
+	for i := 0; i < 2000; i++ {
+		got, err := l.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !prev.IsZero() && got.Sub(prev) < 10*time.Millisecond {
+			t.Fatalf("start %d only %v after the previous", i, got.Sub(prev))
+		}
+		prev = got
+		c.Advance(time.Duration(rng.Int64N(int64(25 * time.Millisecond))))
+	}
+}
+
+func TestPeriods(t *testing.T) {
+	c := NewManualClock(t0)
+	var mu sync.Mutex
+	const n = 3000
+	var seen []result.Period
+	rows := int64(0)
+	s := Step{Name: "periods", Ops: []OpSpec{{Name: "insert"}, {Name: "query"}},
+		Report: 50 * time.Millisecond,
+		OnPeriod: func(p *result.Period) {
+			mu.Lock()
+			p.Rows = rows
+			mu.Unlock()
+			seen = append(seen, *p)
+		},
+		Workers: []Worker{{Run: func(ctx context.Context, rec *Recorder) error {
+			for i := 0; i < n; i++ {
+				mu.Lock()
+				err := rec.Do(Op(i%2), time.Time{}, func() (int64, error) {
+					c.Advance(time.Millisecond)
+					if i%2 == 0 {
+						rows += 10
+						return 10, nil
+					}
+					return 1, nil
+				})
+				mu.Unlock()
+				if err != nil {
+					return err
+				}
+				if i%100 == 0 {
+					time.Sleep(2 * time.Millisecond) // let ticks fall within the step
+				}
+			}
+			return nil
+		}}}}
+	res := (&Runner{Clock: c, Tick: time.Millisecond}).Run(context.Background(), s)
+	if res.Status != result.StatusOK {
+		t.Fatalf("status %s: %s", res.Status, res.Error)
+	}
+	if len(res.Periods) < 2 || len(seen) != len(res.Periods) {
+		t.Fatalf("%d periods, OnPeriod saw %d", len(res.Periods), len(seen))
+	}
+	var units, queries int64
+	var end float64
+	for i, p := range res.Periods {
+		ins, q := p.Ops["insert"], p.Ops["query"]
+		units += ins.Units
+		queries += q.Units
+		if ins.CumUnits != units || q.CumUnits != queries {
+			t.Fatalf("period %d: cumulative %d/%d, sums %d/%d", i, ins.CumUnits, q.CumUnits, units, queries)
+		}
+		// OnPeriod runs after the period's records are collected: the rows it sees include those
+		// of operations that have ended since, which count in the next period.
+		if p.Rows < ins.CumUnits || i > 0 && p.Rows < res.Periods[i-1].Rows {
+			t.Errorf("period %d: OnPeriod's rows %d not kept (cum inserts %d)", i, p.Rows, ins.CumUnits)
+		}
+		if !within(p.End, end+p.Seconds, 1e-9) {
+			t.Fatalf("period %d ends at %v, after %v + %v", i, p.End, end, p.Seconds)
+		}
+		end = p.End
+		if i < len(res.Periods)-1 && p.Seconds < 0.0495 {
+			t.Errorf("period %d lasted %vs, less than the 50ms report interval", i, p.Seconds)
+		}
+		if p.Seconds > 0 && !within(ins.PerSec, float64(ins.Units)/p.Seconds, 1e-9) {
+			t.Errorf("period %d: per_sec %v for %d units in %vs", i, ins.PerSec, ins.Units, p.Seconds)
+		}
+		if !within(ins.CumPerSec, float64(ins.CumUnits)/p.End, 1e-9) {
+			t.Errorf("period %d: cum_per_sec %v", i, ins.CumPerSec)
+		}
+		if ins.Count > 0 && (ins.Latency.P50 != 1000 || ins.Latency.Buckets != nil) {
+			t.Errorf("period %d: latency %+v, want p50 1ms and no buckets", i, ins.Latency)
+		}
+	}
+	if units != res.Ops["insert"].Units || queries != res.Ops["query"].Units {
+		t.Errorf("periods sum to %d inserts and %d queries, step %d and %d", units, queries,
+			res.Ops["insert"].Units, res.Ops["query"].Units)
+	}
+	if !within(end, float64(n)/1000, 1e-9) {
+		t.Errorf("last period ends at %vs, the step ran %vs", end, float64(n)/1000)
 	}
 }
