@@ -87,8 +87,8 @@ type Pacer struct {
 	start      time.Time
 	intervalNs float64 // 0: no limit
 	n          int64
-	// limit makes the Pacer a rate limiter: a client that falls behind is not given the
-	// times it missed; its schedule restarts from the current time.
+	// limit makes the Pacer a rate limiter: each start is at least one interval after the
+	// previous one actually began (start is then the previous one's time).
 	limit bool
 }
 
@@ -103,9 +103,9 @@ func NewPacer(c Clock, start time.Time, perSecond float64) *Pacer {
 }
 
 // NewLimiter returns a Pacer that limits a closed-loop client to perSecond operations a
-// second from start, spread evenly: consecutive intended starts are always at least 1/perSecond
-// apart. Unlike NewPacer's schedule, a client that falls behind does not catch up in a burst;
-// its schedule restarts from the time it asks. A perSecond of 0 or less means no limit.
+// second from start, spread evenly: Next returns no sooner than 1/perSecond after it last
+// returned. Unlike NewPacer's schedule, a client that falls behind does not catch up in a
+// burst: its schedule restarts from the time it asks. A perSecond of 0 or less means no limit.
 func NewLimiter(c Clock, start time.Time, perSecond float64) *Pacer {
 	p := NewPacer(c, start, perSecond)
 	p.limit = true
@@ -121,10 +121,10 @@ func (p *Pacer) Next(ctx context.Context) (intended time.Time, err error) {
 	if p.intervalNs == 0 {
 		return p.clock.Now(), nil
 	}
-	intended = p.start.Add(time.Duration(float64(p.n) * p.intervalNs))
-	if now := p.clock.Now(); p.limit && now.After(intended) {
-		p.start, p.n, intended = now, 0, now
+	if p.limit {
+		return p.nextLimited(ctx)
 	}
+	intended = p.start.Add(time.Duration(float64(p.n) * p.intervalNs))
 	if p.clock.Now().Before(intended) {
 		if err := p.clock.SleepUntil(ctx, intended); err != nil {
 			return time.Time{}, err
@@ -132,4 +132,26 @@ func (p *Pacer) Next(ctx context.Context) (intended time.Time, err error) {
 	}
 	p.n++
 	return intended, nil
+}
+
+// nextLimited is Next of a limiter: it waits until one interval after the previous start and
+// returns the time it returns at, from which the next interval counts.
+func (p *Pacer) nextLimited(ctx context.Context) (time.Time, error) {
+	if p.n > 0 {
+		next := p.start.Add(time.Duration(p.intervalNs))
+		if p.clock.Now().Before(next) {
+			if err := p.clock.SleepUntil(ctx, next); err != nil {
+				return time.Time{}, err
+			}
+		}
+	}
+	now := p.clock.Now()
+	if p.n == 0 && now.Before(p.start) {
+		if err := p.clock.SleepUntil(ctx, p.start); err != nil {
+			return time.Time{}, err
+		}
+		now = p.clock.Now()
+	}
+	p.start, p.n = now, 1
+	return now, nil
 }

@@ -82,6 +82,58 @@ func (p *progress) StepDone(r *result.Step) {
 	fmt.Fprintln(p.w, doneLine(r))
 }
 
+// Period writes a line for a period of a step that reports them (Step.Report): its end, the
+// rows in the table when known, and each operation's units, rate over the period and since the
+// start, and p99 over the period. On a terminal it replaces the live line, which the next tick
+// redraws.
+func (p *progress) Period(step string, per *result.Period) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.live = false
+	}
+	fmt.Fprintln(p.w, periodLine(step, per))
+}
+
+// periodLine formats a period: "run 120s: rows 1.2M; insert 10.1k/s (cum 11k/s, p99 4ms); ...".
+func periodLine(step string, per *result.Period) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", step, clock(time.Duration(per.End*float64(time.Second))))
+	if per.Rows > 0 {
+		fmt.Fprintf(&b, ": rows %s", count(float64(per.Rows)))
+	}
+	sep := ": "
+	if per.Rows > 0 {
+		sep = "; "
+	}
+	for _, n := range sortedKeys(per.Ops) {
+		op := per.Ops[n]
+		if op.CumUnits == 0 && op.Errors == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s%s %s/s (cum %s/s", sep, n, count(op.PerSec), count(op.CumPerSec))
+		if op.Count > 0 {
+			fmt.Fprintf(&b, ", p99 %s", latency(op.Latency.P99))
+		}
+		if op.Errors > 0 {
+			fmt.Fprintf(&b, ", %d errors", op.Errors)
+		}
+		b.WriteString(")")
+		sep = "; "
+	}
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // line rewrites the live line, cut to the terminal's width so that it never wraps.
 func (p *progress) line(s string) {
 	if p.fd >= 0 {

@@ -353,6 +353,9 @@ func (st *stepStats) period(now time.Time, periodic bool) {
 	if st.s.OnPeriod != nil {
 		st.s.OnPeriod(&p)
 	}
+	if pp, ok := st.r.Progress.(PeriodProgress); ok {
+		pp.Period(st.s.Name, &p)
+	}
 	st.periods = append(st.periods, p)
 	st.lastPeriod = now
 }

@@ -93,6 +93,12 @@ type Progress interface {
 	StepDone(r *result.Step)
 }
 
+// PeriodProgress is a Progress that also shows each period of a step that reports them
+// (Step.Report).
+type PeriodProgress interface {
+	Period(step string, p *result.Period)
+}
+
 // Status is the state of a running step, given to Progress once a second.
 type Status struct {
 	Step        string

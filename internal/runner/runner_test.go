@@ -961,3 +961,25 @@ func TestPeriods(t *testing.T) {
 		t.Errorf("last period ends at %vs, the step ran %vs", end, float64(n)/1000)
 	}
 }
+
+func TestProgressPeriodLine(t *testing.T) {
+	per := &result.Period{End: 120, Seconds: 10, Rows: 1_200_000, Ops: map[string]result.PeriodOp{
+		"insert": {Count: 101, Units: 101000, PerSec: 10100, CumUnits: 1_200_000, CumPerSec: 10000, Latency: result.Latency{P99: 4000}},
+		"query":  {CumUnits: 0},
+	}}
+	var buf bytes.Buffer
+	p := NewProgress(&buf, true)
+	p.Tick(Status{Step: "run", Elapsed: 119 * time.Second, Units: 1_190_000, Rate: 10000})
+	p.(PeriodProgress).Period("run", per)
+	out := buf.String()
+	// The live line is cleared, then the period is a line of its own; queries that have not
+	// started are left out.
+	if !strings.HasSuffix(out, "\r\x1b[Krun 2:00: rows 1.2M; insert 10.1k/s (cum 10k/s, p99 4ms)\n") {
+		t.Errorf("terminal output %q", out)
+	}
+	per.Rows = 0
+	per.Ops["query"] = result.PeriodOp{Count: 5, Units: 5, PerSec: 0.5, CumUnits: 5, CumPerSec: 0.04, Errors: 2, Latency: result.Latency{P99: 2e6}}
+	if got, want := periodLine("run", per), "run 2:00: insert 10.1k/s (cum 10k/s, p99 4ms); query 0.5/s (cum 0.04/s, p99 2s, 2 errors)"; got != want {
+		t.Errorf("period line\n %q\nwant\n %q", got, want)
+	}
+}

@@ -779,3 +779,7 @@ func (e *mysqlDB) IsDataFile(rel string) bool {
 	}
 	return dir == "" && innodbDataFile.MatchString(file)
 }
+
+// RowValueSeek implements Dialect: MariaDB's range optimizer does not use an index for a
+// row-value inequality, but reads the expanded OR as ranges of the forced index, in order.
+func (MySQLDialect) RowValueSeek() bool { return false }

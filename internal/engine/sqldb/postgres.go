@@ -419,3 +419,6 @@ func (e *postgresDB) IsDataFile(rel string) bool {
 func pgQuote(v string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
+
+// RowValueSeek implements Dialect: a btree index scan starts at a row-value comparison.
+func (PostgresDialect) RowValueSeek() bool { return true }

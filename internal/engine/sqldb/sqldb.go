@@ -106,6 +106,10 @@ type Dialect interface {
 	DuplicateKey(err error) bool
 	// MaxParams is the largest number of bind parameters a statement may have.
 	MaxParams() int
+	// RowValueSeek reports whether the planner reads a row-value comparison on an index's
+	// leading columns, (a, b) >= (?, ?), as one range of that index in order. Where it does not,
+	// a workload spells the seek as (a = ? AND b >= ?) OR (a > ?).
+	RowValueSeek() bool
 }
 
 // Bind replaces each ? of q with d's placeholder, numbered from 1, so that a workload writes

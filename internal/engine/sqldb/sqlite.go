@@ -284,3 +284,7 @@ func placeholders(d Dialect, first, n int) string {
 	}
 	return sb.String()
 }
+
+// RowValueSeek implements Dialect: SQLite seeks an index to a row-value comparison on its
+// leading columns, where the expanded OR becomes a multi-index OR followed by a sort.
+func (SQLiteDialect) RowValueSeek() bool { return true }

@@ -1,0 +1,323 @@
+package iibench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/engine/kv/null"
+	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/workload"
+)
+
+// engineCase is an engine every test runs on: the embedded ones always, the servers where
+// they are installed, with memory settings small enough for a test.
+type engineCase struct {
+	driver engine.Driver
+	kind   server.Kind // servers only
+	plugin string
+	small  map[string]string
+}
+
+var engineCases = []engineCase{
+	{driver: sqldb.SQLiteDriver()},
+	{driver: pebble.Driver()},
+	{sqldb.PostgresDriver(), server.Postgres, "", map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
+	{sqldb.InnoDBDriver(), server.MariaDB, "", map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
+	{sqldb.MyRocksDriver(), server.MariaDB, "ha_rocksdb", map[string]string{"rocksdb_block_cache_size": "64M"}},
+}
+
+// open opens a fresh engine of c (skipping the test when its server is not installed).
+func (c engineCase) open(t *testing.T, ctx context.Context) engine.Engine {
+	t.Helper()
+	dir := t.TempDir()
+	if c.driver.Server {
+		if c.plugin != "" {
+			servertest.RequirePlugin(t, c.plugin)
+		} else {
+			servertest.Require(t, c.kind)
+		}
+		dir = servertest.DataDir(t)
+	}
+	reg, err := engine.NewRegistry(c.driver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := engine.Config{Name: c.driver.Name, Engine: c.driver.Name, Settings: c.small, DataDir: dir}
+	if c.driver.Server {
+		cfg.Log = servertest.Logger(t)
+	}
+	eng, err := reg.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := eng.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return eng
+}
+
+// runOn runs w on eng and returns its one step and Run's error.
+func runOn(t testing.TB, ctx context.Context, w *Workload, eng engine.Engine, rn *runner.Runner) (*result.Step, error) {
+	t.Helper()
+	if rn == nil {
+		rn = &runner.Runner{Clock: runner.SystemClock()}
+	}
+	var steps []*result.Step
+	err := w.Run(ctx, workload.Env{Log: io.Discard, Runner: rn}, eng, func(s *result.Step) { steps = append(steps, s) })
+	if len(steps) != 1 {
+		t.Fatalf("%d steps emitted, want 1 (err %v)", len(steps), err)
+	}
+	return steps[0], err
+}
+
+// TestEngines checks on every engine, first, that each query shape returns the rows of its
+// index in index order from its seek point on (against a brute-force sort of the rows
+// inserted, with small domains so that seeks land on equal leading columns), then runs iiBench
+// at tiny scale with verification.
+func TestEngines(t *testing.T) {
+	for _, c := range engineCases {
+		t.Run(c.driver.Name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			eng := c.open(t, ctx)
+			checkQueryShapes(t, ctx, eng)
+			if db, ok := eng.(sqldb.DB); ok {
+				if _, err := db.SQL().ExecContext(ctx, "DROP TABLE "+tableName); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				eng = c.open(t, ctx)
+			}
+			checkTinyRun(t, ctx, eng)
+		})
+	}
+}
+
+func checkQueryShapes(t *testing.T, ctx context.Context, eng engine.Engine) {
+	t.Helper()
+	p, _ := DefaultParams("tiny")
+	p.CashRegs, p.Customers, p.MaxPrice = 4, 30, 7
+	p.CharFields, p.CharLength = 1, 20
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	be, err := newBackend(eng, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := be.create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := be.newSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.close()
+	gen := NewGen(&p, 1, 2)
+	var rows []Row
+	const t0 = 1_700_000_000
+	for b := 0; b < 12; b++ {
+		batch := gen.Batch(250, t0+int64(b%5)) // five distinct times, repeated
+		if err := sess.insert(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range batch {
+			r.Pad = nil
+			r.ID = int64(len(rows) + 1) // SQL engines assign the same ids in insert order
+			rows = append(rows, r)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, idx := range p.Indexes() {
+		n := len(indexes[idx].cols)
+		keys := make([]Key, len(rows))
+		for i := range rows {
+			keys[i] = rows[i].key(idx)
+		}
+		slices.SortFunc(keys, func(a, b Key) int { return compareKeys(a, b, n) })
+		var out []Key
+		for i := 0; i < 60; i++ {
+			var sk Key
+			switch i % 3 {
+			case 0: // an existing key: the row itself is the first
+				sk = keys[rng.IntN(len(keys))]
+			case 1:
+				sk = seek(rng, &p, idx, int64(len(rows)), t0-1, t0+5)
+			default: // around the ends of the domains
+				sk = seek(rng, &p, idx, int64(len(rows))+2, t0-1, t0+5)
+				sk[0] = []int64{-1, 0, keys[len(keys)-1][0], keys[len(keys)-1][0] + 1}[rng.IntN(4)]
+			}
+			limit := 1 + rng.IntN(60)
+			out, err = sess.query(ctx, idx, sk, limit, out)
+			if err != nil {
+				t.Fatalf("%s: %v", indexes[idx].name, err)
+			}
+			from, _ := slices.BinarySearchFunc(keys, sk, func(a, b Key) int { return compareKeys(a, b, n) })
+			want := keys[from:min(from+limit, len(keys))]
+			if !slices.Equal(out, want) {
+				t.Fatalf("%s: seek %v limit %d returned\n %v\nwant\n %v", indexes[idx].name, sk[:n], limit, out, want)
+			}
+		}
+		if got, err := be.count(ctx, idx); err != nil || got != int64(len(rows)) {
+			t.Errorf("count through %s: %d %v, want %d", indexes[idx].name, got, err, len(rows))
+		}
+	}
+	if db, ok := eng.(sqldb.DB); ok {
+		checkPlans(t, ctx, db, be.(*sqlBackend))
+	}
+}
+
+// checkPlans checks that every query reads its index in order from the seek point rather than
+// sorting: each plan is a range of the query's own index, without a sort.
+func checkPlans(t *testing.T, ctx context.Context, db sqldb.DB, b *sqlBackend) {
+	t.Helper()
+	if b.d.Name() == "postgres" {
+		// With statistics, and a limit that is small against the table, as in a real run.
+		if _, err := db.SQL().ExecContext(ctx, "ANALYZE "+tableName); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, idx := range b.p.Indexes() {
+		q, args := b.queryText(idx, 10)
+		vals := make([]any, len(args))
+		for i, a := range args {
+			vals[i] = []int64{3, 1_700_000_002, 5}[a]
+		}
+		prefix := map[string]string{"sqlite": "EXPLAIN QUERY PLAN ", "postgres": "EXPLAIN ", "mysql": "EXPLAIN "}[b.d.Name()]
+		rows, err := db.SQL().QueryContext(ctx, prefix+q, vals...)
+		if err != nil {
+			t.Fatalf("explain %s: %v", q, err)
+		}
+		cols, _ := rows.Columns()
+		var plan []string
+		for rows.Next() {
+			cells := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range cells {
+				ptrs[i] = &cells[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cells {
+				if b, ok := c.([]byte); ok {
+					c = string(b)
+				}
+				plan = append(plan, fmt.Sprintf("%v", c))
+			}
+		}
+		rows.Close()
+		text := strings.Join(plan, " ")
+		bad := map[string]string{"sqlite": "TEMP B-TREE", "mysql": "filesort", "postgres": "Sort"}[b.d.Name()]
+		name := indexes[idx].name
+		want := map[string]string{"sqlite": "SEARCH " + tableName + " USING COVERING INDEX " + name,
+			"mysql": "range " + name, "postgres": "Index Only Scan using " + name}[b.d.Name()]
+		if idx == idxPK {
+			want = map[string]string{"sqlite": "SEARCH " + tableName + " USING INTEGER PRIMARY KEY",
+				"mysql": "range PRIMARY", "postgres": "Index Only Scan using " + tableName + "_pkey"}[b.d.Name()]
+		}
+		if strings.Contains(text, bad) || !strings.Contains(text, want) {
+			t.Errorf("%s: the plan of\n %s\nis\n %s", indexes[idx].name, q, text)
+		}
+	}
+}
+
+func checkTinyRun(t *testing.T, ctx context.Context, eng engine.Engine) {
+	t.Helper()
+	p, _ := DefaultParams("tiny")
+	p.ReportSeconds = 1
+	p.CostPerHour = 1.68
+	p.QueryLimit = 100
+	w, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samplers []runner.Sampler
+	if s, ok := eng.(engine.Statser); ok {
+		samplers = append(samplers, workload.EngineStats{Engine: s})
+	}
+	st, err := runOn(t, ctx, w, eng, &runner.Runner{Clock: runner.SystemClock(), Samplers: samplers})
+	if err != nil || st.Status != result.StatusOK {
+		t.Fatalf("run: %v; step %s %s", err, st.Status, st.Error)
+	}
+	if st.Verify == nil || !st.Verify.OK || !strings.Contains(st.Verify.Detail, "pdc=50000") {
+		t.Errorf("verify %+v", st.Verify)
+	}
+	ins, q := st.Ops["insert"], st.Ops["query"]
+	if ins.Units != p.MaxRows || ins.Count != p.MaxRows/int64(p.InsertBatch) {
+		t.Errorf("inserted %d rows in %d batches, want %d in %d", ins.Units, ins.Count, p.MaxRows, p.MaxRows/int64(p.InsertBatch))
+	}
+	// Queries start after 1000 rows; each reads the limit unless it seeks near an end.
+	if q.Units == 0 || float64(q.Found)/float64(q.Units) < 0.5*float64(p.QueryLimit) {
+		t.Errorf("queries %d found %d rows", q.Units, q.Found)
+	}
+	if len(st.Periods) == 0 {
+		t.Fatal("no periods")
+	}
+	last := st.Periods[len(st.Periods)-1]
+	if last.Rows != p.MaxRows || last.Ops["insert"].CumUnits != p.MaxRows {
+		t.Errorf("last period: rows %d, cumulative inserts %d", last.Rows, last.Ops["insert"].CumUnits)
+	}
+	if st.Cost == nil || st.Cost.PerBillionInserts == nil || st.Cost.Run <= 0 {
+		t.Errorf("cost %+v", st.Cost)
+	}
+	if st.Primary != "insert" {
+		t.Errorf("primary op %q", st.Primary)
+	}
+}
+
+// TestNullEngine runs iiBench on the null engine: every query runs (finding nothing) and
+// verification is skipped because null stores nothing.
+func TestNullEngine(t *testing.T) {
+	ctx := context.Background()
+	eng, err := null.Driver().Open(ctx, engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	p, _ := DefaultParams("tiny")
+	w, _ := New(p)
+	st, err := runOn(t, ctx, w, eng, nil)
+	if err != nil || st.Status != result.StatusOK || st.Verify != nil {
+		t.Fatalf("run: %v %s %s, verify %+v", err, st.Status, st.Error, st.Verify)
+	}
+	if st.Ops["insert"].Units != p.MaxRows {
+		t.Errorf("inserted %d", st.Ops["insert"].Units)
+	}
+}
+
+// lossy is a KV engine that drops every write without saying so (it hides null's Discarder),
+// so verification must catch it.
+type lossy struct{ kv.DB }
+
+func TestVerificationCatchesLostRows(t *testing.T) {
+	ctx := context.Background()
+	eng, err := null.Driver().Open(ctx, engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	p, _ := DefaultParams("tiny")
+	p.MaxRows = 3000
+	w, _ := New(p)
+	st, err := runOn(t, ctx, w, lossy{eng.(kv.DB)}, nil)
+	if err == nil || st.Status != result.StatusFailed || st.Verify == nil || st.Verify.OK ||
+		!strings.Contains(st.Verify.Detail, "expected 3000, pk=0 marketsegment=0") {
+		t.Errorf("err %v, step %s %q, verify %+v", err, st.Status, st.Error, st.Verify)
+	}
+}

@@ -1,0 +1,164 @@
+package iibench
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/enginebench/enginebench/internal/engine/kv"
+)
+
+// The KV layout is MyRocks': one key range per index, keyed by the index number (1 byte) and
+// then the index's columns, with transactionid last in the secondary indexes:
+//
+//	primary key:     transactionid                                    -> the other columns
+//	marketsegment:   price, customerid, transactionid                 -> empty
+//	registersegment: cashregisterid, price, customerid, transactionid -> empty
+//	pdc:             price, dateandtime, customerid, transactionid    -> empty
+//
+// The int columns take 4 bytes, transactionid and dateandtime 8, all order-preserving (sign bit
+// flipped, big endian). The primary key value holds dateandtime, cashregisterid, customerid,
+// productid and price in fixed width, then the padding columns.
+
+const pkValueFixed = 8 + 4*4
+
+type kvBackend struct {
+	db  kv.DB
+	p   *Params
+	ids *atomic.Int64 // the highest transactionid handed out
+}
+
+// appendInt32 appends v as an order-preserving 4-byte key part.
+func appendInt32(dst []byte, v int64) []byte {
+	return binary.BigEndian.AppendUint32(dst, uint32(int32(v))^(1<<31))
+}
+
+// appendCol appends the key part of column c with value v.
+func appendCol(dst []byte, c int, v int64) []byte {
+	if c == colID || c == colDate {
+		return kv.AppendInt64(dst, v)
+	}
+	return appendInt32(dst, v)
+}
+
+// decodeCol decodes the key part of column c at the start of b.
+func decodeCol(b []byte, c int) (v int64, rest []byte, err error) {
+	if c == colID || c == colDate {
+		return kv.DecodeInt64(b)
+	}
+	if len(b) < 4 {
+		return 0, nil, fmt.Errorf("short key part: %d bytes", len(b))
+	}
+	return int64(int32(binary.BigEndian.Uint32(b) ^ (1 << 31))), b[4:], nil
+}
+
+// appendKey appends the key of index idx whose columns are k (the seek prefix, without the
+// trailing transactionid of a secondary index).
+func appendKey(dst []byte, idx int, k Key) []byte {
+	dst = append(dst, byte(idx))
+	for i, c := range indexes[idx].cols {
+		dst = appendCol(dst, c, k[i])
+	}
+	return dst
+}
+
+// appendEntry appends the key of row r in index idx.
+func appendEntry(dst []byte, idx int, r *Row) []byte {
+	dst = appendKey(dst, idx, r.key(idx))
+	if idx != idxPK {
+		dst = kv.AppendInt64(dst, r.ID)
+	}
+	return dst
+}
+
+func appendPKValue(dst []byte, r *Row) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(r.DateAndTime))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(r.CashRegisterID))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(r.CustomerID))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(r.ProductID))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(r.Price))
+	return append(dst, r.Pad...)
+}
+
+func (b *kvBackend) create(context.Context) error { return nil }
+
+func (b *kvBackend) retryable(error) bool { return false }
+
+func (b *kvBackend) newSession(context.Context) (session, error) {
+	return &kvSession{b: b, batch: b.db.NewBatch(), idx: b.p.Indexes()}, nil
+}
+
+func (b *kvBackend) count(ctx context.Context, idx int) (int64, error) {
+	it, err := b.db.NewIter([]byte{byte(idx)}, []byte{byte(idx + 1)})
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+		if n%65536 == 0 && ctx.Err() != nil {
+			it.Close()
+			return n, ctx.Err()
+		}
+	}
+	return n, errors.Join(it.Err(), it.Close())
+}
+
+// kvSession reuses one batch and its key buffers for every operation.
+type kvSession struct {
+	b     *kvBackend
+	batch kv.Batch
+	idx   []int // the table's indexes
+	key   []byte
+	val   []byte
+	lo    []byte
+	hi    [1]byte
+}
+
+func (s *kvSession) close() error { return s.batch.Close() }
+
+func (s *kvSession) insert(_ context.Context, rows []Row) error {
+	first := s.b.ids.Add(int64(len(rows))) - int64(len(rows)) + 1
+	for i := range rows {
+		r := &rows[i]
+		r.ID = first + int64(i)
+		for _, idx := range s.idx {
+			s.key = appendEntry(s.key[:0], idx, r)
+			if idx == idxPK {
+				s.val = appendPKValue(s.val[:0], r)
+				s.batch.Set(s.key, s.val)
+			} else {
+				s.batch.Set(s.key, nil)
+			}
+		}
+	}
+	if err := s.batch.Commit(); err != nil {
+		return fmt.Errorf("insert into %s: %w", tableName, err)
+	}
+	return nil
+}
+
+func (s *kvSession) query(_ context.Context, idx int, seek Key, limit int, out []Key) ([]Key, error) {
+	out = out[:0]
+	s.lo = appendKey(s.lo[:0], idx, seek)
+	s.hi[0] = byte(idx + 1)
+	it, err := s.b.db.NewIter(s.lo, s.hi[:])
+	if err != nil {
+		return out, err
+	}
+	cols := indexes[idx].cols
+	for ok := it.First(); ok && len(out) < limit; ok = it.Next() {
+		var k Key
+		rest := it.Key()[1:]
+		for i, c := range cols {
+			if k[i], rest, err = decodeCol(rest, c); err != nil {
+				it.Close()
+				return out, fmt.Errorf("query %s: corrupt key: %w", indexes[idx].name, err)
+			}
+		}
+		out = append(out, k)
+	}
+	return out, errors.Join(it.Err(), it.Close())
+}

@@ -1,0 +1,174 @@
+// Package iibench implements iiBench, the indexed insertion benchmark (docs/iibench.md): insert
+// threads append rows to purchases_index and its secondary indexes while one query thread per
+// index seeks to a random point of it and reads the next rows in index order. One step, run,
+// ends at a row count or a duration and reports every few seconds how the rates change as the
+// table grows. Each operation is written once for the SQL family (sql.go) and once for the KV
+// family (kv.go).
+package iibench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Params are every size and option of iiBench.
+type Params struct {
+	Scale string `json:"scale"`
+	// MaxRows ends the run when that many rows are inserted; 0: no row limit (Seconds must be set).
+	MaxRows int64 `json:"max_rows"`
+	// Seconds ends the run after that long; 0: no time limit.
+	Seconds       float64 `json:"seconds"`
+	InsertThreads int     `json:"insert_threads"`
+	// QueryThreads run queries; thread i queries index i modulo the primary key and the
+	// secondary indexes. 0 means one per index; -1 is not allowed.
+	QueryThreads int `json:"query_threads"`
+	InsertBatch  int `json:"insert_batch"` // rows per insert transaction
+	// MaxInsertRate caps the rows inserted a second over all insert threads, spread evenly
+	// (batch by batch); 0: as fast as possible.
+	MaxInsertRate    float64 `json:"max_insert_rate"`
+	SecondaryIndexes int     `json:"secondary_indexes"` // 0-3: marketsegment, registersegment, pdc
+	QueryLimit       int     `json:"query_limit"`       // rows read by each query
+	QueryAfterRows   int64   `json:"query_after_rows"`  // queries start once this many rows exist
+	ReportSeconds    float64 `json:"report_seconds"`
+	CostPerHour      float64 `json:"cost_per_hour"` // machine price per hour; 0: no cost figure
+	CharFields       int     `json:"char_fields"`   // padding columns charfield1..N
+	CharLength       int     `json:"char_length"`   // bytes of each padding column
+	CompressiblePct  int     `json:"compressible_pct"`
+	CashRegs         int     `json:"cashregisters"`
+	Products         int     `json:"products"`
+	Customers        int     `json:"customers"`
+	MaxPrice         int     `json:"max_price"`
+	Seed             uint64  `json:"seed"`
+}
+
+// Scale is a size preset (docs/iibench.md).
+type Scale struct {
+	Name           string
+	MaxRows        int64
+	QueryAfterRows int64
+}
+
+var scales = []Scale{
+	{"tiny", 50_000, 1_000},
+	{"small", 2_000_000, 10_000},
+	{"large", 500_000_000, 1_000_000},
+}
+
+// Scales returns the size presets.
+func Scales() []Scale { return slices.Clone(scales) }
+
+// DefaultParams returns the parameters of a scale preset with every other option at its
+// default, or an error for an unknown scale.
+func DefaultParams(scale string) (Params, error) {
+	i := slices.IndexFunc(scales, func(s Scale) bool { return s.Name == scale })
+	if i < 0 {
+		names := make([]string, len(scales))
+		for j, s := range scales {
+			names[j] = s.Name
+		}
+		return Params{}, fmt.Errorf("unknown iibench scale %q (known: %s)", scale, strings.Join(names, ", "))
+	}
+	s := scales[i]
+	return Params{
+		Scale: s.Name, MaxRows: s.MaxRows, InsertThreads: 1, InsertBatch: 1000,
+		SecondaryIndexes: 3, QueryLimit: 1000, QueryAfterRows: s.QueryAfterRows, ReportSeconds: 10,
+		CharLength: 1000, CompressiblePct: 90,
+		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500, Seed: 1017,
+	}, nil
+}
+
+// Validate checks every parameter and fills QueryThreads when it is 0.
+func (p *Params) Validate() error {
+	pos := []struct {
+		name string
+		v    int64
+	}{
+		{"--insert-threads", int64(p.InsertThreads)}, {"--insert-batch", int64(p.InsertBatch)},
+		{"--query-limit", int64(p.QueryLimit)},
+		{"--cashregisters", int64(p.CashRegs)}, {"--products", int64(p.Products)},
+		{"--customers", int64(p.Customers)}, {"--max-price", int64(p.MaxPrice)},
+	}
+	for _, c := range pos {
+		if c.v <= 0 {
+			return fmt.Errorf("%s must be > 0, got %d", c.name, c.v)
+		}
+	}
+	switch {
+	case p.MaxRows < 0:
+		return fmt.Errorf("--max-rows must be >= 0 (0: no row limit), got %d", p.MaxRows)
+	case p.Seconds < 0:
+		return fmt.Errorf("--seconds must be >= 0 (0: no time limit), got %g", p.Seconds)
+	case p.MaxRows == 0 && p.Seconds == 0:
+		return fmt.Errorf("the run needs an end: set --max-rows or --seconds")
+	case p.InsertThreads > 1024:
+		return fmt.Errorf("--insert-threads must be at most 1024, got %d", p.InsertThreads)
+	case p.QueryThreads < 0 || p.QueryThreads > 1024:
+		return fmt.Errorf("--query-threads must be within 0..1024, got %d", p.QueryThreads)
+	case p.InsertBatch > 100_000:
+		return fmt.Errorf("--insert-batch must be at most 100000, got %d", p.InsertBatch)
+	case p.MaxInsertRate < 0:
+		return fmt.Errorf("--max-insert-rate must be >= 0 (0: no limit), got %g", p.MaxInsertRate)
+	case p.SecondaryIndexes < 0 || p.SecondaryIndexes > 3:
+		return fmt.Errorf("--secondary-indexes must be within 0..3, got %d", p.SecondaryIndexes)
+	case p.QueryAfterRows < 0:
+		return fmt.Errorf("--query-after-rows must be >= 0, got %d", p.QueryAfterRows)
+	case p.ReportSeconds < 1:
+		return fmt.Errorf("--report-seconds must be at least 1, got %g", p.ReportSeconds)
+	case p.CostPerHour < 0:
+		return fmt.Errorf("--cost-per-hour must be >= 0, got %g", p.CostPerHour)
+	case p.CharFields < 0 || p.CharFields > 16:
+		return fmt.Errorf("--char-fields must be within 0..16, got %d", p.CharFields)
+	case p.CharLength < 1 || p.CharLength > 4000:
+		return fmt.Errorf("--char-length must be within 1..4000, got %d", p.CharLength)
+	case p.CompressiblePct < 0 || p.CompressiblePct > 100:
+		return fmt.Errorf("--compressible-pct must be within 0..100, got %d", p.CompressiblePct)
+	}
+	if p.QueryThreads == 0 {
+		p.QueryThreads = 1 + p.SecondaryIndexes
+	}
+	return nil
+}
+
+// ParamMap returns the parameters as a map for run.json.
+func (p *Params) ParamMap() map[string]any {
+	return map[string]any{
+		"scale": p.Scale, "max_rows": p.MaxRows, "seconds": p.Seconds,
+		"insert_threads": p.InsertThreads, "query_threads": p.QueryThreads,
+		"insert_batch": p.InsertBatch, "max_insert_rate": p.MaxInsertRate,
+		"secondary_indexes": p.SecondaryIndexes, "query_limit": p.QueryLimit,
+		"query_after_rows": p.QueryAfterRows, "report_seconds": p.ReportSeconds,
+		"cost_per_hour": p.CostPerHour, "char_fields": p.CharFields, "char_length": p.CharLength,
+		"compressible_pct": p.CompressiblePct, "cashregisters": p.CashRegs, "products": p.Products,
+		"customers": p.Customers, "max_price": p.MaxPrice, "seed": p.Seed,
+	}
+}
+
+// RowBytes is the logical size of one row: transactionid and dateandtime (8 bytes each), the
+// four int columns (4 each) and the padding columns. It is the denominator of write and space
+// amplification.
+func (p *Params) RowBytes() float64 {
+	return 32 + float64(p.CharFields*p.CharLength)
+}
+
+// Indexes returns the indexes the table has: the primary key and the first
+// SecondaryIndexes of marketsegment, registersegment and pdc.
+func (p *Params) Indexes() []int {
+	idx := []int{idxPK}
+	for i := 1; i <= p.SecondaryIndexes; i++ {
+		idx = append(idx, i)
+	}
+	return idx
+}
+
+// Cost returns what a run of seconds that inserted rows costs at perHour a machine hour, and
+// what inserting one billion rows at the run's average rate costs (ok false when nothing was
+// inserted).
+func Cost(perHour, seconds float64, rows int64) (run, perBillion float64, ok bool) {
+	run = seconds / 3600 * perHour
+	if rows <= 0 || seconds <= 0 {
+		return run, 0, false
+	}
+	ips := float64(rows) / seconds
+	return run, 1e9 / ips / 3600 * perHour, true
+}
