@@ -235,6 +235,15 @@ func TestBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"insert flag for linkbench", []string{"linkbench", "--rows", "3"}, "--rows: not a parameter of the linkbench workload (insert only)"},
 		{"unknown profile", []string{"linkbench", "--profile", "fb1999"}, `--profile: unknown LinkBench profile "fb1999" (known: fb2011, fb2017)`},
 		{"missing distribution file", []string{"linkbench", "--distribution-file", "/nonexistent/d.dat"}, "--distribution-file: open /nonexistent/d.dat"},
+		{"iibench flag for insert", []string{"--max-rows", "5"}, "--max-rows: not a parameter of the insert workload (iibench only)"},
+		{"insert flag for iibench", []string{"iibench", "--rows", "3"}, "--rows: not a parameter of the iibench workload (insert only)"},
+		{"shared domain flag for linkbench", []string{"linkbench", "--customers", "5"}, "--customers: not a parameter of the linkbench workload (iibench, insert only)"},
+		{"iibench scale", []string{"iibench", "--scale", "cached"}, `unknown iibench scale "cached" (known: tiny, small, large)`},
+		{"iibench steps", []string{"iibench", "--steps", "l.i0"}, "iibench has one step, run"},
+		{"iibench without an end", []string{"iibench", "--max-rows", "0"}, "the run needs an end: set --max-rows or --seconds"},
+		{"iibench indexes", []string{"iibench", "--secondary-indexes", "4"}, "--secondary-indexes must be within 0..3, got 4"},
+		{"iibench price", []string{"iibench", "--cost-per-hour", "-1.5"}, "--cost-per-hour must be >= 0"},
+		{"iibench domain", []string{"iibench", "--customers", "0"}, "--customers must be > 0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

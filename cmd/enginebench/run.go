@@ -24,6 +24,7 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/iibench"
 	"github.com/enginebench/enginebench/internal/workload/insertbench"
 	"github.com/enginebench/enginebench/internal/workload/linkbench"
 )
@@ -43,8 +44,9 @@ type runFlags struct {
 	seed    uint64
 	p       insertbench.Params // sizes and options; applied only where a flag was given
 	lb      linkbench.Params
-	// owner maps each workload-specific flag to its workload.
-	owner map[string]string
+	ii      iibench.Params
+	// owner maps each workload-specific flag to the workloads it belongs to.
+	owner map[string][]string
 }
 
 // notParam reports the flags of `run` that a run spec's params cannot set: the spec has keys
@@ -66,15 +68,15 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 func runCommand(stdout, stderr io.Writer) (*cobra.Command, *runFlags) {
 	f := &runFlags{}
 	cmd := &cobra.Command{
-		Use:   "run [insert|linkbench]",
+		Use:   "run [insert|iibench|linkbench]",
 		Short: "Run a workload (default: the Insert Benchmark) on one or more engine configurations",
-		Long: `Run a workload (insert: the Insert Benchmark; linkbench: LinkBench) on each engine
-configuration in turn and write a run directory
+		Long: `Run a workload (insert: the Insert Benchmark; iibench: iiBench; linkbench: LinkBench) on
+each engine configuration in turn and write a run directory
 (run.json, intervals.csv, summary.md). The summary is printed at the end.
 
 The configurations are one per engine of --engines, or the named configurations of a run
-spec (--config FILE.yaml, see docs/run-spec.md). Sizes come from --scale (tiny, small,
-cached, iobound); any size flag overrides its preset, and any flag given on the command
+spec (--config FILE.yaml, see docs/run-spec.md). Sizes come from --scale (insert and
+linkbench: tiny, small, cached, iobound; iibench: tiny, small, large); any size flag overrides its preset, and any flag given on the command
 line overrides the run spec.
 
 --dsn runs a server engine against an existing server instead of a managed one; its value
@@ -88,9 +90,9 @@ configuration.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.engines, "engines", "sqlite,pebble", "comma-separated engines to run, one configuration each")
 	fl.StringVar(&f.config, "config", "", "run spec (YAML): workload, scale, params and named engine configurations; see docs/run-spec.md")
-	fl.StringVar(&f.scale, "scale", "small", "size preset: tiny, small, cached, iobound")
-	fl.StringVar(&f.steps, "steps", "", "comma-separated subset of steps to run; default all (insert: must include l.i0; linkbench: load,run, must include load)")
-	fl.Uint64Var(&f.seed, "seed", 0, "seed of every random value (default: the workload's, insert 3221223452, linkbench 20121212)")
+	fl.StringVar(&f.scale, "scale", "small", "size preset: tiny, small, cached, iobound (iibench: tiny, small, large)")
+	fl.StringVar(&f.steps, "steps", "", "comma-separated subset of steps to run; default all (insert: must include l.i0; linkbench: load,run, must include load; iibench has one step, run)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of every random value (default: the workload's, insert 3221223452, linkbench 20121212, iibench 1017)")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
 		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
@@ -98,9 +100,14 @@ configuration.`,
 	fl.StringArrayVar(&f.set, "set", nil, "setting CONFIG.SETTING=VALUE (repeatable): CONFIG is a configuration's name or an engine's (all its configurations); see `enginebench engines ENGINE`")
 	fl.StringArrayVar(&f.dsn, "dsn", nil, "existing server to run on instead of a managed one: DSN when one configuration runs, else CONFIG=DSN (repeatable); never recorded (default $ENGINEBENCH_DSN for one server configuration)")
 	fl.StringArrayVar(&f.dbPID, "db-pid", nil, "process id of the existing server's main process on this host, N or CONFIG=N (repeatable): its CPU and IO are the DBMS's")
-	f.owner = map[string]string{}
+	f.owner = map[string][]string{}
 	f.addWorkloadFlags(fl, "insert", insertFlags(&f.p))
 	f.addWorkloadFlags(fl, "linkbench", linkbenchFlags(&f.lb))
+	f.addWorkloadFlags(fl, "iibench", iibenchFlags(&f.ii))
+	// iiBench's value domains are the Insert Benchmark's, set by the same flags.
+	for _, name := range iibenchSharedFlags {
+		f.owner[name] = append(f.owner[name], "iibench")
+	}
 	return cmd, f
 }
 
@@ -164,8 +171,8 @@ func (f *runFlags) applySpec(fl *pflag.FlagSet, sp *runSpec, workload string) er
 		}
 	}
 	accepted := func(name string) bool {
-		owner, ok := f.owner[name]
-		return !notParam(name) && fl.Lookup(name) != nil && (!ok || owner == workload)
+		owners, ok := f.owner[name]
+		return !notParam(name) && fl.Lookup(name) != nil && (!ok || slices.Contains(owners, workload))
 	}
 	for _, p := range sp.Params {
 		at := fmt.Sprintf("%s:%d", sp.Path, p.Line)
@@ -424,8 +431,8 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	case sp != nil && sp.Workload != "":
 		name = sp.Workload
 	}
-	if name != "insert" && name != "linkbench" {
-		return usagef("unknown workload %q (available: insert, linkbench; iibench is not built yet)", name)
+	if name != "insert" && name != "linkbench" && name != "iibench" {
+		return usagef("unknown workload %q (available: insert, iibench, linkbench)", name)
 	}
 	if sp != nil {
 		if err := f.applySpec(fl, sp, name); err != nil {

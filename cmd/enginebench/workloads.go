@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/iibench"
 	"github.com/enginebench/enginebench/internal/workload/insertbench"
 	"github.com/enginebench/enginebench/internal/workload/linkbench"
 )
@@ -20,7 +22,7 @@ type benchmark interface {
 
 // addWorkloadFlags adds a workload's own flags to fl and records that they belong to it.
 func (f *runFlags) addWorkloadFlags(fl *pflag.FlagSet, name string, own *pflag.FlagSet) {
-	own.VisitAll(func(fg *pflag.Flag) { f.owner[fg.Name] = name })
+	own.VisitAll(func(fg *pflag.Flag) { f.owner[fg.Name] = append(f.owner[fg.Name], name) })
 	fl.AddFlagSet(own)
 }
 
@@ -29,9 +31,11 @@ func (f *runFlags) checkWorkloadFlags(fl *pflag.FlagSet, name string) error {
 	var wrong []string
 	owners := map[string]bool{}
 	fl.Visit(func(fg *pflag.Flag) {
-		if owner, ok := f.owner[fg.Name]; ok && owner != name {
+		if own, ok := f.owner[fg.Name]; ok && !slices.Contains(own, name) {
 			wrong = append(wrong, "--"+fg.Name)
-			owners[owner] = true
+			for _, o := range own {
+				owners[o] = true
+			}
 		}
 	})
 	if len(wrong) == 0 {
@@ -49,6 +53,12 @@ func (f *runFlags) checkWorkloadFlags(fl *pflag.FlagSet, name string) error {
 // workload builds the named workload from its scale preset and the flags that were given.
 func (f *runFlags) workload(fl *pflag.FlagSet, name string) (benchmark, error) {
 	switch name {
+	case "iibench":
+		p, err := f.iibenchParams(fl)
+		if err != nil {
+			return nil, err
+		}
+		return iibench.New(p)
 	case "linkbench":
 		p, err := f.linkbenchParams(fl)
 		if err != nil {
@@ -143,6 +153,68 @@ func (f *runFlags) linkbenchParams(fl *pflag.FlagSet) (linkbench.Params, error) 
 	set("seed", func() { p.Seed = f.seed })
 	if f.steps != "" {
 		p.Steps = splitList(f.steps)
+	}
+	return p, p.Validate()
+}
+
+// iibenchSharedFlags are the Insert Benchmark's flags that iiBench takes too: the value
+// domains, which are the same in both.
+var iibenchSharedFlags = []string{"cashregisters", "products", "customers", "max-price"}
+
+// iibenchFlags are iiBench's own flags.
+func iibenchFlags(p *iibench.Params) *pflag.FlagSet {
+	fl := pflag.NewFlagSet("iibench", pflag.ContinueOnError)
+	fl.Int64Var(&p.MaxRows, "max-rows", 0, "iibench: end the run after inserting this many rows, 0 for no row limit (default from --scale)")
+	fl.Float64Var(&p.Seconds, "seconds", 0, "iibench: end the run after this many seconds (default 0: no time limit)")
+	fl.IntVar(&p.InsertThreads, "insert-threads", 0, "iibench: insert threads (default 1)")
+	fl.IntVar(&p.QueryThreads, "query-threads", 0, "iibench: query threads, each on one index in turn: primary key, then the secondary indexes; 0 for inserts only (default one per index)")
+	fl.IntVar(&p.InsertBatch, "insert-batch", 0, "iibench: rows per insert transaction (default 1000)")
+	fl.Float64Var(&p.MaxInsertRate, "max-insert-rate", 0, "iibench: at most this many rows inserted a second over all insert threads, spread evenly (default 0: no limit)")
+	fl.IntVar(&p.SecondaryIndexes, "secondary-indexes", 0, "iibench: secondary indexes, 0-3: marketsegment, registersegment, pdc (default 3)")
+	fl.IntVar(&p.QueryLimit, "query-limit", 0, "iibench: rows read by each query (default 1000)")
+	fl.Int64Var(&p.QueryAfterRows, "query-after-rows", 0, "iibench: queries start once this many rows exist (default from --scale)")
+	fl.Float64Var(&p.ReportSeconds, "report-seconds", 0, "iibench: seconds between over-time reports (default 10)")
+	fl.Float64Var(&p.CostPerHour, "cost-per-hour", 0, "iibench: machine price per hour, for the run's cost and the cost per billion inserts (default 0: no cost)")
+	fl.IntVar(&p.CharFields, "char-fields", 0, "iibench: padding columns charfield1..N (default 0)")
+	fl.IntVar(&p.CharLength, "char-length", 0, "iibench: bytes of each padding column (default 1000)")
+	fl.IntVar(&p.CompressiblePct, "compressible-pct", 0, "iibench: percent of each padding column that is one repeated character (default 90)")
+	return fl
+}
+
+// iibenchParams returns iiBench's scale preset overridden by every flag that was given.
+func (f *runFlags) iibenchParams(fl *pflag.FlagSet) (iibench.Params, error) {
+	p, err := iibench.DefaultParams(f.scale)
+	if err != nil {
+		return p, err
+	}
+	o := &f.ii
+	set := func(name string, apply func()) {
+		if fl.Changed(name) {
+			apply()
+		}
+	}
+	set("max-rows", func() { p.MaxRows = o.MaxRows })
+	set("seconds", func() { p.Seconds = o.Seconds })
+	set("insert-threads", func() { p.InsertThreads = o.InsertThreads })
+	set("query-threads", func() { p.QueryThreads = o.QueryThreads })
+	set("insert-batch", func() { p.InsertBatch = o.InsertBatch })
+	set("max-insert-rate", func() { p.MaxInsertRate = o.MaxInsertRate })
+	set("secondary-indexes", func() { p.SecondaryIndexes = o.SecondaryIndexes })
+	set("query-limit", func() { p.QueryLimit = o.QueryLimit })
+	set("query-after-rows", func() { p.QueryAfterRows = o.QueryAfterRows })
+	set("report-seconds", func() { p.ReportSeconds = o.ReportSeconds })
+	set("cost-per-hour", func() { p.CostPerHour = o.CostPerHour })
+	set("char-fields", func() { p.CharFields = o.CharFields })
+	set("char-length", func() { p.CharLength = o.CharLength })
+	set("compressible-pct", func() { p.CompressiblePct = o.CompressiblePct })
+	// The value domains are the Insert Benchmark's flags.
+	set("cashregisters", func() { p.CashRegs = f.p.CashRegs })
+	set("products", func() { p.Products = f.p.Products })
+	set("customers", func() { p.Customers = f.p.Customers })
+	set("max-price", func() { p.MaxPrice = f.p.MaxPrice })
+	set("seed", func() { p.Seed = f.seed })
+	if f.steps != "" && f.steps != "run" {
+		return p, fmt.Errorf("--steps %q: iibench has one step, run", f.steps)
 	}
 	return p, p.Validate()
 }

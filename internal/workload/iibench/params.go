@@ -21,7 +21,7 @@ type Params struct {
 	Seconds       float64 `json:"seconds"`
 	InsertThreads int     `json:"insert_threads"`
 	// QueryThreads run queries; thread i queries index i modulo the primary key and the
-	// secondary indexes. 0 means one per index; -1 is not allowed.
+	// secondary indexes. -1 means one per index (Validate sets it); 0: inserts only.
 	QueryThreads int `json:"query_threads"`
 	InsertBatch  int `json:"insert_batch"` // rows per insert transaction
 	// MaxInsertRate caps the rows inserted a second over all insert threads, spread evenly
@@ -71,14 +71,14 @@ func DefaultParams(scale string) (Params, error) {
 	}
 	s := scales[i]
 	return Params{
-		Scale: s.Name, MaxRows: s.MaxRows, InsertThreads: 1, InsertBatch: 1000,
+		Scale: s.Name, MaxRows: s.MaxRows, InsertThreads: 1, QueryThreads: -1, InsertBatch: 1000,
 		SecondaryIndexes: 3, QueryLimit: 1000, QueryAfterRows: s.QueryAfterRows, ReportSeconds: 10,
 		CharLength: 1000, CompressiblePct: 90,
 		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500, Seed: 1017,
 	}, nil
 }
 
-// Validate checks every parameter and fills QueryThreads when it is 0.
+// Validate checks every parameter and sets QueryThreads to one per index when it is -1.
 func (p *Params) Validate() error {
 	pos := []struct {
 		name string
@@ -103,8 +103,8 @@ func (p *Params) Validate() error {
 		return fmt.Errorf("the run needs an end: set --max-rows or --seconds")
 	case p.InsertThreads > 1024:
 		return fmt.Errorf("--insert-threads must be at most 1024, got %d", p.InsertThreads)
-	case p.QueryThreads < 0 || p.QueryThreads > 1024:
-		return fmt.Errorf("--query-threads must be within 0..1024, got %d", p.QueryThreads)
+	case p.QueryThreads < -1 || p.QueryThreads > 1024:
+		return fmt.Errorf("--query-threads must be within 0..1024 (0: inserts only), got %d", p.QueryThreads)
 	case p.InsertBatch > 100_000:
 		return fmt.Errorf("--insert-batch must be at most 100000, got %d", p.InsertBatch)
 	case p.MaxInsertRate < 0:
@@ -124,7 +124,7 @@ func (p *Params) Validate() error {
 	case p.CompressiblePct < 0 || p.CompressiblePct > 100:
 		return fmt.Errorf("--compressible-pct must be within 0..100, got %d", p.CompressiblePct)
 	}
-	if p.QueryThreads == 0 {
+	if p.QueryThreads == -1 {
 		p.QueryThreads = 1 + p.SecondaryIndexes
 	}
 	return nil

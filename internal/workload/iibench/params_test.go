@@ -49,7 +49,7 @@ func TestScalesAndValidate(t *testing.T) {
 		{func(p *Params) { p.CompressiblePct = 101 }, "--compressible-pct"},
 		{func(p *Params) { p.ReportSeconds = 0.5 }, "--report-seconds"},
 		{func(p *Params) { p.CostPerHour = -2 }, "--cost-per-hour"},
-		{func(p *Params) { p.QueryThreads = -1 }, "--query-threads"},
+		{func(p *Params) { p.QueryThreads = -2 }, "--query-threads"},
 	}
 	for _, b := range bad {
 		p, _ := DefaultParams("tiny")

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// TestIIBenchTinyRun runs iiBench from the command line at tiny scale on SQLite and Pebble,
+// with one secondary index, a shared domain flag and a price, and checks the results and the
+// summary.
+func TestIIBenchTinyRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	args, out := tinyArgs(t, "sqlite,pebble", "--secondary-indexes", "1", "--report-seconds", "1",
+		"--cost-per-hour", "1.68", "--max-price", "50", "--query-limit", "100")
+	args = append(args[:1], append([]string{"iibench"}, args[1:]...)...)
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	run, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Workload.Name != "iibench" || run.Status != result.StatusOK || len(run.Configs) != 2 {
+		t.Fatalf("workload %q, status %q, %d configs", run.Workload.Name, run.Status, len(run.Configs))
+	}
+	p := run.Workload.Params
+	if p["secondary_indexes"] != float64(1) || p["query_threads"] != float64(2) || p["max_price"] != float64(50) ||
+		p["max_rows"] != float64(50000) {
+		t.Errorf("params %v", p)
+	}
+	for _, c := range run.Configs {
+		if len(c.Steps) != 1 || c.Steps[0].Name != "run" {
+			t.Fatalf("%s: steps %+v", c.Name, c.Steps)
+		}
+		s := c.Steps[0]
+		if s.Status != result.StatusOK || s.Verify == nil || !s.Verify.OK ||
+			!strings.Contains(s.Verify.Detail, "pk=50000 marketsegment=50000") || strings.Contains(s.Verify.Detail, "pdc") {
+			t.Errorf("%s: %s %s, verify %+v", c.Name, s.Status, s.Error, s.Verify)
+		}
+		if len(s.Periods) == 0 || s.Periods[len(s.Periods)-1].Rows != 50000 {
+			t.Errorf("%s: periods %+v", c.Name, s.Periods)
+		}
+		if s.Cost == nil || s.Cost.PerHour != 1.68 || s.Cost.PerBillionInserts == nil {
+			t.Errorf("%s: cost %+v", c.Name, s.Cost)
+		}
+		if s.Size == nil || s.Size.DBGB1 == nil {
+			t.Errorf("%s: no database size", c.Name)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"iiBench", "Rates against rows inserted", "Cost", "Latency per operation"} {
+		if !strings.Contains(strings.ToLower(stdout), strings.ToLower(want)) || !strings.Contains(string(md), want) {
+			t.Errorf("%q is not in the printed summary and summary.md", want)
+		}
+	}
+}
+
+// TestIIBenchInterrupt interrupts an iiBench run limited by time: the step is recorded as
+// interrupted with the inserts and queries it did, and the data is removed.
+func TestIIBenchInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results")
+	data := filepath.Join(dir, "data")
+	run := startRun(t, "run", "iibench", "--scale", "tiny", "--engines", "pebble", "--max-rows", "0",
+		"--seconds", "600", "--max-insert-rate", "20000", "--report-seconds", "1", "--out", out, "--data-dir", data)
+	time.Sleep(3 * time.Second)
+	run.cmd.Process.Signal(syscall.SIGINT)
+	r := run.wait(t, out, exitInterrupted)
+	if r.Status != result.StatusInterrupted || len(r.Configs) != 1 || len(r.Configs[0].Steps) != 1 {
+		t.Fatalf("run status %q, configs %+v", r.Status, r.Configs)
+	}
+	s := r.Configs[0].Steps[0]
+	if s.Status != result.StatusInterrupted || s.Ops["insert"] == nil || s.Ops["insert"].Units == 0 ||
+		s.Ops["query"] == nil || s.Ops["query"].Units == 0 {
+		t.Fatalf("step after interrupt: %s, ops %+v", s.Status, s.Ops)
+	}
+	if len(s.Periods) < 2 {
+		t.Errorf("%d periods in about 3 seconds of 1-second reports", len(s.Periods))
+	}
+	if _, err := os.Stat(filepath.Join(data, "pebble")); !os.IsNotExist(err) {
+		t.Errorf("data directory left behind: %v", err)
+	}
+}

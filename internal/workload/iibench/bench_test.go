@@ -1,0 +1,129 @@
+package iibench
+
+import (
+	"context"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv/null"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
+)
+
+// cpuSampler records the process's CPU time (user + system) used by the step.
+type cpuSampler struct {
+	begin, used time.Duration
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func (c *cpuSampler) Begin(context.Context, time.Time)                     { c.begin = cpuTime() }
+func (c *cpuSampler) Sample(context.Context, time.Time) map[string]float64 { return nil }
+func (c *cpuSampler) End(context.Context, time.Time, *result.Step)         { c.used = cpuTime() - c.begin }
+
+// BenchmarkHarness measures the harness's CPU on the null engine: per row inserted (row
+// generation, the key and value of the row and its three index entries, recording), with no
+// queries; and per query (seek point, key encoding, recording) with four query threads and a
+// trickle of inserts. Each runs for a fixed time, so b.N does not scale it.
+func BenchmarkHarness(b *testing.B) {
+	cases := []struct {
+		name    string
+		set     func(p *Params)
+		op, per, rate string
+	}{
+		{"insert", func(p *Params) { p.QueryThreads = 0 }, "insert", "row", "rows/s"},
+		{"query", func(p *Params) { p.MaxInsertRate, p.InsertBatch, p.QueryAfterRows = 1000, 100, 1 }, "query", "query", "queries/s"},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			eng, err := null.Driver().Open(ctx, engine.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer eng.Close()
+			p, _ := DefaultParams("small")
+			p.MaxRows, p.Seconds = 0, 3
+			c.set(&p)
+			w, err := New(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cpu := &cpuSampler{}
+			st, err := runOn(b, ctx, w, eng, &runner.Runner{Clock: runner.SystemClock(), Samplers: []runner.Sampler{cpu}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			op := st.Ops[c.op]
+			b.ReportMetric(float64(cpu.used.Nanoseconds())/float64(op.Units), "cpu-ns/"+c.per)
+			b.ReportMetric(op.PerSec, c.rate)
+		})
+	}
+}
+
+// BenchmarkInsertBatch measures one batch of 1000 rows through the KV session on the null
+// engine: row generation and the encoding of the row and its index entries.
+func BenchmarkInsertBatch(b *testing.B) {
+	ctx := context.Background()
+	eng, err := null.Driver().Open(ctx, engine.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer eng.Close()
+	p, _ := DefaultParams("small")
+	p.Validate()
+	be, _ := newBackend(eng, &p)
+	sess, _ := be.newSession(ctx)
+	defer sess.close()
+	gen := NewGen(&p, 1, 1)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := sess.insert(ctx, gen.Batch(1000, 1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestQueryAndInsertDoNotAllocate checks the KV hot path: a warm session allocates nothing per
+// insert batch or per query.
+func TestQueryAndInsertDoNotAllocate(t *testing.T) {
+	ctx := context.Background()
+	eng, err := null.Driver().Open(ctx, engine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	p, _ := DefaultParams("tiny")
+	p.CharFields = 2
+	p.Validate()
+	be, _ := newBackend(eng, &p)
+	sess, _ := be.newSession(ctx)
+	defer sess.close()
+	gen := NewGen(&p, 1, 1)
+	out := make([]Key, 0, p.QueryLimit)
+	if a := testing.AllocsPerRun(50, func() {
+		if err := sess.insert(ctx, gen.Batch(100, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Errorf("%v allocations per insert batch", a)
+	}
+	if a := testing.AllocsPerRun(50, func() {
+		for idx := idxPK; idx < numIndexes; idx++ {
+			out, err = sess.query(ctx, idx, Key{1, 2, 3}, p.QueryLimit, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}); a != 0 {
+		t.Errorf("%v allocations per query", a)
+	}
+}
