@@ -35,8 +35,8 @@ func (c *cpuSampler) End(context.Context, time.Time, *result.Step)         { c.u
 // trickle of inserts. Each runs for a fixed time, so b.N does not scale it.
 func BenchmarkHarness(b *testing.B) {
 	cases := []struct {
-		name    string
-		set     func(p *Params)
+		name          string
+		set           func(p *Params)
 		op, per, rate string
 	}{
 		{"insert", func(p *Params) { p.QueryThreads = 0 }, "insert", "row", "rows/s"},
