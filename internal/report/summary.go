@@ -39,6 +39,9 @@ func Build(r *result.Run) Summary {
 	if r.Workload.Name == "linkbench" {
 		return buildLinkBench(r)
 	}
+	if r.Workload.Name == "iibench" {
+		return buildIIBench(r)
+	}
 	s := Summary{Lines: header(r)}
 	tables := []Table{throughput(r), latency(r), sla(r), details(r), phases(r)}
 	tables = append(tables, efficiency(r)...)

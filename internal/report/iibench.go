@@ -1,0 +1,388 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// ibStep is the name of iiBench's one step.
+const ibStep = "run"
+
+// maxRateMarks is the most row milestones the rates table has; it is also the most periods a
+// single configuration may have to be shown period by period.
+const maxRateMarks = 10
+
+// Keys of result.Step.Usage, copied from internal/measure (usage.go: KeyCPU, KeyReads,
+// KeyReadKB, KeyWrites, KeyWriteKB): report depends on result only, so it cannot import them.
+// TestIIBenchUsageKeys checks that they still match.
+const (
+	usageCPU     = "cpu_s"    // host CPU seconds
+	usageReads   = "reads"    // storage reads on the data directory's device
+	usageReadKB  = "read_kb"  // KB read from it
+	usageWrites  = "writes"   // storage writes on it
+	usageWriteKB = "write_kb" // KB written to it
+)
+
+// buildIIBench makes the summary of an iiBench run: the published layout (rows, time, inserts/s,
+// queries/s and their ratio), the rates against rows inserted (where the knee shows when the
+// data outgrows the cache), the cost, the latency of each operation, the resources per insert
+// and per query, the steps and the efficiency.
+func buildIIBench(r *result.Run) Summary {
+	s := Summary{Lines: header(r)}
+	if l := ibParamLine(r); l != "" {
+		s.Lines = append(s.Lines, l)
+	}
+	tables := []Table{ibPublished(r), ibRates(r), ibCost(r), ibLatency(r), ibPerOp(r), details(r)}
+	tables = append(tables, efficiency(r)...)
+	for _, t := range tables {
+		if len(t.Rows) > 0 {
+			s.Tables = append(s.Tables, t)
+		}
+	}
+	s.Legend = []string{
+		"ips: rows inserted a second; qps: queries a second (each reads up to LIMIT rows from a random point of one index), both over the step's measured time (total time). ins/qry: ips / qps, \"-\" when no query ran.",
+		"A failed or interrupted step shows its status instead of its rates.",
+		"Rates against rows inserted: each row is a milestone of rows in the table, evenly spaced up to the most any configuration reached (at most 10); its rates are the units / the seconds of the periods (--report-seconds) that ended with more rows than the previous milestone and at most this many.",
+		"  q p99: the worst period p99 of the queries among those periods. \"-\": the configuration had no period there, or its queries had not started yet (a 0 after they started is a stall).",
+		"  With a single configuration of at most 10 periods, each period is a row: rows in the table at its end, its end and length in seconds since the start, and its rates and query p99.",
+		"Cost: run cost = seconds / 3600 x $/hour; per billion inserts = 1e9 / ips / 3600 x $/hour (the cost of inserting a billion rows at the run's average rate). \"<$0.01\": less than a cent.",
+		"Latency: service time from full histograms (p50 p90 p99 p99.9 max mean); insert: one batch (one transaction of --insert-batch rows), count in batches; query: one query. ops/s: rows inserted or queries a second; rows: rows the queries returned; errors: operations that failed.",
+		"Per insert and per query: the step's host CPU microseconds, storage reads and KB read, writes and KB written (the data directory's device, as iostat shows it) divided by rows inserted or by queries. The CPU is not split between inserts and queries: both columns divide the same total.",
+		"verify: counts through the primary key and every secondary index equal the rows inserted.",
+		"Efficiency: run, per row inserted: cpupq: host CPU microseconds; cspq: context switches; rpq, rkbpq: storage reads and KB read; wpi, wkbpi: storage writes and KB written;",
+		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB inserted.",
+		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
+	}
+	return s
+}
+
+// ibParam returns a numeric workload parameter, which is an int from the workload and a
+// float64 when the run was read back from run.json.
+func ibParam(r *result.Run, key string) (float64, bool) {
+	switch v := r.Workload.Params[key].(type) {
+	case float64:
+		return v, true
+	case float32:
+		return float64(v), true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case int32:
+		return float64(v), true
+	}
+	return 0, false
+}
+
+// ibParamLine is a header line with the run's size and threads.
+func ibParamLine(r *result.Run) string {
+	var parts []string
+	if v, ok := ibParam(r, "max_rows"); ok {
+		parts = append(parts, "max rows "+strconv.FormatFloat(v, 'f', 0, 64))
+	}
+	if v, ok := ibParam(r, "seconds"); ok {
+		if v > 0 {
+			parts = append(parts, "time limit "+Seconds(v))
+		} else {
+			parts = append(parts, "no time limit")
+		}
+	}
+	for _, p := range []struct{ key, label string }{
+		{"insert_threads", "insert threads"}, {"query_threads", "query threads"},
+		{"secondary_indexes", "secondary indexes"}} {
+		if v, ok := ibParam(r, p.key); ok {
+			parts = append(parts, fmt.Sprintf("%s %s", p.label, Num(v)))
+		}
+	}
+	if v, ok := ibParam(r, "report_seconds"); ok && v > 0 {
+		parts = append(parts, "report every "+Seconds(v))
+	}
+	if v, ok := ibParam(r, "cost_per_hour"); ok && v > 0 {
+		parts = append(parts, "machine "+dollars(v)+"/hour")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "iiBench: " + strings.Join(parts, ", ")
+}
+
+// ibPublished is the published iiBench table: a row per configuration with rows inserted,
+// run time, inserts/s, queries/s and their ratio.
+func ibPublished(r *result.Run) Table {
+	t := Table{Title: "iiBench", Header: []string{"config", "engine", "rows", "total time", "inserts/s", "queries/s", "ins/qry"}}
+	for _, c := range r.Configs {
+		s := findStep(c, ibStep)
+		if s == nil {
+			// Failed before the step (at open): say so rather than leave the rates blank.
+			cell := missing
+			if c.Status != result.StatusOK && c.Status != "" {
+				cell = c.Status
+			}
+			t.Rows = append(t.Rows, []string{c.Name, c.Engine, missing, missing, cell, cell, cell})
+			continue
+		}
+		rows, secs := missing, missing
+		if ins := s.Ops["insert"]; ins != nil {
+			rows = fmt.Sprint(ins.Units)
+		}
+		if s.Seconds > 0 {
+			secs = Seconds(s.Seconds)
+		}
+		row := []string{c.Name, c.Engine, rows, secs, rateCell(s)}
+		if s.Status != result.StatusOK {
+			row = append(row, s.Status, s.Status)
+		} else {
+			qps, ratio := missing, missing
+			if q := s.Ops["query"]; q != nil && q.Count > 0 {
+				qps = Num(q.PerSec)
+				if ins := s.Ops["insert"]; ins != nil && q.PerSec > 0 {
+					ratio = Num(ins.PerSec / q.PerSec)
+				}
+			}
+			row = append(row, qps, ratio)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// ibSeries is one configuration's periods.
+type ibSeries struct {
+	name    string
+	periods []result.Period
+}
+
+func ibAllSeries(r *result.Run) []ibSeries {
+	var out []ibSeries
+	for _, c := range r.Configs {
+		if s := findStep(c, ibStep); s != nil && len(s.Periods) > 0 {
+			out = append(out, ibSeries{c.Name, s.Periods})
+		}
+	}
+	return out
+}
+
+// ibRates is the rates against rows inserted. Rule: the rows of the table are row milestones,
+// up to maxRateMarks marks evenly spaced by a readable step (1, 2, 2.5 or 5 times a power of
+// ten) up to the most rows any configuration's periods reached; a mark covers the periods
+// whose rows at their end are in (previous mark, mark] (the first mark also takes periods
+// ending with 0 rows). Each configuration with periods has three columns: ips and qps over
+// those periods (units summed / seconds summed) and the worst period query p99. Marks where
+// no configuration has a period are left out. One rule for every run, so that several
+// configurations line up; the only exception is a single configuration with at most
+// maxRateMarks periods, which shows each period as a row (rows, end, length, ips, qps, q p99).
+//
+// Queries count from the first period by whose end some query had run (cumulative queries >
+// 0); before that the qps is "-", not 0. After it, a period without queries is a stall and
+// counts as 0 queries.
+func ibRates(r *result.Run) Table {
+	t := Table{Title: "Rates against rows inserted"}
+	series := ibAllSeries(r)
+	if len(series) == 0 {
+		return t
+	}
+	if len(series) == 1 && len(series[0].periods) <= maxRateMarks {
+		t.Header = []string{"rows", "end", "length", "ips", "qps", "q p99"}
+		for _, p := range series[0].periods {
+			ips, qps, p99 := ibRateCells([]result.Period{p})
+			t.Rows = append(t.Rows, []string{fmt.Sprint(p.Rows), Seconds(p.End), Seconds(p.Seconds), ips, qps, p99})
+		}
+		return t
+	}
+	var top int64
+	for _, s := range series {
+		for _, p := range s.periods {
+			top = max(top, p.Rows)
+		}
+	}
+	if top <= 0 {
+		return t // no row counts to place the periods by
+	}
+	step := niceStep(top, maxRateMarks)
+	marks := int((top + step - 1) / step)
+	t.Header = []string{"rows"}
+	// byMark[i][m] holds config i's periods of mark m.
+	byMark := make([][][]result.Period, len(series))
+	for i, s := range series {
+		t.Header = append(t.Header, s.name+" ips", s.name+" qps", s.name+" q p99")
+		byMark[i] = make([][]result.Period, marks)
+		for _, p := range s.periods {
+			m := max(int((p.Rows+step-1)/step)-1, 0)
+			byMark[i][m] = append(byMark[i][m], p)
+		}
+	}
+	for m := range marks {
+		row := []string{fmt.Sprint(int64(m+1) * step)}
+		seen := false
+		for i := range series {
+			ps := byMark[i][m]
+			if len(ps) == 0 {
+				row = append(row, missing, missing, missing)
+				continue
+			}
+			seen = true
+			ips, qps, p99 := ibRateCells(ps)
+			row = append(row, ips, qps, p99)
+		}
+		if seen {
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// ibRateCells returns the insert rate, query rate and worst query p99 over periods.
+func ibRateCells(ps []result.Period) (ips, qps, p99 string) {
+	var secs, qsecs float64
+	var rows, queries int64
+	var worst float64
+	hasIns, started, measured := false, false, false
+	for _, p := range ps {
+		secs += p.Seconds
+		if op, ok := p.Ops["insert"]; ok {
+			hasIns = true
+			rows += op.Units
+		}
+		q, ok := p.Ops["query"]
+		if !ok || q.CumUnits == 0 && q.Units == 0 {
+			continue // queries had not started by this period's end
+		}
+		started = true
+		qsecs += p.Seconds
+		queries += q.Units
+		if q.Count > 0 {
+			measured = true
+			worst = max(worst, q.Latency.P99)
+		}
+	}
+	ips, qps, p99 = missing, missing, missing
+	if hasIns && secs > 0 {
+		ips = Num(float64(rows) / secs)
+	}
+	if started && qsecs > 0 {
+		qps = Num(float64(queries) / qsecs)
+	}
+	if measured {
+		p99 = Duration(worst)
+	}
+	return ips, qps, p99
+}
+
+// niceStep returns the smallest of 1, 2, 2.5 and 5 times a power of ten (whole numbers only)
+// that covers top in at most n steps.
+func niceStep(top int64, n int) int64 {
+	raw := (top + int64(n) - 1) / int64(n)
+	for p := int64(1); ; p *= 10 {
+		for _, f := range []float64{1, 2, 2.5, 5} {
+			v := f * float64(p)
+			if v != math.Trunc(v) {
+				continue
+			}
+			if int64(v) >= raw {
+				return int64(v)
+			}
+		}
+	}
+}
+
+// dollars formats an amount of dollars with cents; a positive amount under half a cent is
+// "<$0.01", never a $0.00 that looks free.
+func dollars(v float64) string {
+	if v > 0 && v < 0.005 {
+		return "<$0.01"
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// ibCost is the cost of each configuration's run at the given machine price.
+func ibCost(r *result.Run) Table {
+	t := Table{Title: "Cost", Header: []string{"config", "$/hour", "run time", "run cost", "$ per billion inserts"}}
+	for _, c := range r.Configs {
+		s := findStep(c, ibStep)
+		if s == nil || s.Cost == nil {
+			continue
+		}
+		per := missing
+		if s.Cost.PerBillionInserts != nil {
+			per = dollars(*s.Cost.PerBillionInserts)
+		}
+		t.Rows = append(t.Rows, []string{c.Name, dollars(s.Cost.PerHour), Seconds(s.Seconds), dollars(s.Cost.Run), per})
+	}
+	return t
+}
+
+// ibLatency is the latency of each operation of each configuration's run.
+func ibLatency(r *result.Run) Table {
+	t := Table{Title: "Latency per operation", Header: []string{"config", "op", "count", "ops/s",
+		"p50", "p90", "p99", "p99.9", "max", "mean", "errors", "rows"}}
+	for _, c := range r.Configs {
+		s := findStep(c, ibStep)
+		if s == nil {
+			continue
+		}
+		for _, name := range opNames(*s) {
+			op := s.Ops[name]
+			rate := Num(op.PerSec)
+			if s.Status != result.StatusOK {
+				rate = s.Status
+			} else if op.Count == 0 {
+				rate = missing // as in the iiBench table: no queries is no rate
+			}
+			row := []string{c.Name, name, fmt.Sprint(op.Count), rate}
+			if op.Count == 0 {
+				row = append(row, missing, missing, missing, missing, missing, missing)
+			} else {
+				l := op.Latency
+				row = append(row, Duration(l.P50), Duration(l.P90), Duration(l.P99), Duration(l.P999), Duration(l.Max), Duration(l.Mean))
+			}
+			rows := missing
+			if name == "query" && op.Count > 0 {
+				rows = fmt.Sprint(op.Found)
+			}
+			row = append(row, fmt.Sprint(op.Errors), rows)
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// ibPerOp is the step's resources per row inserted and per query, from its raw totals. It has
+// no rows when nothing was measured.
+func ibPerOp(r *result.Run) Table {
+	t := Table{Title: "Per insert and per query", Header: []string{"config", "CPU us/insert", "CPU us/query",
+		"reads/query", "KB read/query", "writes/insert", "KB written/insert"}}
+	measured := false
+	for _, c := range r.Configs {
+		s := findStep(c, ibStep)
+		if s == nil {
+			continue
+		}
+		units := func(op string) int64 {
+			if o := s.Ops[op]; o != nil {
+				return o.Units
+			}
+			return 0
+		}
+		ins, qry := units("insert"), units("query")
+		per := func(key string, scale float64, n int64) string {
+			v, ok := s.Usage[key]
+			if !ok || n <= 0 {
+				return missing
+			}
+			measured = true
+			return Num(v * scale / float64(n))
+		}
+		t.Rows = append(t.Rows, []string{c.Name,
+			per(usageCPU, 1e6, ins), per(usageCPU, 1e6, qry),
+			per(usageReads, 1, qry), per(usageReadKB, 1, qry),
+			per(usageWrites, 1, ins), per(usageWriteKB, 1, ins)})
+	}
+	if !measured {
+		t.Rows = nil
+	}
+	return t
+}
