@@ -94,6 +94,8 @@ func (p *progress) Period(step string, per *result.Period) {
 		p.live = false
 	}
 	fmt.Fprintln(p.w, periodLine(step, per))
+	// The period line says more than the plain status line: hold that one back for as long.
+	p.lastPlain = time.Duration(per.End * float64(time.Second))
 }
 
 // periodLine formats a period: "run 120s: rows 1.2M; insert 10.1k/s (cum 11k/s, p99 4ms); ...".

@@ -977,6 +977,17 @@ func TestProgressPeriodLine(t *testing.T) {
 	if !strings.HasSuffix(out, "\r\x1b[Krun 2:00: rows 1.2M; insert 10.1k/s (cum 10k/s, p99 4ms)\n") {
 		t.Errorf("terminal output %q", out)
 	}
+	// Off a terminal, a period line stands in for the plain status line of the same time.
+	buf.Reset()
+	plain := NewProgress(&buf, false)
+	plain.StepStarted("run", 0)
+	plain.(PeriodProgress).Period("run", per)
+	plain.Tick(Status{Step: "run", Elapsed: 121 * time.Second, Units: 1_200_000, Rate: 10000})
+	plain.Tick(Status{Step: "run", Elapsed: 130 * time.Second, Units: 1_300_000, Rate: 10000})
+	if lines := strings.Split(strings.TrimSpace(buf.String()), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[1], "run 2:00: rows") ||
+		!strings.HasPrefix(lines[2], "run: 10k/s, 2:10") {
+		t.Errorf("plain output:\n%s", buf.String())
+	}
 	per.Rows = 0
 	per.Ops["query"] = result.PeriodOp{Count: 5, Units: 5, PerSec: 0.5, CumUnits: 5, CumPerSec: 0.04, Errors: 2, Latency: result.Latency{P99: 2e6}}
 	if got, want := periodLine("run", per), "run 2:00: insert 10.1k/s (cum 10k/s, p99 4ms); query 0.5/s (cum 0.04/s, p99 2s, 2 errors)"; got != want {
