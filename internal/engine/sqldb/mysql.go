@@ -783,3 +783,6 @@ func (e *mysqlDB) IsDataFile(rel string) bool {
 // RowValueSeek implements Dialect: MariaDB's range optimizer does not use an index for a
 // row-value inequality, but reads the expanded OR as ranges of the forced index, in order.
 func (MySQLDialect) RowValueSeek() bool { return false }
+
+// IndexOrderSettings implements Dialect: FORCE INDEX chooses the index.
+func (MySQLDialect) IndexOrderSettings() []string { return nil }

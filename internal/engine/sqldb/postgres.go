@@ -422,3 +422,9 @@ func pgQuote(v string) string {
 
 // RowValueSeek implements Dialect: a btree index scan starts at a row-value comparison.
 func (PostgresDialect) RowValueSeek() bool { return true }
+
+// IndexOrderSettings implements Dialect: with sequential and bitmap scans and sorts priced
+// out, the only plan left for an ORDER BY is a scan of the index in that order.
+func (PostgresDialect) IndexOrderSettings() []string {
+	return []string{"SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off", "SET LOCAL enable_sort = off"}
+}

@@ -110,6 +110,10 @@ type Dialect interface {
 	// leading columns, (a, b) >= (?, ?), as one range of that index in order. Where it does not,
 	// a workload spells the seek as (a = ? AND b >= ?) OR (a > ?).
 	RowValueSeek() bool
+	// IndexOrderSettings returns the statements that, run first in a transaction, make the
+	// planner read a query's ORDER BY from the index that gives it rather than scan the table
+	// and sort, for dialects without index hints (IndexHint returns ""); nil for the others.
+	IndexOrderSettings() []string
 }
 
 // Bind replaces each ? of q with d's placeholder, numbered from 1, so that a workload writes

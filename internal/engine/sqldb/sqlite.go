@@ -288,3 +288,6 @@ func placeholders(d Dialect, first, n int) string {
 // RowValueSeek implements Dialect: SQLite seeks an index to a row-value comparison on its
 // leading columns, where the expanded OR becomes a multi-index OR followed by a sort.
 func (SQLiteDialect) RowValueSeek() bool { return true }
+
+// IndexOrderSettings implements Dialect: INDEXED BY chooses the index.
+func (SQLiteDialect) IndexOrderSettings() []string { return nil }

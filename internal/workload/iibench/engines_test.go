@@ -193,36 +193,13 @@ func checkPlans(t *testing.T, ctx context.Context, db sqldb.DB, b *sqlBackend) {
 		}
 	}
 	for _, idx := range b.p.Indexes() {
+		checkCountPlan(t, ctx, db, b, idx)
 		q, args := b.queryText(idx, 10)
 		vals := make([]any, len(args))
 		for i, a := range args {
 			vals[i] = []int64{3, 1_700_000_002, 5}[a]
 		}
-		prefix := map[string]string{"sqlite": "EXPLAIN QUERY PLAN ", "postgres": "EXPLAIN ", "mysql": "EXPLAIN "}[b.d.Name()]
-		rows, err := db.SQL().QueryContext(ctx, prefix+q, vals...)
-		if err != nil {
-			t.Fatalf("explain %s: %v", q, err)
-		}
-		cols, _ := rows.Columns()
-		var plan []string
-		for rows.Next() {
-			cells := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range cells {
-				ptrs[i] = &cells[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range cells {
-				if b, ok := c.([]byte); ok {
-					c = string(b)
-				}
-				plan = append(plan, fmt.Sprintf("%v", c))
-			}
-		}
-		rows.Close()
-		text := strings.Join(plan, " ")
+		text := explain(t, ctx, db, false, q, vals...)
 		bad := map[string]string{"sqlite": "TEMP B-TREE", "mysql": "filesort", "postgres": "Sort"}[b.d.Name()]
 		name := indexes[idx].name
 		want := map[string]string{"sqlite": "SEARCH " + tableName + " USING COVERING INDEX " + name,
@@ -234,6 +211,68 @@ func checkPlans(t *testing.T, ctx context.Context, db sqldb.DB, b *sqlBackend) {
 		if strings.Contains(text, bad) || !strings.Contains(text, want) {
 			t.Errorf("%s: the plan of\n %s\nis\n %s", indexes[idx].name, q, text)
 		}
+	}
+}
+
+// explain returns the plan of q (with args) as one line, run in a transaction, after the
+// dialect's IndexOrderSettings when ordered (as the counts run; the queries run without them).
+func explain(t *testing.T, ctx context.Context, db sqldb.DB, ordered bool, q string, args ...any) string {
+	t.Helper()
+	d := db.Dialect()
+	tx, err := db.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, st := range d.IndexOrderSettings() {
+		if !ordered {
+			break
+		}
+		if _, err := tx.ExecContext(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prefix := map[string]string{"sqlite": "EXPLAIN QUERY PLAN ", "postgres": "EXPLAIN ", "mysql": "EXPLAIN "}[d.Name()]
+	rows, err := tx.QueryContext(ctx, prefix+q, args...)
+	if err != nil {
+		t.Fatalf("explain %s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var plan []string
+	for rows.Next() {
+		cells := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range cells {
+			ptrs[i] = &cells[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cells {
+			if b, ok := c.([]byte); ok {
+				c = string(b)
+			}
+			plan = append(plan, fmt.Sprintf("%v", c))
+		}
+	}
+	return strings.Join(plan, " ")
+}
+
+// checkCountPlan checks that verification counts through index idx itself.
+func checkCountPlan(t *testing.T, ctx context.Context, db sqldb.DB, b *sqlBackend, idx int) {
+	t.Helper()
+	q := b.countText(idx)
+	text := explain(t, ctx, db, true, q)
+	name := indexes[idx].name
+	want := map[string]string{"sqlite": "USING COVERING INDEX " + name, "mysql": " " + name + " ",
+		"postgres": "Index Only Scan using " + name + " "}[b.d.Name()]
+	if idx == idxPK {
+		want = map[string]string{"sqlite": "USING INTEGER PRIMARY KEY", "mysql": " PRIMARY ",
+			"postgres": "Index Only Scan using " + tableName + "_pkey "}[b.d.Name()]
+	}
+	if !strings.Contains(text, want) || b.d.Name() == "postgres" && strings.Contains(text, "Sort") {
+		t.Errorf("count through %s: the plan of\n %s\nis\n %s", name, q, text)
 	}
 }
 

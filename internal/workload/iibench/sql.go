@@ -61,13 +61,32 @@ func (b *sqlBackend) create(ctx context.Context) error {
 	return nil
 }
 
-func (b *sqlBackend) count(ctx context.Context, idx int) (int64, error) {
+// countText returns the statement that counts the table through index idx: forced with the
+// dialect's index hint, or, where it has none, by reading the index's order in a subquery under
+// the dialect's IndexOrderSettings (only that index gives that order).
+func (b *sqlBackend) countText(idx int) string {
+	if idx != idxPK && b.d.IndexHint(indexes[idx].name) == "" || idx == idxPK && b.d.PrimaryKeyHint() == "" {
+		cols := colList(idx, ", ")
+		return fmt.Sprintf("SELECT count(*) FROM (SELECT %s FROM %s ORDER BY %s) AS ordered", cols, tableName, cols)
+	}
 	first := colNames[indexes[idx].cols[0]]
-	q := sqldb.Bind(b.d, fmt.Sprintf("SELECT count(*) FROM %s%s WHERE %s >= ?", tableName, b.hint(idx), first))
+	// Below every value of every first column, and within the range of an INT column.
+	return fmt.Sprintf("SELECT count(*) FROM %s%s WHERE %s >= %d", tableName, b.hint(idx), first, math.MinInt32)
+}
+
+func (b *sqlBackend) count(ctx context.Context, idx int) (int64, error) {
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("count %s through %s: %w", tableName, indexes[idx].name, err)
+	}
+	defer tx.Rollback()
+	for _, st := range b.d.IndexOrderSettings() {
+		if _, err := tx.ExecContext(ctx, st); err != nil {
+			return 0, fmt.Errorf("count %s through %s: %s: %w", tableName, indexes[idx].name, st, err)
+		}
+	}
 	var n int64
-	// Below every value of every first column, and within the range of an INT column:
-	// PostgreSQL types the parameter as the column and refuses a larger one.
-	if err := b.db.QueryRowContext(ctx, q, int64(math.MinInt32)).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, b.countText(idx)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count %s through %s: %w", tableName, indexes[idx].name, err)
 	}
 	return n, nil
