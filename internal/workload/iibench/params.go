@@ -78,6 +78,10 @@ func DefaultParams(scale string) (Params, error) {
 	}, nil
 }
 
+// maxPadBytes bounds the padding columns of a row: MariaDB refuses a table whose VARCHAR
+// columns may hold more than 65,535 bytes, 4 bytes a character in utf8mb4.
+const maxPadBytes = 16_000
+
 // Validate checks every parameter and sets QueryThreads to one per index when it is -1.
 func (p *Params) Validate() error {
 	pos := []struct {
@@ -121,6 +125,9 @@ func (p *Params) Validate() error {
 		return fmt.Errorf("--char-fields must be within 0..16, got %d", p.CharFields)
 	case p.CharLength < 1 || p.CharLength > 4000:
 		return fmt.Errorf("--char-length must be within 1..4000, got %d", p.CharLength)
+	case p.CharFields*p.CharLength > maxPadBytes:
+		return fmt.Errorf("--char-fields x --char-length must be at most %d bytes a row (MariaDB's limit for the VARCHAR columns of a row), got %d",
+			maxPadBytes, p.CharFields*p.CharLength)
 	case p.CompressiblePct < 0 || p.CompressiblePct > 100:
 		return fmt.Errorf("--compressible-pct must be within 0..100, got %d", p.CompressiblePct)
 	}

@@ -50,6 +50,7 @@ func TestScalesAndValidate(t *testing.T) {
 		{func(p *Params) { p.ReportSeconds = 0.5 }, "--report-seconds"},
 		{func(p *Params) { p.CostPerHour = -2 }, "--cost-per-hour"},
 		{func(p *Params) { p.QueryThreads = -2 }, "--query-threads"},
+		{func(p *Params) { p.CharFields, p.CharLength = 5, 4000 }, "at most 16000 bytes a row"},
 	}
 	for _, b := range bad {
 		p, _ := DefaultParams("tiny")
