@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -240,7 +241,7 @@ func (r *run) querier(ctx context.Context, rec *runner.Recorder, q, idx int) err
 		return err
 	}
 	defer sess.close()
-	rng := NewGen(r.p, r.p.Seed, uint64(1<<32+q)).rng
+	rng := rand.New(rand.NewPCG(r.p.Seed, 1<<32+uint64(q))) // apart from the insert threads' streams
 	out := make([]Key, 0, r.p.QueryLimit)
 	for ctx.Err() == nil {
 		k := seek(rng, r.p, idx, r.inserted.Load(), r.start, rec.Now().Unix())
