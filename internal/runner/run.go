@@ -114,7 +114,8 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	}
 
 	st := &stepStats{r: r, s: &s, clock: clock, start: start, last: start, lastPeriod: start, every: tick,
-		iv: make([]opStats, len(s.Ops)), tot: make([]opStats, len(s.Ops)), per: make([]opStats, len(s.Ops))}
+		iv: make([]opStats, len(s.Ops)), tot: make([]opStats, len(s.Ops)), per: make([]opStats, len(s.Ops)),
+		prev: make([]opStats, len(s.Ops))}
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	var failErr error
@@ -258,10 +259,11 @@ type stepStats struct {
 	last      time.Time // time of the previous tick
 	iv, tot   []opStats
 	intervals []result.Interval
-	// per accumulates the ticks of the current period (Step.Report) since lastPeriod.
-	per        []opStats
-	lastPeriod time.Time
-	periods    []result.Period
+	// per accumulates the ticks of the current period (Step.Report) since lastPeriod; prev
+	// holds the records of the last period recorded, which began at prevStart.
+	per, prev             []opStats
+	lastPeriod, prevStart time.Time
+	periods               []result.Period
 }
 
 // tick collects every recorder's records of the interval that ends now, appends the interval
@@ -325,16 +327,26 @@ func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) 
 }
 
 // period ends the current period at now when it has lasted Step.Report (within half a tick),
-// or at the step's end (final tick), and records it.
+// or at the step's end (final tick), and records it. A last period shorter than half of
+// Step.Report joins the one before it, so that it does not show a rate made of the few
+// operations that ended in a moment.
 func (st *stepStats) period(now time.Time, periodic bool) {
 	if st.s.Report <= 0 {
 		return
 	}
-	length := now.Sub(st.lastPeriod)
+	start := st.lastPeriod
+	length := now.Sub(start)
 	if periodic && length < st.s.Report-st.every/2 || !periodic && length <= 0 {
 		return
 	}
-	p := result.Period{End: now.Sub(st.start).Seconds(), Seconds: length.Seconds(),
+	if !periodic && length < st.s.Report/2 && len(st.periods) > 0 {
+		for i := range st.per {
+			st.per[i].merge(&st.prev[i])
+		}
+		start = st.prevStart
+		st.periods = st.periods[:len(st.periods)-1]
+	}
+	p := result.Period{End: now.Sub(st.start).Seconds(), Seconds: now.Sub(start).Seconds(),
 		Ops: make(map[string]result.PeriodOp, len(st.s.Ops))}
 	cum := now.Sub(st.start).Seconds()
 	for i, spec := range st.s.Ops {
@@ -348,7 +360,6 @@ func (st *stepStats) period(now time.Time, periodic bool) {
 			po.CumPerSec = float64(t.units) / cum
 		}
 		p.Ops[spec.Name] = po
-		o.reset()
 	}
 	if st.s.OnPeriod != nil {
 		st.s.OnPeriod(&p)
@@ -357,7 +368,12 @@ func (st *stepStats) period(now time.Time, periodic bool) {
 		pp.Period(st.s.Name, &p)
 	}
 	st.periods = append(st.periods, p)
-	st.lastPeriod = now
+	// Keep this period's records, in case the last one joins it.
+	st.prev, st.per = st.per, st.prev
+	for i := range st.per {
+		st.per[i].reset()
+	}
+	st.prevStart, st.lastPeriod = start, now
 }
 
 // periodLatency summarizes h without the distribution buckets, which a period does not need.

@@ -940,8 +940,8 @@ func TestPeriods(t *testing.T) {
 			t.Fatalf("period %d ends at %v, after %v + %v", i, p.End, end, p.Seconds)
 		}
 		end = p.End
-		if i < len(res.Periods)-1 && p.Seconds < 0.0495 {
-			t.Errorf("period %d lasted %vs, less than the 50ms report interval", i, p.Seconds)
+		if i < len(res.Periods)-1 && p.Seconds < 0.0495 || p.Seconds < 0.025 {
+			t.Errorf("period %d of %d lasted %vs, against a 50ms report interval", i, len(res.Periods), p.Seconds)
 		}
 		if p.Seconds > 0 && !within(ins.PerSec, float64(ins.Units)/p.Seconds, 1e-9) {
 			t.Errorf("period %d: per_sec %v for %d units in %vs", i, ins.PerSec, ins.Units, p.Seconds)
@@ -992,5 +992,41 @@ func TestProgressPeriodLine(t *testing.T) {
 	per.Ops["query"] = result.PeriodOp{Count: 5, Units: 5, PerSec: 0.5, CumUnits: 5, CumPerSec: 0.04, Errors: 2, Latency: result.Latency{P99: 2e6}}
 	if got, want := periodLine("run", per), "run 2:00: insert 10.1k/s (cum 10k/s, p99 4ms); query 0.5/s (cum 0.04/s, p99 2s, 2 errors)"; got != want {
 		t.Errorf("period line\n %q\nwant\n %q", got, want)
+	}
+}
+
+// A last period much shorter than the report interval joins the one before it: its few
+// operations would otherwise make a rate of a moment.
+func TestShortLastPeriodJoinsThePrevious(t *testing.T) {
+	var seen []result.Period
+	s := &Step{Name: "run", Ops: []OpSpec{{Name: "insert"}}, Report: 10 * time.Second,
+		OnPeriod: func(p *result.Period) { seen = append(seen, *p) }}
+	st := &stepStats{r: &Runner{}, s: s, start: t0, lastPeriod: t0, every: time.Second,
+		tot: make([]opStats, 1), per: make([]opStats, 1), prev: make([]opStats, 1)}
+	add := func(units int64, lat time.Duration) {
+		o := opStats{count: 1, units: units, svc: measure.NewHistogram()}
+		o.svc.Record(int64(lat))
+		st.per[0].merge(&o)
+		st.tot[0].merge(&o)
+	}
+	add(10_000, time.Millisecond)
+	st.period(t0.Add(10*time.Second), true)
+	add(10_000, time.Millisecond)
+	st.period(t0.Add(20*time.Second), true)
+	add(1000, 9*time.Millisecond) // one batch, 0.2 s after the last report
+	st.period(t0.Add(20200*time.Millisecond), false)
+	if len(st.periods) != 2 || len(seen) != 3 {
+		t.Fatalf("%d periods, OnPeriod called %d times; want 2 and 3 (the joined one again)", len(st.periods), len(seen))
+	}
+	last := st.periods[1].Ops["insert"]
+	if p := st.periods[1]; !within(p.Seconds, 10.2, 1e-9) || !within(p.End, 20.2, 1e-9) || last.Units != 11_000 ||
+		last.Count != 2 || !within(last.PerSec, 11_000/10.2, 1e-9) || last.CumUnits != 21_000 || last.Latency.Max < 8900 {
+		t.Errorf("joined period %+v, insert %+v", p, last)
+	}
+	// A last period of at least half the interval stays on its own.
+	add(5000, time.Millisecond)
+	st.period(t0.Add(25300*time.Millisecond), false)
+	if len(st.periods) != 3 || st.periods[2].Ops["insert"].Units != 5000 || !within(st.periods[2].Seconds, 5.1, 1e-9) {
+		t.Errorf("periods %+v", st.periods)
 	}
 }
