@@ -133,20 +133,24 @@ func (r *run) step(ctx context.Context) *result.Step {
 	measure.Derive(st, measure.Basis{PerOp: "insert", PerWrite: "insert", BytesPerWrite: p.RowBytes(),
 		LiveBytes: float64(r.inserted.Load()) * p.RowBytes()})
 	if p.CostPerHour > 0 {
-		var rows int64
-		if op := st.Ops["insert"]; op != nil {
-			rows = op.Units
-		}
-		c := &result.Cost{PerHour: p.CostPerHour}
-		var per float64
-		var ok bool
-		c.Run, per, ok = Cost(p.CostPerHour, st.Seconds, rows)
-		if ok {
-			c.PerBillionInserts = &per
-		}
-		st.Cost = c
+		st.Cost = stepCost(p.CostPerHour, st)
 	}
 	return st
+}
+
+// stepCost is what st cost at perHour a machine hour (see Cost).
+func stepCost(perHour float64, st *result.Step) *result.Cost {
+	var rows int64
+	if op := st.Ops["insert"]; op != nil {
+		rows = op.Units
+	}
+	c := &result.Cost{PerHour: perHour}
+	run, per, ok := Cost(perHour, st.Seconds, rows)
+	c.Run = run
+	if ok {
+		c.PerBillionInserts = &per
+	}
+	return c
 }
 
 // share returns client c's part of total split over n clients.
