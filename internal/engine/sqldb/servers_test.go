@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -481,6 +482,7 @@ func TestServerEngines(t *testing.T) {
 			t.Run("retryable", func(t *testing.T) { testRetryable(t, c, e) })
 			t.Run("cleanup and stats", func(t *testing.T) { testCleanupStats(t, c, e) })
 			t.Run("explain", func(t *testing.T) { testExplain(t, e) })
+			t.Run("count through each index", func(t *testing.T) { testCountThrough(t, e) })
 			t.Run("data files", func(t *testing.T) { testDataFiles(t, c, e) })
 			var ext *serverEngine // an external engine on e's server
 			t.Run("external", func(st *testing.T) { ext = testExternal(st, t, c, e) })
@@ -919,7 +921,7 @@ func testExplain(t *testing.T, e *serverEngine) {
 		if want == "pk" {
 			want = pk
 		}
-		plan := explain(t, e, q.q)
+		plan := explain(t, e.SQL(), q.q)
 		if d.Name() == "mysql" {
 			// EXPLAIN's key column, for every table of the plan.
 			for _, row := range plan {
@@ -946,9 +948,11 @@ func testExplain(t *testing.T, e *serverEngine) {
 }
 
 // explain returns the rows of EXPLAIN q as column -> value.
-func explain(t *testing.T, e *serverEngine, q string) []map[string]string {
+func explain(t *testing.T, db interface {
+	Query(string, ...any) (*sql.Rows, error)
+}, q string) []map[string]string {
 	t.Helper()
-	rows, err := e.SQL().Query("EXPLAIN " + q)
+	rows, err := db.Query("EXPLAIN " + q)
 	if err != nil {
 		t.Fatalf("EXPLAIN %s: %v", q, err)
 	}
@@ -1203,5 +1207,52 @@ func TestServerDefaults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// testCountThrough counts pi1 through its primary key and each secondary index with Count, and
+// checks with EXPLAIN (after the same settings) that each count reads its own index.
+func testCountThrough(t *testing.T, e *serverEngine) {
+	d := e.Dialect()
+	var n int64
+	if err := e.SQL().QueryRow("SELECT count(*) FROM pi1").Scan(&n); err != nil || n == 0 {
+		t.Fatalf("count(*) of pi1: %d, %v", n, err)
+	}
+	pk := "pi1_pkey"
+	if d.Name() == "mysql" {
+		pk = "PRIMARY"
+	}
+	type index struct{ name, hint, cols string }
+	indexes := []index{{pk, d.PrimaryKeyHint(), "transactionid"}}
+	for _, ix := range benchIndexes {
+		indexes = append(indexes, index{ix.name, d.IndexHint(ix.name), ix.cols})
+	}
+	ctx := context.Background()
+	for _, ix := range indexes {
+		cols := strings.Split(ix.cols, ", ")
+		got, err := Count(ctx, e.SQL(), d, "pi1", ix.hint, cols, math.MinInt32)
+		if err != nil || got != n {
+			t.Errorf("count through %s: %d, %v; want %d", ix.name, got, err, n)
+		}
+		tx, err := e.SQL().BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.hint == "" {
+			for _, st := range d.IndexOrderSettings() {
+				if _, err := tx.Exec(st); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		plan := fmt.Sprint(explain(t, tx, CountQuery("pi1", ix.hint, cols, math.MinInt32)))
+		tx.Rollback()
+		want := "Index Only Scan using " + ix.name + " "
+		if d.Name() == "mysql" {
+			want = "key:" + ix.name + " "
+		}
+		if !strings.Contains(plan, want) || strings.Contains(plan, "Sort") {
+			t.Errorf("count through %s: plan %s", ix.name, plan)
+		}
 	}
 }

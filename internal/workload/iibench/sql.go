@@ -31,13 +31,7 @@ func (b *sqlBackend) hint(idx int) string {
 }
 
 // colList returns the SQL column names of index idx, joined by sep.
-func colList(idx int, sep string) string {
-	names := make([]string, len(indexes[idx].cols))
-	for i, c := range indexes[idx].cols {
-		names[i] = colNames[c]
-	}
-	return strings.Join(names, sep)
-}
+func colList(idx int, sep string) string { return strings.Join(indexCols(idx), sep) }
 
 func (b *sqlBackend) create(ctx context.Context) error {
 	d := b.d
@@ -61,32 +55,21 @@ func (b *sqlBackend) create(ctx context.Context) error {
 	return nil
 }
 
-// countText returns the statement that counts the table through index idx: forced with the
-// dialect's index hint, or, where it has none, by reading the index's order in a subquery under
-// the dialect's IndexOrderSettings (only that index gives that order).
-func (b *sqlBackend) countText(idx int) string {
-	if idx != idxPK && b.d.IndexHint(indexes[idx].name) == "" || idx == idxPK && b.d.PrimaryKeyHint() == "" {
-		cols := colList(idx, ", ")
-		return fmt.Sprintf("SELECT count(*) FROM (SELECT %s FROM %s ORDER BY %s) AS ordered", cols, tableName, cols)
+// indexCols returns the SQL names of the columns of index idx.
+func indexCols(idx int) []string {
+	names := make([]string, len(indexes[idx].cols))
+	for i, c := range indexes[idx].cols {
+		names[i] = colNames[c]
 	}
-	first := colNames[indexes[idx].cols[0]]
-	// Below every value of every first column, and within the range of an INT column.
-	return fmt.Sprintf("SELECT count(*) FROM %s%s WHERE %s >= %d", tableName, b.hint(idx), first, math.MinInt32)
+	return names
 }
 
+// count counts the table through index idx: forced with the dialect's hint, or read in that
+// index's order where it has none (sqldb.Count). The lower bound is below every value of every
+// first column, and within the range of an INT column.
 func (b *sqlBackend) count(ctx context.Context, idx int) (int64, error) {
-	tx, err := b.db.BeginTx(ctx, nil)
+	n, err := sqldb.Count(ctx, b.db, b.d, tableName, b.hint(idx), indexCols(idx), math.MinInt32)
 	if err != nil {
-		return 0, fmt.Errorf("count %s through %s: %w", tableName, indexes[idx].name, err)
-	}
-	defer tx.Rollback()
-	for _, st := range b.d.IndexOrderSettings() {
-		if _, err := tx.ExecContext(ctx, st); err != nil {
-			return 0, fmt.Errorf("count %s through %s: %s: %w", tableName, indexes[idx].name, st, err)
-		}
-	}
-	var n int64
-	if err := tx.QueryRowContext(ctx, b.countText(idx)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count %s through %s: %w", tableName, indexes[idx].name, err)
 	}
 	return n, nil
