@@ -61,14 +61,12 @@ func (b *sqlBackend) minID(ctx context.Context, t *table) (int64, bool, error) {
 	return v.Int64, v.Valid, nil
 }
 
+// count counts t through index idx: forced with the dialect's hint, or read in that index's
+// order where it has none (sqldb.Count). The lower bound is below every value of every first
+// column, and within the range of an INT column: PostgreSQL types a parameter as the column.
 func (b *sqlBackend) count(ctx context.Context, t *table, idx int) (int64, error) {
-	first := strings.SplitN(indexColumns[idx], ",", 2)[0]
-	q := fmt.Sprintf("SELECT count(*) FROM %s%s WHERE %s >= ?", t.name, b.hint(t, idx), first)
-	q = b.bind(q)
-	var n int64
-	// Below every value of every column, and within the range of an INT column: PostgreSQL
-	// types the parameter as the column and refuses a larger one.
-	if err := b.db.QueryRowContext(ctx, q, int64(math.MinInt32)).Scan(&n); err != nil {
+	n, err := sqldb.Count(ctx, b.db, b.d, t.name, b.hint(t, idx), strings.Split(indexColumns[idx], ", "), math.MinInt32)
+	if err != nil {
 		return 0, fmt.Errorf("count %s through %s: %w", t.name, indexNames[idx], err)
 	}
 	return n, nil

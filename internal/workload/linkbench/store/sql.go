@@ -248,40 +248,46 @@ func (s *sqlStore) readCounts(ctx context.Context, q string, lo, hi int64, m map
 	return rows.Err()
 }
 
-// rowsQuery is one count of Rows.
+// rowsQuery is one count of Rows: q with one bind parameter below every value it counts, or,
+// for a count through an index, that index's leading columns and hint for sqldb.Count (q is
+// then its statement, without parameters).
 type rowsQuery struct {
 	what, q string
+	hint    string
+	cols    []string
 	dst     func(*Rows) *int64
 }
 
-// rowsQueries returns the counts of Rows, each with one bind parameter below every value of
-// the column it names: linktable through its primary key and through id1_type (unless
-// deferred), each forced with the dialect's hint and a condition on its first column, then
-// counttable and nodetable.
+// rowsQueries returns the counts of Rows: linktable through its primary key and through
+// id1_type (unless deferred), each forced with the dialect's hint or, without hints, read in
+// that index's order (sqldb.Count), then counttable and nodetable.
 func (s *sqlStore) rowsQueries() []rowsQuery {
-	qs := []rowsQuery{{"linktable through its primary key",
-		"SELECT count(*) FROM " + linkTable + s.d.PrimaryKeyHint() + " WHERE link_type >= ?",
-		func(r *Rows) *int64 { return &r.LinksByPK }}}
+	through := func(what, hint string, cols []string, dst func(*Rows) *int64) rowsQuery {
+		return rowsQuery{what: what, q: sqldb.CountQuery(linkTable, hint, cols, math.MinInt64), hint: hint, cols: cols, dst: dst}
+	}
+	qs := []rowsQuery{through("linktable through its primary key", s.d.PrimaryKeyHint(),
+		[]string{"link_type", "id1", "id2"}, func(r *Rows) *int64 { return &r.LinksByPK })}
 	if s.indexed.Load() {
-		qs = append(qs, rowsQuery{"linktable through " + indexName,
-			"SELECT count(*) FROM " + linkTable + s.d.IndexHint(indexName) + " WHERE id1 >= ?",
-			func(r *Rows) *int64 { return &r.LinksByIndex }})
+		qs = append(qs, through("linktable through "+indexName, s.d.IndexHint(indexName),
+			[]string{"id1", "link_type", "visibility", "time", "id2"}, func(r *Rows) *int64 { return &r.LinksByIndex }))
 	}
 	qs = append(qs,
-		rowsQuery{"counttable", "SELECT count(*) FROM " + countTable + " WHERE id >= ?", func(r *Rows) *int64 { return &r.Counts }},
-		rowsQuery{"nodetable", "SELECT count(*) FROM " + nodeTable + " WHERE id >= ?", func(r *Rows) *int64 { return &r.Nodes }})
-	for i := range qs {
-		qs[i].q = s.bind(qs[i].q)
-	}
+		rowsQuery{what: "counttable", q: s.bind("SELECT count(*) FROM " + countTable + " WHERE id >= ?"), dst: func(r *Rows) *int64 { return &r.Counts }},
+		rowsQuery{what: "nodetable", q: s.bind("SELECT count(*) FROM " + nodeTable + " WHERE id >= ?"), dst: func(r *Rows) *int64 { return &r.Nodes }})
 	return qs
 }
 
-// Rows counts the tables with rowsQueries (PostgreSQL has no hints: its planner picks a path
-// for each count, possibly the same for both counts of linktable).
+// Rows counts the tables with rowsQueries.
 func (s *sqlStore) Rows(ctx context.Context) (Rows, error) {
 	r := Rows{LinksByIndex: -1}
 	for _, q := range s.rowsQueries() {
-		if err := s.db.QueryRowContext(ctx, q.q, int64(math.MinInt64)).Scan(q.dst(&r)); err != nil {
+		var err error
+		if q.cols != nil {
+			*q.dst(&r), err = sqldb.Count(ctx, s.db, s.d, linkTable, q.hint, q.cols, math.MinInt64)
+		} else {
+			err = s.db.QueryRowContext(ctx, q.q, int64(math.MinInt64)).Scan(q.dst(&r))
+		}
+		if err != nil {
 			return r, fmt.Errorf("count %s: %w", q.what, err)
 		}
 	}
