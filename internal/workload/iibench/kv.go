@@ -91,19 +91,7 @@ func (b *kvBackend) newSession(context.Context) (session, error) {
 }
 
 func (b *kvBackend) count(ctx context.Context, idx int) (int64, error) {
-	it, err := b.db.NewIter([]byte{byte(idx)}, []byte{byte(idx + 1)})
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for ok := it.First(); ok; ok = it.Next() {
-		n++
-		if n%65536 == 0 && ctx.Err() != nil {
-			it.Close()
-			return n, ctx.Err()
-		}
-	}
-	return n, errors.Join(it.Err(), it.Close())
+	return kv.Count(ctx, b.db, []byte{byte(idx)}, []byte{byte(idx + 1)})
 }
 
 // kvSession reuses one batch and its key buffers for every operation.

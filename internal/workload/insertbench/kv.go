@@ -112,19 +112,7 @@ func (b *kvBackend) minID(_ context.Context, t *table) (int64, bool, error) {
 
 func (b *kvBackend) count(ctx context.Context, t *table, idx int) (int64, error) {
 	lo, hi := indexRange(t, idx)
-	it, err := b.db.NewIter(lo, hi)
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for ok := it.First(); ok; ok = it.Next() {
-		n++
-		if n%65536 == 0 && ctx.Err() != nil {
-			it.Close()
-			return n, ctx.Err()
-		}
-	}
-	return n, errors.Join(it.Err(), it.Close())
+	return kv.Count(ctx, b.db, lo, hi)
 }
 
 // kvSession reuses one batch and its key buffers for every operation.

@@ -5,6 +5,7 @@ package kvtest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -34,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T, dir string) kv.DB) {
 		{"BatchReset", testBatchReset},
 		{"BatchAtomicity", testBatchAtomicity},
 		{"IterBounds", testIterBounds},
+		{"Count", testCount},
 		{"IterSeekGE", testIterSeekGE},
 		{"IterDirectionChange", testIterDirectionChange},
 		{"IterEmptyRange", testIterEmptyRange},
@@ -896,5 +898,20 @@ func testConcurrentWriters(t *testing.T, open Opener) {
 	}
 	if n := len(scan(t, db, "", "")); n != totalKeys {
 		t.Errorf("%d keys, want %d", n, totalKeys)
+	}
+}
+
+func testCount(t *testing.T, open Opener) {
+	db := openDB(t, open)
+	tenKeys(t, db)
+	write(t, db, kvPair{"a", "before"}, kvPair{"z", "after"})
+	ctx := context.Background()
+	for _, c := range []struct {
+		lower, upper string
+		want         int64
+	}{{"k2", "k5", 3}, {"k", "l", 10}, {"", "", 12}, {"m", "n", 0}} {
+		if n, err := kv.Count(ctx, db, bound(c.lower), bound(c.upper)); err != nil || n != c.want {
+			t.Errorf("Count [%q, %q) = %d, %v; want %d", c.lower, c.upper, n, err, c.want)
+		}
 	}
 }

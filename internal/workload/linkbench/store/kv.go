@@ -270,18 +270,8 @@ func (s *kvStore) Rows(ctx context.Context) (Rows, error) {
 }
 
 func (s *kvStore) countRange(ctx context.Context, tag byte) (int64, error) {
-	it, err := s.db.NewIter([]byte{tag}, []byte{tag + 1})
+	n, err := kv.Count(ctx, s.db, []byte{tag}, []byte{tag + 1})
 	if err != nil {
-		return 0, fmt.Errorf("count range %q: %w", tag, err)
-	}
-	var n int64
-	for ok := it.First(); ok; ok = it.Next() {
-		if n++; n%65536 == 0 && ctx.Err() != nil {
-			it.Close()
-			return n, fmt.Errorf("count range %q: %w", tag, ctx.Err())
-		}
-	}
-	if err := errors.Join(it.Err(), it.Close()); err != nil {
 		return n, fmt.Errorf("count range %q: %w", tag, err)
 	}
 	return n, nil
