@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/enginebench/enginebench/internal/engine"
-	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 )
@@ -45,11 +43,7 @@ func BenchmarkHarness(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
-			eng, err := null.Driver().Open(ctx, engine.Config{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer eng.Close()
+			eng := openNull(b)
 			p, _ := DefaultParams("small")
 			p.MaxRows, p.Seconds = 0, 3
 			c.set(&p)
@@ -73,16 +67,8 @@ func BenchmarkHarness(b *testing.B) {
 // engine: row generation and the encoding of the row and its index entries.
 func BenchmarkInsertBatch(b *testing.B) {
 	ctx := context.Background()
-	eng, err := null.Driver().Open(ctx, engine.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer eng.Close()
 	p, _ := DefaultParams("small")
-	p.Validate()
-	be, _ := newBackend(eng, &p)
-	sess, _ := be.newSession(ctx)
-	defer sess.close()
+	sess := nullSession(b, &p)
 	gen := NewGen(&p, 1, 1)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
@@ -96,17 +82,9 @@ func BenchmarkInsertBatch(b *testing.B) {
 // insert batch or per query.
 func TestQueryAndInsertDoNotAllocate(t *testing.T) {
 	ctx := context.Background()
-	eng, err := null.Driver().Open(ctx, engine.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	p, _ := DefaultParams("tiny")
 	p.CharFields = 2
-	p.Validate()
-	be, _ := newBackend(eng, &p)
-	sess, _ := be.newSession(ctx)
-	defer sess.close()
+	sess := nullSession(t, &p)
 	gen := NewGen(&p, 1, 1)
 	out := make([]Key, 0, p.QueryLimit)
 	if a := testing.AllocsPerRun(50, func() {
@@ -118,8 +96,8 @@ func TestQueryAndInsertDoNotAllocate(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(50, func() {
 		for idx := idxPK; idx < numIndexes; idx++ {
-			out, err = sess.query(ctx, idx, Key{1, 2, 3}, p.QueryLimit, out)
-			if err != nil {
+			var err error
+			if out, err = sess.query(ctx, idx, Key{1, 2, 3}, p.QueryLimit, out); err != nil {
 				t.Fatal(err)
 			}
 		}

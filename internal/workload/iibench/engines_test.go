@@ -72,6 +72,35 @@ func (c engineCase) open(t *testing.T, ctx context.Context) engine.Engine {
 	return eng
 }
 
+// openNull opens the null engine, closed when the test ends.
+func openNull(tb testing.TB) kv.DB {
+	tb.Helper()
+	eng, err := null.Driver().Open(context.Background(), engine.Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { eng.Close() })
+	return eng.(kv.DB)
+}
+
+// nullSession returns a KV session of p (validated) on the null engine, closed when the test ends.
+func nullSession(tb testing.TB, p *Params) session {
+	tb.Helper()
+	if err := p.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	be, err := newBackend(openNull(tb), p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sess, err := be.newSession(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { sess.close() })
+	return sess
+}
+
 // runOn runs w on eng and returns its one step and Run's error.
 func runOn(t testing.TB, ctx context.Context, w *Workload, eng engine.Engine, rn *runner.Runner) (*result.Step, error) {
 	t.Helper()
@@ -326,11 +355,7 @@ func checkTinyRun(t *testing.T, ctx context.Context, eng engine.Engine) {
 // verification is skipped because null stores nothing.
 func TestNullEngine(t *testing.T) {
 	ctx := context.Background()
-	eng, err := null.Driver().Open(ctx, engine.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openNull(t)
 	p, _ := DefaultParams("tiny")
 	w, _ := New(p)
 	st, err := runOn(t, ctx, w, eng, nil)
@@ -348,15 +373,11 @@ type lossy struct{ kv.DB }
 
 func TestVerificationCatchesLostRows(t *testing.T) {
 	ctx := context.Background()
-	eng, err := null.Driver().Open(ctx, engine.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openNull(t)
 	p, _ := DefaultParams("tiny")
 	p.MaxRows = 3000
 	w, _ := New(p)
-	st, err := runOn(t, ctx, w, lossy{eng.(kv.DB)}, nil)
+	st, err := runOn(t, ctx, w, lossy{eng}, nil)
 	if err == nil || st.Status != result.StatusFailed || st.Verify == nil || st.Verify.OK ||
 		!strings.Contains(st.Verify.Detail, "expected 3000, pk=0 marketsegment=0") {
 		t.Errorf("err %v, step %s %q, verify %+v", err, st.Status, st.Error, st.Verify)

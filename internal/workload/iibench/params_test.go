@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
-	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 )
@@ -139,18 +137,14 @@ func (b *clockedBatch) Commit() error {
 func TestMaxInsertRateIsSpreadEvenly(t *testing.T) {
 	for _, threads := range []int{1, 2} {
 		ctx := context.Background()
-		eng, err := null.Driver().Open(ctx, engine.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer eng.Close()
+		eng := openNull(t)
 		var clock runner.Clock = runner.SystemClock()
 		rows := int64(10_000)
 		if threads == 1 {
 			clock, rows = runner.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), 20_000
 		}
 		start := clock.Now()
-		db := &clockedDB{DB: eng.(kv.DB), clock: clock}
+		db := &clockedDB{DB: eng, clock: clock}
 		p, _ := DefaultParams("tiny")
 		p.MaxRows, p.InsertBatch, p.MaxInsertRate, p.InsertThreads = rows, 100, 10_000, threads
 		p.SecondaryIndexes, p.QueryThreads = 0, 1
