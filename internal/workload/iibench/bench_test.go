@@ -2,30 +2,11 @@ package iibench
 
 import (
 	"context"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/runner/runnertest"
 )
-
-// cpuSampler records the process's CPU time (user + system) used by the step.
-type cpuSampler struct {
-	begin, used time.Duration
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func (c *cpuSampler) Begin(context.Context, time.Time)                     { c.begin = cpuTime() }
-func (c *cpuSampler) Sample(context.Context, time.Time) map[string]float64 { return nil }
-func (c *cpuSampler) End(context.Context, time.Time, *result.Step)         { c.used = cpuTime() - c.begin }
 
 // BenchmarkHarness measures the harness's CPU on the null engine: per row inserted (row
 // generation, the key and value of the row and its three index entries, recording), with no
@@ -51,13 +32,13 @@ func BenchmarkHarness(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cpu := &cpuSampler{}
+			cpu := runnertest.NewCPU()
 			st, err := runOn(b, ctx, w, eng, &runner.Runner{Clock: runner.SystemClock(), Samplers: []runner.Sampler{cpu}})
 			if err != nil {
 				b.Fatal(err)
 			}
 			op := st.Ops[c.op]
-			b.ReportMetric(float64(cpu.used.Nanoseconds())/float64(op.Units), "cpu-ns/"+c.per)
+			b.ReportMetric(float64(cpu.Used[stepName].Nanoseconds())/float64(op.Units), "cpu-ns/"+c.per)
 			b.ReportMetric(op.PerSec, c.rate)
 		})
 	}

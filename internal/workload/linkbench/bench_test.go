@@ -2,33 +2,11 @@ package linkbench
 
 import (
 	"context"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
-	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner/runnertest"
 )
-
-// cpuSampler records the process's CPU time (user + system) used by each step.
-type cpuSampler struct {
-	begin time.Duration
-	used  map[string]time.Duration
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func (c *cpuSampler) Begin(context.Context, time.Time)                     { c.begin = cpuTime() }
-func (c *cpuSampler) Sample(context.Context, time.Time) map[string]float64 { return nil }
-func (c *cpuSampler) End(_ context.Context, _ time.Time, res *result.Step) {
-	c.used[res.Name] = cpuTime() - c.begin
-}
 
 // BenchmarkHarnessRequests measures the harness's CPU per request of the fb2011 mix on the
 // null engine: drawing the operation and its ids and payloads, key encoding, recording and
@@ -50,16 +28,16 @@ func BenchmarkHarnessRequests(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cpu := &cpuSampler{used: map[string]time.Duration{}}
+			cpu := runnertest.NewCPU()
 			steps, err := runOn(b, ctx, w, eng, cpu)
 			if err != nil {
 				b.Fatal(err)
 			}
 			run := steps[len(steps)-1].Ops["requests"]
-			b.ReportMetric(float64(cpu.used["run.1"].Nanoseconds())/float64(run.Count), "cpu-ns/request")
+			b.ReportMetric(float64(cpu.Used["run.1"].Nanoseconds())/float64(run.Count), "cpu-ns/request")
 			b.ReportMetric(run.PerSec, "requests/s")
 			load := steps[0].Ops["link"]
-			b.ReportMetric(float64(cpu.used["load"].Nanoseconds())/float64(load.Units), "load-cpu-ns/link")
+			b.ReportMetric(float64(cpu.Used["load"].Nanoseconds())/float64(load.Units), "load-cpu-ns/link")
 		})
 	}
 }
