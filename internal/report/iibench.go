@@ -38,11 +38,7 @@ func buildIIBench(r *result.Run) Summary {
 	}
 	tables := []Table{ibPublished(r), ibRates(r), ibCost(r), ibLatency(r), ibPerOp(r), details(r)}
 	tables = append(tables, efficiency(r)...)
-	for _, t := range tables {
-		if len(t.Rows) > 0 {
-			s.Tables = append(s.Tables, t)
-		}
-	}
+	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"ips: rows inserted a second; qps: queries a second (each reads up to LIMIT rows from a random point of one index), both over the step's measured time (total time). ins/qry: ips / qps, \"-\" when no query ran.",
 		"A failed or interrupted step shows its status instead of its rates.",

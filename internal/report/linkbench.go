@@ -18,11 +18,7 @@ func buildLinkBench(r *result.Run) Summary {
 	s := Summary{Lines: header(r)}
 	tables := []Table{lbPublished(r), lbLoad(r), lbLatency(r), details(r)}
 	tables = append(tables, efficiency(r)...)
-	for _, t := range tables {
-		if len(t.Rows) > 0 {
-			s.Tables = append(s.Tables, t)
-		}
-	}
+	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"load: seconds of the load step (and of the index step when id1_type is built afterwards); links/s: links loaded a second; GB: dbgb1, the database's own files at the step's end.",
 		"run.N: the request intervals, of equal length; qps: requests a second over every operation; GB: dbgb1 at the interval's end. The warmup is not counted.",

@@ -46,11 +46,7 @@ func Build(r *result.Run) Summary {
 	tables := []Table{throughput(r), latency(r), sla(r), details(r), phases(r)}
 	tables = append(tables, efficiency(r)...)
 	tables = append(tables, cleanup(r))
-	for _, t := range tables {
-		if len(t.Rows) > 0 {
-			s.Tables = append(s.Tables, t)
-		}
-	}
+	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"ips: rows inserted (l.x: rows indexed; scan: rows read) per second; qps: queries per second.",
 		"p50/p99/max: service time from each operation's actual start. rt: response time of the open-loop background writers, from the intended start (includes queueing).",
@@ -64,6 +60,17 @@ func Build(r *result.Run) Summary {
 		"cleanup: the engine's debt (flush, compaction, checkpoint, vacuum) before and after the step.",
 	}
 	return s
+}
+
+// nonEmpty returns the tables that have rows: a summary leaves the others out.
+func nonEmpty(tables []Table) []Table {
+	var out []Table
+	for _, t := range tables {
+		if len(t.Rows) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func header(r *result.Run) []string {
