@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 )
 
 // Dir is a run directory: run.json, intervals.csv, summary.md and the report.
@@ -167,4 +171,135 @@ func Load(path string) (*Run, error) {
 		return nil, fmt.Errorf("read run %s: malformed: %w", path, err)
 	}
 	return &r, nil
+}
+
+// LoadDir reads a run directory: run.json and, when the directory has one, intervals.csv into
+// each step's Intervals.
+func LoadDir(dir string) (*Run, error) {
+	r, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	if err := ReadIntervals(filepath.Join(dir, "intervals.csv"), r); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ReadIntervals reads intervals.csv (as WriteIntervals writes it) into the Intervals of r's
+// steps, matched by configuration and step name; rows of steps r does not have are skipped. An
+// empty cell was not measured: its op field stays 0 and its metric is absent.
+func ReadIntervals(path string, r *Run) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read intervals: %w", err)
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(header) < 4 || !slices.Equal(header[:4], []string{"config", "step", "second", "time"}) {
+		return fmt.Errorf("read %s: not an intervals file (header %q)", path, strings.Join(header[:min(4, len(header))], ","))
+	}
+	header = slices.Clone(header)
+	// Columns after the first four: groups of the per-op columns, then the metrics.
+	type opGroup struct {
+		name string
+		col  int
+	}
+	var ops []opGroup
+	metricCols := map[int]string{}
+	for i := 4; i < len(header); {
+		if op, ok := strings.CutSuffix(header[i], "_"+intervalOpColumns[0]); ok && i+len(intervalOpColumns) <= len(header) {
+			group := true
+			for j, c := range intervalOpColumns {
+				group = group && header[i+j] == op+"_"+c
+			}
+			if group {
+				ops = append(ops, opGroup{op, i})
+				i += len(intervalOpColumns)
+				continue
+			}
+		}
+		metricCols[i] = header[i]
+		i++
+	}
+	steps := map[[2]string]*Step{}
+	for ci := range r.Configs {
+		c := &r.Configs[ci]
+		for si := range c.Steps {
+			c.Steps[si].Intervals = nil
+			steps[[2]string{c.Name, c.Steps[si].Name}] = &c.Steps[si]
+		}
+	}
+	prev := map[*Step]time.Time{}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		s := steps[[2]string{rec[0], rec[1]}]
+		if s == nil {
+			continue
+		}
+		bad := func(col int, err error) error {
+			return fmt.Errorf("read %s: line %d, column %s: %w", path, line, header[col], err)
+		}
+		second, err := strconv.Atoi(rec[2])
+		if err != nil {
+			return bad(2, err)
+		}
+		at, err := time.Parse(time.RFC3339Nano, rec[3])
+		if err != nil {
+			return bad(3, err)
+		}
+		start, ok := prev[s]
+		if !ok {
+			start = s.StartedAt
+		}
+		prev[s] = at
+		iv := Interval{Second: second, Time: at, Ops: make(map[string]IntervalOp, len(ops))}
+		for _, g := range ops {
+			if rec[g.col] == "" {
+				continue // the op does not run in this step
+			}
+			var v [8]float64
+			for j := range intervalOpColumns {
+				if cell := rec[g.col+j]; cell != "" {
+					if v[j], err = strconv.ParseFloat(cell, 64); err != nil {
+						return bad(g.col+j, err)
+					}
+				}
+			}
+			o := IntervalOp{Count: int64(v[0]), PerSec: v[1], P50: v[2], P99: v[3], Max: v[4],
+				RtP99: v[5], RtMax: v[6], Errors: int64(v[7])}
+			if secs := at.Sub(start).Seconds(); secs > 0 {
+				o.Units = int64(math.Round(o.PerSec * secs))
+			}
+			iv.Ops[g.name] = o
+		}
+		for col, name := range metricCols {
+			if rec[col] == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(rec[col], 64)
+			if err != nil {
+				return bad(col, err)
+			}
+			if iv.Metrics == nil {
+				iv.Metrics = map[string]float64{}
+			}
+			iv.Metrics[name] = v
+		}
+		s.Intervals = append(s.Intervals, iv)
+	}
 }

@@ -23,7 +23,7 @@ func sampleRun() *Run {
 				Efficiency: &Efficiency{CPUpq: &p99},
 				Intervals: []Interval{
 					{Second: 1, Time: t0.Add(time.Second), Ops: map[string]IntervalOp{"insert": {Count: 1, Units: 100, P50: 5, P99: 9, Max: 10}},
-						Metrics: map[string]float64{"cpu": 0.5}},
+						Metrics: map[string]float64{"cpu": 0.5, "page_count": 7}},
 					{Second: 2, Time: t0.Add(2 * time.Second), Ops: map[string]IntervalOp{"insert": {Count: 1, Units: 50, P50: 5, P99: 9, Max: 10}}},
 				},
 			}}},
@@ -131,5 +131,68 @@ func TestLoadErrors(t *testing.T) {
 	os.WriteFile(bad, []byte("{"), 0o644)
 	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "malformed") {
 		t.Errorf("malformed run.json: %v", err)
+	}
+}
+
+func TestReadIntervalsRoundTrip(t *testing.T) {
+	d, err := CreateDir(filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := sampleRun()
+	if err := d.WriteRun(in); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteIntervals(in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := LoadDir(d.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ci, c := range in.Configs {
+		for si, s := range c.Steps {
+			got := out.Configs[ci].Steps[si].Intervals
+			if len(got) != len(s.Intervals) {
+				t.Fatalf("%s/%s: %d intervals read, want %d", c.Name, s.Name, len(got), len(s.Intervals))
+			}
+			for i, want := range s.Intervals {
+				g := got[i]
+				if g.Second != want.Second || !g.Time.Equal(want.Time) || !reflect.DeepEqual(g.Metrics, want.Metrics) {
+					t.Errorf("%s/%s second %d: read %+v, want %+v", c.Name, s.Name, i+1, g, want)
+				}
+				for op, w := range want.Ops {
+					w.PerSec = float64(w.Units) // every interval of the sample is one second long
+					if g.Ops[op] != w {
+						t.Errorf("%s/%s second %d %s: read %+v, want %+v", c.Name, s.Name, i+1, op, g.Ops[op], w)
+					}
+				}
+				if len(g.Ops) != len(want.Ops) {
+					t.Errorf("%s/%s second %d: ops %v, want %v", c.Name, s.Name, i+1, g.Ops, want.Ops)
+				}
+			}
+		}
+	}
+}
+
+func TestReadIntervalsErrors(t *testing.T) {
+	dir := t.TempDir()
+	r := sampleRun()
+	// No intervals.csv: the run loads without intervals.
+	d, _ := CreateDir(filepath.Join(dir, "plain"))
+	d.WriteRun(r)
+	if got, err := LoadDir(d.Path()); err != nil || got.Configs[0].Steps[0].Intervals != nil {
+		t.Errorf("run without intervals.csv: %v, %v", err, got)
+	}
+	for name, body := range map[string]string{
+		"header": "a,b,c\n",
+		"number": "config,step,second,time,insert_count,insert_per_sec,insert_p50_us,insert_p99_us,insert_max_us,insert_rt_p99_us,insert_rt_max_us,insert_errors\na,l.i0,1,2026-01-02T03:04:06.000Z,1,x,1,1,1,,,0\n",
+		"time":   "config,step,second,time\na,l.i0,1,yesterday\n",
+	} {
+		path := filepath.Join(dir, name+".csv")
+		os.WriteFile(path, []byte(body), 0o644)
+		if err := ReadIntervals(path, sampleRun()); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v, want one naming the file", name, err)
+		}
 	}
 }

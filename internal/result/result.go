@@ -242,8 +242,12 @@ type Interval struct {
 
 // IntervalOp is one operation type in one second. Latencies are in microseconds.
 type IntervalOp struct {
-	Count  int64   `json:"count"`
-	Units  int64   `json:"units"`
+	Count int64 `json:"count"`
+	Units int64 `json:"units"`
+	// PerSec is Units per second of the interval. The runner leaves it 0 (intervals.csv
+	// computes it from the intervals' times); ReadIntervals sets it from the file, and Units
+	// to PerSec times the interval's length, rounded.
+	PerSec float64 `json:"per_sec,omitempty"`
 	P50    float64 `json:"p50"`
 	P99    float64 `json:"p99"`
 	Max    float64 `json:"max"`
