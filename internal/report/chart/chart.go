@@ -1,0 +1,365 @@
+// Package chart draws the report's charts as inline SVG with gonum.org/v1/plot: line charts of
+// per-second series and bar charts of a rate per configuration.
+package chart
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Series is one line of a line chart: one configuration's values over x.
+type Series struct {
+	Name  string
+	Color int       // index into the palette: the configuration's position, the same in every chart
+	X, Y  []float64 // a NaN in Y is no value: the line has a gap there
+}
+
+// Options are a chart's texts and size.
+type Options struct {
+	Title, XLabel, YLabel string
+	LogY                  bool // log scale on y; values <= 0 are left out (gaps)
+	Legend                bool // draw a legend of the series names (line charts)
+	Width, Height         int  // CSS pixels; 0 means the defaults 560 x 280
+}
+
+// Default size of a chart in CSS pixels.
+const (
+	defaultWidth  = 560
+	defaultHeight = 280
+)
+
+// palette is Tableau 10: distinct colours that stay apart for most colour-blind readers. Upper
+// case, as gonum writes colours into the SVG.
+var palette = [...]string{"#4E79A7", "#F28E2B", "#E15759", "#76B7B2", "#59A14F", "#EDC948", "#B07AA1", "#FF9DA7", "#9C755F", "#BAB0AC"}
+
+// Color returns palette colour i (any i >= 0; it wraps) as CSS hex "#rrggbb", for legends in
+// HTML tables that must match the charts.
+func Color(i int) string {
+	if i < 0 {
+		i = -i
+	}
+	return palette[i%len(palette)]
+}
+
+func rgba(i int) color.RGBA {
+	v, _ := strconv.ParseUint(Color(i)[1:], 16, 32)
+	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
+}
+
+// sans is the typeface of every text; the SVG names it with fallbacks (see render).
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// newPlot returns a plot with the options' texts in the sans typeface.
+func newPlot(o Options) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = o.Title
+	p.Title.TextStyle.Font = font.From(sans, 12)
+	p.Title.Padding = vg.Points(4)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sans, 10)
+		a.Tick.Label.Font = font.From(sans, 9)
+		a.Tick.Marker = compactTicks{}
+	}
+	p.X.Label.Text = o.XLabel
+	p.Y.Label.Text = o.YLabel
+	p.Legend.TextStyle.Font = font.From(sans, 9)
+	p.Legend.Top = true
+	p.Legend.ThumbnailWidth = vg.Points(14)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// Line returns an <svg> element with one line per series.
+func Line(series []Series, o Options) ([]byte, error) {
+	p := newPlot(o)
+	if o.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = compactTicks{log: true}
+	}
+	finite, hi := 0, math.Inf(-1)
+	for _, s := range series {
+		style := draw.LineStyle{Color: rgba(s.Color), Width: vg.Points(1.25)}
+		for _, seg := range segments(s, o.LogY) {
+			finite += len(seg)
+			for _, pt := range seg {
+				hi = math.Max(hi, pt.Y)
+			}
+			if len(seg) == 1 { // a lone point between gaps: a dot, so it is not lost
+				sc, err := plotter.NewScatter(seg)
+				if err != nil {
+					return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+				}
+				sc.GlyphStyle = draw.GlyphStyle{Color: style.Color, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
+				p.Add(sc)
+				continue
+			}
+			l, err := plotter.NewLine(seg)
+			if err != nil {
+				return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+			}
+			l.LineStyle = style
+			p.Add(l)
+		}
+		if o.Legend && s.Name != "" {
+			p.Legend.Add(s.Name, &plotter.Line{LineStyle: style})
+		}
+	}
+	if finite == 0 {
+		return noData(p, o)
+	}
+	if !o.LogY {
+		p.Y.Min = 0
+		if hi <= 0 {
+			p.Y.Max = 1
+		}
+		if o.Legend && len(series) > 0 {
+			// Headroom above the data for the legend in the top right corner.
+			p.Y.Max = math.Max(p.Y.Max, hi) * (1.08 + 0.07*float64(len(series)))
+		}
+	}
+	return render(p, o)
+}
+
+// segments splits a series into runs of drawable points: finite, and positive on a log scale.
+func segments(s Series, logY bool) []plotter.XYs {
+	var out []plotter.XYs
+	var cur plotter.XYs
+	for i := range min(len(s.X), len(s.Y)) {
+		x, y := s.X[i], s.Y[i]
+		ok := !math.IsNaN(y) && !math.IsInf(y, 0) && !math.IsNaN(x) && !math.IsInf(x, 0) && (!logY || y > 0)
+		if ok {
+			cur = append(cur, plotter.XY{X: x, Y: y})
+			continue
+		}
+		if len(cur) > 0 {
+			out, cur = append(out, cur), nil
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// Bar returns an <svg> element with one bar per label, bar i in palette colour colors[i], and
+// each bar's value printed on it. A NaN value is a missing bar, labelled "-" (never drawn as 0).
+func Bar(labels []string, values []float64, colors []int, o Options) ([]byte, error) {
+	if len(values) != len(labels) {
+		return nil, fmt.Errorf("chart %q: %d values for %d labels", o.Title, len(values), len(labels))
+	}
+	p := newPlot(o)
+	p.Add(plotter.NewGrid())
+	hi := 0.0
+	var marks plotter.XYs
+	var texts []string
+	for i, v := range values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			marks, texts = append(marks, plotter.XY{X: float64(i), Y: 0}), append(texts, "-")
+			continue
+		}
+		bc, err := plotter.NewBarChart(plotter.Values{v}, vg.Points(48))
+		if err != nil {
+			return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+		}
+		c := 0
+		if i < len(colors) {
+			c = colors[i]
+		}
+		bc.XMin = float64(i)
+		bc.Color = rgba(c)
+		bc.LineStyle.Width = 0
+		p.Add(bc)
+		hi = math.Max(hi, v)
+		marks, texts = append(marks, plotter.XY{X: float64(i), Y: v}), append(texts, compact(v))
+	}
+	if len(labels) == 0 {
+		return noData(p, o)
+	}
+	p.NominalX(labels...)
+	p.X.Tick.Label.Font = font.From(sans, 9)
+	p.X.Min, p.X.Max = -0.6, float64(len(labels))-0.4
+	p.Y.Min = 0
+	p.Y.Max = 1
+	if hi > 0 {
+		p.Y.Max = hi * 1.15 // room for the values above the bars
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: marks, Labels: texts})
+	if err != nil {
+		return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font = font.From(sans, 9)
+		lb.TextStyle[i].XAlign = draw.XCenter
+	}
+	lb.Offset = vg.Point{Y: vg.Points(3)}
+	p.Add(lb)
+	return render(p, o)
+}
+
+// noData draws an empty chart that says so.
+func noData(p *plot.Plot, o Options) ([]byte, error) {
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	p.Y.Scale = plot.LinearScale{}
+	p.X.Tick.Marker = plot.ConstantTicks{}
+	p.Y.Tick.Marker = plot.ConstantTicks{}
+	p.Legend = plot.NewLegend()
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{"no data"}})
+	if err != nil {
+		return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+	}
+	lb.TextStyle[0].Font = font.From(sans, 12)
+	lb.TextStyle[0].XAlign = draw.XCenter
+	lb.TextStyle[0].YAlign = draw.YCenter
+	lb.TextStyle[0].Color = color.Gray{Y: 110}
+	p.Add(lb)
+	return render(p, o)
+}
+
+// render draws the plot into an SVG element fit for an HTML page: no prolog, a viewBox so it
+// scales, the chart's class, role and title, and font families that fall back to common fonts.
+func render(p *plot.Plot, o Options) ([]byte, error) {
+	w, h := o.Width, o.Height
+	if w <= 0 {
+		w = defaultWidth
+	}
+	if h <= 0 {
+		h = defaultHeight
+	}
+	// One SVG user unit per CSS pixel: the canvas is w x h "points".
+	c := vgsvg.NewWith(vgsvg.UseWH(vg.Length(w), vg.Length(h)))
+	p.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+	}
+	out := buf.String()
+	start := strings.Index(out, "<svg")
+	end := strings.Index(out[max(start, 0):], ">")
+	if start < 0 || end < 0 {
+		return nil, fmt.Errorf("chart %q: unexpected SVG output", o.Title)
+	}
+	title := html.EscapeString(o.Title)
+	head := fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" class="chart" role="img" aria-label="%s" style="max-width:%dpx"><title>%s</title>`,
+		w, h, w, h, title, w, title)
+	body := out[start+end+1:]
+	body = strings.ReplaceAll(body, "font-family:Liberation Sans;", "font-family:Liberation Sans,Arial,Helvetica,sans-serif;")
+	return []byte(head + strings.TrimSpace(body)), nil
+}
+
+// compactTicks are gonum's default ticks (or log ticks) with labels like 12k and 1.5M.
+type compactTicks struct{ log bool }
+
+// Ticks implements plot.Ticker.
+func (t compactTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	if t.log {
+		ticks = plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	} else {
+		ticks = plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = compact(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// compact formats v with up to three significant digits and a k, M or G suffix, never in
+// exponent notation.
+func compact(v float64) string {
+	a := math.Abs(v)
+	suffix := ""
+	switch {
+	case a >= 1e9:
+		v, suffix = v/1e9, "G"
+	case a >= 1e6:
+		v, suffix = v/1e6, "M"
+	case a >= 1e4:
+		v, suffix = v/1e3, "k"
+	}
+	a = math.Abs(v)
+	var s string
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 100:
+		s = strconv.FormatFloat(v, 'f', 0, 64)
+	default:
+		s = strconv.FormatFloat(v, 'f', min(9, max(0, 2-int(math.Floor(math.Log10(a))))), 64)
+		if strings.Contains(s, ".") {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+	}
+	return s + suffix
+}
+
+// Downsample returns x, y reduced to at most max points: the points are cut into max/2 buckets
+// of consecutive points and each bucket keeps its minimum and its maximum, in their original
+// order, so stalls (dips) and spikes stay visible. NaN points are kept as gaps (a bucket that
+// holds a NaN keeps one NaN, and then the buckets are max/3 so the bound holds). Inputs of at
+// most max points are returned unchanged.
+func Downsample(x, y []float64, max int) ([]float64, []float64) {
+	n := min(len(x), len(y))
+	if n <= max || max < 2 {
+		return x, y
+	}
+	per := 2
+	for i := range n {
+		if math.IsNaN(y[i]) {
+			per = 3
+			break
+		}
+	}
+	buckets := max / per
+	size := (n + buckets - 1) / buckets
+	ox := make([]float64, 0, max)
+	oy := make([]float64, 0, max)
+	for b := 0; b < n; b += size {
+		e := min(b+size, n)
+		lo, hi, gap := -1, -1, -1
+		for i := b; i < e; i++ {
+			switch {
+			case math.IsNaN(y[i]):
+				if gap < 0 {
+					gap = i
+				}
+			case lo < 0:
+				lo, hi = i, i
+			case y[i] < y[lo]:
+				lo = i
+			case y[i] > y[hi]:
+				hi = i
+			}
+		}
+		keep := []int{lo, hi, gap}
+		// In index order, each index once.
+		for a := 0; a < len(keep); a++ {
+			for c := a + 1; c < len(keep); c++ {
+				if keep[c] < keep[a] {
+					keep[a], keep[c] = keep[c], keep[a]
+				}
+			}
+		}
+		last := -1
+		for _, i := range keep {
+			if i >= 0 && i != last {
+				ox, oy = append(ox, x[i]), append(oy, y[i])
+				last = i
+			}
+		}
+	}
+	return ox, oy
+}

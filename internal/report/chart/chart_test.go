@@ -1,0 +1,296 @@
+package chart
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"math"
+	"strings"
+	"testing"
+)
+
+// element is an SVG element with its attributes and children, enough to inspect a chart.
+type element struct {
+	XMLName  xml.Name
+	Attrs    []xml.Attr `xml:",any,attr"`
+	Text     string     `xml:",chardata"`
+	Children []element  `xml:",any"`
+}
+
+func (e element) attr(name string) string {
+	for _, a := range e.Attrs {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// walk calls f on e and every element below it.
+func (e element) walk(f func(element)) {
+	f(e)
+	for _, c := range e.Children {
+		c.walk(f)
+	}
+}
+
+// parse checks that svg is one well-formed <svg> element fit for an HTML page and returns it.
+func parse(t *testing.T, svg []byte) element {
+	t.Helper()
+	if !bytes.HasPrefix(svg, []byte("<svg ")) {
+		t.Fatalf("output does not start with <svg: %.80q", svg)
+	}
+	if bytes.Contains(svg, []byte("<?xml")) || bytes.Contains(svg, []byte("<!--")) {
+		t.Fatal("output has an XML prolog or a comment")
+	}
+	var root element
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	if err := dec.Decode(&root); err != nil {
+		t.Fatalf("output is not well-formed XML: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		t.Fatalf("output has more after </svg>: %v", err)
+	}
+	for _, a := range []string{"viewBox", "class", "role", "aria-label"} {
+		if root.attr(a) == "" {
+			t.Errorf("<svg> lacks %s", a)
+		}
+	}
+	if root.attr("class") != "chart" || root.attr("role") != "img" {
+		t.Errorf("class %q role %q", root.attr("class"), root.attr("role"))
+	}
+	if len(root.Children) == 0 || root.Children[0].XMLName.Local != "title" {
+		t.Error("<svg> has no <title> first")
+	}
+	return root
+}
+
+// strokes counts the paths stroked in colour.
+func strokes(root element, colour string) int {
+	n := 0
+	root.walk(func(e element) {
+		if e.XMLName.Local == "path" && strings.Contains(e.attr("style"), "stroke:"+colour) && strings.Contains(e.attr("style"), "fill:none") {
+			n++
+		}
+	})
+	return n
+}
+
+// fills counts the paths filled in colour.
+func fills(root element, colour string) int {
+	n := 0
+	root.walk(func(e element) {
+		if e.XMLName.Local == "path" && strings.Contains(e.attr("style"), "fill:"+colour) {
+			n++
+		}
+	})
+	return n
+}
+
+// texts returns every text of the chart.
+func texts(root element) []string {
+	var out []string
+	root.walk(func(e element) {
+		if e.XMLName.Local == "text" {
+			out = append(out, strings.TrimSpace(e.Text))
+		}
+	})
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLine(t *testing.T) {
+	nan := math.NaN()
+	series := []Series{
+		{Name: "innodb", Color: 0, X: []float64{1, 2, 3, 4, 5}, Y: []float64{10, 20, nan, 40, 50}},
+		{Name: "myrocks", Color: 1, X: []float64{1, 2, 3}, Y: []float64{5, 6, 7}},
+	}
+	svg, err := Line(series, Options{Title: "l.i1 inserts/s", XLabel: "seconds", YLabel: "rows/s", Legend: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := parse(t, svg)
+	if root.attr("aria-label") != "l.i1 inserts/s" {
+		t.Errorf("aria-label %q", root.attr("aria-label"))
+	}
+	// innodb: two segments around the gap, plus its legend sample; myrocks: one and its sample.
+	if n := strokes(root, Color(0)); n != 3 {
+		t.Errorf("%d paths in innodb's colour, want 2 segments and a legend sample", n)
+	}
+	if n := strokes(root, Color(1)); n != 2 {
+		t.Errorf("%d paths in myrocks's colour, want 1 line and a legend sample", n)
+	}
+	tx := texts(root)
+	for _, want := range []string{"l.i1 inserts/s", "seconds", "rows/s", "innodb", "myrocks"} {
+		if !contains(tx, want) {
+			t.Errorf("no text %q in %q", want, tx)
+		}
+	}
+	// Fonts fall back to common ones; nothing is embedded.
+	if !bytes.Contains(svg, []byte("font-family:Liberation Sans,Arial,Helvetica,sans-serif")) || bytes.Contains(svg, []byte("@font-face")) {
+		t.Error("fonts are not named with fallbacks, or are embedded")
+	}
+	for _, s := range tx {
+		if strings.Contains(s, "e+") {
+			t.Errorf("tick label in exponent notation: %q", s)
+		}
+	}
+}
+
+func TestLineLonePointAndLog(t *testing.T) {
+	nan := math.NaN()
+	// A point between two gaps is drawn as a dot, not lost.
+	svg, err := Line([]Series{{Name: "a", Color: 2, X: []float64{1, 2, 3}, Y: []float64{nan, 5, nan}}}, Options{Title: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := fills(parse(t, svg), Color(2)); n != 1 {
+		t.Errorf("%d dots for a lone point, want 1", n)
+	}
+	// On a log scale, values <= 0 are gaps: 1, 10 | 0 | 100, 1000 is two segments.
+	svg, err = Line([]Series{{Name: "a", Color: 0, X: []float64{1, 2, 3, 4, 5}, Y: []float64{1, 10, 0, 100, 1000}}}, Options{Title: "t", LogY: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strokes(parse(t, svg), Color(0)); n != 2 {
+		t.Errorf("%d segments on a log scale, want 2", n)
+	}
+}
+
+func TestNoData(t *testing.T) {
+	for _, series := range [][]Series{nil, {{Name: "a", X: []float64{1, 2}, Y: []float64{math.NaN(), math.NaN()}}}} {
+		svg, err := Line(series, Options{Title: "empty", Legend: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !contains(texts(parse(t, svg)), "no data") {
+			t.Errorf("chart of %d series without points does not say no data", len(series))
+		}
+	}
+	svg, err := Bar(nil, nil, nil, Options{Title: "empty"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !contains(texts(parse(t, svg)), "no data") {
+		t.Error("bar chart without bars does not say no data")
+	}
+}
+
+func TestBar(t *testing.T) {
+	svg, err := Bar([]string{"innodb", "myrocks", "postgres"}, []float64{36512, math.NaN(), 1234567}, []int{0, 1, 2},
+		Options{Title: "l.i0: ips", YLabel: "ips"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := parse(t, svg)
+	if fills(root, Color(0)) != 1 || fills(root, Color(2)) != 1 {
+		t.Errorf("bars in colours 0 and 2: %d, %d; want one each", fills(root, Color(0)), fills(root, Color(2)))
+	}
+	if fills(root, Color(1)) != 0 {
+		t.Error("a missing value is drawn as a bar")
+	}
+	tx := texts(root)
+	for _, want := range []string{"36.5k", "-", "1.23M", "innodb", "myrocks", "postgres"} {
+		if !contains(tx, want) {
+			t.Errorf("no text %q in %q", want, tx)
+		}
+	}
+	if _, err := Bar([]string{"a"}, []float64{1, 2}, nil, Options{Title: "bad"}); err == nil {
+		t.Error("more values than labels is not an error")
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	x, y := ramp(600)
+	s := []Series{{Name: "a", X: x, Y: y}, {Name: "b", Color: 1, X: x, Y: y}}
+	a, err := Line(s, Options{Title: "t", Legend: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Line(s, Options{Title: "t", Legend: true})
+	if !bytes.Equal(a, b) {
+		t.Error("the same input gives different output")
+	}
+}
+
+func ramp(n int) ([]float64, []float64) {
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i], y[i] = float64(i+1), 1000+float64((i*7919)%500)
+	}
+	return x, y
+}
+
+func TestDownsample(t *testing.T) {
+	x, y := ramp(10000)
+	y[4321], y[7777] = 0, 1e6 // a stall and a spike
+	dx, dy := Downsample(x, y, 600)
+	if len(dx) > 600 || len(dx) != len(dy) || len(dx) < 500 {
+		t.Fatalf("%d points (x %d), want at most 600 and most of them", len(dy), len(dx))
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range dx {
+		if i > 0 && dx[i] <= dx[i-1] {
+			t.Fatalf("x out of order at %d: %v after %v", i, dx[i], dx[i-1])
+		}
+		lo, hi = math.Min(lo, dy[i]), math.Max(hi, dy[i])
+	}
+	if lo != 0 || hi != 1e6 {
+		t.Errorf("the stall and the spike did not survive: min %v, max %v", lo, hi)
+	}
+	// Short input is returned as it is.
+	sx, sy := Downsample(x[:600], y[:600], 600)
+	if len(sx) != 600 || &sx[0] != &x[0] || &sy[0] != &y[0] {
+		t.Error("input of max points was changed")
+	}
+	// Gaps stay gaps, and the bound holds with them.
+	y[100], y[5000] = math.NaN(), math.NaN()
+	gx, gy := Downsample(x, y, 600)
+	gaps := 0
+	for _, v := range gy {
+		if math.IsNaN(v) {
+			gaps++
+		}
+	}
+	if gaps != 2 || len(gx) > 600 {
+		t.Errorf("%d gaps in %d points, want 2 in at most 600", gaps, len(gx))
+	}
+}
+
+func TestColor(t *testing.T) {
+	if Color(0) == Color(1) || Color(len(palette)) != Color(0) || !strings.HasPrefix(Color(3), "#") || len(Color(3)) != 7 {
+		t.Errorf("palette: %s %s %s", Color(0), Color(1), Color(len(palette)))
+	}
+}
+
+func TestCompact(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 0.05: "0.05", 1.5: "1.5", 250: "250", 9999: "9999", 12000: "12k", 1.5e6: "1.5M", 2e9: "2G"} {
+		if got := compact(v); got != want {
+			t.Errorf("compact(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// BenchmarkLine draws a per-second chart of three configurations over 600 points, the most a
+// report line has; it reports the size of the SVG.
+func BenchmarkLine(b *testing.B) {
+	x, y := ramp(600)
+	s := []Series{{Name: "a", X: x, Y: y}, {Name: "b", Color: 1, X: x, Y: y}, {Name: "c", Color: 2, X: x, Y: y}}
+	var n int
+	for b.Loop() {
+		svg, err := Line(s, Options{Title: "t", XLabel: "seconds", YLabel: "rows/s", Legend: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(svg)
+	}
+	b.ReportMetric(float64(n), "svg-bytes")
+}
