@@ -1,0 +1,242 @@
+// Package browsertest opens an HTML file in headless Chromium and reports what a user would see
+// go wrong: console errors, uncaught exceptions, network requests, charts not drawn; and takes a
+// screenshot. The report's tests use it.
+package browsertest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// Chromium returns the path of the Chromium binary ($CHROMIUM, else chromium, chromium-browser
+// or google-chrome on PATH), or "" when none is installed.
+func Chromium() string {
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+		return ""
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	return ""
+}
+
+// Result is what the browser saw.
+type Result struct {
+	// ConsoleErrors are console.error and console.assert messages, uncaught exceptions, log
+	// entries of level error and failed loads, one line each.
+	ConsoleErrors []string
+	// Requests are the URLs the page requested other than the file itself (data: URLs left out).
+	Requests []string
+	// Charts are the elements matching ChartSelector, in document order.
+	Charts []Chart
+	// Screenshot is a PNG of the whole page; Width and Height are its size in pixels.
+	Screenshot    []byte
+	Width, Height int
+}
+
+// Chart is one chart element as the browser laid it out.
+type Chart struct {
+	ID            string  // its data-chart attribute, else its id
+	Width, Height float64 // its rendered box in CSS pixels
+	// Marks counts the drawn marks in it: path, polyline, line, rect and circle elements with
+	// a geometry and a visible stroke or fill.
+	Marks int
+	// Colors counts the marks by their computed stroke or fill colour, as "rgb(r, g, b)".
+	Colors map[string]int
+}
+
+// ChartSelector selects the chart elements of a page.
+const ChartSelector = "svg.chart"
+
+// measureCharts measures every chart after the page has loaded.
+const measureCharts = `(() => {
+  const visible = c => c && c !== "none" && !/^rgba\(.*,\s*0\)$/.test(c) && c !== "transparent";
+  return Array.from(document.querySelectorAll(` + "`" + ChartSelector + "`" + `)).map(svg => {
+    const r = svg.getBoundingClientRect();
+    const out = {id: svg.dataset.chart || svg.id || "", width: r.width, height: r.height, marks: 0, colors: {}};
+    for (const el of svg.querySelectorAll("path, polyline, line, rect, circle")) {
+      const cs = getComputedStyle(el);
+      if (cs.display === "none" || cs.visibility === "hidden") continue;
+      if (el.tagName === "path" && !(el.getAttribute("d") || "").trim()) continue;
+      let size = 0;
+      try { const b = el.getBBox(); size = b.width + b.height; } catch (e) { size = 0; }
+      if (!(size > 0)) continue;
+      const stroke = visible(cs.stroke) && parseFloat(cs.strokeWidth) > 0 ? cs.stroke : "";
+      const fill = visible(cs.fill) ? cs.fill : "";
+      if (!stroke && !fill) continue;
+      out.marks++;
+      for (const c of new Set([stroke, fill])) {
+        if (c) out.colors[c] = (out.colors[c] || 0) + 1;
+      }
+    }
+    return out;
+  });
+})()`
+
+// chartJSON is a chart as the script returns it.
+type chartJSON struct {
+	ID     string         `json:"id"`
+	Width  float64        `json:"width"`
+	Height float64        `json:"height"`
+	Marks  int            `json:"marks"`
+	Colors map[string]int `json:"colors"`
+}
+
+// Open loads the file at path in a fresh headless Chromium with the network cut off, waits
+// until the page has loaded, and returns what it saw. The window is width pixels wide (0:
+// 1280). The browser is always stopped before Open returns; ctx bounds the whole visit.
+func Open(ctx context.Context, path string, width int) (*Result, error) {
+	bin := Chromium()
+	if bin == "" {
+		return nil, fmt.Errorf("browsertest: no Chromium installed (apt-get install chromium, or set $CHROMIUM)")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("browsertest: %w", err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("browsertest: %w", err)
+	}
+	if width <= 0 {
+		width = 1280
+	}
+	profile, err := os.MkdirTemp("", "browsertest-profile-*")
+	if err != nil {
+		return nil, fmt.Errorf("browsertest: %w", err)
+	}
+	defer os.RemoveAll(profile)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.NoSandbox,
+		chromedp.Headless,
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(width, 900),
+		// No network: names resolve nowhere and any proxy connection is refused, so a request
+		// fails at once (and is recorded) instead of hanging the page's load.
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.ProxyServer("127.0.0.1:9"),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+
+	page := (&url.URL{Scheme: "file", Path: abs}).String()
+	var mu sync.Mutex
+	res := &Result{}
+	urls := map[network.RequestID]string{}
+	listener := func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
+				res.ConsoleErrors = append(res.ConsoleErrors, "console."+string(e.Type)+": "+argsText(e.Args))
+			}
+		case *runtime.EventExceptionThrown:
+			res.ConsoleErrors = append(res.ConsoleErrors, "uncaught exception: "+exceptionText(e.ExceptionDetails))
+		case *log.EventEntryAdded:
+			if e.Entry != nil && e.Entry.Level == log.EntryLevelError {
+				line := "log: " + e.Entry.Text
+				if e.Entry.URL != "" {
+					line += " (" + e.Entry.URL + ")"
+				}
+				res.ConsoleErrors = append(res.ConsoleErrors, line)
+			}
+		case *network.EventRequestWillBeSent:
+			if e.Request == nil {
+				return
+			}
+			urls[e.RequestID] = e.Request.URL
+			if u := e.Request.URL; u != page && !strings.HasPrefix(u, "data:") {
+				res.Requests = append(res.Requests, u)
+			}
+		case *network.EventLoadingFailed:
+			res.ConsoleErrors = append(res.ConsoleErrors, "failed load: "+urls[e.RequestID]+": "+e.ErrorText)
+		}
+	}
+	if err := chromedp.Listen(bctx, listener); err != nil {
+		return nil, fmt.Errorf("browsertest: start %s: %w", bin, err)
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate(page)); err != nil {
+		return nil, fmt.Errorf("browsertest: load %s: %w", page, err)
+	}
+	charts, err := chromedp.Run(bctx, chromedp.Evaluate[[]chartJSON](measureCharts))
+	if err != nil {
+		return nil, fmt.Errorf("browsertest: measure the charts of %s: %w", page, err)
+	}
+	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		return nil, fmt.Errorf("browsertest: screenshot of %s: %w", page, err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(shot))
+	if err != nil {
+		return nil, fmt.Errorf("browsertest: screenshot of %s: %w", page, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, c := range charts {
+		res.Charts = append(res.Charts, Chart{ID: c.ID, Width: c.Width, Height: c.Height, Marks: c.Marks, Colors: c.Colors})
+	}
+	res.Screenshot, res.Width, res.Height = shot, cfg.Width, cfg.Height
+	out := *res
+	out.ConsoleErrors = append([]string(nil), res.ConsoleErrors...)
+	out.Requests = append([]string(nil), res.Requests...)
+	return &out, nil
+}
+
+// argsText joins a console call's arguments as the console shows them.
+func argsText(args []*runtime.RemoteObject) string {
+	parts := make([]string, 0, len(args))
+	for _, a := range args {
+		switch {
+		case a == nil:
+		case len(a.Value) > 0:
+			s := string(a.Value)
+			if len(s) >= 2 && s[0] == '"' {
+				s = strings.Trim(s, `"`)
+			}
+			parts = append(parts, s)
+		case a.Description != "":
+			parts = append(parts, a.Description)
+		default:
+			parts = append(parts, string(a.Type))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// exceptionText is an uncaught exception's message and where it was thrown.
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d == nil {
+		return "(no details)"
+	}
+	s := d.Text
+	if d.Exception != nil && d.Exception.Description != "" {
+		s += " " + d.Exception.Description
+	}
+	if d.URL != "" {
+		s += fmt.Sprintf(" (%s:%d)", d.URL, d.LineNumber+1)
+	}
+	return s
+}

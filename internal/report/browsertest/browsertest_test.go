@@ -1,0 +1,116 @@
+package browsertest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needChromium skips the test where no Chromium is installed, except in CI, which installs it.
+func needChromium(t *testing.T) {
+	t.Helper()
+	if Chromium() != "" {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium: CI installs Debian's chromium package (.ci/run)")
+	}
+	t.Skip("no Chromium installed (apt-get install chromium)")
+}
+
+// open writes body as an HTML page and opens it.
+func open(t *testing.T, body string) *Result {
+	t.Helper()
+	needChromium(t)
+	path := filepath.Join(t.TempDir(), "page.html")
+	page := "<!DOCTYPE html><html><head><meta charset=utf-8><title>t</title></head><body>" + body + "</body></html>"
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := Open(ctx, path, 800)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestCleanPage(t *testing.T) {
+	res := open(t, `<div style="height:1500px">
+<svg class="chart" data-chart="a" viewBox="0 0 100 50" width="200" height="100" xmlns="http://www.w3.org/2000/svg">
+  <path d="M0,0L100,50" style="fill:none;stroke:#4e79a7;stroke-width:1"/>
+  <rect x="10" y="10" width="20" height="20" style="fill:#f28e2b"/>
+</svg>
+<svg class="chart" id="b" viewBox="0 0 100 50" width="200" height="100" xmlns="http://www.w3.org/2000/svg">
+  <rect x="10" y="10" width="20" height="20" style="fill:#f28e2b"/>
+</svg></div>`)
+	if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
+		t.Errorf("errors %q, requests %q", res.ConsoleErrors, res.Requests)
+	}
+	if len(res.Charts) != 2 || res.Charts[0].ID != "a" || res.Charts[1].ID != "b" {
+		t.Fatalf("charts %+v", res.Charts)
+	}
+	a := res.Charts[0]
+	if a.Width != 200 || a.Height != 100 || a.Marks != 2 {
+		t.Errorf("chart a: %+v, want 200x100 with 2 marks", a)
+	}
+	if a.Colors["rgb(78, 121, 167)"] != 1 || a.Colors["rgb(242, 142, 43)"] != 1 {
+		t.Errorf("chart a colours %v", a.Colors)
+	}
+	if res.Charts[1].Marks != 1 {
+		t.Errorf("chart b: %+v", res.Charts[1])
+	}
+	// The screenshot is of the whole page, not only the window.
+	if res.Width != 800 || res.Height < 1500 {
+		t.Errorf("screenshot %dx%d, want 800 wide and the page's 1500+ high", res.Width, res.Height)
+	}
+}
+
+func TestConsoleErrors(t *testing.T) {
+	res := open(t, `<script>console.error("boom", 42); console.log("fine")</script>`)
+	if len(res.ConsoleErrors) != 1 || !strings.Contains(res.ConsoleErrors[0], "boom 42") {
+		t.Errorf("console errors %q, want the one with boom 42", res.ConsoleErrors)
+	}
+	res = open(t, `<script>throw new Error("kaput")</script>`)
+	if len(res.ConsoleErrors) != 1 || !strings.Contains(res.ConsoleErrors[0], "kaput") {
+		t.Errorf("console errors %q, want the uncaught kaput", res.ConsoleErrors)
+	}
+}
+
+func TestNetworkRequestsRecordedOffline(t *testing.T) {
+	res := open(t, `<img src="http://example.com/x.png"><script src="https://cdn.example.com/lib.js"></script><p id=done>ok</p>`)
+	for _, want := range []string{"http://example.com/x.png", "https://cdn.example.com/lib.js"} {
+		found := false
+		for _, u := range res.Requests {
+			found = found || u == want
+		}
+		if !found {
+			t.Errorf("request %s not recorded: %q", want, res.Requests)
+		}
+	}
+	if len(res.ConsoleErrors) == 0 {
+		t.Error("the failed loads are not reported")
+	}
+}
+
+func TestUndrawnCharts(t *testing.T) {
+	res := open(t, `
+<svg class="chart" data-chart="empty" width="100" height="50"></svg>
+<svg class="chart" data-chart="nod" width="100" height="50"><path d="" style="stroke:#000"/><path d="M0,0L10,10" style="fill:none;stroke:none"/></svg>
+<svg class="chart" data-chart="hidden" width="100" height="50" style="display:none"><rect width="10" height="10" style="fill:#000"/></svg>`)
+	if len(res.Charts) != 3 {
+		t.Fatalf("charts %+v", res.Charts)
+	}
+	for _, c := range res.Charts {
+		if c.Marks != 0 && c.Width*c.Height != 0 {
+			t.Errorf("chart %s counted as drawn: %+v", c.ID, c)
+		}
+	}
+	if c := res.Charts[2]; c.Width != 0 || c.Height != 0 {
+		t.Errorf("hidden chart has a size: %+v", c)
+	}
+}
