@@ -17,11 +17,14 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 )
 
-// Table is one titled table of the summary.
+// Table is one titled table of the summary or the report.
 type Table struct {
 	Title  string
 	Header []string
 	Rows   [][]string
+	// Class, when set, has the shape of Rows: each cell's colour class in the HTML page
+	// (Class* constants), "" for none. The cell's text always says what the colour does.
+	Class [][]string
 }
 
 // Summary is the whole summary of a run.
@@ -298,24 +301,29 @@ func efficiency(r *result.Run) []Table {
 		if n == "warmup" {
 			continue // not counted
 		}
-		t := Table{Title: "Efficiency: " + n, Header: []string{"config", unit(n)}}
-		for _, c := range effColumns {
-			t.Header = append(t.Header, c.name)
-		}
-		for _, c := range r.Configs {
-			s := findStep(c, n)
-			if s == nil {
-				continue
-			}
-			row := []string{c.Name, rateCell(s)}
-			for _, col := range effColumns {
-				row = append(row, optNum(col.get(s)))
-			}
-			t.Rows = append(t.Rows, row)
-		}
-		out = append(out, t)
+		out = append(out, effTable(r, n))
 	}
 	return out
+}
+
+// effTable is the efficiency table of one step.
+func effTable(r *result.Run, step string) Table {
+	t := Table{Title: "Efficiency: " + step, Header: []string{"config", unit(step)}}
+	for _, c := range effColumns {
+		t.Header = append(t.Header, c.name)
+	}
+	for _, c := range r.Configs {
+		s := findStep(c, step)
+		if s == nil {
+			continue
+		}
+		row := []string{c.Name, rateCell(s)}
+		for _, col := range effColumns {
+			row = append(row, optNum(col.get(s)))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }
 
 // cleanup shows, for each configuration's cleanup step, its time and each engine counter
@@ -404,11 +412,7 @@ func Markdown(r *result.Run) string {
 	}
 	for _, t := range s.Tables {
 		b.WriteString("\n## " + t.Title + "\n\n")
-		b.WriteString(mdRow(t.Header))
-		b.WriteString("|" + strings.Repeat("---|", len(t.Header)) + "\n")
-		for _, row := range t.Rows {
-			b.WriteString(mdRow(row))
-		}
+		writeMarkdownTable(&b, t)
 	}
 	b.WriteString("\n## Legend\n\n")
 	for _, l := range s.Legend {

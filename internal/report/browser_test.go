@@ -1,0 +1,191 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/report/browsertest"
+	"github.com/enginebench/enginebench/internal/report/chart"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// rgb is a palette colour as the browser computes it: "rgb(r, g, b)".
+func rgb(i int) string {
+	v, _ := strconv.ParseUint(chart.Color(i)[1:], 16, 32)
+	return fmt.Sprintf("rgb(%d, %d, %d)", v>>16, (v>>8)&0xff, v&0xff)
+}
+
+// expectedColours returns, for each chart of the page, the colours its data must be drawn in:
+// every series with a point and every bar with a value.
+func expectedColours(p *Page) map[string][]int {
+	out := map[string][]int{}
+	for _, s := range p.Sections {
+		for _, b := range s.Blocks {
+			for _, c := range b.Charts {
+				cols := []int{}
+				if c.Bars != nil {
+					for i, v := range c.Bars.Values {
+						if !math.IsNaN(v) {
+							cols = append(cols, c.Bars.Colors[i])
+						}
+					}
+				}
+				for _, s := range c.Series {
+					for _, y := range s.Y {
+						if !math.IsNaN(y) {
+							cols = append(cols, s.Color)
+							break
+						}
+					}
+				}
+				out[c.ID] = cols
+			}
+		}
+	}
+	return out
+}
+
+// TestReportInBrowser opens the report of each fixture in headless Chromium: no console
+// error, no network request, every chart of the page laid out with its data drawn in each
+// configuration's colour, and a full-page screenshot of sensible size. Set
+// ENGINEBENCH_SCREENSHOTS to a directory to keep the screenshots.
+func TestReportInBrowser(t *testing.T) {
+	if browsertest.Chromium() == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no Chromium: CI installs Debian's chromium package (.ci/run)")
+		}
+		t.Skip("no Chromium installed (apt-get install chromium)")
+	}
+	for _, name := range []string{"insert", "linkbench", "iibench"} {
+		t.Run(name, func(t *testing.T) {
+			p, err := NewPage([]Input{loadFixture(t, name)}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var html bytes.Buffer
+			if err := WriteHTML(&html, p); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "report.html")
+			if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := browsertest.Open(ctx, path, 1280)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
+				t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
+			}
+			want := expectedColours(p)
+			if len(res.Charts) != len(want) || len(want) == 0 {
+				t.Errorf("%d charts in the page, %d in the report", len(res.Charts), len(want))
+			}
+			for _, c := range res.Charts {
+				cols, ok := want[c.ID]
+				if !ok {
+					t.Errorf("chart %q is not one of the report's", c.ID)
+					continue
+				}
+				if c.Width < 200 || c.Height < 100 {
+					t.Errorf("chart %s laid out at %.0fx%.0f", c.ID, c.Width, c.Height)
+				}
+				for _, i := range cols {
+					if c.Colors[rgb(i)] == 0 {
+						t.Errorf("chart %s: nothing drawn in %s's colour %s (colours %v)", c.ID, p.Configs[i], rgb(i), c.Colors)
+					}
+				}
+			}
+			if res.Width != 1280 || res.Height < 1000 || len(res.Screenshot) < 50_000 {
+				t.Errorf("screenshot %dx%d of %d bytes", res.Width, res.Height, len(res.Screenshot))
+			}
+			if dir := os.Getenv("ENGINEBENCH_SCREENSHOTS"); dir != "" {
+				os.WriteFile(filepath.Join(dir, name+".png"), res.Screenshot, 0o644)
+			}
+			t.Logf("%s: %d charts, page %dx%d, screenshot %d KB, HTML %d KB", name, len(res.Charts), res.Width, res.Height, len(res.Screenshot)>>10, html.Len()>>10)
+		})
+	}
+}
+
+// longRun is an Insert Benchmark run of three configurations whose every step lasted secs
+// seconds, with every interval recorded; the second configuration stalls (no inserts) for ten
+// seconds in the middle of each step.
+func longRun(secs int) *result.Run {
+	t0 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	r := &result.Run{RunID: "long", Status: result.StatusOK, Workload: result.Workload{Name: "insert", Scale: "iobound"}}
+	steps := []string{"l.i0", "l.x", "l.i1", "l.i2", "qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000"}
+	for ci, name := range []string{"innodb", "myrocks", "postgres"} {
+		c := result.Config{Name: name, Engine: name, Status: result.StatusOK}
+		for si, sn := range steps {
+			primary, ops := "insert", []string{"insert"}
+			switch {
+			case sn == "l.x":
+				primary, ops = "index", []string{"index"}
+			case sn[0] == 'q':
+				primary, ops = "query", []string{"query", "insert", "delete"}
+			case sn != "l.i0":
+				ops = []string{"insert", "delete"}
+			}
+			start := t0.Add(time.Duration(si*secs) * time.Second)
+			s := result.Step{Name: sn, Status: result.StatusOK, StartedAt: start, Seconds: float64(secs), Primary: primary, Ops: map[string]*result.Op{}}
+			for _, op := range ops {
+				s.Ops[op] = &result.Op{Count: int64(secs * 1000), Units: int64(secs * 1000), PerSec: 1000 * float64(ci+1),
+					Latency: result.Latency{P50: 100, P99: 900, Max: 5e4, Buckets: []float64{0.5, 0.9, 0.99, 1, 1, 1, 1, 1, 1}}}
+			}
+			for i := 1; i <= secs; i++ {
+				iv := result.Interval{Second: i, Time: start.Add(time.Duration(i) * time.Second), Ops: map[string]result.IntervalOp{}}
+				for _, op := range ops {
+					units := int64(1000*(ci+1) + (i*7919)%300)
+					o := result.IntervalOp{Count: units, Units: units, P50: 100, P99: 800 + float64(i%50), Max: 4e4 + float64(i%977)}
+					if ci == 1 && i > secs/2 && i <= secs/2+10 {
+						o = result.IntervalOp{} // the stall
+					}
+					iv.Ops[op] = o
+				}
+				s.Intervals = append(s.Intervals, iv)
+			}
+			c.Steps = append(c.Steps, s)
+		}
+		r.Configs = append(r.Configs, c)
+	}
+	return r
+}
+
+// TestLongRunReportSize checks that the report of a 3-configuration run with 30-minute steps
+// stays under 5 MB, and that a ten-second stall still shows in the downsampled lines.
+func TestLongRunReportSize(t *testing.T) {
+	r := longRun(1800)
+	p, err := NewPage([]Input{{Dir: "long", Run: r}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, p); err != nil {
+		t.Fatal(err)
+	}
+	if html.Len() >= 5<<20 {
+		t.Errorf("report of a 3-configuration run with 30-minute steps is %d bytes, want under 5 MB", html.Len())
+	}
+	t.Logf("%d charts, %d KB", len(expectedColours(p)), html.Len()>>10)
+	for _, s := range stepSeries(r, "l.i1", "insert", ivRate) {
+		if len(s.X) > maxPoints {
+			t.Errorf("%s: %d points, want at most %d", s.Name, len(s.X), maxPoints)
+		}
+		low := math.Inf(1)
+		for _, y := range s.Y {
+			low = math.Min(low, y)
+		}
+		if stalled := s.Name == "myrocks"; stalled != (low == 0) {
+			t.Errorf("%s: lowest rate %v after downsampling; the stall must show as 0 and only there", s.Name, low)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/report/chart"
+)
+
+//go:embed report.html.tmpl
+var pageTemplate string
+
+//go:embed report.css
+var pageCSS string
+
+// htmlTemplate is parsed once per page; it is small and a page is written once.
+func htmlTemplate() (*template.Template, error) {
+	return template.New("report").Funcs(template.FuncMap{
+		"swatch": func(i int) template.CSS { return template.CSS("background:" + chart.Color(i)) },
+	}).Parse(pageTemplate)
+}
+
+// htmlPage is what the template renders: the page with every chart drawn.
+type htmlPage struct {
+	*Page
+	CSS      template.CSS
+	Sections []htmlSection
+	Charts   int
+	Colour   map[string]int
+}
+
+type htmlSection struct {
+	ID, Title string
+	Blocks    []htmlBlock
+}
+
+type htmlBlock struct {
+	Text   string
+	Table  *htmlTable
+	Charts []template.HTML
+}
+
+type htmlTable struct {
+	Title  string
+	Header []string
+	Rows   [][]htmlCell
+}
+
+type htmlCell struct {
+	Text, Class string
+	// Swatch is the colour index of a configuration label, or -1.
+	Swatch int
+}
+
+// WriteHTML writes the page as one self-contained HTML document: the style and every chart
+// (inline SVG) are in the file, so it opens from disk with no network.
+func WriteHTML(w io.Writer, p *Page) error {
+	t, err := htmlTemplate()
+	if err != nil {
+		return fmt.Errorf("report template: %w", err)
+	}
+	hp := htmlPage{Page: p, CSS: template.CSS(pageCSS), Colour: map[string]int{}}
+	for i, c := range p.Configs {
+		hp.Colour[c] = i
+	}
+	for _, s := range p.Sections {
+		hs := htmlSection{ID: s.ID, Title: s.Title}
+		for _, b := range s.Blocks {
+			hb := htmlBlock{Text: b.Text}
+			if b.Table != nil {
+				hb.Table = hp.table(*b.Table)
+			}
+			for _, c := range b.Charts {
+				svg, err := drawChart(c)
+				if err != nil {
+					return fmt.Errorf("report chart %s: %w", c.ID, err)
+				}
+				hb.Charts = append(hb.Charts, svg)
+				hp.Charts++
+			}
+			hs.Blocks = append(hs.Blocks, hb)
+		}
+		hp.Sections = append(hp.Sections, hs)
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, hp); err != nil {
+		return fmt.Errorf("report page: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// table turns a table into cells with their classes, and a configuration label in the first
+// column into a cell with its chart colour.
+func (hp htmlPage) table(t Table) *htmlTable {
+	ht := &htmlTable{Title: t.Title, Header: t.Header}
+	for i, row := range t.Rows {
+		cells := make([]htmlCell, len(row))
+		for j, text := range row {
+			cells[j] = htmlCell{Text: text, Swatch: -1}
+			if i < len(t.Class) && j < len(t.Class[i]) {
+				cells[j].Class = t.Class[i][j]
+			}
+			if text == missing && cells[j].Class == "" {
+				cells[j].Class = ClassMissing
+			}
+			if k, ok := hp.Colour[text]; ok && j == 0 {
+				cells[j].Swatch = k
+			}
+		}
+		ht.Rows = append(ht.Rows, cells)
+	}
+	return ht
+}
+
+// drawChart draws one chart as an inline SVG element with the chart's id.
+func drawChart(c Chart) (template.HTML, error) {
+	var svg []byte
+	var err error
+	if c.Bars != nil {
+		svg, err = chart.Bar(c.Bars.Labels, c.Bars.Values, c.Bars.Colors, c.Options)
+	} else {
+		svg, err = chart.Line(c.Series, c.Options)
+	}
+	if err != nil {
+		return "", err
+	}
+	s := strings.Replace(string(svg), "<svg", fmt.Sprintf(`<svg id="chart-%s" data-chart=%q`, c.ID, c.ID), 1)
+	return template.HTML(s), nil // drawn by chart from our own data; its texts are escaped there
+}

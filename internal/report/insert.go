@@ -1,0 +1,429 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/report/chart"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// insertSections are the Insert Benchmark's sections: the throughput summary (absolute and
+// relative to the base), the SLA, the steps' status, probe, fairness and engine debt, then
+// one section per step with its charts, efficiency, response-time distribution and percentiles.
+func insertSections(r *result.Run, p *Page) []Section {
+	abs, rel := throughputTables(r, p.Base)
+	summary := Section{ID: "summary", Title: "Throughput"}
+	for _, t := range nonEmpty([]Table{abs, rel, slaTable(r)}) {
+		summary.Blocks = append(summary.Blocks, Block{Table: &t})
+	}
+	steps := Section{ID: "steps", Title: "Steps"}
+	tables := []Table{details(r), failures(r), probeTable(r), fairnessTable(r), phases(r), cleanup(r)}
+	tables = append(tables, debtTables(r)...)
+	for _, t := range nonEmpty(tables) {
+		steps.Blocks = append(steps.Blocks, Block{Table: &t})
+	}
+	out := []Section{summary, steps}
+	for _, n := range rateSteps(r) {
+		if n == "warmup" {
+			continue
+		}
+		out = append(out, stepSection(r, p.Base, n))
+	}
+	return out
+}
+
+// throughputSteps are the columns of the throughput summary: every step with a rate but the
+// scan (which has its own table).
+func throughputSteps(r *result.Run) []string {
+	return slices.DeleteFunc(rateSteps(r), func(n string) bool { return n == "scan" || n == "warmup" })
+}
+
+// throughputTables are the published throughput summary (ips of the load steps, qps of the
+// read-write steps, a row per configuration, coloured per column) and the same relative to
+// the base configuration.
+func throughputTables(r *result.Run, base string) (Table, Table) {
+	steps := throughputSteps(r)
+	abs := Table{Title: "Throughput", Header: []string{"config"}}
+	rel := Table{Title: "Throughput relative to " + base, Header: []string{"config"}}
+	for _, n := range steps {
+		abs.Header = append(abs.Header, n+" "+unit(n))
+		rel.Header = append(rel.Header, n)
+	}
+	if len(steps) == 0 {
+		return abs, rel
+	}
+	bi := slices.IndexFunc(r.Configs, func(c result.Config) bool { return c.Name == base })
+	cols := make([][]string, len(steps))
+	for j, n := range steps {
+		vals, ok := make([]float64, len(r.Configs)), make([]bool, len(r.Configs))
+		for i, c := range r.Configs {
+			vals[i], ok[i] = stepRate(findStep(c, n))
+		}
+		cols[j] = rangeClasses(vals, ok)
+		for i, c := range r.Configs {
+			s := findStep(c, n)
+			switch {
+			case !ok[i]:
+				cols[j][i] = stateClass(s)
+			case s.Target != nil && !s.Target.SLAMet:
+				cols[j][i] = ClassMissed
+			}
+		}
+	}
+	for i, c := range r.Configs {
+		row, class := []string{c.Name}, []string{""}
+		rrow, rclass := []string{c.Name}, []string{""}
+		for j, n := range steps {
+			s := findStep(c, n)
+			row, class = append(row, rateCell(s)), append(class, cols[j][i])
+			v, ok := stepRate(s)
+			var b float64
+			bok := false
+			if bi >= 0 {
+				b, bok = stepRate(findStep(r.Configs[bi], n))
+			}
+			text, cl := relCell(v, b, ok, bok)
+			if !ok {
+				text, cl = rateCell(s), stateClass(s)
+			}
+			rrow, rclass = append(rrow, text), append(rclass, cl)
+		}
+		abs.Rows, abs.Class = append(abs.Rows, row), append(abs.Class, class)
+		rel.Rows, rel.Class = append(rel.Rows, rrow), append(rel.Class, rclass)
+	}
+	if len(r.Configs) < 2 {
+		rel.Rows = nil // one configuration is its own base
+	}
+	return abs, rel
+}
+
+// slaTable shows each read-write step's background insert rate against its target, red where
+// it achieved less than 95% (the SLA was missed).
+func slaTable(r *result.Run) Table {
+	var steps []string
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			if s.Target != nil && !slices.Contains(steps, s.Name) {
+				steps = append(steps, s.Name)
+			}
+		}
+	}
+	t := Table{Title: "SLA: background inserts/s achieved of the target", Header: []string{"config"}}
+	if len(steps) == 0 {
+		return t
+	}
+	t.Header = append(t.Header, steps...)
+	for _, c := range r.Configs {
+		row, class := []string{c.Name}, []string{""}
+		for _, n := range steps {
+			s := findStep(c, n)
+			switch {
+			case s == nil || s.Target == nil:
+				row, class = append(row, missing), append(class, ClassMissing)
+			case s.Status != result.StatusOK:
+				row, class = append(row, s.Status), append(class, ClassFailed)
+			default:
+				tg := s.Target
+				text := fmt.Sprintf("%s of %s", Num(tg.AchievedInsertsPerSec), Num(tg.InsertsPerSec))
+				if tg.InsertsPerSec > 0 {
+					text += fmt.Sprintf(" (%s%%)", Num(100*tg.AchievedInsertsPerSec/tg.InsertsPerSec))
+				}
+				cl := ""
+				if !tg.SLAMet {
+					text, cl = text+" missed", ClassBad
+				}
+				row, class = append(row, text), append(class, cl)
+			}
+		}
+		t.Rows, t.Class = append(t.Rows, row), append(t.Class, class)
+	}
+	return t
+}
+
+// failures lists every step that did not finish, with its error.
+func failures(r *result.Run) Table {
+	t := Table{Title: "Steps that did not finish", Header: []string{"config", "step", "status", "error"}}
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			if s.Status != result.StatusOK {
+				t.Rows = append(t.Rows, []string{c.Name, s.Name, s.Status, s.Error})
+				t.Class = append(t.Class, []string{"", "", ClassFailed, ""})
+			}
+		}
+	}
+	return t
+}
+
+// probeTable is the min(transactionid) probe at each step's start, a column per step.
+func probeTable(r *result.Run) Table {
+	var steps []string
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			if s.Probe != nil && !slices.Contains(steps, s.Name) {
+				steps = append(steps, s.Name)
+			}
+		}
+	}
+	t := Table{Title: "Probe: seconds of SELECT min(transactionid) at each step's start", Header: append([]string{"config"}, steps...)}
+	if len(steps) == 0 {
+		return t
+	}
+	for _, c := range r.Configs {
+		row := []string{c.Name}
+		for _, n := range steps {
+			cell := missing
+			if s := findStep(c, n); s != nil && s.Probe != nil {
+				cell = Seconds(s.Probe.MinTrxIDSeconds)
+			}
+			row = append(row, cell)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// fairnessTable compares the clients' durations in each step.
+func fairnessTable(r *result.Run) Table {
+	t := Table{Title: "Fairness: the clients' durations", Header: []string{"config", "step", "clients", "min", "max", "diff", "pct"}}
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			if f := s.Fairness; f != nil && len(s.Ops) > 0 {
+				t.Rows = append(t.Rows, []string{c.Name, s.Name, strconv.Itoa(s.Clients),
+					Seconds(f.MinSeconds), Seconds(f.MaxSeconds), Seconds(f.DiffSeconds), Num(f.Pct) + "%"})
+			}
+		}
+	}
+	return t
+}
+
+// debtKeys are the engine counters that measure debt, in the order the debt tables show them:
+// purge lag and dirty pages (InnoDB), dead tuples (PostgreSQL), compaction debt and stalls
+// (LSM engines), WAL and freelist (SQLite).
+var debtKeys = []string{
+	"history_list_length", "dirty_pages", "checkpoint_age_bytes", "pending_reads", "pending_writes",
+	"dead_tuples", "live_tuples", "autovacuum_runs", "vacuums_running",
+	"pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables", "memtable_bytes",
+	"write_stalls", "write_stall_seconds", "stall_stops", "stall_slowdowns", "stall_micros",
+	"wal_bytes", "freelist_count",
+}
+
+// debtTables show, per configuration, the engine's debt counters at each step's end.
+func debtTables(r *result.Run) []Table {
+	var out []Table
+	for _, c := range r.Configs {
+		var keys []string
+		for _, k := range debtKeys {
+			for _, s := range c.Steps {
+				if _, ok := s.EngineStats[k]; ok {
+					keys = append(keys, k)
+					break
+				}
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		t := Table{Title: fmt.Sprintf("Engine debt at each step's end: %s (%s)", c.Name, c.Engine), Header: append([]string{"step"}, keys...)}
+		for _, s := range c.Steps {
+			row := []string{s.Name}
+			for _, k := range keys {
+				row = append(row, statCell(s.EngineStats, k))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// stepSection is one step's part of the page: a bar chart of its rate per configuration, its
+// efficiency (absolute and relative to the base), the response-time distribution and
+// percentiles, and the per-second charts of each operation.
+func stepSection(r *result.Run, base, step string) Section {
+	sec := Section{ID: chartID("step", step), Title: "Step " + step}
+	bars := &Bars{}
+	for i, c := range r.Configs {
+		v, ok := stepRate(findStep(c, step))
+		if !ok {
+			v = math.NaN()
+		}
+		bars.Labels, bars.Values, bars.Colors = append(bars.Labels, c.Name), append(bars.Values, v), append(bars.Colors, i)
+	}
+	sec.Blocks = append(sec.Blocks, Block{Charts: []Chart{{ID: chartID(step, "rate"), Bars: bars,
+		Options: chart.Options{Title: step + ": " + unit(step), YLabel: unit(step)}}}})
+	for _, t := range nonEmpty([]Table{effTable(r, step), effRelTable(r, base, step), distributionTable(r, step), percentileTable(r, step)}) {
+		sec.Blocks = append(sec.Blocks, Block{Table: &t})
+	}
+	for _, op := range stepOps(r, step) {
+		sec.Blocks = append(sec.Blocks, Block{Charts: opCharts(r, step, op)})
+	}
+	return sec
+}
+
+// stepOps returns the operations any configuration ran in the step, the headline op first.
+func stepOps(r *result.Run, step string) []string {
+	var out []string
+	for _, c := range r.Configs {
+		if s := findStep(c, step); s != nil {
+			for _, op := range opNames(*s) {
+				if !slices.Contains(out, op) {
+					out = append(out, op)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// effRelTable is a step's rate and efficiency divided by the base configuration's.
+func effRelTable(r *result.Run, base, step string) Table {
+	t := Table{Title: step + ": efficiency relative to " + base, Header: []string{"config", unit(step)}}
+	for _, c := range effColumns {
+		t.Header = append(t.Header, c.name)
+	}
+	bi := slices.IndexFunc(r.Configs, func(c result.Config) bool { return c.Name == base })
+	if bi < 0 || len(r.Configs) < 2 {
+		return t
+	}
+	bs := findStep(r.Configs[bi], step)
+	for _, c := range r.Configs {
+		s := findStep(c, step)
+		if s == nil {
+			continue
+		}
+		v, ok := stepRate(s)
+		b, bok := stepRate(bs)
+		text, cl := relCell(v, b, ok, bok)
+		row, class := []string{c.Name, text}, []string{"", cl}
+		for _, col := range effColumns {
+			var v, b float64
+			ok, bok := false, false
+			if p := col.get(s); p != nil && s.Status == result.StatusOK {
+				v, ok = *p, true
+			}
+			if bs != nil && bs.Status == result.StatusOK {
+				if p := col.get(bs); p != nil {
+					b, bok = *p, true
+				}
+			}
+			text, cl := relCell(v, b, ok, bok)
+			row, class = append(row, text), append(class, cl)
+		}
+		t.Rows, t.Class = append(t.Rows, row), append(t.Class, class)
+	}
+	return t
+}
+
+// bucketHeader names the response-time buckets of result.BucketBoundsUs, then everything above.
+func bucketHeader() []string {
+	var h []string
+	for _, b := range result.BucketBoundsUs {
+		h = append(h, "<="+Duration(b))
+	}
+	return append(h, ">"+Duration(result.BucketBoundsUs[len(result.BucketBoundsUs)-1]))
+}
+
+// distributionTable shows, per configuration and operation of a step, the percentage of
+// operations in each response-time bucket and the maximum.
+func distributionTable(r *result.Run, step string) Table {
+	t := Table{Title: step + ": response-time distribution (% of operations)",
+		Header: append(append([]string{"config", "op", "count"}, bucketHeader()...), "max")}
+	for _, c := range r.Configs {
+		s := findStep(c, step)
+		if s == nil {
+			continue
+		}
+		for _, name := range opNames(*s) {
+			op := s.Ops[name]
+			label := name
+			if op.Background {
+				label += " (bg)"
+			}
+			t.Rows = append(t.Rows, bucketRow(c.Name, label, op.Count, op.Latency))
+			if op.Response != nil && op.Count > 0 {
+				t.Rows = append(t.Rows, bucketRow(c.Name, label+" rt", op.Count, *op.Response))
+			}
+		}
+	}
+	return t
+}
+
+func bucketRow(config, op string, count int64, l result.Latency) []string {
+	row := []string{config, op, strconv.FormatInt(count, 10)}
+	n := len(result.BucketBoundsUs)
+	if count == 0 || len(l.Buckets) != n {
+		for range n + 1 {
+			row = append(row, missing)
+		}
+		if count == 0 {
+			return append(row, missing)
+		}
+		return append(row, Duration(l.Max))
+	}
+	prev := 0.0
+	for i := range n + 1 {
+		cum := 1.0
+		if i < n {
+			cum = l.Buckets[i]
+		}
+		row = append(row, pct(cum-prev))
+		prev = cum
+	}
+	return append(row, Duration(l.Max))
+}
+
+// pct formats a share (0..1) as a percentage with up to three decimals, so that 99.97 is not
+// rounded up to 100.
+func pct(share float64) string {
+	v := math.Max(0, share*100)
+	if v == 0 {
+		return "0"
+	}
+	s := strconv.FormatFloat(v, 'f', 3, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "0" {
+		return "<0.001"
+	}
+	return s
+}
+
+// percentileTable shows a step's latency percentiles per configuration and operation.
+func percentileTable(r *result.Run, step string) Table {
+	t := Table{Title: step + ": latency percentiles", Header: []string{"config", "op", "count", "ops/s",
+		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p50", "rt p99", "rt max"}}
+	for _, c := range r.Configs {
+		s := findStep(c, step)
+		if s == nil {
+			continue
+		}
+		for _, name := range opNames(*s) {
+			op := s.Ops[name]
+			label := name
+			if op.Background {
+				label += " (bg)"
+			}
+			row := []string{c.Name, label, strconv.FormatInt(op.Count, 10), Num(op.PerSec)}
+			if op.Count == 0 {
+				row = append(row, missing, missing, missing, missing, missing, missing)
+			} else {
+				l := op.Latency
+				row = append(row, Duration(l.P50), Duration(l.P90), Duration(l.P99), Duration(l.P999), Duration(l.Max), Duration(l.Mean))
+			}
+			if op.Response != nil && op.Count > 0 {
+				row = append(row, Duration(op.Response.P50), Duration(op.Response.P99), Duration(op.Response.Max))
+			} else {
+				row = append(row, missing, missing, missing)
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

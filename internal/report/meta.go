@@ -1,0 +1,129 @@
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/redact"
+)
+
+// secretKeyRE matches setting names whose values are credentials.
+var secretKeyRE = regexp.MustCompile(`(?i)(password|passwd|pwd|secret|token|dsn)`)
+
+// secretFlags are command-line flags whose value is a credential or holds one.
+var secretFlags = []string{"--dsn", "--password"}
+
+// redactSetting returns a setting's value fit for the report: a credential's value is replaced,
+// any other value has passwords of DSNs and password=... removed.
+func redactSetting(key, value string) string {
+	if secretKeyRE.MatchString(key) {
+		return redact.Marker
+	}
+	return redact.Text(value)
+}
+
+// redactCommand returns the command line with the values of credential flags replaced and
+// any password-shaped text removed.
+func redactCommand(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = redact.Text(a)
+		for _, f := range secretFlags {
+			if strings.HasPrefix(a, f+"=") {
+				out[i] = f + "=" + redact.Marker
+			}
+			if i > 0 && args[i-1] == f {
+				out[i] = redact.Marker
+			}
+		}
+		if strings.ContainsAny(out[i], " \t'\"") {
+			out[i] = "'" + strings.ReplaceAll(out[i], "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// metadataSection describes where and how the runs ran: the tool, the command line, the host,
+// the workload's parameters and each configuration's engine version and settings, with
+// credentials removed.
+func metadataSection(runs []Input) Section {
+	labels := runLabels(runs)
+	ts := func(t time.Time) string {
+		if t.IsZero() {
+			return missing
+		}
+		return t.UTC().Format("2006-01-02 15:04:05Z")
+	}
+	runsT := Table{Title: "Runs", Header: []string{"run", "run id", "tool", "started", "finished", "status", "command"}}
+	hosts := Table{Title: "Hosts", Header: []string{"run", "hostname", "cpus", "memory", "kernel", "data device", "filesystem", "go"}}
+	params := Table{Title: "Workload parameters", Header: []string{"parameter"}}
+	keys := []string{}
+	for i, in := range runs {
+		r := in.Run
+		tool := strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)
+		if r.Tool.Commit != "" {
+			tool += " (" + r.Tool.Commit + ")"
+		}
+		cmd := missing
+		if len(r.Command) > 0 {
+			cmd = redactCommand(r.Command)
+		}
+		runsT.Rows = append(runsT.Rows, []string{labels[i], r.RunID, tool, ts(r.StartedAt), ts(r.FinishedAt), r.Status, cmd})
+		h := r.Host
+		hosts.Rows = append(hosts.Rows, []string{labels[i], orMissing(h.Hostname), fmt.Sprint(h.CPUs),
+			Num(float64(h.MemoryBytes)/(1<<30)) + " GiB", orMissing(h.Kernel), orMissing(h.DataDevice), orMissing(h.Filesystem), orMissing(h.GoVersion)})
+		params.Header = append(params.Header, labels[i]+" ("+r.Workload.Name+", "+r.Workload.Scale+")")
+		for _, k := range sortedKeys(r.Workload.Params) {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	for _, k := range keys {
+		row := []string{k}
+		for _, in := range runs {
+			v, ok := in.Run.Workload.Params[k]
+			cell := missing
+			if ok {
+				cell = redactSetting(k, fmt.Sprint(v))
+			}
+			row = append(row, cell)
+		}
+		params.Rows = append(params.Rows, row)
+	}
+	sec := Section{ID: "metadata", Title: "Metadata"}
+	for _, t := range nonEmpty([]Table{runsT, hosts, params}) {
+		sec.Blocks = append(sec.Blocks, Block{Table: &t})
+	}
+	for i, in := range runs {
+		for _, c := range in.Run.Configs {
+			label := c.Name
+			if len(runs) > 1 {
+				label = labels[i] + "/" + c.Name
+			}
+			v := c.Version
+			if v == "" {
+				v = "version unknown"
+			}
+			t := Table{Title: fmt.Sprintf("Settings of %s: %s %s", label, c.Engine, v), Header: []string{"setting", "value"}}
+			for _, k := range sortedKeys(c.Settings) {
+				t.Rows = append(t.Rows, []string{k, redactSetting(k, c.Settings[k])})
+			}
+			if len(t.Rows) == 0 {
+				t.Rows = [][]string{{missing, "the engine's defaults"}}
+			}
+			sec.Blocks = append(sec.Blocks, Block{Table: &t})
+		}
+	}
+	return sec
+}
+
+func orMissing(s string) string {
+	if s == "" {
+		return missing
+	}
+	return s
+}

@@ -1,0 +1,273 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/report/chart"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// Page is the report of one or more runs of one workload: titled sections of tables and charts.
+// The HTML page and its markdown are rendered from it, so they never disagree.
+type Page struct {
+	Title string
+	// Lines are the header: the runs, their status, each configuration's errors and notes.
+	Lines []string
+	// Configs are the configuration labels in order; a label's index is its colour in every
+	// chart and table.
+	Configs []string
+	// Base is the configuration the relative tables divide by.
+	Base     string
+	Sections []Section
+	Legend   []string
+}
+
+// Section is a titled part of the page.
+type Section struct {
+	ID, Title string
+	Blocks    []Block
+}
+
+// Block is a paragraph, a table or a row of charts.
+type Block struct {
+	Text   string
+	Table  *Table
+	Charts []Chart
+}
+
+// Chart is the data of one chart; the HTML page draws it (internal/report/chart).
+type Chart struct {
+	ID      string
+	Options chart.Options
+	// Series makes a line chart; Bars a bar chart.
+	Series []chart.Series
+	Bars   *Bars
+}
+
+// Bars is a bar chart's data: one bar per label, a NaN value missing.
+type Bars struct {
+	Labels []string
+	Values []float64
+	Colors []int
+}
+
+// Input is one run directory's results.
+type Input struct {
+	Dir string
+	Run *result.Run
+}
+
+// Options choose what a report compares.
+type Options struct {
+	// Base names the configuration the relative tables divide by (its label, or its name when
+	// that is unique); empty means the first.
+	Base string
+	// Ratio shows, for exactly two runs, the second run's rates as a percentage of the first's.
+	Ratio bool
+}
+
+// NewPage builds the report of runs, which must all be of one workload. Several runs combine
+// into one report, each configuration labelled by its run directory and its name. The errors are
+// about the input (no runs, mixed workloads, an unknown base), found before anything is built.
+func NewPage(runs []Input, o Options) (*Page, error) {
+	if len(runs) == 0 {
+		return nil, errors.New("no run to report")
+	}
+	if o.Ratio && len(runs) != 2 {
+		return nil, fmt.Errorf("--ratio compares two runs, got %d", len(runs))
+	}
+	for _, in := range runs[1:] {
+		if w, w0 := in.Run.Workload.Name, runs[0].Run.Workload.Name; w != w0 {
+			return nil, fmt.Errorf("runs of different workloads cannot be combined: %s is %s, %s is %s", runs[0].Dir, w0, in.Dir, w)
+		}
+	}
+	r := merge(runs)
+	p := &Page{Lines: mergedHeader(runs, r)}
+	for _, c := range r.Configs {
+		p.Configs = append(p.Configs, c.Name)
+	}
+	base, err := findBase(runs, r, o.Base)
+	if err != nil {
+		return nil, err
+	}
+	p.Base = base
+	p.Title = fmt.Sprintf("enginebench: %s benchmark", r.Workload.Name)
+	if len(runs) == 1 {
+		p.Title += ", run " + r.RunID
+	}
+	if o.Ratio {
+		p.Sections = append(p.Sections, ratioSection(runs[0], runs[1]))
+	}
+	var s Summary
+	switch r.Workload.Name {
+	case "linkbench":
+		p.Sections = append(p.Sections, linkBenchSections(r, p)...)
+		s = buildLinkBench(r)
+	case "iibench":
+		p.Sections = append(p.Sections, iiBenchSections(r, p)...)
+		s = buildIIBench(r)
+	default:
+		p.Sections = append(p.Sections, insertSections(r, p)...)
+		s = Build(r)
+	}
+	p.Sections = append(p.Sections, metadataSection(runs))
+	p.Legend = append(colourLegend(), s.Legend...)
+	return p, nil
+}
+
+// merge combines runs into one result whose configurations are labelled: by their name for a
+// single run, else by run directory and name.
+func merge(runs []Input) *result.Run {
+	first := *runs[0].Run
+	if len(runs) == 1 {
+		return &first
+	}
+	first.Configs = nil
+	prefixes := runLabels(runs)
+	for i, in := range runs {
+		for _, c := range in.Run.Configs {
+			c.Name = prefixes[i] + "/" + c.Name
+			first.Configs = append(first.Configs, c)
+		}
+		if in.Run.Status != result.StatusOK && first.Status == result.StatusOK {
+			first.Status = in.Run.Status
+		}
+	}
+	return &first
+}
+
+// runLabels names each run by its directory's base name, or by its position where two
+// directories share a name.
+func runLabels(runs []Input) []string {
+	out := make([]string, len(runs))
+	for i, in := range runs {
+		out[i] = filepath.Base(filepath.Clean(in.Dir))
+		if in.Dir == "" || out[i] == "." || out[i] == "/" {
+			out[i] = in.Run.RunID
+		}
+	}
+	for i := range out {
+		if slices.Index(out, out[i]) != i || out[i] == "" {
+			for j := range out {
+				out[j] = fmt.Sprintf("run%d", j+1)
+			}
+			break
+		}
+	}
+	return out
+}
+
+// findBase resolves the base configuration: a label, or a configuration name that only one
+// run has.
+func findBase(runs []Input, r *result.Run, want string) (string, error) {
+	if len(r.Configs) == 0 {
+		return "", nil
+	}
+	if want == "" {
+		return r.Configs[0].Name, nil
+	}
+	var labels, matches []string
+	for _, c := range r.Configs {
+		labels = append(labels, c.Name)
+		if c.Name == want {
+			return want, nil
+		}
+		if _, name, ok := strings.Cut(c.Name, "/"); ok && len(runs) > 1 && name == want {
+			matches = append(matches, c.Name)
+		}
+	}
+	if len(matches) == 1 {
+		return matches[0], nil
+	}
+	if len(matches) > 1 {
+		return "", fmt.Errorf("--base %s is in several runs; name one of: %s", want, strings.Join(matches, ", "))
+	}
+	return "", fmt.Errorf("--base %s: no such configuration; the configurations are: %s", want, strings.Join(labels, ", "))
+}
+
+// mergedHeader is the page's header lines: each run's, or one run's summary header.
+func mergedHeader(runs []Input, r *result.Run) []string {
+	if len(runs) == 1 {
+		return header(runs[0].Run)
+	}
+	labels := runLabels(runs)
+	var lines []string
+	for i, in := range runs {
+		line := fmt.Sprintf("run %s: %s, %s benchmark, scale %s, enginebench %s, status %s", labels[i],
+			in.Run.RunID, in.Run.Workload.Name, in.Run.Workload.Scale, in.Run.Tool.Version, in.Run.Status)
+		if in.Run.Error != "" {
+			line += ": " + in.Run.Error
+		}
+		lines = append(lines, line)
+		for _, n := range in.Run.Notes {
+			lines = append(lines, labels[i]+": "+n)
+		}
+	}
+	for _, c := range r.Configs {
+		v := c.Version
+		if v == "" {
+			v = "version unknown"
+		}
+		line := fmt.Sprintf("%s: %s %s, status %s", c.Name, c.Engine, v, c.Status)
+		if c.Error != "" {
+			line += ": " + c.Error
+		}
+		lines = append(lines, line)
+		for _, n := range c.Notes {
+			lines = append(lines, c.Name+": "+n)
+		}
+	}
+	return lines
+}
+
+// colourLegend explains the colours of the tables; every coloured cell also says in words
+// what its colour means, or holds the number the colour ranks.
+func colourLegend() []string {
+	return []string{
+		"Colours (the values are always printed): in a rate column, green is the top quarter of the range between the lowest and the highest configuration, red the bottom quarter (no red when the lowest is within 80% of the highest); grey: the step missed its SLA.",
+		"Relative to the base: each value divided by the base configuration's; blue above 1.05, gold below 0.95. SLA: red when the achieved insert rate is below 95% of the target.",
+		"\"failed\", \"interrupted\", \"skipped\": the step did not finish, so it has no rate; \"-\": not measured or not run, never a zero.",
+	}
+}
+
+// MarkdownPage returns the page's tables as markdown; the charts are only in the HTML page.
+func MarkdownPage(p *Page) string {
+	var b strings.Builder
+	b.WriteString("# " + p.Title + "\n\n")
+	for _, l := range p.Lines {
+		b.WriteString("- " + l + "\n")
+	}
+	if p.Base != "" {
+		b.WriteString("- base configuration of the relative tables: " + p.Base + "\n")
+	}
+	b.WriteString("- the charts are in the HTML report\n")
+	for _, s := range p.Sections {
+		b.WriteString("\n## " + s.Title + "\n")
+		for _, bl := range s.Blocks {
+			switch {
+			case bl.Text != "":
+				b.WriteString("\n" + bl.Text + "\n")
+			case bl.Table != nil:
+				b.WriteString("\n### " + bl.Table.Title + "\n\n")
+				writeMarkdownTable(&b, *bl.Table)
+			}
+		}
+	}
+	b.WriteString("\n## Legend\n\n")
+	for _, l := range p.Legend {
+		b.WriteString("- " + l + "\n")
+	}
+	return b.String()
+}
+
+func writeMarkdownTable(b *strings.Builder, t Table) {
+	b.WriteString(mdRow(t.Header))
+	b.WriteString("|" + strings.Repeat("---|", len(t.Header)) + "\n")
+	for _, row := range t.Rows {
+		b.WriteString(mdRow(row))
+	}
+}

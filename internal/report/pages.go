@@ -1,0 +1,244 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/report/chart"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// linkBenchSections are LinkBench's sections: the published layout (load time, rate and size;
+// QPS and size of each interval), the load, the per-second request rate and load rate, the
+// per-op latency, the steps and the efficiency.
+func linkBenchSections(r *result.Run, _ *Page) []Section {
+	sum := Section{ID: "summary", Title: "LinkBench"}
+	for _, t := range nonEmpty([]Table{lbPublished(r), lbLoad(r)}) {
+		sum.Blocks = append(sum.Blocks, Block{Table: &t})
+	}
+	ivs := intervalNames(r)
+	sum.Blocks = append(sum.Blocks, Block{Charts: []Chart{
+		{ID: "requests-rate", Series: spanSeries(r, ivs, allOps),
+			Options: chart.Options{Title: "requests/s each second (all operations, every interval)", XLabel: "seconds since the first interval", YLabel: "requests/s", Legend: true}},
+		{ID: "load-rate", Series: spanSeries(r, []string{"load"}, oneOp("link")),
+			Options: chart.Options{Title: "load: links/s each second", XLabel: "seconds", YLabel: "links/s", Legend: true}},
+	}})
+	lat := Section{ID: "latency", Title: "Latency"}
+	if t := lbLatency(r); len(t.Rows) > 0 {
+		lat.Blocks = append(lat.Blocks, Block{Table: &t})
+	}
+	return append([]Section{sum, lat}, stepsAndEfficiency(r)...)
+}
+
+// iiBenchSections are iiBench's sections: the published totals, inserts/s and queries/s
+// against rows inserted (chart and table), the cost, latency, resources per operation, the
+// per-second insert rate and latency, the steps and the efficiency.
+func iiBenchSections(r *result.Run, _ *Page) []Section {
+	sum := Section{ID: "summary", Title: "iiBench"}
+	for _, t := range nonEmpty([]Table{ibPublished(r), ibCost(r)}) {
+		sum.Blocks = append(sum.Blocks, Block{Table: &t})
+	}
+	sum.Blocks = append(sum.Blocks, Block{Charts: []Chart{
+		{ID: "inserts-by-rows", Series: periodSeries(r, "insert"),
+			Options: chart.Options{Title: "inserts/s against rows inserted (each report period)", XLabel: "rows in the table", YLabel: "inserts/s", Legend: true}},
+		{ID: "queries-by-rows", Series: periodSeries(r, "query"),
+			Options: chart.Options{Title: "queries/s against rows inserted (each report period)", XLabel: "rows in the table", YLabel: "queries/s", Legend: true}},
+	}})
+	if t := ibRates(r); len(t.Rows) > 0 {
+		sum.Blocks = append(sum.Blocks, Block{Table: &t})
+	}
+	lat := Section{ID: "latency", Title: "Latency and resources per operation"}
+	for _, t := range nonEmpty([]Table{ibLatency(r), ibPerOp(r)}) {
+		lat.Blocks = append(lat.Blocks, Block{Table: &t})
+	}
+	for _, op := range stepOps(r, ibStep) {
+		lat.Blocks = append(lat.Blocks, Block{Charts: opCharts(r, ibStep, op)})
+	}
+	return append([]Section{sum, lat}, stepsAndEfficiency(r)...)
+}
+
+// stepsAndEfficiency are the steps' status and the efficiency tables, as sections.
+func stepsAndEfficiency(r *result.Run) []Section {
+	steps := Section{ID: "steps", Title: "Steps"}
+	for _, t := range nonEmpty(append([]Table{details(r), failures(r)}, debtTables(r)...)) {
+		steps.Blocks = append(steps.Blocks, Block{Table: &t})
+	}
+	eff := Section{ID: "efficiency", Title: "Efficiency"}
+	for _, t := range nonEmpty(efficiency(r)) {
+		eff.Blocks = append(eff.Blocks, Block{Table: &t})
+	}
+	return nonEmptySections(steps, eff)
+}
+
+// nonEmptySections returns the sections that have blocks.
+func nonEmptySections(secs ...Section) []Section {
+	var out []Section
+	for _, s := range secs {
+		if len(s.Blocks) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// intervalValue returns one second's value over a step's operations; NaN: none.
+type intervalValue func(iv result.Interval, secs float64) float64
+
+// allOps is the rate of every operation of the second together.
+func allOps(iv result.Interval, secs float64) float64 {
+	sum := 0.0
+	for _, o := range iv.Ops {
+		if v := ivRate(o, secs); !math.IsNaN(v) {
+			sum += v
+		}
+	}
+	return sum
+}
+
+// oneOp is the rate of one operation in the second.
+func oneOp(op string) intervalValue {
+	return func(iv result.Interval, secs float64) float64 {
+		o, ok := iv.Ops[op]
+		if !ok {
+			return math.NaN()
+		}
+		return ivRate(o, secs)
+	}
+}
+
+// spanSeries returns a line per configuration over the given steps one after the other: x is
+// seconds since the first of them started.
+func spanSeries(r *result.Run, steps []string, value intervalValue) []chart.Series {
+	var out []chart.Series
+	for ci, c := range r.Configs {
+		var x, y []float64
+		var t0 time.Time
+		for _, n := range steps {
+			s := findStep(c, n)
+			if s == nil {
+				continue
+			}
+			if t0.IsZero() {
+				t0 = s.StartedAt
+			}
+			prev := s.StartedAt
+			for _, iv := range s.Intervals {
+				secs := iv.Time.Sub(prev).Seconds()
+				prev = iv.Time
+				x, y = append(x, iv.Time.Sub(t0).Seconds()), append(y, value(iv, secs))
+			}
+		}
+		if len(x) == 0 {
+			continue
+		}
+		x, y = chart.Downsample(x, y, maxPoints)
+		out = append(out, chart.Series{Name: c.Name, Color: ci, X: x, Y: y})
+	}
+	return out
+}
+
+// periodSeries returns, per configuration of an iiBench run, op's rate in each report period
+// against the rows in the table at the period's end.
+func periodSeries(r *result.Run, op string) []chart.Series {
+	var out []chart.Series
+	for ci, c := range r.Configs {
+		s := findStep(c, ibStep)
+		if s == nil || len(s.Periods) == 0 {
+			continue
+		}
+		var x, y []float64
+		for _, p := range s.Periods {
+			po, ok := p.Ops[op]
+			x = append(x, float64(p.Rows))
+			if ok && (op != "query" || po.CumUnits > 0) {
+				y = append(y, po.PerSec)
+			} else {
+				y = append(y, math.NaN()) // queries not started yet
+			}
+		}
+		x, y = chart.Downsample(x, y, maxPoints)
+		out = append(out, chart.Series{Name: c.Name, Color: ci, X: x, Y: y})
+	}
+	return out
+}
+
+// ratioSection shows the second run's rates as a percentage of the first's, configuration by
+// configuration (matched by name) and step by step: the published table of how much
+// performance degrades, e.g., when the data outgrows memory.
+func ratioSection(a, b Input) Section {
+	labels := runLabels([]Input{a, b})
+	type col struct{ step, op string }
+	var cols []col
+	for _, in := range []Input{a, b} {
+		for _, c := range in.Run.Configs {
+			for _, s := range c.Steps {
+				if s.Primary == "" || s.Name == "warmup" {
+					continue
+				}
+				ops := []string{s.Primary}
+				if q := s.Ops["query"]; q != nil && !q.Background && s.Primary != "query" {
+					ops = append(ops, "query") // iiBench: inserts and queries side by side
+				}
+				for _, op := range ops {
+					if c := (col{s.Name, op}); !slices.Contains(cols, c) {
+						cols = append(cols, c)
+					}
+				}
+			}
+		}
+	}
+	t := Table{Title: labels[1] + " as % of " + labels[0], Header: []string{"config"}}
+	for _, c := range cols {
+		t.Header = append(t.Header, c.step+" "+opRateName(c.step, c.op))
+	}
+	var names []string
+	for _, in := range []Input{a, b} {
+		for _, c := range in.Run.Configs {
+			if !slices.Contains(names, c.Name) {
+				names = append(names, c.Name)
+			}
+		}
+	}
+	for _, name := range names {
+		row := []string{name}
+		for _, c := range cols {
+			va, oka := opRate(a.Run, name, c.step, c.op)
+			vb, okb := opRate(b.Run, name, c.step, c.op)
+			cell := missing
+			if oka && okb && va > 0 {
+				cell = Num(100*vb/va) + "%"
+			}
+			row = append(row, cell)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return Section{ID: "ratio", Title: "Ratio of two runs", Blocks: []Block{
+		{Text: "Each rate of run " + labels[1] + " as a percentage of the same configuration's rate in run " + labels[0] + " (configurations matched by name; \"-\": a run lacks the rate or the step did not finish)."},
+		{Table: &t},
+	}}
+}
+
+// opRate is the rate of op in the named configuration's step when the step finished.
+func opRate(r *result.Run, config, step, op string) (float64, bool) {
+	for _, c := range r.Configs {
+		if c.Name != config {
+			continue
+		}
+		s := findStep(c, step)
+		if s == nil || s.Status != result.StatusOK || s.Ops[op] == nil {
+			return 0, false
+		}
+		return s.Ops[op].PerSec, true
+	}
+	return 0, false
+}
+
+// opRateName is the short name of an op's rate in a step: ips, qps.
+func opRateName(step, op string) string {
+	if op == "query" || strings.ToUpper(op) == op {
+		return "qps"
+	}
+	return unit(step)
+}

@@ -1,0 +1,116 @@
+package report
+
+import (
+	"math"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/report/chart"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// maxPoints is the most points a per-second line has: a longer series keeps each bucket's
+// minimum and maximum (chart.Downsample), so stalls and spikes stay visible and the page small.
+const maxPoints = 600
+
+// ivValue returns one second's value of an operation; secs is the second's length. NaN: none.
+type ivValue func(o result.IntervalOp, secs float64) float64
+
+// ivRate is the operation's rate in that second (0 in a second without any: a stall).
+func ivRate(o result.IntervalOp, secs float64) float64 {
+	if o.PerSec > 0 || o.Units == 0 {
+		return o.PerSec
+	}
+	if secs <= 0 {
+		return math.NaN()
+	}
+	return float64(o.Units) / secs
+}
+
+// ivLatency returns the value of a latency field in milliseconds, NaN in a second without
+// operations (no latency was measured).
+func ivLatency(field func(o result.IntervalOp) float64) ivValue {
+	return func(o result.IntervalOp, _ float64) float64 {
+		if o.Count == 0 {
+			return math.NaN()
+		}
+		return field(o) / 1e3
+	}
+}
+
+// stepSeries returns a line per configuration that ran the step with intervals: x is seconds
+// since the step's start, y is value of each second's op (NaN where the op did not run).
+func stepSeries(r *result.Run, step, op string, value ivValue) []chart.Series {
+	var out []chart.Series
+	for ci, c := range r.Configs {
+		s := findStep(c, step)
+		if s == nil || len(s.Intervals) == 0 {
+			continue
+		}
+		x := make([]float64, 0, len(s.Intervals))
+		y := make([]float64, 0, len(s.Intervals))
+		prev := s.StartedAt
+		for _, iv := range s.Intervals {
+			secs := iv.Time.Sub(prev).Seconds()
+			prev = iv.Time
+			x = append(x, iv.Time.Sub(s.StartedAt).Seconds())
+			if o, ok := iv.Ops[op]; ok {
+				y = append(y, value(o, secs))
+			} else {
+				y = append(y, math.NaN())
+			}
+		}
+		x, y = chart.Downsample(x, y, maxPoints)
+		out = append(out, chart.Series{Name: c.Name, Color: ci, X: x, Y: y})
+	}
+	return out
+}
+
+// hasResponse reports whether any configuration measured response times of op in the step.
+func hasResponse(r *result.Run, step, op string) bool {
+	for _, c := range r.Configs {
+		if s := findStep(c, step); s != nil {
+			for _, iv := range s.Intervals {
+				if iv.Ops[op].RtMax > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// opUnit is what an operation's rate counts, for chart labels.
+func opUnit(op string) string {
+	switch {
+	case op == "query":
+		return "queries/s"
+	case op == strings.ToUpper(op):
+		return "requests/s" // LinkBench's operations
+	case op == "link", op == "load":
+		return "links/s"
+	case op == "node":
+		return "nodes/s"
+	case op == "count":
+		return "counts/s"
+	}
+	return "rows/s"
+}
+
+// opCharts returns the per-second charts of one operation in one step: its rate, and its p99
+// and max latency (response time when the op has one: an open-loop writer's latency from its
+// intended start), one line per configuration.
+func opCharts(r *result.Run, step, op string) []Chart {
+	kind, p99, mx := "service time", func(o result.IntervalOp) float64 { return o.P99 }, func(o result.IntervalOp) float64 { return o.Max }
+	if hasResponse(r, step, op) {
+		kind, p99, mx = "response time", func(o result.IntervalOp) float64 { return o.RtP99 }, func(o result.IntervalOp) float64 { return o.RtMax }
+	}
+	line := func(id, title, ylabel string, v ivValue) Chart {
+		return Chart{ID: chartID(step, op, id), Series: stepSeries(r, step, op, v),
+			Options: chart.Options{Title: title, XLabel: "seconds", YLabel: ylabel, Legend: true}}
+	}
+	return []Chart{
+		line("rate", step+" "+op+": "+opUnit(op)+" each second", opUnit(op), ivRate),
+		line("p99", step+" "+op+": p99 "+kind+" each second", "ms", ivLatency(p99)),
+		line("max", step+" "+op+": max "+kind+" each second", "ms", ivLatency(mx)),
+	}
+}
