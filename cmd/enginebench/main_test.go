@@ -91,10 +91,15 @@ func TestRunEveryStepTinyOnSQLiteAndPebble(t *testing.T) {
 			t.Errorf("intervals.csv has no %s column: %s", col, header)
 		}
 	}
-	for _, f := range []string{"run.json", "intervals.csv", "summary.md"} {
+	for _, f := range []string{"run.json", "intervals.csv", "summary.md", "report.html", "report.md"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty: %v", f, err)
 		}
+	}
+	// The run's report charts every step from the run itself.
+	if html, _ := os.ReadFile(filepath.Join(out, "report.html")); !strings.Contains(string(html), `id="chart-qp1000-query-rate"`) ||
+		!strings.Contains(string(html), "Throughput relative to sqlite") {
+		t.Error("report.html lacks the qp1000 query chart or the relative throughput")
 	}
 	if !strings.Contains(stdout, "results: "+out) || !strings.Contains(stdout, "l.i0") {
 		t.Errorf("summary not printed:\n%s", stdout)

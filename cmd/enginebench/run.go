@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -585,6 +586,9 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res))); err != nil {
 		execErr = errors.Join(execErr, err)
 	}
+	if err := writeRunReport(dir, res); err != nil {
+		execErr = errors.Join(execErr, err)
+	}
 	fmt.Fprintln(stdout)
 	if err := report.WriteText(stdout, res); err != nil {
 		execErr = errors.Join(execErr, err)
@@ -629,4 +633,20 @@ func (f *runFlags) finishExternal(res *result.Run, cps []configPlan, dir *result
 		}
 	}
 	return dir.WriteRun(res)
+}
+
+// writeRunReport writes the run's report.html and its tables as report.md.
+func writeRunReport(dir *result.Dir, res *result.Run) error {
+	page, err := report.NewPage([]report.Input{{Dir: dir.Path(), Run: res}}, report.Options{})
+	if err != nil {
+		return err
+	}
+	var html bytes.Buffer
+	if err := report.WriteHTML(&html, page); err != nil {
+		return err
+	}
+	if err := dir.WriteFile("report.html", html.Bytes()); err != nil {
+		return err
+	}
+	return dir.WriteFile("report.md", []byte(report.MarkdownPage(page)))
 }

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/enginebench/enginebench/internal/report"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+func newReportCmd(stdout io.Writer) *cobra.Command {
+	var o report.Options
+	var out string
+	cmd := &cobra.Command{
+		Use:   "report RUN_DIR...",
+		Short: "Write the HTML report of one or more runs of one workload, and its tables as markdown",
+		Long: `Write one self-contained HTML page (report.html: tables and charts, no network needed to
+open it) and the same tables as markdown (report.md) from the results of one or more runs.
+Several run directories of one workload combine into one report, each configuration labelled by
+its run directory and its name. The relative tables divide by the base configuration (--base,
+default the first); --ratio shows the second run's rates as a percentage of the first's.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("report needs at least one run directory (results/<run>)")
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			return writeReport(stdout, args, out, o)
+		},
+	}
+	cmd.Flags().StringVar(&o.Base, "base", "", "configuration the relative tables divide by (label or name; default the first)")
+	cmd.Flags().StringVar(&out, "out", "", "HTML file to write; the markdown goes beside it with .md (default: RUN_DIR/report.html for one run, ./report.html for several)")
+	cmd.Flags().BoolVar(&o.Ratio, "ratio", false, "with two runs: each rate of the second as a percentage of the first's")
+	return cmd
+}
+
+// writeReport reads the run directories, checks everything that can be wrong with the input
+// and the output path, then writes the HTML page and its markdown.
+func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) error {
+	var runs []report.Input
+	for _, d := range dirs {
+		r, err := result.LoadDir(d)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return usagef("%s is not a run directory (no run.json)", d)
+			}
+			return usagef("%s: %v", d, err)
+		}
+		runs = append(runs, report.Input{Dir: d, Run: r})
+	}
+	page, err := report.NewPage(runs, o)
+	if err != nil {
+		return usageError{err}
+	}
+	if out == "" {
+		out = "report.html"
+		if len(dirs) == 1 {
+			out = filepath.Join(dirs[0], "report.html")
+		}
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		out = filepath.Join(out, "report.html")
+	}
+	md := strings.TrimSuffix(out, filepath.Ext(out)) + ".md"
+	if md == out {
+		md = out + ".md"
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return usagef("cannot write the report in %s: %v", filepath.Dir(out), err)
+	}
+	if err := checkWritable(filepath.Dir(out)); err != nil {
+		return usageError{err}
+	}
+	var html bytes.Buffer
+	if err := report.WriteHTML(&html, page); err != nil {
+		return err
+	}
+	if err := writeAtomic(out, html.Bytes()); err != nil {
+		return err
+	}
+	if err := writeAtomic(md, []byte(report.MarkdownPage(page))); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, byteSize(html.Len()), md)
+	return nil
+}
+
+// checkWritable reports whether files can be created in dir.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".enginebench-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write the report in %s: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// writeAtomic writes a file through a temporary file renamed into place, so an interrupt never
+// leaves half a report.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// byteSize formats a size in bytes readably.
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
