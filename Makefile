@@ -28,10 +28,11 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/...
 
-# Debian packages the engines need. The default embedded engines (sqlite, pebble) need only Go
-# and a C compiler; the server engines need their servers: postgres (postgresql), innodb
-# (mariadb-server) and myrocks (mariadb-plugin-rocksdb).
-DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb
+# Debian packages the engines and the tests need. The default embedded engines (sqlite, pebble)
+# need only Go and a C compiler; the server engines need their servers: postgres (postgresql),
+# innodb (mariadb-server) and myrocks (mariadb-plugin-rocksdb); the report's browser test needs
+# chromium.
+DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb chromium
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PACKAGES)
