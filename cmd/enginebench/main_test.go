@@ -101,7 +101,7 @@ func TestRunEveryStepTinyOnSQLiteAndPebble(t *testing.T) {
 		!strings.Contains(string(html), "Throughput relative to sqlite") {
 		t.Error("report.html lacks the qp1000 query chart or the relative throughput")
 	}
-	if !strings.Contains(stdout, "results: "+out) || !strings.Contains(stdout, "l.i0") {
+	if !strings.Contains(stdout, "results: "+out) || !strings.Contains(stdout, "report:  "+filepath.Join(out, "report.html")) || !strings.Contains(stdout, "l.i0") {
 		t.Errorf("summary not printed:\n%s", stdout)
 	}
 	md, err := os.ReadFile(filepath.Join(out, "summary.md"))

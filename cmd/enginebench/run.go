@@ -593,7 +593,7 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	if err := report.WriteText(stdout, res); err != nil {
 		execErr = errors.Join(execErr, err)
 	}
-	fmt.Fprintf(stdout, "\nresults: %s\n", dir.Path())
+	fmt.Fprintf(stdout, "\nresults: %s\nreport:  %s\n", dir.Path(), filepath.Join(dir.Path(), "report.html"))
 	switch {
 	case execErr != nil:
 		return exitError{exitFailed, fmt.Sprintf("writing results: %v", execErr)}

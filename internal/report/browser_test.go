@@ -189,3 +189,22 @@ func TestLongRunReportSize(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLongRunReport writes the report of a 3-configuration Insert Benchmark run with
+// 30-minute steps: the cost of `enginebench report` (and of the end of `run`) on a long run.
+func BenchmarkLongRunReport(b *testing.B) {
+	r := longRun(1800)
+	var n int
+	for b.Loop() {
+		p, err := NewPage([]Input{{Dir: "long", Run: r}}, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var html bytes.Buffer
+		if err := WriteHTML(&html, p); err != nil {
+			b.Fatal(err)
+		}
+		n = html.Len()
+	}
+	b.ReportMetric(float64(n), "html-bytes")
+}
