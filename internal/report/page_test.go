@@ -366,3 +366,29 @@ func TestMetadataRedactsCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkBenchRequestsLine checks that the requests/s line is the requests total of each
+// second (not the total plus each operation again), and that the last moment of an interval,
+// when the requesters stop, is not drawn as a dip.
+func TestLinkBenchRequestsLine(t *testing.T) {
+	r := loadFixture(t, "linkbench").Run
+	ivs := intervalNames(r)
+	series := spanSeries(r, ivs, oneOp("requests"))
+	if len(series) != len(r.Configs) {
+		t.Fatalf("%d lines for %d configurations", len(series), len(r.Configs))
+	}
+	for _, s := range series {
+		c := r.Configs[s.Color]
+		first := findStep(c, ivs[0]).Intervals[0].Ops["requests"].PerSec
+		if first <= 0 || s.Y[0] != first {
+			t.Errorf("%s: first point %v, want the requests total of that second %v", s.Name, s.Y[0], first)
+		}
+		low := math.Inf(1)
+		for _, y := range s.Y {
+			low = math.Min(low, y)
+		}
+		if low < first/10 {
+			t.Errorf("%s: a dip to %v requests/s against %v in the first second", s.Name, low, first)
+		}
+	}
+}

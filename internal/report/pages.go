@@ -20,7 +20,7 @@ func linkBenchSections(r *result.Run, _ *Page) []Section {
 	}
 	ivs := intervalNames(r)
 	sum.Blocks = append(sum.Blocks, Block{Charts: []Chart{
-		{ID: "requests-rate", Series: spanSeries(r, ivs, allOps),
+		{ID: "requests-rate", Series: spanSeries(r, ivs, oneOp("requests")),
 			Options: chart.Options{Title: "requests/s each second (all operations, every interval)", XLabel: "seconds since the first interval", YLabel: "requests/s", Legend: true}},
 		{ID: "load-rate", Series: spanSeries(r, []string{"load"}, oneOp("link")),
 			Options: chart.Options{Title: "load: links/s each second", XLabel: "seconds", YLabel: "links/s", Legend: true}},
@@ -86,17 +86,6 @@ func nonEmptySections(secs ...Section) []Section {
 // intervalValue returns one second's value over a step's operations; NaN: none.
 type intervalValue func(iv result.Interval, secs float64) float64
 
-// allOps is the rate of every operation of the second together.
-func allOps(iv result.Interval, secs float64) float64 {
-	sum := 0.0
-	for _, o := range iv.Ops {
-		if v := ivRate(o, secs); !math.IsNaN(v) {
-			sum += v
-		}
-	}
-	return sum
-}
-
 // oneOp is the rate of one operation in the second.
 func oneOp(op string) intervalValue {
 	return func(iv result.Interval, secs float64) float64 {
@@ -124,9 +113,12 @@ func spanSeries(r *result.Run, steps []string, value intervalValue) []chart.Seri
 				t0 = s.StartedAt
 			}
 			prev := s.StartedAt
-			for _, iv := range s.Intervals {
+			for i, iv := range s.Intervals {
 				secs := iv.Time.Sub(prev).Seconds()
 				prev = iv.Time
+				if shortTail(s, i, secs) {
+					break
+				}
 				x, y = append(x, iv.Time.Sub(t0).Seconds()), append(y, value(iv, secs))
 			}
 		}

@@ -49,9 +49,12 @@ func stepSeries(r *result.Run, step, op string, value ivValue) []chart.Series {
 		x := make([]float64, 0, len(s.Intervals))
 		y := make([]float64, 0, len(s.Intervals))
 		prev := s.StartedAt
-		for _, iv := range s.Intervals {
+		for i, iv := range s.Intervals {
 			secs := iv.Time.Sub(prev).Seconds()
 			prev = iv.Time
+			if shortTail(s, i, secs) {
+				break
+			}
 			x = append(x, iv.Time.Sub(s.StartedAt).Seconds())
 			if o, ok := iv.Ops[op]; ok {
 				y = append(y, value(o, secs))
@@ -63,6 +66,13 @@ func stepSeries(r *result.Run, step, op string, value ivValue) []chart.Series {
 		out = append(out, chart.Series{Name: c.Name, Color: ci, X: x, Y: y})
 	}
 	return out
+}
+
+// shortTail reports whether interval i is the step's last and lasted under half a second: the
+// moment the clients stopped, whose rate would show as a dip that is no stall. Its operations
+// are in the step's totals; a step with only one interval keeps it.
+func shortTail(s *result.Step, i int, secs float64) bool {
+	return i > 0 && i == len(s.Intervals)-1 && secs < 0.5
 }
 
 // hasResponse reports whether any configuration measured response times of op in the step.
