@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/report/chart"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -116,7 +117,33 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 	}
 	p.Sections = append(p.Sections, metadataSection(runs))
 	p.Legend = append(colourLegend(), s.Legend...)
+	scrub(p)
 	return p, nil
+}
+
+// scrub removes any password of a DSN, or password=..., from every text of the page: errors and
+// notes of runs that reached a server should already have none, and a report must never be where
+// one leaks.
+func scrub(p *Page) {
+	for i := range p.Lines {
+		p.Lines[i] = redact.Text(p.Lines[i])
+	}
+	for _, s := range p.Sections {
+		for _, b := range s.Blocks {
+			if t := b.Table; t != nil {
+				for _, row := range t.Rows {
+					for j := range row {
+						row[j] = redact.Text(row[j])
+					}
+				}
+			}
+		}
+	}
+	for i := range p.Sections {
+		for j := range p.Sections[i].Blocks {
+			p.Sections[i].Blocks[j].Text = redact.Text(p.Sections[i].Blocks[j].Text)
+		}
+	}
 }
 
 // merge combines runs into one result whose configurations are labelled: by their name for a

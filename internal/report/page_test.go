@@ -348,7 +348,9 @@ func TestMetadataRedactsCredentials(t *testing.T) {
 	r := *in.Run
 	r.Command = []string{"enginebench", "run", "--dsn", "postgres://bench:hunter2@127.0.0.1/db", "--spec=x.yaml"}
 	r.Configs = []result.Config{{Name: "pg", Engine: "postgres", Settings: map[string]string{
-		"password": "hunter2", "primary_conninfo": "host=db user=rep password=hunter2", "shared_buffers": "1GB"}}}
+		"password": "hunter2", "primary_conninfo": "host=db user=rep password=hunter2", "shared_buffers": "1GB"},
+		Status: result.StatusFailed, Error: "connect postgres://bench:hunter2@db/x: refused",
+		Steps: []result.Step{{Name: "run", Status: result.StatusFailed, Error: "lost bench:hunter2@tcp(db:3306)/x"}}}}
 	p, err := NewPage([]Input{{Dir: "x", Run: &r}}, Options{})
 	if err != nil {
 		t.Fatal(err)
