@@ -315,6 +315,10 @@ func TestInterruptWritesResults(t *testing.T) {
 	if steps[0].Ops["insert"].Units == 0 {
 		t.Errorf("the interrupted load recorded no rows")
 	}
+	// The report of what ran is written too, and says the step was interrupted.
+	if html, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(html), `class="failed">interrupted`) {
+		t.Errorf("no report of the interrupted run, or it does not show the interrupted step: %v", err)
+	}
 	if _, err := os.Stat(filepath.Join(data, "pebble")); !os.IsNotExist(err) {
 		t.Errorf("data directory left behind: %v", err)
 	}
