@@ -83,10 +83,10 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 	if err := report.WriteHTML(&html, page); err != nil {
 		return err
 	}
-	if err := writeAtomic(out, html.Bytes()); err != nil {
+	if err := result.WriteFile(out, html.Bytes()); err != nil {
 		return err
 	}
-	if err := writeAtomic(md, []byte(report.MarkdownPage(page))); err != nil {
+	if err := result.WriteFile(md, []byte(report.MarkdownPage(page))); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, byteSize(html.Len()), md)
@@ -101,30 +101,6 @@ func checkWritable(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
-}
-
-// writeAtomic writes a file through a temporary file renamed into place, so an interrupt never
-// leaves half a report.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // byteSize formats a size in bytes readably.

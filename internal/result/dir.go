@@ -42,22 +42,31 @@ func CreateDir(path string) (*Dir, error) {
 // Path returns the directory's path.
 func (d *Dir) Path() string { return d.path }
 
-// WriteFile writes name in the directory atomically (a temporary file renamed into place), so
-// an interrupt never leaves half a file.
+// WriteFile writes name in the directory atomically (see WriteFile).
 func (d *Dir) WriteFile(name string, data []byte) error {
-	f, err := os.CreateTemp(d.path, "."+name+".tmp-*")
+	return WriteFile(filepath.Join(d.path, name), data)
+}
+
+// WriteFile writes the file at path atomically: a temporary file beside it, renamed into place,
+// so an interrupt never leaves half a file. The file is readable by all (0644): results hold
+// no credentials.
+func WriteFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	_, werr := f.Write(data)
 	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", name, err)
+	err = errors.Join(werr, cerr)
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
 	}
-	if err := os.Rename(f.Name(), filepath.Join(d.path, name)); err != nil {
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", name, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

@@ -196,3 +196,24 @@ func TestReadIntervalsErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteFileAtomicReadable(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.html")
+	if err := WriteFile(path, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("bb")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o644 || st.Size() != 2 {
+		t.Errorf("file %v, %v: want 2 bytes readable by all", st, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	if err := WriteFile(filepath.Join(dir, "no", "such"), nil); err == nil || !strings.Contains(err.Error(), "no/such") {
+		t.Errorf("write into a missing directory: %v", err)
+	}
+}
