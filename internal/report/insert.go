@@ -340,10 +340,7 @@ func distributionTable(r *result.Run, step string) Table {
 		}
 		for _, name := range opNames(*s) {
 			op := s.Ops[name]
-			label := name
-			if op.Background {
-				label += " (bg)"
-			}
+			label := opLabel(name, op)
 			t.Rows = append(t.Rows, bucketRow(c.Name, label, op.Count, op.Latency))
 			if op.Response != nil && op.Count > 0 {
 				t.Rows = append(t.Rows, bucketRow(c.Name, label+" rt", op.Count, *op.Response))
@@ -403,11 +400,7 @@ func percentileTable(r *result.Run, step string) Table {
 		}
 		for _, name := range opNames(*s) {
 			op := s.Ops[name]
-			label := name
-			if op.Background {
-				label += " (bg)"
-			}
-			row := []string{c.Name, label, strconv.FormatInt(op.Count, 10), Num(op.PerSec)}
+			row := []string{c.Name, opLabel(name, op), strconv.FormatInt(op.Count, 10), Num(op.PerSec)}
 			if op.Count == 0 {
 				row = append(row, missing, missing, missing, missing, missing, missing)
 			} else {

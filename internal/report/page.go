@@ -234,21 +234,7 @@ func mergedHeader(runs []Input, r *result.Run) []string {
 			lines = append(lines, labels[i]+": "+n)
 		}
 	}
-	for _, c := range r.Configs {
-		v := c.Version
-		if v == "" {
-			v = "version unknown"
-		}
-		line := fmt.Sprintf("%s: %s %s, status %s", c.Name, c.Engine, v, c.Status)
-		if c.Error != "" {
-			line += ": " + c.Error
-		}
-		lines = append(lines, line)
-		for _, n := range c.Notes {
-			lines = append(lines, c.Name+": "+n)
-		}
-	}
-	return lines
+	return append(lines, configLines(r.Configs)...)
 }
 
 // colourLegend explains the colours of the tables; every coloured cell also says in words

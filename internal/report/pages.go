@@ -83,9 +83,6 @@ func nonEmptySections(secs ...Section) []Section {
 	return out
 }
 
-// intervalValue returns one second's value over a step's operations; NaN: none.
-type intervalValue func(iv result.Interval, secs float64) float64
-
 // oneOp is the rate of one operation in the second.
 func oneOp(op string) intervalValue {
 	return func(iv result.Interval, secs float64) float64 {
@@ -112,15 +109,8 @@ func spanSeries(r *result.Run, steps []string, value intervalValue) []chart.Seri
 			if t0.IsZero() {
 				t0 = s.StartedAt
 			}
-			prev := s.StartedAt
-			for i, iv := range s.Intervals {
-				secs := iv.Time.Sub(prev).Seconds()
-				prev = iv.Time
-				if shortTail(s, i, secs) {
-					break
-				}
-				x, y = append(x, iv.Time.Sub(t0).Seconds()), append(y, value(iv, secs))
-			}
+			sx, sy := points(s, t0, value)
+			x, y = append(x, sx...), append(y, sy...)
 		}
 		if len(x) == 0 {
 			continue

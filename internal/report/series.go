@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"strings"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/report/chart"
 	"github.com/enginebench/enginebench/internal/result"
@@ -40,32 +41,44 @@ func ivLatency(field func(o result.IntervalOp) float64) ivValue {
 // stepSeries returns a line per configuration that ran the step with intervals: x is seconds
 // since the step's start, y is value of each second's op (NaN where the op did not run).
 func stepSeries(r *result.Run, step, op string, value ivValue) []chart.Series {
+	perOp := func(iv result.Interval, secs float64) float64 {
+		o, ok := iv.Ops[op]
+		if !ok {
+			return math.NaN()
+		}
+		return value(o, secs)
+	}
 	var out []chart.Series
 	for ci, c := range r.Configs {
 		s := findStep(c, step)
 		if s == nil || len(s.Intervals) == 0 {
 			continue
 		}
-		x := make([]float64, 0, len(s.Intervals))
-		y := make([]float64, 0, len(s.Intervals))
-		prev := s.StartedAt
-		for i, iv := range s.Intervals {
-			secs := iv.Time.Sub(prev).Seconds()
-			prev = iv.Time
-			if shortTail(s, i, secs) {
-				break
-			}
-			x = append(x, iv.Time.Sub(s.StartedAt).Seconds())
-			if o, ok := iv.Ops[op]; ok {
-				y = append(y, value(o, secs))
-			} else {
-				y = append(y, math.NaN())
-			}
-		}
+		x, y := points(s, s.StartedAt, perOp)
 		x, y = chart.Downsample(x, y, maxPoints)
 		out = append(out, chart.Series{Name: c.Name, Color: ci, X: x, Y: y})
 	}
 	return out
+}
+
+// intervalValue returns one second's value over a step's operations; NaN: none.
+type intervalValue func(iv result.Interval, secs float64) float64
+
+// points returns the per-second points of a step: x is seconds since t0 at each interval's end,
+// y is value of the interval, given its length. A short last interval is left out (shortTail).
+func points(s *result.Step, t0 time.Time, value intervalValue) (x, y []float64) {
+	x = make([]float64, 0, len(s.Intervals))
+	y = make([]float64, 0, len(s.Intervals))
+	prev := s.StartedAt
+	for i, iv := range s.Intervals {
+		secs := iv.Time.Sub(prev).Seconds()
+		prev = iv.Time
+		if shortTail(s, i, secs) {
+			break
+		}
+		x, y = append(x, iv.Time.Sub(t0).Seconds()), append(y, value(iv, secs))
+	}
+	return x, y
 }
 
 // shortTail reports whether interval i is the step's last and lasted under half a second: the

@@ -83,7 +83,13 @@ func header(r *result.Run) []string {
 		lines = append(lines, "error: "+r.Error)
 	}
 	lines = append(lines, r.Notes...)
-	for _, c := range r.Configs {
+	return append(lines, configLines(r.Configs)...)
+}
+
+// configLines describe each configuration: engine, version, status, error and notes.
+func configLines(configs []result.Config) []string {
+	var lines []string
+	for _, c := range configs {
 		v := c.Version
 		if v == "" {
 			v = "version unknown"
@@ -98,6 +104,14 @@ func header(r *result.Run) []string {
 		}
 	}
 	return lines
+}
+
+// opLabel names an operation in a table, marking a background writer's.
+func opLabel(name string, op *result.Op) string {
+	if op.Background {
+		return name + " (bg)"
+	}
+	return name
 }
 
 // rateSteps returns, in the order they ran, the names of steps that have a headline rate.
@@ -180,11 +194,7 @@ func latency(r *result.Run) Table {
 		for _, s := range c.Steps {
 			for _, name := range opNames(s) {
 				op := s.Ops[name]
-				label := name
-				if op.Background {
-					label += " (bg)"
-				}
-				row := []string{c.Name, s.Name, label, fmt.Sprint(op.Count)}
+				row := []string{c.Name, s.Name, opLabel(name, op), fmt.Sprint(op.Count)}
 				if op.Count == 0 {
 					row = append(row, missing, missing, missing)
 				} else {
