@@ -37,7 +37,9 @@ func sampleRun() *Run {
 	}
 }
 
-func TestRunRoundTrip(t *testing.T) {
+// writeSample writes sampleRun's run.json into a new run directory.
+func writeSample(t *testing.T) (*Dir, *Run) {
+	t.Helper()
 	d, err := CreateDir(filepath.Join(t.TempDir(), "run"))
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +48,11 @@ func TestRunRoundTrip(t *testing.T) {
 	if err := d.WriteRun(in); err != nil {
 		t.Fatal(err)
 	}
+	return d, in
+}
+
+func TestRunRoundTrip(t *testing.T) {
+	d, in := writeSample(t)
 	out, err := Load(d.Path())
 	if err != nil {
 		t.Fatal(err)
@@ -135,14 +142,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestReadIntervalsRoundTrip(t *testing.T) {
-	d, err := CreateDir(filepath.Join(t.TempDir(), "run"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := sampleRun()
-	if err := d.WriteRun(in); err != nil {
-		t.Fatal(err)
-	}
+	d, in := writeSample(t)
 	if err := d.WriteIntervals(in); err != nil {
 		t.Fatal(err)
 	}
