@@ -2,9 +2,9 @@ package sqldb
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/enginebench/enginebench/internal/redact"
 	"strings"
 	"time"
 
@@ -14,6 +14,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/redact"
 )
 
 // serverMaxIdleConns is how many idle connections a server engine's pool keeps, so that the
@@ -355,6 +356,7 @@ func (e *postgresDB) Cleanup(ctx context.Context) error {
 		return fmt.Errorf("postgres: cleanup: list the tables: %w", err)
 	}
 	rows.Close()
+	e.closeIdle(ctx, conn)
 	if len(tables) > 0 {
 		q := "VACUUM (ANALYZE) " + strings.Join(tables, ", ")
 		if _, err := conn.ExecContext(ctx, q); err != nil {
@@ -366,6 +368,33 @@ func (e *postgresDB) Cleanup(ctx context.Context) error {
 	}
 	return nil
 }
+
+// closeIdle closes the pool's idle connections and waits (at most idleExitWait) until their
+// backends have exited. A backend reports its table statistics lazily, up to 10 s after it goes
+// idle, and at the latest when it exits: without this, the deletes of the step before the
+// cleanup could be counted after the VACUUM has reset n_dead_tup, and the cleanup would seem to
+// leave dead tuples. Other sessions (an existing server's other users) only cost the wait.
+func (e *postgresDB) closeIdle(ctx context.Context, conn *sql.Conn) {
+	e.db.SetMaxIdleConns(0) // closes the idle connections
+	e.db.SetMaxIdleConns(serverMaxIdleConns)
+	deadline := time.Now().Add(idleExitWait)
+	for time.Now().Before(deadline) {
+		var others int
+		err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`).Scan(&others)
+		if err != nil || others == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// idleExitWait bounds how long Cleanup waits for the pool's closed connections to exit.
+const idleExitWait = 5 * time.Second
 
 // Stats returns the engine's debt, in one query:
 //
