@@ -71,8 +71,11 @@ configs:
 		if e == nil || e.DBCPUpq == nil || *e.DBCPUpq <= 0 || e.ClientCPUpq == nil || *e.ClientCPUpq <= 0 {
 			t.Errorf("%s l.i0: the server's and the client's CPU are not both measured: %s", c.Name, show(e))
 		}
-		if len(c.Steps[3].EngineStatsBefore) == 0 || c.Steps[3].EngineStats["dead_tuples"] != 0 {
-			t.Errorf("%s cleanup: debt before %v, after %v", c.Name, c.Steps[3].EngineStatsBefore, c.Steps[3].EngineStats)
+		// The cleanup vacuumed every table and checkpointed. (Its dead_tuples after are not
+		// checked: PostgreSQL publishes table statistics lazily, so a count can lag.)
+		before, after := c.Steps[3].EngineStatsBefore, c.Steps[3].EngineStats
+		if len(before) == 0 || after["vacuum_runs"] < before["vacuum_runs"]+1 || after["checkpoints"] <= before["checkpoints"] {
+			t.Errorf("%s cleanup: no VACUUM or no checkpoint: before %v, after %v", c.Name, before, after)
 		}
 	}
 	if serverProcesses(t, "postgres", data) != nil {

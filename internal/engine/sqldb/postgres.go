@@ -369,20 +369,22 @@ func (e *postgresDB) Cleanup(ctx context.Context) error {
 	return nil
 }
 
-// closeIdle closes the pool's idle connections and waits (at most idleExitWait) until their
-// backends have exited. A backend reports its table statistics lazily, up to 10 s after it goes
-// idle, and at the latest when it exits: without this, the deletes of the step before the
-// cleanup could be counted after the VACUUM has reset n_dead_tup, and the cleanup would seem to
-// leave dead tuples. Other sessions (an existing server's other users) only cost the wait.
+// closeIdle closes the pool's idle connections and waits (at most idleExitWait) until no
+// other session of the database is busy, holds a snapshot or is still exiting. A backend reports
+// its table statistics lazily (at the latest when it exits), and a statement the step canceled
+// may still be running with its snapshot: either would make the VACUUM leave dead tuples, or
+// count the step's deletes after it. Other sessions (an existing server's other users) only
+// cost the wait.
 func (e *postgresDB) closeIdle(ctx context.Context, conn *sql.Conn) {
 	e.db.SetMaxIdleConns(0) // closes the idle connections
 	e.db.SetMaxIdleConns(serverMaxIdleConns)
 	deadline := time.Now().Add(idleExitWait)
 	for time.Now().Before(deadline) {
-		var others int
+		var busy int
 		err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`).Scan(&others)
-		if err != nil || others == 0 {
+WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+  AND (state IS DISTINCT FROM 'idle' OR backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)`).Scan(&busy)
+		if err != nil || busy == 0 {
 			return
 		}
 		select {
@@ -401,13 +403,14 @@ const idleExitWait = 5 * time.Second
 //	live_tuples      estimated live rows of the tables of the current schema (n_live_tup)
 //	dead_tuples      dead row versions not yet vacuumed (n_dead_tup)
 //	autovacuum_runs  autovacuums of those tables so far (autovacuum_count)
+//	vacuum_runs      VACUUMs run by hand (Cleanup) on those tables so far (vacuum_count)
 //	autoanalyze_runs autoanalyzes of those tables so far (autoanalyze_count)
 //	vacuums_running  VACUUMs (auto or not) running in the database now
 //	wal_bytes        WAL written since the cluster was created (pg_current_wal_lsn() - '0/0')
 //	checkpoints      checkpoints since the statistics were reset (timed and requested)
 //
 // The table counters come from the cumulative statistics, which backends publish about once
-// a second.
+// a second, and at the latest when they exit: a count may lag the work by that much.
 func (e *postgresDB) Stats(ctx context.Context) (map[string]float64, error) {
 	checkpoints := "(SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter)"
 	if e.versionNum >= 170000 {
@@ -415,12 +418,13 @@ func (e *postgresDB) Stats(ctx context.Context) (map[string]float64, error) {
 	}
 	q := `SELECT coalesce(sum(n_live_tup), 0)::float8, coalesce(sum(n_dead_tup), 0)::float8,
 	coalesce(sum(autovacuum_count), 0)::float8, coalesce(sum(autoanalyze_count), 0)::float8,
+	coalesce(sum(vacuum_count), 0)::float8,
 	(SELECT count(*) FROM pg_stat_progress_vacuum WHERE datname = current_database())::float8,
 	pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8,
 	` + checkpoints + `::float8
 FROM pg_stat_user_tables WHERE schemaname = current_schema()`
-	var live, dead, autovac, autoanalyze, running, wal, ckpt float64
-	if err := e.db.QueryRowContext(ctx, q).Scan(&live, &dead, &autovac, &autoanalyze, &running, &wal, &ckpt); err != nil {
+	var live, dead, autovac, autoanalyze, vacuums, running, wal, ckpt float64
+	if err := e.db.QueryRowContext(ctx, q).Scan(&live, &dead, &autovac, &autoanalyze, &vacuums, &running, &wal, &ckpt); err != nil {
 		return nil, e.redact(fmt.Errorf("postgres: stats: %w", err))
 	}
 	return map[string]float64{
@@ -428,6 +432,7 @@ FROM pg_stat_user_tables WHERE schemaname = current_schema()`
 		"dead_tuples":      dead,
 		"autovacuum_runs":  autovac,
 		"autoanalyze_runs": autoanalyze,
+		"vacuum_runs":      vacuums,
 		"vacuums_running":  running,
 		"wal_bytes":        wal,
 		"checkpoints":      ckpt,
