@@ -206,7 +206,7 @@ func fairnessTable(r *result.Run) Table {
 // (LSM engines), WAL and freelist (SQLite).
 var debtKeys = []string{
 	"history_list_length", "dirty_pages", "checkpoint_age_bytes", "pending_reads", "pending_writes",
-	"dead_tuples", "live_tuples", "autovacuum_runs", "vacuums_running",
+	"dead_tuples", "live_tuples", "autovacuum_runs", "vacuum_runs", "vacuums_running",
 	"pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables", "memtable_bytes",
 	"write_stalls", "write_stall_seconds", "stall_stops", "stall_slowdowns", "stall_micros",
 	"wal_bytes", "freelist_count",
