@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -82,22 +81,4 @@ func relCell(v, base float64, ok, baseOK bool) (string, string) {
 		class = ClassDown
 	}
 	return fmt.Sprintf("%.2f", r), class
-}
-
-// chartID makes an element id of parts: lower case letters, digits and dashes.
-func chartID(parts ...string) string {
-	var b strings.Builder
-	for i, p := range parts {
-		if i > 0 {
-			b.WriteByte('-')
-		}
-		for _, r := range strings.ToLower(p) {
-			if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-				b.WriteRune(r)
-			} else {
-				b.WriteByte('_')
-			}
-		}
-	}
-	return b.String()
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -127,3 +128,6 @@ func orMissing(s string) string {
 	}
 	return s
 }
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -137,3 +137,21 @@ func opCharts(r *result.Run, step, op string) []Chart {
 		line("max", step+" "+op+": max "+kind+" each second", "ms", ivLatency(mx)),
 	}
 }
+
+// chartID makes an element id of parts: lower case letters, digits and dashes.
+func chartID(parts ...string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte('-')
+		}
+		for _, r := range strings.ToLower(p) {
+			if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+				b.WriteRune(r)
+			} else {
+				b.WriteByte('_')
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,6 +1,8 @@
 // Package report turns run results into what users read: the summary tables printed at the end
-// of a run and written to summary.md. Text and markdown come from one model, so they never
-// disagree. A metric that is missing is shown as "-", never as 0.
+// of a run (summary.md), and the report of one or more runs (report.html with its tables as
+// report.md), which compares configurations in coloured tables and charts. Each output comes
+// from one model, so its forms never disagree. A metric that is missing is shown as "-", never
+// as 0.
 package report
 
 import (
