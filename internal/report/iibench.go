@@ -329,12 +329,7 @@ func ibLatency(r *result.Run) Table {
 				rate = missing // as in the iiBench table: no queries is no rate
 			}
 			row := []string{c.Name, name, fmt.Sprint(op.Count), rate}
-			if op.Count == 0 {
-				row = append(row, missing, missing, missing, missing, missing, missing)
-			} else {
-				l := op.Latency
-				row = append(row, Duration(l.P50), Duration(l.P90), Duration(l.P99), Duration(l.P999), Duration(l.Max), Duration(l.Mean))
-			}
+			row = append(row, latencyCells(op)...)
 			rows := missing
 			if name == "query" && op.Count > 0 {
 				rows = fmt.Sprint(op.Found)

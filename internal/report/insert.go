@@ -264,6 +264,26 @@ func stepSection(r *result.Run, base, step string) Section {
 	return sec
 }
 
+// opRow is one operation of one configuration in a step.
+type opRow struct {
+	config, name string
+	op           *result.Op
+}
+
+// stepOpRows returns each configuration's operations in the step, configuration by
+// configuration, the headline op first.
+func stepOpRows(r *result.Run, step string) []opRow {
+	var out []opRow
+	for _, c := range r.Configs {
+		if s := findStep(c, step); s != nil {
+			for _, name := range opNames(*s) {
+				out = append(out, opRow{c.Name, name, s.Ops[name]})
+			}
+		}
+	}
+	return out
+}
+
 // stepOps returns the operations any configuration ran in the step, the headline op first.
 func stepOps(r *result.Run, step string) []string {
 	var out []string
@@ -332,18 +352,11 @@ func bucketHeader() []string {
 func distributionTable(r *result.Run, step string) Table {
 	t := Table{Title: step + ": response-time distribution (% of operations)",
 		Header: append(append([]string{"config", "op", "count"}, bucketHeader()...), "max")}
-	for _, c := range r.Configs {
-		s := findStep(c, step)
-		if s == nil {
-			continue
-		}
-		for _, name := range opNames(*s) {
-			op := s.Ops[name]
-			label := opLabel(name, op)
-			t.Rows = append(t.Rows, bucketRow(c.Name, label, op.Count, op.Latency))
-			if op.Response != nil && op.Count > 0 {
-				t.Rows = append(t.Rows, bucketRow(c.Name, label+" rt", op.Count, *op.Response))
-			}
+	for _, o := range stepOpRows(r, step) {
+		label := opLabel(o.name, o.op)
+		t.Rows = append(t.Rows, bucketRow(o.config, label, o.op.Count, o.op.Latency))
+		if o.op.Response != nil && o.op.Count > 0 {
+			t.Rows = append(t.Rows, bucketRow(o.config, label+" rt", o.op.Count, *o.op.Response))
 		}
 	}
 	return t
@@ -392,27 +405,16 @@ func pct(share float64) string {
 func percentileTable(r *result.Run, step string) Table {
 	t := Table{Title: step + ": latency percentiles", Header: []string{"config", "op", "count", "ops/s",
 		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p50", "rt p99", "rt max"}}
-	for _, c := range r.Configs {
-		s := findStep(c, step)
-		if s == nil {
-			continue
+	for _, o := range stepOpRows(r, step) {
+		op := o.op
+		row := []string{o.config, opLabel(o.name, op), strconv.FormatInt(op.Count, 10), Num(op.PerSec)}
+		row = append(row, latencyCells(op)...)
+		if op.Response != nil && op.Count > 0 {
+			row = append(row, Duration(op.Response.P50), Duration(op.Response.P99), Duration(op.Response.Max))
+		} else {
+			row = append(row, missing, missing, missing)
 		}
-		for _, name := range opNames(*s) {
-			op := s.Ops[name]
-			row := []string{c.Name, opLabel(name, op), strconv.FormatInt(op.Count, 10), Num(op.PerSec)}
-			if op.Count == 0 {
-				row = append(row, missing, missing, missing, missing, missing, missing)
-			} else {
-				l := op.Latency
-				row = append(row, Duration(l.P50), Duration(l.P90), Duration(l.P99), Duration(l.P999), Duration(l.Max), Duration(l.Mean))
-			}
-			if op.Response != nil && op.Count > 0 {
-				row = append(row, Duration(op.Response.P50), Duration(op.Response.P99), Duration(op.Response.Max))
-			} else {
-				row = append(row, missing, missing, missing)
-			}
-			t.Rows = append(t.Rows, row)
-		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }

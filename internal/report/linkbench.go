@@ -139,12 +139,7 @@ func lbLatency(r *result.Run) Table {
 			for _, name := range opNames(*s) {
 				op := s.Ops[name]
 				row := []string{c.Name, n, name, fmt.Sprint(op.Count), Num(op.PerSec)}
-				if op.Count == 0 {
-					row = append(row, missing, missing, missing, missing, missing, missing)
-				} else {
-					l := op.Latency
-					row = append(row, Duration(l.P50), Duration(l.P90), Duration(l.P99), Duration(l.P999), Duration(l.Max), Duration(l.Mean))
-				}
+				row = append(row, latencyCells(op)...)
 				rt := missing
 				if op.Response != nil && op.Count > 0 {
 					rt = Duration(op.Response.P99)

@@ -108,6 +108,16 @@ func configLines(configs []result.Config) []string {
 	return lines
 }
 
+// latencyCells are an operation's p50, p90, p99, p99.9, max and mean, or missing when it ran
+// no operation.
+func latencyCells(op *result.Op) []string {
+	if op.Count == 0 {
+		return []string{missing, missing, missing, missing, missing, missing}
+	}
+	l := op.Latency
+	return []string{Duration(l.P50), Duration(l.P90), Duration(l.P99), Duration(l.P999), Duration(l.Max), Duration(l.Mean)}
+}
+
 // opLabel names an operation in a table, marking a background writer's.
 func opLabel(name string, op *result.Op) string {
 	if op.Background {
