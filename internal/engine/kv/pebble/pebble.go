@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -81,7 +80,7 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 		dir:     cfg.DataDir,
 		cfg:     c,
 		wo:      &pebble.WriteOptions{Sync: c.sync},
-		version: moduleVersion(),
+		version: engine.ModuleVersion(modulePath, unknownVersion),
 	}
 	d.stalls.start = time.Now()
 	opts := c.options()
@@ -99,26 +98,6 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 	}
 	d.pdb = pdb
 	return d, nil
-}
-
-// moduleVersion returns the version of the pebble module built into the binary.
-func moduleVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return unknownVersion
-	}
-	for _, dep := range bi.Deps {
-		if dep.Path != modulePath {
-			continue
-		}
-		if dep.Replace != nil && dep.Replace.Version != "" {
-			return dep.Replace.Version
-		}
-		if dep.Version != "" && dep.Version != "(devel)" {
-			return dep.Version
-		}
-	}
-	return unknownVersion
 }
 
 // Family returns engine.FamilyKV.
