@@ -208,7 +208,7 @@ var debtKeys = []string{
 	"dead_tuples", "live_tuples", "autovacuum_runs", "vacuum_runs", "vacuums_running",
 	"pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables", "memtable_bytes",
 	"write_stalls", "write_stall_seconds", "stall_stops", "stall_slowdowns", "stall_micros",
-	"wal_bytes", "freelist_count",
+	"wal_bytes", "freelist_count", "freelist_pages", "pending_pages",
 }
 
 // debtTables show, per configuration, the engine's debt counters at each step's end.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/server"
@@ -35,6 +36,7 @@ type engineCase struct {
 var engineCases = []engineCase{
 	{driver: sqldb.SQLiteDriver()},
 	{driver: pebble.Driver()},
+	{driver: bbolt.Driver()},
 	{sqldb.PostgresDriver(), server.Postgres, "", map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
 	{sqldb.InnoDBDriver(), server.MariaDB, "", map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
 	{sqldb.MyRocksDriver(), server.MariaDB, "ha_rocksdb", map[string]string{"rocksdb_block_cache_size": "64M"}},

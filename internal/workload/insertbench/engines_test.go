@@ -8,6 +8,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -43,7 +44,9 @@ func runSteps(t *testing.T, d engine.Driver, p Params) []*result.Step {
 	return steps
 }
 
-func drivers() []engine.Driver { return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver()} }
+func drivers() []engine.Driver {
+	return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver()}
+}
 
 // TestSharedTableAndSmallBatches runs the write steps with two clients on one table, where
 // two deleters share a table, and checks the counts through every index.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/server"
@@ -37,6 +38,7 @@ func engineCases() []engineCase {
 	return []engineCase{
 		{name: "sqlite", driver: sqldb.SQLiteDriver()},
 		{name: "pebble", driver: pebble.Driver()},
+		{name: "bbolt", driver: bbolt.Driver()},
 		{name: "postgres", driver: sqldb.PostgresDriver(), kind: server.Postgres, server: true,
 			small: map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
 		{name: "innodb", driver: sqldb.InnoDBDriver(), kind: server.MariaDB, server: true,
