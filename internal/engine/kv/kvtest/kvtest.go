@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 )
 
@@ -913,5 +914,18 @@ func testCount(t *testing.T, open Opener) {
 		if n, err := kv.Count(ctx, db, bound(c.lower), bound(c.upper)); err != nil || n != c.want {
 			t.Errorf("Count [%q, %q) = %d, %v; want %d", c.lower, c.upper, n, err, c.want)
 		}
+	}
+}
+
+// RequireBuilt skips the test when the engine of d is not built into this test binary (an
+// engine behind a build tag, such as lmdb without -tags lmdb), saying how to build it in.
+// `make test` builds every engine whose library is installed, and CI installs them all.
+func RequireBuilt(t testing.TB, d engine.Driver) {
+	t.Helper()
+	if d.Available == nil || d.Server {
+		return
+	}
+	if err := d.Available(); err != nil {
+		t.Skipf("%s: %v", d.Name, err)
 	}
 }

@@ -1,0 +1,530 @@
+//go:build lmdb && cgo
+
+package lmdb
+
+/*
+#cgo pkg-config: lmdb
+#include <stdlib.h>
+#include <stdint.h>
+#include <lmdb.h>
+
+// eb_open creates and opens the environment in dir and opens its main database.
+static int eb_open(const char *dir, size_t mapsize, unsigned int maxreaders, unsigned int flags,
+                   MDB_env **env, MDB_dbi *dbi) {
+	int rc = mdb_env_create(env);
+	if (rc) return rc;
+	if ((rc = mdb_env_set_mapsize(*env, mapsize)) ||
+	    (rc = mdb_env_set_maxreaders(*env, maxreaders)) ||
+	    (rc = mdb_env_open(*env, dir, flags, 0644))) {
+		mdb_env_close(*env);
+		*env = NULL;
+		return rc;
+	}
+	MDB_txn *txn;
+	if ((rc = mdb_txn_begin(*env, NULL, 0, &txn))) goto fail;
+	if ((rc = mdb_dbi_open(txn, NULL, 0, dbi))) { mdb_txn_abort(txn); goto fail; }
+	if ((rc = mdb_txn_commit(txn))) goto fail;
+	return 0;
+fail:
+	mdb_env_close(*env);
+	*env = NULL;
+	return rc;
+}
+
+// eb_apply applies a batch in one write transaction: op i is ops[5i..5i+4] = kind (0 put,
+// 1 delete), key offset, key length, value offset, value length in buf. *failed is the index
+// of the op that failed, or -1.
+static int eb_apply(MDB_env *env, MDB_dbi dbi, const char *buf, const int64_t *ops, int nops, int *failed) {
+	MDB_txn *txn;
+	*failed = -1;
+	int rc = mdb_txn_begin(env, NULL, 0, &txn);
+	if (rc) return rc;
+	for (int i = 0; i < nops; i++) {
+		const int64_t *op = ops + 5*i;
+		MDB_val k = { (size_t)op[2], (void *)(buf + op[1]) };
+		if (op[0] == 1) {
+			rc = mdb_del(txn, dbi, &k, NULL);
+			if (rc == MDB_NOTFOUND) rc = 0;
+		} else {
+			MDB_val v = { (size_t)op[4], (void *)(buf + op[3]) };
+			rc = mdb_put(txn, dbi, &k, &v, 0);
+		}
+		if (rc) {
+			*failed = i;
+			mdb_txn_abort(txn);
+			return rc;
+		}
+	}
+	return mdb_txn_commit(txn);
+}
+
+// eb_get looks key up in a new read transaction, which the caller aborts after copying the
+// value.
+static int eb_get(MDB_env *env, MDB_dbi dbi, const char *key, size_t klen, MDB_txn **txn, MDB_val *val) {
+	int rc = mdb_txn_begin(env, NULL, MDB_RDONLY, txn);
+	if (rc) return rc;
+	MDB_val k = { klen, (void *)key };
+	rc = mdb_get(*txn, dbi, &k, val);
+	if (rc) {
+		mdb_txn_abort(*txn);
+		*txn = NULL;
+	}
+	return rc;
+}
+
+// eb_cursor opens a read transaction and a cursor in it.
+static int eb_cursor(MDB_env *env, MDB_dbi dbi, MDB_txn **txn, MDB_cursor **cur) {
+	int rc = mdb_txn_begin(env, NULL, MDB_RDONLY, txn);
+	if (rc) return rc;
+	rc = mdb_cursor_open(*txn, dbi, cur);
+	if (rc) {
+		mdb_txn_abort(*txn);
+		*txn = NULL;
+	}
+	return rc;
+}
+
+// eb_seek positions the cursor with op; for MDB_SET_RANGE, k holds the key to seek.
+static int eb_seek(MDB_cursor *cur, const char *key, size_t klen, int op, MDB_val *k, MDB_val *v) {
+	if (op == MDB_SET_RANGE) {
+		k->mv_size = klen;
+		k->mv_data = (void *)key;
+	}
+	return mdb_cursor_get(cur, k, v, (MDB_cursor_op)op);
+}
+
+static void eb_close_cursor(MDB_txn *txn, MDB_cursor *cur) {
+	mdb_cursor_close(cur);
+	mdb_txn_abort(txn);
+}
+*/
+import "C"
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv"
+)
+
+// errClosed is wrapped by the errors of operations on a closed engine.
+var errClosed = errors.New("engine is closed")
+
+// Error is an error of liblmdb: its return code and its message (mdb_strerror).
+type Error struct {
+	Op   string
+	Code int
+	Msg  string
+}
+
+func (e *Error) Error() string { return "lmdb: " + e.Op + ": " + e.Msg }
+
+// mapFull is LMDB's MDB_MAP_FULL: the environment's map size is reached.
+const mapFull = int(C.MDB_MAP_FULL)
+
+// lmdbErr turns a return code into an *Error, nil for success.
+func lmdbErr(op string, rc C.int) error {
+	if rc == 0 {
+		return nil
+	}
+	return &Error{Op: op, Code: int(rc), Msg: C.GoString(C.mdb_strerror(rc))}
+}
+
+func available() error { return nil }
+
+// db is an open LMDB environment.
+type db struct {
+	env *C.MDB_env
+	dbi C.MDB_dbi
+	dir string
+	cfg config
+	// mu guards env against Close while an operation runs (LMDB must not close an environment in
+	// use); operations hold it for reading. env is nil once closed.
+	mu sync.RWMutex
+	// iters counts the open iterators: Close refuses to close the environment under them.
+	iters atomic.Int64
+	// commits counts the write transactions committed.
+	commits atomic.Int64
+}
+
+// Compile-time checks of the interfaces the engine implements.
+var (
+	_ kv.DB            = (*db)(nil)
+	_ engine.Cleaner   = (*db)(nil)
+	_ engine.Statser   = (*db)(nil)
+	_ engine.DataFiler = (*db)(nil)
+)
+
+// open opens (or creates) the environment in cfg.DataDir.
+func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+	c, err := parseConfig(cfg.Settings)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("lmdb: open: no data directory")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lmdb: open %s: %w", cfg.DataDir, err)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("lmdb: open: %w", err)
+	}
+	flags := C.uint(C.MDB_NOTLS)
+	if !c.sync {
+		flags |= C.MDB_NOSYNC
+	}
+	if c.writeMap {
+		flags |= C.MDB_WRITEMAP
+	}
+	dir := C.CString(cfg.DataDir)
+	defer C.free(unsafe.Pointer(dir))
+	d := &db{dir: cfg.DataDir, cfg: c}
+	rc := C.eb_open(dir, C.size_t(c.mapSizeMB)<<20, C.uint(c.maxReaders), flags, &d.env, &d.dbi)
+	if err := lmdbErr("open "+cfg.DataDir, rc); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Family returns engine.FamilyKV.
+func (d *db) Family() engine.Family { return engine.FamilyKV }
+
+// Version returns liblmdb's version, e.g. "0.9.24".
+func (d *db) Version() string {
+	var major, minor, patch C.int
+	C.mdb_version(&major, &minor, &patch)
+	return fmt.Sprintf("%d.%d.%d", major, minor, patch)
+}
+
+// Settings returns every effective setting.
+func (d *db) Settings() map[string]string { return d.cfg.settings() }
+
+// Close closes the environment once no operation runs. It fails while iterators are open, and
+// a second time.
+func (d *db) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.env == nil {
+		return fmt.Errorf("lmdb: close %s: %w", d.dir, errClosed)
+	}
+	if n := d.iters.Load(); n > 0 {
+		return fmt.Errorf("lmdb: close %s: %d iterators are still open", d.dir, n)
+	}
+	C.mdb_env_close(d.env)
+	d.env = nil
+	return nil
+}
+
+// enter takes the environment for one operation; leave gives it back.
+func (d *db) enter(op string) error {
+	d.mu.RLock()
+	if d.env == nil {
+		d.mu.RUnlock()
+		return fmt.Errorf("lmdb: %s: %w", op, errClosed)
+	}
+	return nil
+}
+
+func (d *db) leave() { d.mu.RUnlock() }
+
+// cbytes returns a pointer to b's first byte for C, or nil for an empty b.
+func cbytes(b []byte) *C.char {
+	if len(b) == 0 {
+		return nil
+	}
+	return (*C.char)(unsafe.Pointer(&b[0]))
+}
+
+// goBytes returns the bytes of an MDB_val, pointing into the map: valid until the transaction
+// ends (or the cursor moves).
+func goBytes(v C.MDB_val) []byte {
+	if v.mv_size == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice((*byte)(v.mv_data), int(v.mv_size))
+}
+
+// Get appends the value of key to dst.
+func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
+	if err := d.enter("get"); err != nil {
+		return dst, false, err
+	}
+	defer d.leave()
+	var txn *C.MDB_txn
+	var val C.MDB_val
+	rc := C.eb_get(d.env, d.dbi, cbytes(key), C.size_t(len(key)), &txn, &val)
+	if rc == C.MDB_NOTFOUND {
+		return dst, false, nil
+	}
+	if err := lmdbErr("get", rc); err != nil {
+		return dst, false, err
+	}
+	dst = append(dst, goBytes(val)...)
+	C.mdb_txn_abort(txn)
+	return dst, true, nil
+}
+
+// NewBatch returns an empty write batch.
+func (d *db) NewBatch() kv.Batch { return &batch{d: d} }
+
+// batch collects writes in one buffer, described by ops (5 int64s each, see eb_apply).
+type batch struct {
+	d   *db
+	buf []byte
+	ops []int64
+}
+
+// Set adds key = value, copying both.
+func (b *batch) Set(key, value []byte) {
+	k := len(b.buf)
+	b.buf = append(append(b.buf, key...), value...)
+	b.ops = append(b.ops, 0, int64(k), int64(len(key)), int64(k+len(key)), int64(len(value)))
+}
+
+// Delete adds the deletion of key, copying it.
+func (b *batch) Delete(key []byte) {
+	k := len(b.buf)
+	b.buf = append(b.buf, key...)
+	b.ops = append(b.ops, 1, int64(k), int64(len(key)), 0, 0)
+}
+
+// Len returns the number of writes in the batch.
+func (b *batch) Len() int { return len(b.ops) / 5 }
+
+// Commit applies the batch in one write transaction, then empties it. A full map fails with
+// an error that says which setting to raise.
+func (b *batch) Commit() error {
+	defer b.Reset()
+	if len(b.ops) == 0 {
+		return nil
+	}
+	d := b.d
+	if err := d.enter("commit"); err != nil {
+		return err
+	}
+	defer d.leave()
+	var failed C.int
+	rc := C.eb_apply(d.env, d.dbi, cbytes(b.buf), (*C.int64_t)(unsafe.Pointer(&b.ops[0])), C.int(len(b.ops)/5), &failed)
+	if rc != 0 {
+		err := lmdbErr("commit", rc)
+		if int(failed) >= 0 {
+			op := b.ops[5*int(failed):]
+			err = fmt.Errorf("%w (key %q)", err, b.buf[op[1]:op[1]+op[2]])
+		}
+		if int(rc) == mapFull {
+			err = fmt.Errorf("%w: the map is full (%s=%d MiB): raise %s", err, settingMapSizeMB, d.cfg.mapSizeMB, settingMapSizeMB)
+		}
+		return err
+	}
+	d.commits.Add(1)
+	return nil
+}
+
+// Reset empties the batch without applying it.
+func (b *batch) Reset() {
+	b.buf = b.buf[:0]
+	b.ops = b.ops[:0]
+}
+
+// Close releases the batch.
+func (b *batch) Close() error {
+	b.buf, b.ops = nil, nil
+	return nil
+}
+
+// iter is a cursor in its own read transaction, until Close. The engine does not close under
+// an open iterator.
+type iter struct {
+	d            *db
+	txn          *C.MDB_txn
+	cur          *C.MDB_cursor
+	lower, upper []byte
+	k, v         []byte // point into the map; k nil when not valid
+	err          error
+}
+
+// NewIter returns an iterator over [lower, upper). It copies the bounds.
+func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
+	if err := d.enter("new iterator"); err != nil {
+		return nil, err
+	}
+	defer d.leave()
+	it := &iter{d: d}
+	if rc := C.eb_cursor(d.env, d.dbi, &it.txn, &it.cur); rc != 0 {
+		return nil, lmdbErr("new iterator", rc)
+	}
+	d.iters.Add(1)
+	if lower != nil {
+		it.lower = append([]byte{}, lower...)
+	}
+	if upper != nil {
+		it.upper = append([]byte{}, upper...)
+	}
+	return it, nil
+}
+
+// move runs one cursor operation and makes its entry current when it lies within the bounds.
+func (it *iter) move(op C.int, key []byte) bool {
+	if it.cur == nil {
+		if it.err == nil {
+			it.err = fmt.Errorf("lmdb: iterate: %w", errClosed)
+		}
+		return false
+	}
+	var k, v C.MDB_val
+	rc := C.eb_seek(it.cur, cbytes(key), C.size_t(len(key)), op, &k, &v)
+	if rc == C.MDB_NOTFOUND {
+		it.k, it.v = nil, nil
+		return false
+	}
+	if rc != 0 {
+		it.err = lmdbErr("iterate", rc)
+		it.k, it.v = nil, nil
+		return false
+	}
+	it.k, it.v = goBytes(k), goBytes(v)
+	if (it.upper != nil && bytes.Compare(it.k, it.upper) >= 0) || (it.lower != nil && bytes.Compare(it.k, it.lower) < 0) {
+		it.k, it.v = nil, nil
+		return false
+	}
+	return true
+}
+
+// First positions the iterator on the range's first key.
+func (it *iter) First() bool {
+	if it.lower == nil {
+		return it.move(C.MDB_FIRST, nil)
+	}
+	return it.move(C.MDB_SET_RANGE, it.lower)
+}
+
+// Last positions the iterator on the range's last key: the one before the first key >= upper,
+// or the database's last when there is none.
+func (it *iter) Last() bool {
+	if it.upper == nil || it.cur == nil {
+		return it.move(C.MDB_LAST, nil)
+	}
+	var k, v C.MDB_val
+	rc := C.eb_seek(it.cur, cbytes(it.upper), C.size_t(len(it.upper)), C.MDB_SET_RANGE, &k, &v)
+	switch {
+	case rc == C.MDB_NOTFOUND:
+		return it.move(C.MDB_LAST, nil)
+	case rc != 0:
+		it.err, it.k, it.v = lmdbErr("iterate", rc), nil, nil
+		return false
+	}
+	return it.move(C.MDB_PREV, nil)
+}
+
+// SeekGE positions the iterator on the first key >= key (and >= lower).
+func (it *iter) SeekGE(key []byte) bool {
+	if it.lower != nil && bytes.Compare(key, it.lower) < 0 {
+		key = it.lower
+	}
+	if len(key) == 0 {
+		return it.move(C.MDB_FIRST, nil)
+	}
+	return it.move(C.MDB_SET_RANGE, key)
+}
+
+// Next moves to the next key.
+func (it *iter) Next() bool {
+	if !it.Valid() {
+		return false
+	}
+	return it.move(C.MDB_NEXT, nil)
+}
+
+// Prev moves to the previous key.
+func (it *iter) Prev() bool {
+	if !it.Valid() {
+		return false
+	}
+	return it.move(C.MDB_PREV, nil)
+}
+
+// Valid reports whether the iterator is on a key.
+func (it *iter) Valid() bool { return it.err == nil && it.k != nil }
+
+// Key returns the current key; it stays valid until the iterator moves or closes.
+func (it *iter) Key() []byte { return it.k }
+
+// Value returns the current value; it stays valid until the iterator moves or closes.
+func (it *iter) Value() []byte { return it.v }
+
+// Err returns the error that made the iterator invalid, if any.
+func (it *iter) Err() error { return it.err }
+
+// Close ends the iterator's read transaction.
+func (it *iter) Close() error {
+	if it.cur == nil {
+		return nil
+	}
+	C.eb_close_cursor(it.txn, it.cur)
+	it.txn, it.cur, it.k, it.v = nil, nil, nil, nil
+	it.d.iters.Add(-1)
+	return nil
+}
+
+// Cleanup flushes the environment to the disk (mdb_env_sync, forced): LMDB keeps no other debt
+// (no compaction, no checkpoint); freed pages are reused in place.
+func (d *db) Cleanup(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("lmdb: cleanup: %w", err)
+	}
+	if err := d.enter("cleanup"); err != nil {
+		return err
+	}
+	defer d.leave()
+	return lmdbErr("cleanup: sync", C.mdb_env_sync(d.env, 1))
+}
+
+// Stats returns the engine's counters:
+//
+//	map_size_bytes  the map's size (map_size_mb)
+//	pages_in_use    pages of the file in use (the last page number + 1), of page_size bytes
+//	page_size       the page size
+//	tree_depth      depth of the B+tree
+//	branch_pages, leaf_pages, overflow_pages   pages of each kind in the tree
+//	entries         keys stored
+//	readers         reader slots in use
+//	write_txs       write transactions committed (batches)
+func (d *db) Stats(context.Context) (map[string]float64, error) {
+	if err := d.enter("stats"); err != nil {
+		return nil, err
+	}
+	defer d.leave()
+	var st C.MDB_stat
+	var info C.MDB_envinfo
+	if err := lmdbErr("stats", C.mdb_env_stat(d.env, &st)); err != nil {
+		return nil, err
+	}
+	if err := lmdbErr("stats", C.mdb_env_info(d.env, &info)); err != nil {
+		return nil, err
+	}
+	return map[string]float64{
+		"map_size_bytes": float64(info.me_mapsize),
+		"pages_in_use":   float64(info.me_last_pgno) + 1,
+		"page_size":      float64(st.ms_psize),
+		"tree_depth":     float64(st.ms_depth),
+		"branch_pages":   float64(st.ms_branch_pages),
+		"leaf_pages":     float64(st.ms_leaf_pages),
+		"overflow_pages": float64(st.ms_overflow_pages),
+		"entries":        float64(st.ms_entries),
+		"readers":        float64(info.me_numreaders),
+		"write_txs":      float64(d.commits.Load()),
+	}, nil
+}
+
+// IsDataFile reports whether rel (relative to the data directory) is the data file, not the
+// lock file.
+func (d *db) IsDataFile(rel string) bool { return filepath.Clean(rel) == "data.mdb" }

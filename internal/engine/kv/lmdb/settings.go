@@ -1,0 +1,68 @@
+package lmdb
+
+import (
+	"strconv"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
+
+// The settings of the lmdb engine.
+const (
+	settingMapSizeMB  = "map_size_mb"
+	settingSync       = "sync"
+	settingMaxReaders = "max_readers"
+	settingWriteMap   = "write_map"
+)
+
+// settings is the documented list of settings with their defaults.
+func settings() []engine.Setting {
+	return []engine.Setting{
+		{Name: settingMapSizeMB, Default: "65536",
+			Doc: "size of the memory map in MiB, the most the database file can hold (address space, not memory); a write past it fails with \"the map is full\""},
+		{Name: settingSync, Default: "false",
+			Doc: "fsync at every commit; false leaves the writes to the OS (MDB_NOSYNC: durable against a crash of the process, not of the machine, as pebble's sync=false)"},
+		{Name: settingMaxReaders, Default: "1024",
+			Doc: "read transactions open at once (each Get and each open iterator holds one)"},
+		{Name: settingWriteMap, Default: "false",
+			Doc: "write through a writable memory map (MDB_WRITEMAP) instead of write(2)"},
+	}
+}
+
+// config is the parsed, validated form of the settings.
+type config struct {
+	mapSizeMB  int
+	sync       bool
+	maxReaders int
+	writeMap   bool
+}
+
+// parseConfig merges overrides over the defaults and validates every value. Names are not
+// checked here: the registry rejects unknown names before Open.
+func parseConfig(overrides map[string]string) (config, error) {
+	m := engine.MergeSettings(settings(), overrides)
+	var c config
+	var err error
+	if c.mapSizeMB, err = engine.IntSetting("lmdb", m, settingMapSizeMB, 1, 1<<27); err != nil {
+		return c, err
+	}
+	if c.maxReaders, err = engine.IntSetting("lmdb", m, settingMaxReaders, 1, 1<<20); err != nil {
+		return c, err
+	}
+	if c.sync, err = engine.BoolSetting("lmdb", m, settingSync); err != nil {
+		return c, err
+	}
+	if c.writeMap, err = engine.BoolSetting("lmdb", m, settingWriteMap); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// settings returns the effective settings in the normalized form of their values.
+func (c config) settings() map[string]string {
+	return map[string]string{
+		settingMapSizeMB:  strconv.Itoa(c.mapSizeMB),
+		settingSync:       strconv.FormatBool(c.sync),
+		settingMaxReaders: strconv.Itoa(c.maxReaders),
+		settingWriteMap:   strconv.FormatBool(c.writeMap),
+	}
+}
