@@ -6,12 +6,24 @@ BIN     := bin/enginebench
 LDFLAGS := -X main.version=$(VERSION)
 RUNARGS ?=
 
-.PHONY: all build run test bench deps clean
+.PHONY: all build engines run test bench deps clean
+
+# Engines behind a build tag (a cgo binding to a C library) are built in when pkg-config finds
+# their library; `make deps` installs the libraries. TAGS can be given to choose.
+TAG_LIBS := lmdb:lmdb
+TAGS     ?= $(foreach t,$(TAG_LIBS),$(if $(shell pkg-config --exists $(word 2,$(subst :, ,$(t))) 2>/dev/null && echo y),$(word 1,$(subst :, ,$(t)))))
+LEFT_OUT := $(filter-out $(TAGS),$(foreach t,$(TAG_LIBS),$(word 1,$(subst :, ,$(t)))))
+GOTAGS   := -tags "$(TAGS)"
 
 all: build
 
-build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/enginebench
+build: engines
+	$(GO) build $(GOTAGS) -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/enginebench
+
+# Says which tagged engines this build has, and which it leaves out and why.
+engines:
+	@echo "engines built in: sqlite pebble bbolt postgres innodb myrocks null $(TAGS)"
+	@for e in $(LEFT_OUT); do echo "left out: $$e (its library is not installed: make deps installs it)"; done
 
 # The main job: the Insert Benchmark at small scale on the embedded default engines.
 run: build
@@ -22,17 +34,19 @@ test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) vet $(GOTAGS) ./...
+	$(GO) test $(GOTAGS) -count=1 ./...
+	$(if $(strip $(TAGS)),$(GO) test -count=1 ./internal/engine/kv/lmdb/)
 
 # The harness's own cost (null engine) and the micro-benchmarks; see docs/performance.md.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/...
+	$(GO) test $(GOTAGS) -run '^$$' -bench . -benchmem -count 1 ./internal/...
 
 # Debian packages the engines and the tests need. The default embedded engines (sqlite, pebble)
 # need only Go and a C compiler; the server engines need their servers: postgres (postgresql),
-# innodb (mariadb-server) and myrocks (mariadb-plugin-rocksdb); the report's browser test needs
-# chromium.
-DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb chromium
+# innodb (mariadb-server) and myrocks (mariadb-plugin-rocksdb); lmdb its library (liblmdb-dev,
+# found with pkg-config); the report's browser test needs chromium.
+DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb liblmdb-dev pkg-config chromium
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PACKAGES)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
+	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -17,7 +18,7 @@ import (
 
 // newRegistry returns every engine built into this binary.
 func newRegistry() (*engine.Registry, error) {
-	return engine.NewRegistry(sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), sqldb.PostgresDriver(),
+	return engine.NewRegistry(sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), sqldb.PostgresDriver(),
 		sqldb.InnoDBDriver(), sqldb.MyRocksDriver(), null.Driver())
 }
 

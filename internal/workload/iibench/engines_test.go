@@ -14,6 +14,8 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
+	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/server"
@@ -37,6 +39,7 @@ var engineCases = []engineCase{
 	{driver: sqldb.SQLiteDriver()},
 	{driver: pebble.Driver()},
 	{driver: bbolt.Driver()},
+	{driver: lmdb.Driver()},
 	{sqldb.PostgresDriver(), server.Postgres, "", map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
 	{sqldb.InnoDBDriver(), server.MariaDB, "", map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
 	{sqldb.MyRocksDriver(), server.MariaDB, "ha_rocksdb", map[string]string{"rocksdb_block_cache_size": "64M"}},
@@ -45,6 +48,7 @@ var engineCases = []engineCase{
 // open opens a fresh engine of c (skipping the test when its server is not installed).
 func (c engineCase) open(t *testing.T, ctx context.Context) engine.Engine {
 	t.Helper()
+	kvtest.RequireBuilt(t, c.driver)
 	dir := t.TempDir()
 	if c.driver.Server {
 		if c.plugin != "" {

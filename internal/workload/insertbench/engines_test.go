@@ -9,6 +9,8 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
+	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -20,6 +22,7 @@ import (
 // runSteps runs p on a freshly opened engine and returns every step's result.
 func runSteps(t *testing.T, d engine.Driver, p Params) []*result.Step {
 	t.Helper()
+	kvtest.RequireBuilt(t, d)
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +48,7 @@ func runSteps(t *testing.T, d engine.Driver, p Params) []*result.Step {
 }
 
 func drivers() []engine.Driver {
-	return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver()}
+	return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver()}
 }
 
 // TestSharedTableAndSmallBatches runs the write steps with two clients on one table, where

@@ -10,6 +10,8 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
+	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/server"
@@ -128,13 +130,14 @@ func checkRun(t *testing.T, p Params, steps []*result.Step, err error) {
 // published runs do, once loading without id1_type and building it in the index step, with a
 // warmup, the fb2017 profile and expunging deletes.
 func TestEmbeddedEngines(t *testing.T) {
-	for _, d := range []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver()} {
+	for _, d := range []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver()} {
 		for _, deferred := range []bool{false, true} {
 			name := d.Name
 			if deferred {
 				name += "/deferred-index"
 			}
 			t.Run(name, func(t *testing.T) {
+				kvtest.RequireBuilt(t, d)
 				p := tinyParams(t)
 				if deferred {
 					p.DeferIndex, p.WarmupSeconds, p.Profile, p.Expunge = true, 0.5, "fb2017", true

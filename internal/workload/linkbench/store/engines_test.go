@@ -7,6 +7,8 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
+	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/server"
@@ -39,6 +41,7 @@ func engineCases() []engineCase {
 		{name: "sqlite", driver: sqldb.SQLiteDriver()},
 		{name: "pebble", driver: pebble.Driver()},
 		{name: "bbolt", driver: bbolt.Driver()},
+		{name: "lmdb", driver: lmdb.Driver()},
 		{name: "postgres", driver: sqldb.PostgresDriver(), kind: server.Postgres, server: true,
 			small: map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
 		{name: "innodb", driver: sqldb.InnoDBDriver(), kind: server.MariaDB, server: true,
@@ -52,6 +55,7 @@ func engineCases() []engineCase {
 // end of the test; a missing server skips the test, or fails it with CI=true).
 func (c engineCase) open(t *testing.T) *testEngine {
 	t.Helper()
+	kvtest.RequireBuilt(t, c.driver)
 	if c.driver.Family == engine.FamilyKV {
 		return &testEngine{name: c.name, newKV: func(t *testing.T) engine.Engine { return openEngine(t, c, t.TempDir()) }}
 	}
