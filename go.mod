@@ -10,6 +10,7 @@ require (
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jedib0t/go-pretty/v6 v6.8.3
+	github.com/linxGnu/grocksdb v1.7.10
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/prometheus/procfs v0.23.0
 	github.com/spf13/cobra v1.10.2

@@ -1,0 +1,34 @@
+// Package rocksdb is the "rocksdb" engine: RocksDB, the LSM tree of Facebook, through
+// github.com/linxGnu/grocksdb built against Debian's librocksdb-dev (build tag rocksdb), as an
+// ordered key-value engine (kv.DB).
+//
+// The engine keeps its files in the configuration's data directory. Every commit writes the WAL;
+// with sync=true it also waits for the WAL's fsync. It implements engine.Cleaner (flush the
+// memtables and wait for compactions to settle) and engine.Statser (compaction debt, L0 files,
+// stalls, bytes written by flush and compaction). Without the build tag the engine is listed as
+// not built, with the command that builds it.
+package rocksdb
+
+import (
+	"context"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
+
+// Driver returns the driver of the "rocksdb" engine.
+func Driver() engine.Driver {
+	return engine.Driver{
+		Name:        "rocksdb",
+		Family:      engine.FamilyKV,
+		Description: "RocksDB (LSM), the storage engine of MyRocks, through github.com/linxGnu/grocksdb and librocksdb",
+		Settings:    settings(),
+		Available:   available,
+		CheckSettings: func(overrides map[string]string) error {
+			_, err := parseConfig(overrides)
+			return err
+		},
+		Open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+			return open(ctx, cfg)
+		},
+	}
+}

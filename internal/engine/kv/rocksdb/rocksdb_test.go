@@ -1,0 +1,175 @@
+//go:build rocksdb && cgo
+
+package rocksdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
+)
+
+// openTest opens the engine on dir through the registry, as the command does.
+func openTest(t testing.TB, dir string, settings map[string]string) *db {
+	t.Helper()
+	reg, err := engine.NewRegistry(Driver())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := reg.Open(context.Background(), engine.Config{Name: "rocksdb", Engine: "rocksdb", Settings: settings, DataDir: dir})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	d := e.(*db)
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func TestConformance(t *testing.T) {
+	kvtest.Run(t, func(t *testing.T, dir string) kv.DB { return openTest(t, dir, nil) })
+}
+
+// TestConformanceSmallMemtable runs the suite with 1 MiB memtables, no block cache, zstd and
+// fsync, so that flushes and compactions run during the tests.
+func TestConformanceSmallMemtable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("second configuration")
+	}
+	kvtest.Run(t, func(t *testing.T, dir string) kv.DB {
+		return openTest(t, dir, map[string]string{"memtable_mb": "1", "cache_mb": "0", "compression": "zstd",
+			"sync": "true", "l0_compaction_trigger": "2", "bloom_bits_per_key": "0"})
+	})
+}
+
+func TestSettings(t *testing.T) {
+	drv := Driver()
+	for _, c := range []struct {
+		settings map[string]string
+		want     string
+	}{
+		{map[string]string{"compression": "brotli"}, "compression"},
+		{map[string]string{"l0_stop_writes_trigger": "2"}, "<="},
+		{map[string]string{"memtable_mb": "0"}, "memtable_mb"},
+	} {
+		if err := drv.CheckSettings(c.settings); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error about %s", c.settings, err, c.want)
+		}
+	}
+	d := openTest(t, t.TempDir(), map[string]string{"compression": "zstd"})
+	if s := d.Settings(); s["compression"] != "zstd" || s["sync"] != "false" || len(s) != len(settings()) {
+		t.Errorf("effective settings %v", s)
+	}
+	if v := d.Version(); !strings.HasPrefix(v, "7.") && !strings.HasPrefix(v, "8.") && !strings.HasPrefix(v, "9.") {
+		t.Errorf("version %q, want librocksdb's", v)
+	}
+}
+
+// TestStatsAndCleanup writes enough through 1 MiB memtables to flush and compact, then checks
+// the debt counters and that cleanup leaves no memtable data and no compaction pending.
+func TestStatsAndCleanup(t *testing.T) {
+	d := openTest(t, t.TempDir(), map[string]string{"memtable_mb": "1", "l0_compaction_trigger": "2"})
+	b := d.NewBatch()
+	for i := range 40000 {
+		b.Set(fmt.Appendf(nil, "k%08d", (i*7919)%40000), make([]byte, 100))
+		if b.Len() == 1000 {
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := errors.Join(b.Commit(), b.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Cleanup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"pending_compaction_bytes", "l0_files", "stall_micros", "flush_bytes_written", "compaction_bytes_written", "wal_bytes", "memtable_bytes"} {
+		if _, ok := st[k]; !ok {
+			t.Errorf("stats lack %s: %v", k, st)
+		}
+	}
+	if st["flush_bytes_written"] <= 0 || st["compaction_bytes_written"] <= 0 || st["wal_bytes"] <= 0 ||
+		st["compactions_running"] != 0 || st["pending_compaction_bytes"] != 0 {
+		t.Errorf("after 4 MB through 1 MiB memtables and a cleanup: %v", st)
+	}
+	if n, err := kv.Count(context.Background(), d, nil, nil); err != nil || n != 40000 {
+		t.Errorf("count %d, %v", n, err)
+	}
+	it, _ := d.NewIter(nil, nil)
+	if err := d.Close(); err == nil || !strings.Contains(err.Error(), "iterators are still open") {
+		t.Errorf("close under an iterator: %v", err)
+	}
+	it.Close()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.Get([]byte("k"), nil); !errors.Is(err, errClosed) {
+		t.Errorf("get after close: %v", err)
+	}
+}
+
+// TestNoLeakOverReopens opens and closes the database 100 times, writing, reading and iterating
+// each time, and checks that resident memory stays bounded: the engine frees the options,
+// cache, batches and iterators it takes from the C library.
+func TestNoLeakOverReopens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 reopens")
+	}
+	dir := t.TempDir()
+	val := make([]byte, 1000)
+	round := func() {
+		d := openTest(t, dir, map[string]string{"cache_mb": "8", "memtable_mb": "4"})
+		b := d.NewBatch()
+		for i := range 2000 {
+			b.Set(fmt.Appendf(nil, "k%06d", i), val)
+		}
+		if err := errors.Join(b.Commit(), b.Close()); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := d.Get([]byte("k000007"), nil); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := kv.Count(context.Background(), d, nil, nil); err != nil || n != 2000 {
+			t.Fatalf("count %d, %v", n, err)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rss := func() float64 {
+		runtime.GC()
+		p, err := procfs.Self()
+		if err != nil {
+			t.Skipf("no /proc: %v", err)
+		}
+		st, err := p.Stat()
+		if err != nil {
+			t.Skipf("no /proc: %v", err)
+		}
+		return float64(st.ResidentMemory()) / (1 << 20)
+	}
+	for range 10 {
+		round()
+	}
+	base := rss()
+	for range 100 {
+		round()
+	}
+	// Each open takes a 4 MiB memtable, 2 MB of data in the block cache and its options:
+	// leaking them would add hundreds of MiB.
+	if grown := rss() - base; grown > 64 {
+		t.Errorf("resident memory grew by %.1f MiB over 100 reopens", grown)
+	}
+}

@@ -1,0 +1,119 @@
+package rocksdb
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
+
+// The settings of the rocksdb engine.
+const (
+	settingCacheMB              = "cache_mb"
+	settingMemtableMB           = "memtable_mb"
+	settingCompression          = "compression"
+	settingSync                 = "sync"
+	settingMaxBackgroundJobs    = "max_background_jobs"
+	settingL0CompactionTrigger  = "l0_compaction_trigger"
+	settingL0SlowdownWritesTrig = "l0_slowdown_writes_trigger"
+	settingL0StopWritesTrigger  = "l0_stop_writes_trigger"
+	settingBytesPerSync         = "bytes_per_sync"
+	settingBloomBitsPerKey      = "bloom_bits_per_key"
+	settingDynamicLevelBytes    = "level_compaction_dynamic_level_bytes"
+	settingMaxWriteBufferNumber = "max_write_buffer_number"
+)
+
+// compressionNames are the accepted values of the compression setting.
+func compressionNames() []string { return []string{"lz4", "snappy", "zstd", "none"} }
+
+// settings is the documented list of settings with their defaults: those of the MyRocks
+// configuration of this project where they exist, so that the two compare.
+func settings() []engine.Setting {
+	return []engine.Setting{
+		{Name: settingCacheMB, Default: "64", Doc: "block cache in MiB (LRU, uncompressed blocks)"},
+		{Name: settingMemtableMB, Default: "64", Doc: "memtable (write buffer) size in MiB"},
+		{Name: settingMaxWriteBufferNumber, Default: "2", Doc: "memtables at most, full ones waiting for their flush included; writes stall when all are full"},
+		{Name: settingCompression, Default: "lz4", Doc: "block compression of every level: " + strings.Join(compressionNames(), ", ")},
+		{Name: settingSync, Default: "false", Doc: "fsync the WAL at every commit; false writes the WAL to the OS at every commit without fsync (as pebble's sync=false)"},
+		{Name: settingMaxBackgroundJobs, Default: "2", Doc: "flushes and compactions that may run at once"},
+		{Name: settingL0CompactionTrigger, Default: "4", Doc: "L0 files that trigger a compaction out of L0 (RocksDB's default)"},
+		{Name: settingL0SlowdownWritesTrig, Default: "20", Doc: "L0 files at which writes slow down (RocksDB's default)"},
+		{Name: settingL0StopWritesTrigger, Default: "36", Doc: "L0 files at which writes stop until compactions catch up (RocksDB's default)"},
+		{Name: settingBytesPerSync, Default: "1048576", Doc: "sync sstables being written every this many bytes, to smooth out writeback; no effect on durability"},
+		{Name: settingBloomBitsPerKey, Default: "10", Doc: "bits per key of each sstable's bloom filter; 0 disables"},
+		{Name: settingDynamicLevelBytes, Default: "true", Doc: "size the levels from the last one up (as MyRocks is configured here)"},
+	}
+}
+
+// config is the parsed, validated form of the settings.
+type config struct {
+	cacheMB, memtableMB, maxWriteBufferNumber int
+	compression                               string
+	sync, dynamicLevelBytes                   bool
+	maxBackgroundJobs                         int
+	l0Compaction, l0Slowdown, l0Stop          int
+	bytesPerSync, bloomBitsPerKey             int
+}
+
+// parseConfig merges overrides over the defaults and validates every value. Names are not
+// checked here: the registry rejects unknown names before Open.
+func parseConfig(overrides map[string]string) (config, error) {
+	m := engine.MergeSettings(settings(), overrides)
+	var c config
+	ints := []struct {
+		name     string
+		dst      *int
+		min, max int
+	}{
+		{settingCacheMB, &c.cacheMB, 0, 1 << 20},
+		{settingMemtableMB, &c.memtableMB, 1, 1 << 16},
+		{settingMaxWriteBufferNumber, &c.maxWriteBufferNumber, 2, 64},
+		{settingMaxBackgroundJobs, &c.maxBackgroundJobs, 1, 64},
+		{settingL0CompactionTrigger, &c.l0Compaction, 1, 1000},
+		{settingL0SlowdownWritesTrig, &c.l0Slowdown, 1, 1000},
+		{settingL0StopWritesTrigger, &c.l0Stop, 1, 1000},
+		{settingBytesPerSync, &c.bytesPerSync, 0, 1 << 30},
+		{settingBloomBitsPerKey, &c.bloomBitsPerKey, 0, 64},
+	}
+	for _, s := range ints {
+		v, err := engine.IntSetting("rocksdb", m, s.name, s.min, s.max)
+		if err != nil {
+			return c, err
+		}
+		*s.dst = v
+	}
+	if c.l0Stop < c.l0Slowdown || c.l0Slowdown < c.l0Compaction {
+		return c, fmt.Errorf("rocksdb: settings: want %s (%d) <= %s (%d) <= %s (%d)", settingL0CompactionTrigger, c.l0Compaction,
+			settingL0SlowdownWritesTrig, c.l0Slowdown, settingL0StopWritesTrigger, c.l0Stop)
+	}
+	var err error
+	if c.compression, err = engine.EnumSetting("rocksdb", m, settingCompression, compressionNames()); err != nil {
+		return c, err
+	}
+	if c.sync, err = engine.BoolSetting("rocksdb", m, settingSync); err != nil {
+		return c, err
+	}
+	if c.dynamicLevelBytes, err = engine.BoolSetting("rocksdb", m, settingDynamicLevelBytes); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// settings returns the effective settings in the normalized form of their values.
+func (c config) settings() map[string]string {
+	return map[string]string{
+		settingCacheMB:              strconv.Itoa(c.cacheMB),
+		settingMemtableMB:           strconv.Itoa(c.memtableMB),
+		settingMaxWriteBufferNumber: strconv.Itoa(c.maxWriteBufferNumber),
+		settingCompression:          c.compression,
+		settingSync:                 strconv.FormatBool(c.sync),
+		settingMaxBackgroundJobs:    strconv.Itoa(c.maxBackgroundJobs),
+		settingL0CompactionTrigger:  strconv.Itoa(c.l0Compaction),
+		settingL0SlowdownWritesTrig: strconv.Itoa(c.l0Slowdown),
+		settingL0StopWritesTrigger:  strconv.Itoa(c.l0Stop),
+		settingBytesPerSync:         strconv.Itoa(c.bytesPerSync),
+		settingBloomBitsPerKey:      strconv.Itoa(c.bloomBitsPerKey),
+		settingDynamicLevelBytes:    strconv.FormatBool(c.dynamicLevelBytes),
+	}
+}
