@@ -207,7 +207,7 @@ var debtKeys = []string{
 	"history_list_length", "dirty_pages", "checkpoint_age_bytes", "pending_reads", "pending_writes",
 	"dead_tuples", "live_tuples", "autovacuum_runs", "vacuum_runs", "vacuums_running",
 	"pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables", "memtable_bytes",
-	"write_stalls", "write_stall_seconds", "stall_stops", "stall_slowdowns", "stall_micros",
+	"write_stalls", "write_stall_seconds", "write_stopped", "stall_stops", "stall_slowdowns", "stall_micros",
 	"wal_bytes", "freelist_count", "freelist_pages", "pending_pages", "pages_in_use",
 }
 

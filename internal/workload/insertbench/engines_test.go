@@ -13,6 +13,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
+	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
@@ -48,7 +49,7 @@ func runSteps(t *testing.T, d engine.Driver, p Params) []*result.Step {
 }
 
 func drivers() []engine.Driver {
-	return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver()}
+	return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver()}
 }
 
 // TestSharedTableAndSmallBatches runs the write steps with two clients on one table, where
