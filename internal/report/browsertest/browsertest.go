@@ -66,21 +66,31 @@ type Chart struct {
 // ChartSelector selects the chart elements of a page.
 const ChartSelector = "svg.chart"
 
-// measureCharts measures every chart after the page has loaded.
+// measureCharts measures every chart after the page has loaded. A mark counts when it has a
+// geometry (a path, polyline or line of some length; a rect or circle of some area) and a
+// painted stroke or fill (not "none", not transparent, opacity not 0; a line has no fill).
 const measureCharts = `(() => {
-  const visible = c => c && c !== "none" && !/^rgba\(.*,\s*0\)$/.test(c) && c !== "transparent";
+  const painted = (c, opacity) => !!c && c !== "none" && c !== "transparent" &&
+    !/^rgba\(.*,\s*0\)$/.test(c) && parseFloat(opacity) !== 0;
+  const shaped = el => {
+    try {
+      if (el.tagName === "rect" || el.tagName === "circle") {
+        const b = el.getBBox();
+        return b.width > 0 && b.height > 0;
+      }
+      return el.getTotalLength() > 0;
+    } catch (e) {
+      return false;
+    }
+  };
   return Array.from(document.querySelectorAll(` + "`" + ChartSelector + "`" + `)).map(svg => {
     const r = svg.getBoundingClientRect();
     const out = {id: svg.dataset.chart || svg.id || "", width: r.width, height: r.height, marks: 0, colors: {}};
     for (const el of svg.querySelectorAll("path, polyline, line, rect, circle")) {
       const cs = getComputedStyle(el);
-      if (cs.display === "none" || cs.visibility === "hidden") continue;
-      if (el.tagName === "path" && !(el.getAttribute("d") || "").trim()) continue;
-      let size = 0;
-      try { const b = el.getBBox(); size = b.width + b.height; } catch (e) { size = 0; }
-      if (!(size > 0)) continue;
-      const stroke = visible(cs.stroke) && parseFloat(cs.strokeWidth) > 0 ? cs.stroke : "";
-      const fill = visible(cs.fill) ? cs.fill : "";
+      if (cs.display === "none" || cs.visibility !== "visible" || parseFloat(cs.opacity) === 0 || !shaped(el)) continue;
+      const stroke = painted(cs.stroke, cs.strokeOpacity) && parseFloat(cs.strokeWidth) > 0 ? cs.stroke : "";
+      const fill = el.tagName !== "line" && painted(cs.fill, cs.fillOpacity) ? cs.fill : "";
       if (!stroke && !fill) continue;
       out.marks++;
       for (const c of new Set([stroke, fill])) {

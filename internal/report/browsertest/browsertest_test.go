@@ -101,8 +101,17 @@ func TestUndrawnCharts(t *testing.T) {
 	res := open(t, `
 <svg class="chart" data-chart="empty" width="100" height="50"></svg>
 <svg class="chart" data-chart="nod" width="100" height="50"><path d="" style="stroke:#000"/><path d="M0,0L10,10" style="fill:none;stroke:none"/></svg>
-<svg class="chart" data-chart="hidden" width="100" height="50" style="display:none"><rect width="10" height="10" style="fill:#000"/></svg>`)
-	if len(res.Charts) != 3 {
+<svg class="chart" data-chart="hidden" width="100" height="50" style="display:none"><rect width="10" height="10" style="fill:#000"/></svg>
+<svg class="chart" data-chart="faint" width="100" height="50">
+  <rect width="10" height="0" style="fill:#000;stroke:#000"/>
+  <rect width="10" height="10" style="fill:#000;fill-opacity:0"/>
+  <rect width="10" height="10" style="fill:rgba(0,0,0,0)"/>
+  <circle cx="5" cy="5" r="0" style="fill:#000"/>
+  <line x1="0" y1="0" x2="10" y2="10" style="fill:#000"/>
+  <polyline points="0,0 10,10" style="fill:none;stroke:#000;opacity:0"/>
+  <path d="M0,0L10,10" style="fill:none;stroke:#000;visibility:hidden"/>
+</svg>`)
+	if len(res.Charts) != 4 {
 		t.Fatalf("charts %+v", res.Charts)
 	}
 	for _, c := range res.Charts {
@@ -112,5 +121,16 @@ func TestUndrawnCharts(t *testing.T) {
 	}
 	if c := res.Charts[2]; c.Width != 0 || c.Height != 0 {
 		t.Errorf("hidden chart has a size: %+v", c)
+	}
+	// The same chart with one mark of each kind drawn: a horizontal line (no height), a bar,
+	// a circle and a half-transparent polyline.
+	res = open(t, `<svg class="chart" data-chart="drawn" width="100" height="50">
+  <path d="M0,10H90" style="fill:none;stroke:#000"/>
+  <rect width="10" height="10" style="fill:#000"/>
+  <circle cx="5" cy="5" r="3" style="fill:#000"/>
+  <polyline points="0,0 10,10" style="fill:none;stroke:rgba(0,0,0,0.5)"/>
+</svg>`)
+	if len(res.Charts) != 1 || res.Charts[0].Marks != 4 {
+		t.Errorf("charts %+v, want one with 4 marks", res.Charts)
 	}
 }
