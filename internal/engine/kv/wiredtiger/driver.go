@@ -1,0 +1,36 @@
+// Package wiredtiger is the "wiredtiger" engine: WiredTiger, MongoDB's storage engine, through a
+// small cgo binding to Debian's libwiredtiger (build tag wiredtiger), as an ordered key-value
+// engine (kv.DB), with its table as a B-tree or as an LSM tree (table_type).
+//
+// WiredTiger sessions are single-threaded: the engine keeps a pool of sessions, each with a
+// cursor on the table, and a Get, a batch commit or an iterator takes one for its duration. A
+// batch is one snapshot transaction applied by one cgo call, retried when WiredTiger rolls it
+// back for a write conflict. An iterator is a cursor in its own snapshot transaction, renewed
+// every refreshMoves moves, until Close. Experimental: index creation at small scale stalls
+// (docs/engines.md). Without the build tag the engine is listed as not built, with the command
+// that builds it.
+package wiredtiger
+
+import (
+	"context"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
+
+// Driver returns the driver of the "wiredtiger" engine.
+func Driver() engine.Driver {
+	return engine.Driver{
+		Name:        "wiredtiger",
+		Family:      engine.FamilyKV,
+		Description: "WiredTiger (B-tree or LSM), MongoDB's storage engine, through a cgo binding to libwiredtiger (experimental: stalls beyond tiny scale, see docs/engines.md)",
+		Settings:    settings(),
+		Available:   available,
+		CheckSettings: func(overrides map[string]string) error {
+			_, err := parseConfig(overrides)
+			return err
+		},
+		Open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+			return open(ctx, cfg)
+		},
+	}
+}

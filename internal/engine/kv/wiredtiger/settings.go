@@ -1,0 +1,88 @@
+package wiredtiger
+
+import (
+	"strconv"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
+
+// The settings of the wiredtiger engine.
+const (
+	settingTableType       = "table_type"
+	settingCacheMB         = "cache_mb"
+	settingSync            = "sync"
+	settingCompression     = "compression"
+	settingCheckpointSecs  = "checkpoint_seconds"
+	settingLSMChunkMB      = "lsm_chunk_mb"
+	settingEvictionThreads = "eviction_threads"
+)
+
+// settings is the documented list of settings with their defaults.
+func settings() []engine.Setting {
+	return []engine.Setting{
+		{Name: settingTableType, Default: "btree", Doc: "the table's structure: btree, or lsm (an LSM tree of B-tree chunks)"},
+		{Name: settingCacheMB, Default: "256", Doc: "WiredTiger's cache in MiB; every update newer than the oldest open snapshot stays in it, so a long iterator with writes behind it needs room (see docs/engines.md)"},
+		{Name: settingSync, Default: "false", Doc: "fsync the log at every commit; false writes the log to the OS at every commit (transaction_sync off: durable against a crash of the process, not of the machine)"},
+		{Name: settingCompression, Default: "snappy", Doc: "block compression: snappy, zlib or none (WiredTiger's compression extensions from libwiredtiger0)"},
+		{Name: settingCheckpointSecs, Default: "60", Doc: "seconds between checkpoints (0: only at cleanup and close)"},
+		{Name: settingLSMChunkMB, Default: "16", Doc: "size of an LSM tree's in-memory chunk in MiB (table_type=lsm)"},
+		{Name: settingEvictionThreads, Default: "2", Doc: "eviction worker threads at most"},
+	}
+}
+
+// config is the parsed, validated form of the settings.
+type config struct {
+	tableType       string
+	cacheMB         int
+	sync            bool
+	compression     string
+	checkpointSecs  int
+	lsmChunkMB      int
+	evictionThreads int
+}
+
+// parseConfig merges overrides over the defaults and validates every value. Names are not
+// checked here: the registry rejects unknown names before Open.
+func parseConfig(overrides map[string]string) (config, error) {
+	m := engine.MergeSettings(settings(), overrides)
+	var c config
+	var err error
+	if c.tableType, err = engine.EnumSetting("wiredtiger", m, settingTableType, []string{"btree", "lsm"}); err != nil {
+		return c, err
+	}
+	if c.compression, err = engine.EnumSetting("wiredtiger", m, settingCompression, []string{"snappy", "zlib", "none"}); err != nil {
+		return c, err
+	}
+	if c.sync, err = engine.BoolSetting("wiredtiger", m, settingSync); err != nil {
+		return c, err
+	}
+	ints := []struct {
+		name     string
+		dst      *int
+		min, max int
+	}{
+		{settingCacheMB, &c.cacheMB, 1, 1 << 20},
+		{settingCheckpointSecs, &c.checkpointSecs, 0, 1 << 20},
+		{settingLSMChunkMB, &c.lsmChunkMB, 1, 1 << 12},
+		{settingEvictionThreads, &c.evictionThreads, 1, 20},
+	}
+	for _, s := range ints {
+		if *s.dst, err = engine.IntSetting("wiredtiger", m, s.name, s.min, s.max); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// settings returns the effective settings in the normalized form of their values.
+func (c config) settings() map[string]string {
+	return map[string]string{
+		settingTableType:       c.tableType,
+		settingCacheMB:         strconv.Itoa(c.cacheMB),
+		settingSync:            strconv.FormatBool(c.sync),
+		settingCompression:     c.compression,
+		settingCheckpointSecs:  strconv.Itoa(c.checkpointSecs),
+		settingLSMChunkMB:      strconv.Itoa(c.lsmChunkMB),
+		settingEvictionThreads: strconv.Itoa(c.evictionThreads),
+	}
+}

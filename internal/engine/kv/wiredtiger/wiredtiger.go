@@ -1,0 +1,704 @@
+//go:build wiredtiger && cgo
+
+package wiredtiger
+
+/*
+#cgo pkg-config: wiredtiger
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <wiredtiger.h>
+
+enum { EB_FIRST, EB_LAST, EB_GE, EB_NEXT, EB_PREV };
+
+// The library's error and informational messages are not printed: every error also comes back
+// as a return code, which the engine turns into a Go error with wiredtiger_strerror's message.
+static int eb_quiet_error(WT_EVENT_HANDLER *h, WT_SESSION *s, int error, const char *msg) { return 0; }
+static int eb_quiet_message(WT_EVENT_HANDLER *h, WT_SESSION *s, const char *msg) { return 0; }
+static WT_EVENT_HANDLER eb_quiet = { eb_quiet_error, eb_quiet_message, NULL, NULL };
+
+static int eb_open(const char *home, const char *config, WT_CONNECTION **conn) {
+	return wiredtiger_open(home, &eb_quiet, config, conn);
+}
+static int eb_conn_close(WT_CONNECTION *conn) { return conn->close(conn, NULL); }
+
+// eb_session opens a session, creates the table when it does not exist, and opens a cursor on it.
+static int eb_session(WT_CONNECTION *conn, const char *uri, const char *create, WT_SESSION **s, WT_CURSOR **c) {
+	int rc = conn->open_session(conn, &eb_quiet, "isolation=snapshot", s);
+	if (rc) return rc;
+	if (create && (rc = (*s)->create(*s, uri, create))) goto fail;
+	if ((rc = (*s)->open_cursor(*s, uri, NULL, NULL, c))) goto fail;
+	return 0;
+fail:
+	(*s)->close(*s, NULL);
+	*s = NULL;
+	return rc;
+}
+static int eb_session_close(WT_SESSION *s) { return s->close(s, NULL); }
+static int eb_begin(WT_SESSION *s) { return s->begin_transaction(s, "isolation=snapshot"); }
+static int eb_rollback(WT_SESSION *s) { return s->rollback_transaction(s, NULL); }
+static int eb_reset(WT_CURSOR *c) { return c->reset(c); }
+static int eb_checkpoint(WT_SESSION *s) { return s->checkpoint(s, NULL); }
+
+// eb_apply applies a batch in one transaction: op i is ops[5i..5i+4] = kind (0 put, 1 delete),
+// key offset, key length, value offset, value length in buf. *failed is the failing op or -1.
+static int eb_apply(WT_SESSION *s, WT_CURSOR *c, const char *buf, const int64_t *ops, int nops, int *failed) {
+	*failed = -1;
+	int rc = s->begin_transaction(s, "isolation=snapshot");
+	if (rc) return rc;
+	for (int i = 0; i < nops; i++) {
+		const int64_t *op = ops + 5*i;
+		WT_ITEM k;
+		memset(&k, 0, sizeof k);
+		k.data = buf + op[1];
+		k.size = (size_t)op[2];
+		c->set_key(c, &k);
+		if (op[0] == 1) {
+			rc = c->remove(c);
+			if (rc == WT_NOTFOUND) rc = 0;
+		} else {
+			WT_ITEM v;
+			memset(&v, 0, sizeof v);
+			v.data = buf + op[3];
+			v.size = (size_t)op[4];
+			c->set_value(c, &v);
+			rc = c->insert(c);
+		}
+		if (rc) {
+			*failed = i;
+			c->reset(c);
+			s->rollback_transaction(s, NULL);
+			return rc;
+		}
+	}
+	c->reset(c);
+	return s->commit_transaction(s, NULL);
+}
+
+// eb_get looks key up; the value stays valid until the cursor is reset.
+static int eb_get(WT_CURSOR *c, const char *key, size_t klen, WT_ITEM *v) {
+	WT_ITEM k;
+	memset(&k, 0, sizeof k);
+	k.data = key;
+	k.size = klen;
+	c->set_key(c, &k);
+	int rc = c->search(c);
+	if (rc == 0) rc = c->get_value(c, v);
+	return rc;
+}
+
+static int eb_cmp(const WT_ITEM *a, const char *b, size_t blen) {
+	size_t n = a->size < blen ? a->size : blen;
+	int r = n ? memcmp(a->data, b, n) : 0;
+	if (r) return r;
+	return a->size < blen ? -1 : (a->size > blen ? 1 : 0);
+}
+
+// eb_seek moves the cursor (EB_GE: to the first key >= key) and reads its entry.
+static int eb_seek(WT_CURSOR *c, int op, const char *key, size_t klen, WT_ITEM *k, WT_ITEM *v) {
+	int rc, exact;
+	switch (op) {
+	case EB_FIRST: c->reset(c); rc = c->next(c); break;
+	case EB_LAST: c->reset(c); rc = c->prev(c); break;
+	case EB_NEXT: rc = c->next(c); break;
+	case EB_PREV: rc = c->prev(c); break;
+	default: {
+		WT_ITEM sk;
+		memset(&sk, 0, sizeof sk);
+		sk.data = key;
+		sk.size = klen;
+		c->set_key(c, &sk);
+		rc = c->search_near(c, &exact);
+		if (rc == 0 && exact < 0) rc = c->next(c);
+		// The nearest key is a neighbour of the search key; skip smaller ones all the same.
+		while (rc == 0 && (rc = c->get_key(c, k)) == 0 && eb_cmp(k, key, klen) < 0) rc = c->next(c);
+	}
+	}
+	if (rc == 0) rc = c->get_key(c, k);
+	if (rc == 0) rc = c->get_value(c, v);
+	return rc;
+}
+
+// eb_stats reads n connection statistics.
+static int eb_stats(WT_SESSION *s, const int *keys, int n, int64_t *out) {
+	WT_CURSOR *c;
+	int rc = s->open_cursor(s, "statistics:", NULL, NULL, &c);
+	if (rc) return rc;
+	for (int i = 0; i < n && rc == 0; i++) {
+		const char *desc, *pvalue;
+		c->set_key(c, keys[i]);
+		if ((rc = c->search(c)) == 0) rc = c->get_value(c, &desc, &pvalue, &out[i]);
+	}
+	c->close(c);
+	return rc;
+}
+*/
+import "C"
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"unsafe"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv"
+)
+
+// uri is the table that holds every key.
+const uri = "table:kv"
+
+// maxConflictRetries bounds the retries of a batch that WiredTiger rolled back for a write
+// conflict with a concurrent transaction.
+const maxConflictRetries = 1000
+
+// errClosed is wrapped by the errors of operations on a closed engine.
+var errClosed = errors.New("engine is closed")
+
+// Error is an error of libwiredtiger: its return code and its message (wiredtiger_strerror).
+type Error struct {
+	Op   string
+	Code int
+	Msg  string
+}
+
+func (e *Error) Error() string { return "wiredtiger: " + e.Op + ": " + e.Msg }
+
+func wtErr(op string, rc C.int) error {
+	if rc == 0 {
+		return nil
+	}
+	return &Error{Op: op, Code: int(rc), Msg: C.GoString(C.wiredtiger_strerror(rc))}
+}
+
+func available() error { return nil }
+
+// session is a WiredTiger session with a cursor on the table; one goroutine uses it at a time.
+type session struct {
+	s *C.WT_SESSION
+	c *C.WT_CURSOR
+}
+
+// db is an open WiredTiger connection.
+type db struct {
+	conn *C.WT_CONNECTION
+	dir  string
+	cfg  config
+	// mu guards conn against Close while an operation runs; operations hold it for reading.
+	// conn is nil once closed.
+	mu sync.RWMutex
+	// pool holds idle sessions; itersOpen counts the sessions that iterators hold.
+	pool      chan *session
+	poolMu    sync.Mutex
+	itersOpen int
+	commits   int64
+}
+
+// Compile-time checks of the interfaces the engine implements.
+var (
+	_ kv.DB          = (*db)(nil)
+	_ engine.Cleaner = (*db)(nil)
+	_ engine.Statser = (*db)(nil)
+)
+
+// open opens (or creates) the database in cfg.DataDir and its table.
+func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+	c, err := parseConfig(cfg.Settings)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("wiredtiger: open: no data directory")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("wiredtiger: open %s: %w", cfg.DataDir, err)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("wiredtiger: open: %w", err)
+	}
+	connCfg := fmt.Sprintf("create,cache_size=%dMB,log=(enabled=true),transaction_sync=(enabled=%t,method=fsync),"+
+		"statistics=(fast),eviction=(threads_max=%d)", c.cacheMB, c.sync, c.evictionThreads)
+	if c.checkpointSecs > 0 {
+		connCfg += fmt.Sprintf(",checkpoint=(wait=%d)", c.checkpointSecs)
+	}
+	if c.compression != "none" {
+		connCfg += ",extensions=[libwiredtiger_" + c.compression + ".so]"
+	}
+	home, ccfg := C.CString(cfg.DataDir), C.CString(connCfg)
+	defer C.free(unsafe.Pointer(home))
+	defer C.free(unsafe.Pointer(ccfg))
+	d := &db{dir: cfg.DataDir, cfg: c, pool: make(chan *session, 256)}
+	if err := wtErr("open "+cfg.DataDir, C.eb_open(home, ccfg, &d.conn)); err != nil {
+		return nil, err
+	}
+	// The first session creates the table (when it does not exist) and joins the pool.
+	create := "key_format=u,value_format=u" // a B-tree (type=file)
+	if c.tableType == "lsm" {
+		create += ",type=lsm"
+	}
+	if c.compression != "none" {
+		create += ",block_compressor=" + c.compression
+	}
+	if c.tableType == "lsm" {
+		create += fmt.Sprintf(",lsm=(chunk_size=%dMB)", c.lsmChunkMB)
+	}
+	s, err := d.newSession(create)
+	if err != nil {
+		C.eb_conn_close(d.conn)
+		return nil, fmt.Errorf("%w (table %s)", err, create)
+	}
+	d.put(s)
+	return d, nil
+}
+
+// newSession opens a session and its cursor; create, when set, creates the table first.
+func (d *db) newSession(create string) (*session, error) {
+	curi := C.CString(uri)
+	defer C.free(unsafe.Pointer(curi))
+	var ccreate *C.char
+	if create != "" {
+		ccreate = C.CString(create)
+		defer C.free(unsafe.Pointer(ccreate))
+	}
+	s := &session{}
+	if err := wtErr("open session", C.eb_session(d.conn, curi, ccreate, &s.s, &s.c)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// get takes an idle session, or opens one. The caller holds mu for reading.
+func (d *db) get() (*session, error) {
+	select {
+	case s := <-d.pool:
+		return s, nil
+	default:
+		return d.newSession("")
+	}
+}
+
+// put gives a session back to the pool, or closes it when the pool is full.
+func (d *db) put(s *session) {
+	select {
+	case d.pool <- s:
+	default:
+		C.eb_session_close(s.s)
+	}
+}
+
+// Family returns engine.FamilyKV.
+func (d *db) Family() engine.Family { return engine.FamilyKV }
+
+// Version returns libwiredtiger's version, e.g. "3.2.1".
+func (d *db) Version() string {
+	var major, minor, patch C.int
+	C.wiredtiger_version(&major, &minor, &patch)
+	return fmt.Sprintf("%d.%d.%d", major, minor, patch)
+}
+
+// Settings returns every effective setting.
+func (d *db) Settings() map[string]string { return d.cfg.settings() }
+
+// Close closes the connection (and every session) once no operation runs. It fails while
+// iterators are open, and a second time.
+func (d *db) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.conn == nil {
+		return fmt.Errorf("wiredtiger: close %s: %w", d.dir, errClosed)
+	}
+	d.poolMu.Lock()
+	n := d.itersOpen
+	d.poolMu.Unlock()
+	if n > 0 {
+		return fmt.Errorf("wiredtiger: close %s: %d iterators are still open", d.dir, n)
+	}
+	for len(d.pool) > 0 {
+		<-d.pool // the connection's close closes its sessions
+	}
+	err := wtErr("close "+d.dir, C.eb_conn_close(d.conn))
+	d.conn = nil
+	return err
+}
+
+// enter takes the connection for one operation; leave gives it back.
+func (d *db) enter(op string) error {
+	d.mu.RLock()
+	if d.conn == nil {
+		d.mu.RUnlock()
+		return fmt.Errorf("wiredtiger: %s: %w", op, errClosed)
+	}
+	return nil
+}
+
+func (d *db) leave() { d.mu.RUnlock() }
+
+// cbytes returns a pointer to b's first byte for C, or nil for an empty b.
+func cbytes(b []byte) *C.char {
+	if len(b) == 0 {
+		return nil
+	}
+	return (*C.char)(unsafe.Pointer(&b[0]))
+}
+
+// goBytes returns the bytes of a WT_ITEM, valid until its cursor moves or is reset.
+func goBytes(v C.WT_ITEM) []byte {
+	if v.size == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice((*byte)(v.data), int(v.size))
+}
+
+// Get appends the value of key to dst.
+func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
+	if err := d.enter("get"); err != nil {
+		return dst, false, err
+	}
+	defer d.leave()
+	s, err := d.get()
+	if err != nil {
+		return dst, false, err
+	}
+	defer d.put(s)
+	var v C.WT_ITEM
+	rc := C.eb_get(s.c, cbytes(key), C.size_t(len(key)), &v)
+	if rc == C.WT_NOTFOUND {
+		C.eb_reset(s.c)
+		return dst, false, nil
+	}
+	if rc != 0 {
+		C.eb_reset(s.c)
+		return dst, false, wtErr("get", rc)
+	}
+	dst = append(dst, goBytes(v)...)
+	C.eb_reset(s.c)
+	return dst, true, nil
+}
+
+// NewBatch returns an empty write batch.
+func (d *db) NewBatch() kv.Batch { return &batch{d: d} }
+
+// batch collects writes in one buffer, described by ops (5 int64s each, see eb_apply).
+type batch struct {
+	d   *db
+	buf []byte
+	ops []int64
+}
+
+// Set adds key = value, copying both.
+func (b *batch) Set(key, value []byte) {
+	k := len(b.buf)
+	b.buf = append(append(b.buf, key...), value...)
+	b.ops = append(b.ops, 0, int64(k), int64(len(key)), int64(k+len(key)), int64(len(value)))
+}
+
+// Delete adds the deletion of key, copying it.
+func (b *batch) Delete(key []byte) {
+	k := len(b.buf)
+	b.buf = append(b.buf, key...)
+	b.ops = append(b.ops, 1, int64(k), int64(len(key)), 0, 0)
+}
+
+// Len returns the number of writes in the batch.
+func (b *batch) Len() int { return len(b.ops) / 5 }
+
+// Commit applies the batch in one transaction, then empties it. A transaction that WiredTiger
+// rolls back for a write conflict with a concurrent one is applied again.
+func (b *batch) Commit() error {
+	defer b.Reset()
+	if len(b.ops) == 0 {
+		return nil
+	}
+	d := b.d
+	if err := d.enter("commit"); err != nil {
+		return err
+	}
+	defer d.leave()
+	s, err := d.get()
+	if err != nil {
+		return err
+	}
+	defer d.put(s)
+	for attempt := 0; ; attempt++ {
+		var failed C.int
+		rc := C.eb_apply(s.s, s.c, cbytes(b.buf), (*C.int64_t)(unsafe.Pointer(&b.ops[0])), C.int(len(b.ops)/5), &failed)
+		if rc == C.WT_ROLLBACK && attempt < maxConflictRetries {
+			continue
+		}
+		if rc != 0 {
+			err := wtErr("commit", rc)
+			if int(failed) >= 0 {
+				op := b.ops[5*int(failed):]
+				err = fmt.Errorf("%w (key %q)", err, b.buf[op[1]:op[1]+op[2]])
+			}
+			return err
+		}
+		d.poolMu.Lock()
+		d.commits++
+		d.poolMu.Unlock()
+		return nil
+	}
+}
+
+// Reset empties the batch without applying it.
+func (b *batch) Reset() {
+	b.buf = b.buf[:0]
+	b.ops = b.ops[:0]
+}
+
+// Close releases the batch.
+func (b *batch) Close() error {
+	b.buf, b.ops = nil, nil
+	return nil
+}
+
+// refreshMoves is how many moves an iterator makes in one snapshot. WiredTiger 3.2 keeps in its
+// cache every update newer than the oldest open snapshot: an iterator that held one snapshot
+// while its own client wrote behind it (index creation does) stalled the writes for good. So a
+// long scan takes a new snapshot every refreshMoves moves and goes on from the key it was on.
+const refreshMoves = 1000
+
+// iter is a cursor of its own session in a snapshot transaction, renewed every refreshMoves
+// moves, until Close.
+type iter struct {
+	d            *db
+	s            *session
+	lower, upper []byte
+	k, v         []byte // valid until the cursor moves; k nil when not valid
+	err          error
+	moves        int
+	saved        []byte
+}
+
+// NewIter returns an iterator over [lower, upper). It copies the bounds.
+func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
+	if err := d.enter("new iterator"); err != nil {
+		return nil, err
+	}
+	defer d.leave()
+	s, err := d.get()
+	if err != nil {
+		return nil, err
+	}
+	if err := wtErr("new iterator", C.eb_begin(s.s)); err != nil {
+		d.put(s)
+		return nil, err
+	}
+	d.poolMu.Lock()
+	d.itersOpen++
+	d.poolMu.Unlock()
+	it := &iter{d: d, s: s}
+	if lower != nil {
+		it.lower = append([]byte{}, lower...)
+	}
+	if upper != nil {
+		it.upper = append([]byte{}, upper...)
+	}
+	return it, nil
+}
+
+// seek runs one cursor move and makes its entry current when it lies within the bounds.
+func (it *iter) seek(op C.int, key []byte) bool {
+	if it.s == nil {
+		if it.err == nil {
+			it.err = fmt.Errorf("wiredtiger: iterate: %w", errClosed)
+		}
+		return false
+	}
+	var k, v C.WT_ITEM
+	rc := C.eb_seek(it.s.c, op, cbytes(key), C.size_t(len(key)), &k, &v)
+	it.k, it.v = nil, nil
+	if rc == C.WT_NOTFOUND {
+		return false
+	}
+	if rc != 0 {
+		it.err = wtErr("iterate", rc)
+		return false
+	}
+	kb := goBytes(k)
+	if (it.upper != nil && bytes.Compare(kb, it.upper) >= 0) || (it.lower != nil && bytes.Compare(kb, it.lower) < 0) {
+		return false
+	}
+	it.k, it.v = kb, goBytes(v)
+	return true
+}
+
+// First positions the iterator on the range's first key.
+func (it *iter) First() bool {
+	if len(it.lower) == 0 {
+		return it.seek(C.EB_FIRST, nil)
+	}
+	return it.seek(C.EB_GE, it.lower)
+}
+
+// Last positions the iterator on the range's last key: the one before the first key >= upper,
+// or the table's last when there is none.
+func (it *iter) Last() bool {
+	if it.upper == nil || it.s == nil {
+		return it.seek(C.EB_LAST, nil)
+	}
+	if len(it.upper) == 0 { // nothing is below the empty key
+		it.k, it.v = nil, nil
+		return false
+	}
+	var k, v C.WT_ITEM
+	rc := C.eb_seek(it.s.c, C.EB_GE, cbytes(it.upper), C.size_t(len(it.upper)), &k, &v)
+	switch {
+	case rc == C.WT_NOTFOUND:
+		return it.seek(C.EB_LAST, nil)
+	case rc != 0:
+		it.err, it.k, it.v = wtErr("iterate", rc), nil, nil
+		return false
+	}
+	return it.seek(C.EB_PREV, nil)
+}
+
+// SeekGE positions the iterator on the first key >= key (and >= lower).
+func (it *iter) SeekGE(key []byte) bool {
+	if it.lower != nil && bytes.Compare(key, it.lower) < 0 {
+		key = it.lower
+	}
+	if len(key) == 0 { // WiredTiger has no empty key: every key is >= it
+		return it.seek(C.EB_FIRST, nil)
+	}
+	return it.seek(C.EB_GE, key)
+}
+
+// Next moves to the next key.
+func (it *iter) Next() bool { return it.step(C.EB_NEXT) }
+
+// Prev moves to the previous key.
+func (it *iter) Prev() bool { return it.step(C.EB_PREV) }
+
+// step moves to the next or previous key, first renewing the snapshot when it has served
+// refreshMoves moves: it ends the transaction, begins a new one and finds the key it was on
+// again (or, when that key was deleted meanwhile, the first key after it).
+func (it *iter) step(op C.int) bool {
+	if !it.Valid() {
+		return false
+	}
+	if it.moves++; it.moves < refreshMoves {
+		return it.seek(op, nil)
+	}
+	it.moves = 0
+	it.saved = append(it.saved[:0], it.k...)
+	C.eb_reset(it.s.c)
+	if err := wtErr("iterate: renew the snapshot", C.eb_rollback(it.s.s)); err != nil {
+		it.err, it.k, it.v = err, nil, nil
+		return false
+	}
+	if err := wtErr("iterate: renew the snapshot", C.eb_begin(it.s.s)); err != nil {
+		it.err, it.k, it.v = err, nil, nil
+		return false
+	}
+	var k, v C.WT_ITEM
+	rc := C.eb_seek(it.s.c, C.EB_GE, cbytes(it.saved), C.size_t(len(it.saved)), &k, &v)
+	switch {
+	case rc == C.WT_NOTFOUND: // nothing at or after the saved key any more
+		if op == C.EB_NEXT {
+			it.k, it.v = nil, nil
+			return false
+		}
+		return it.seek(C.EB_LAST, nil)
+	case rc != 0:
+		it.err, it.k, it.v = wtErr("iterate", rc), nil, nil
+		return false
+	case op == C.EB_NEXT && !bytes.Equal(goBytes(k), it.saved):
+		// The saved key is gone: the cursor is already on the next one. Check its bounds.
+		return it.seek(C.EB_GE, it.saved)
+	}
+	return it.seek(op, nil)
+}
+
+// Valid reports whether the iterator is on a key.
+func (it *iter) Valid() bool { return it.err == nil && it.k != nil }
+
+// Key returns the current key; it stays valid until the iterator moves or closes.
+func (it *iter) Key() []byte { return it.k }
+
+// Value returns the current value; it stays valid until the iterator moves or closes.
+func (it *iter) Value() []byte { return it.v }
+
+// Err returns the error that made the iterator invalid, if any.
+func (it *iter) Err() error { return it.err }
+
+// Close ends the iterator's transaction and gives its session back.
+func (it *iter) Close() error {
+	if it.s == nil {
+		return nil
+	}
+	C.eb_reset(it.s.c)
+	err := wtErr("close iterator", C.eb_rollback(it.s.s))
+	it.d.put(it.s)
+	it.s, it.k, it.v = nil, nil, nil
+	it.d.poolMu.Lock()
+	it.d.itersOpen--
+	it.d.poolMu.Unlock()
+	return err
+}
+
+// Cleanup takes a checkpoint: WiredTiger writes its dirty pages and can drop the log before it.
+// An LSM tree's merges run in the background on their own.
+func (d *db) Cleanup(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("wiredtiger: cleanup: %w", err)
+	}
+	if err := d.enter("cleanup"); err != nil {
+		return err
+	}
+	defer d.leave()
+	s, err := d.get()
+	if err != nil {
+		return err
+	}
+	defer d.put(s)
+	return wtErr("cleanup: checkpoint", C.eb_checkpoint(s.s))
+}
+
+// statKeys are the connection statistics Stats reports, by name.
+var statKeys = []struct {
+	name string
+	key  C.int
+}{
+	{"cache_dirty_bytes", C.WT_STAT_CONN_CACHE_BYTES_DIRTY},
+	{"cache_bytes", C.WT_STAT_CONN_CACHE_BYTES_INUSE},
+	{"cache_max_bytes", C.WT_STAT_CONN_CACHE_BYTES_MAX},
+	{"checkpoints", C.WT_STAT_CONN_TXN_CHECKPOINT},
+	{"lsm_rows_merged", C.WT_STAT_CONN_LSM_ROWS_MERGED},
+	{"lsm_work_units_done", C.WT_STAT_CONN_LSM_WORK_UNITS_DONE},
+	{"lsm_work_queue_max", C.WT_STAT_CONN_LSM_WORK_QUEUE_MAX},
+	{"log_bytes_written", C.WT_STAT_CONN_LOG_BYTES_WRITTEN},
+	{"txn_commits", C.WT_STAT_CONN_TXN_COMMIT},
+	{"txn_rollbacks", C.WT_STAT_CONN_TXN_ROLLBACK},
+}
+
+// Stats returns the engine's counters from WiredTiger's connection statistics: the cache's
+// dirty and used bytes and its size, checkpoints, LSM merges (rows merged, work units done, the
+// longest work queue), log bytes written, and transactions committed and rolled back.
+func (d *db) Stats(context.Context) (map[string]float64, error) {
+	if err := d.enter("stats"); err != nil {
+		return nil, err
+	}
+	defer d.leave()
+	s, err := d.get()
+	if err != nil {
+		return nil, err
+	}
+	defer d.put(s)
+	keys := make([]C.int, len(statKeys))
+	for i, k := range statKeys {
+		keys[i] = k.key
+	}
+	vals := make([]C.int64_t, len(statKeys))
+	if err := wtErr("stats", C.eb_stats(s.s, &keys[0], C.int(len(keys)), &vals[0])); err != nil {
+		return nil, err
+	}
+	m := make(map[string]float64, len(statKeys))
+	for i, k := range statKeys {
+		m[k.name] = float64(vals[i])
+	}
+	return m, nil
+}
