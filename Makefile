@@ -10,7 +10,7 @@ RUNARGS ?=
 
 # Engines behind a build tag (a cgo binding to a C library) are built in when pkg-config finds
 # their library; `make deps` installs the libraries. TAGS can be given to choose.
-TAG_LIBS := lmdb:lmdb rocksdb:rocksdb
+TAG_LIBS := lmdb:lmdb rocksdb:rocksdb wiredtiger:wiredtiger
 TAGS     ?= $(foreach t,$(TAG_LIBS),$(if $(shell pkg-config --exists $(word 2,$(subst :, ,$(t))) 2>/dev/null && echo y),$(word 1,$(subst :, ,$(t)))))
 LEFT_OUT := $(filter-out $(TAGS),$(foreach t,$(TAG_LIBS),$(word 1,$(subst :, ,$(t)))))
 GOTAGS   := -tags "$(TAGS)"
@@ -36,7 +36,7 @@ test:
 	$(GO) vet ./...
 	$(GO) vet $(GOTAGS) ./...
 	$(GO) test $(GOTAGS) -count=1 ./...
-	$(if $(strip $(TAGS)),$(GO) test -count=1 ./internal/engine/kv/lmdb/ ./internal/engine/kv/rocksdb/)
+	$(if $(strip $(TAGS)),$(GO) test -count=1 ./internal/engine/kv/lmdb/ ./internal/engine/kv/rocksdb/ ./internal/engine/kv/wiredtiger/)
 
 # The harness's own cost (null engine) and the micro-benchmarks; see docs/performance.md.
 bench:
@@ -44,9 +44,10 @@ bench:
 
 # Debian packages the engines and the tests need. The default embedded engines (sqlite, pebble)
 # need only Go and a C compiler; the server engines need their servers: postgres (postgresql),
-# innodb (mariadb-server) and myrocks (mariadb-plugin-rocksdb); lmdb and rocksdb their libraries
-# (liblmdb-dev, librocksdb-dev, found with pkg-config); the report's browser test needs chromium.
-DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb liblmdb-dev librocksdb-dev pkg-config chromium
+# innodb (mariadb-server) and myrocks (mariadb-plugin-rocksdb); lmdb, rocksdb and wiredtiger their
+# libraries (liblmdb-dev, librocksdb-dev, libwiredtiger-dev, found with pkg-config); the report's
+# browser test needs chromium.
+DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb liblmdb-dev librocksdb-dev libwiredtiger-dev pkg-config chromium
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PACKAGES)

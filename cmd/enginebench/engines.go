@@ -14,12 +14,13 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
+	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
 
 // newRegistry returns every engine built into this binary.
 func newRegistry() (*engine.Registry, error) {
-	return engine.NewRegistry(sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver(), sqldb.PostgresDriver(),
+	return engine.NewRegistry(sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver(), wiredtiger.Driver(), sqldb.PostgresDriver(),
 		sqldb.InnoDBDriver(), sqldb.MyRocksDriver(), null.Driver())
 }
 

@@ -202,13 +202,15 @@ func fairnessTable(r *result.Run) Table {
 
 // debtKeys are the engine counters that measure debt, in the order the debt tables show them:
 // purge lag and dirty pages (InnoDB), dead tuples (PostgreSQL), compaction debt and stalls
-// (LSM engines), WAL and freelist (SQLite), free and pinned pages (bbolt), pages in use (LMDB).
+// (LSM engines), WAL and freelist (SQLite), free and pinned pages (bbolt), pages in use (LMDB),
+// dirty cache and the LSM work queue (WiredTiger).
 var debtKeys = []string{
 	"history_list_length", "dirty_pages", "checkpoint_age_bytes", "pending_reads", "pending_writes",
 	"dead_tuples", "live_tuples", "autovacuum_runs", "vacuum_runs", "vacuums_running",
 	"pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables", "memtable_bytes",
 	"write_stalls", "write_stall_seconds", "write_stopped", "stall_stops", "stall_slowdowns", "stall_micros",
 	"wal_bytes", "freelist_count", "freelist_pages", "pending_pages", "pages_in_use",
+	"cache_dirty_bytes", "lsm_work_queue_max",
 }
 
 // debtTables show, per configuration, the engine's debt counters at each step's end.

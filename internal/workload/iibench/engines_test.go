@@ -19,6 +19,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
+	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -42,6 +43,7 @@ var engineCases = []engineCase{
 	{driver: bbolt.Driver()},
 	{driver: lmdb.Driver()},
 	{driver: rocksdb.Driver()},
+	{driver: wiredtiger.Driver()},
 	{sqldb.PostgresDriver(), server.Postgres, "", map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
 	{sqldb.InnoDBDriver(), server.MariaDB, "", map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
 	{sqldb.MyRocksDriver(), server.MariaDB, "ha_rocksdb", map[string]string{"rocksdb_block_cache_size": "64M"}},

@@ -14,6 +14,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
+	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
@@ -49,7 +50,7 @@ func runSteps(t *testing.T, d engine.Driver, p Params) []*result.Step {
 }
 
 func drivers() []engine.Driver {
-	return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver()}
+	return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver(), wiredtiger.Driver()}
 }
 
 // TestSharedTableAndSmallBatches runs the write steps with two clients on one table, where

@@ -15,6 +15,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
+	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -131,7 +132,7 @@ func checkRun(t *testing.T, p Params, steps []*result.Step, err error) {
 // published runs do, once loading without id1_type and building it in the index step, with a
 // warmup, the fb2017 profile and expunging deletes.
 func TestEmbeddedEngines(t *testing.T) {
-	for _, d := range []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver()} {
+	for _, d := range []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver(), wiredtiger.Driver()} {
 		for _, deferred := range []bool{false, true} {
 			name := d.Name
 			if deferred {

@@ -12,6 +12,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
+	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -44,6 +45,7 @@ func engineCases() []engineCase {
 		{name: "bbolt", driver: bbolt.Driver()},
 		{name: "lmdb", driver: lmdb.Driver()},
 		{name: "rocksdb", driver: rocksdb.Driver()},
+		{name: "wiredtiger", driver: wiredtiger.Driver()},
 		{name: "postgres", driver: sqldb.PostgresDriver(), kind: server.Postgres, server: true,
 			small: map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
 		{name: "innodb", driver: sqldb.InnoDBDriver(), kind: server.MariaDB, server: true,
