@@ -16,23 +16,7 @@ import (
 // openTest opens the engine on dir through the registry, as the command does.
 func openTest(t *testing.T, dir string, settings map[string]string) *db {
 	t.Helper()
-	reg, err := engine.NewRegistry(Driver())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := reg.Open(context.Background(), engine.Config{Name: "bbolt", Engine: "bbolt", Settings: settings, DataDir: dir})
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	d := e.(*db)
-	t.Cleanup(func() {
-		if !d.closed.Load() {
-			if err := d.Close(); err != nil {
-				t.Errorf("close: %v", err)
-			}
-		}
-	})
-	return d
+	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
 }
 
 func TestConformance(t *testing.T) {

@@ -9,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"sort"
 	"sync"
 	"testing"
+
+	"github.com/prometheus/procfs"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
@@ -928,4 +931,38 @@ func RequireBuilt(t testing.TB, d engine.Driver) {
 	if err := d.Available(); err != nil {
 		t.Skipf("%s: %v", d.Name, err)
 	}
+}
+
+// OpenEngine opens the engine of d on dir with settings through a registry, as the command does,
+// and closes it when the test ends (a Close the test made itself is not repeated: its error
+// is ignored then).
+func OpenEngine(t testing.TB, d engine.Driver, dir string, settings map[string]string) engine.Engine {
+	t.Helper()
+	reg, err := engine.NewRegistry(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := reg.Open(context.Background(), engine.Config{Name: d.Name, Engine: d.Name, Settings: settings, DataDir: dir})
+	if err != nil {
+		t.Fatalf("open %s: %v", d.Name, err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// ResidentMB returns the test process's resident memory in MiB after a garbage collection, for
+// tests that check a binding frees what its C library allocates; it skips the test where /proc
+// cannot tell.
+func ResidentMB(t testing.TB) float64 {
+	t.Helper()
+	runtime.GC()
+	p, err := procfs.Self()
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	st, err := p.Stat()
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	return float64(st.ResidentMemory()) / (1 << 20)
 }

@@ -7,13 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/prometheus/procfs"
-
-	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
@@ -21,17 +17,7 @@ import (
 // openTest opens the engine on dir through the registry, as the command does.
 func openTest(t testing.TB, dir string, settings map[string]string) *db {
 	t.Helper()
-	reg, err := engine.NewRegistry(Driver())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := reg.Open(context.Background(), engine.Config{Name: "lmdb", Engine: "lmdb", Settings: settings, DataDir: dir})
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	d := e.(*db)
-	t.Cleanup(func() { d.Close() })
-	return d
+	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
 }
 
 func TestConformance(t *testing.T) {
@@ -150,28 +136,16 @@ func TestNoLeakOverReopens(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rss := func() float64 {
-		runtime.GC()
-		p, err := procfs.Self()
-		if err != nil {
-			t.Skipf("no /proc: %v", err)
-		}
-		st, err := p.Stat()
-		if err != nil {
-			t.Skipf("no /proc: %v", err)
-		}
-		return float64(st.ResidentMemory()) / (1 << 20)
-	}
 	for range 20 {
 		round()
 	}
-	base := rss()
+	base := kvtest.ResidentMB(t)
 	for range 1000 {
 		round()
 	}
 	// An environment's reader table alone is 64 KiB (1024 slots): leaking it, or the map of
 	// the lock file, on every close would add 64 MiB.
-	if grown := rss() - base; grown > 16 {
+	if grown := kvtest.ResidentMB(t) - base; grown > 16 {
 		t.Errorf("resident memory grew by %.1f MiB over 1000 reopens", grown)
 	}
 }

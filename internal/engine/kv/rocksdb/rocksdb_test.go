@@ -6,13 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/prometheus/procfs"
-
-	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
@@ -20,17 +16,7 @@ import (
 // openTest opens the engine on dir through the registry, as the command does.
 func openTest(t testing.TB, dir string, settings map[string]string) *db {
 	t.Helper()
-	reg, err := engine.NewRegistry(Driver())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := reg.Open(context.Background(), engine.Config{Name: "rocksdb", Engine: "rocksdb", Settings: settings, DataDir: dir})
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	d := e.(*db)
-	t.Cleanup(func() { d.Close() })
-	return d
+	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
 }
 
 func TestConformance(t *testing.T) {
@@ -148,28 +134,16 @@ func TestNoLeakOverReopens(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rss := func() float64 {
-		runtime.GC()
-		p, err := procfs.Self()
-		if err != nil {
-			t.Skipf("no /proc: %v", err)
-		}
-		st, err := p.Stat()
-		if err != nil {
-			t.Skipf("no /proc: %v", err)
-		}
-		return float64(st.ResidentMemory()) / (1 << 20)
-	}
 	for range 10 {
 		round()
 	}
-	base := rss()
+	base := kvtest.ResidentMB(t)
 	for range 100 {
 		round()
 	}
 	// Each open takes a 4 MiB memtable, 2 MB of data in the block cache and its options:
 	// leaking them would add hundreds of MiB.
-	if grown := rss() - base; grown > 64 {
+	if grown := kvtest.ResidentMB(t) - base; grown > 64 {
 		t.Errorf("resident memory grew by %.1f MiB over 100 reopens", grown)
 	}
 }

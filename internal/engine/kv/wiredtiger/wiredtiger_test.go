@@ -6,11 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/procfs"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
@@ -20,17 +17,7 @@ import (
 // openTest opens the engine on dir through the registry, as the command does.
 func openTest(t testing.TB, dir string, settings map[string]string) *db {
 	t.Helper()
-	reg, err := engine.NewRegistry(Driver())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := reg.Open(context.Background(), engine.Config{Name: "wiredtiger", Engine: "wiredtiger", Settings: settings, DataDir: dir})
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	d := e.(*db)
-	t.Cleanup(func() { d.Close() })
-	return d
+	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
 }
 
 func TestConformanceBTree(t *testing.T) {
@@ -149,22 +136,10 @@ func TestNoLeakOverReopens(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rss := func() float64 {
-		runtime.GC()
-		p, err := procfs.Self()
-		if err != nil {
-			t.Skipf("no /proc: %v", err)
-		}
-		st, err := p.Stat()
-		if err != nil {
-			t.Skipf("no /proc: %v", err)
-		}
-		return float64(st.ResidentMemory()) / (1 << 20)
-	}
 	for range 5 {
 		round()
 	}
-	base := rss()
+	base := kvtest.ResidentMB(t)
 	for range 40 {
 		round()
 	}
@@ -173,7 +148,7 @@ func TestNoLeakOverReopens(t *testing.T) {
 	// grows: glibc's per-thread arenas keep freed memory (WiredTiger starts its threads with each
 	// connection), and with MALLOC_ARENA_MAX=1 libwiredtiger 3.2 was measured to grow about
 	// 0.15 MiB per open; hence the bound.
-	grown := rss() - base
+	grown := kvtest.ResidentMB(t) - base
 	if grown > 160 {
 		t.Errorf("resident memory grew by %.1f MiB over 40 reopens", grown)
 	}
