@@ -154,41 +154,17 @@ func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
 // NewBatch returns an empty write batch.
 func (d *db) NewBatch() kv.Batch { return &batch{d: d} }
 
-// batch collects writes in one buffer and applies them in one read-write transaction.
+// batch collects writes in a kv.OpBuffer and applies them in one read-write transaction.
 type batch struct {
-	d   *db
-	buf []byte
-	ops []batchOp
+	d *db
+	kv.OpBuffer
 }
-
-// batchOp is one write: buf[k:v] is the key, buf[v:end] the value (none for a delete).
-type batchOp struct {
-	del       bool
-	k, v, end int
-}
-
-// Set adds key = value, copying both.
-func (b *batch) Set(key, value []byte) {
-	k := len(b.buf)
-	b.buf = append(append(b.buf, key...), value...)
-	b.ops = append(b.ops, batchOp{k: k, v: k + len(key), end: len(b.buf)})
-}
-
-// Delete adds the deletion of key, copying it.
-func (b *batch) Delete(key []byte) {
-	k := len(b.buf)
-	b.buf = append(b.buf, key...)
-	b.ops = append(b.ops, batchOp{del: true, k: k, v: len(b.buf), end: len(b.buf)})
-}
-
-// Len returns the number of writes in the batch.
-func (b *batch) Len() int { return len(b.ops) }
 
 // Commit applies the batch in one read-write transaction (with an fsync when sync is set), then
 // empties it. An empty batch commits nothing.
 func (b *batch) Commit() error {
 	defer b.Reset()
-	if len(b.ops) == 0 {
+	if b.Len() == 0 {
 		return nil
 	}
 	if err := b.d.checkOpen("commit"); err != nil {
@@ -197,13 +173,13 @@ func (b *batch) Commit() error {
 	err := b.d.bdb.Update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketName)
 		bk.FillPercent = float64(b.d.cfg.fillPercent) / 100
-		for _, op := range b.ops {
-			key := b.buf[op.k:op.v:op.v]
+		for i := range b.Len() {
+			del, key, value := b.Op(i)
 			var err error
-			if op.del {
+			if del {
 				err = bk.Delete(key)
 			} else {
-				err = bk.Put(key, b.buf[op.v:op.end:op.end])
+				err = bk.Put(key, value)
 			}
 			if err != nil {
 				return fmt.Errorf("key %q: %w", key, err)
@@ -218,15 +194,9 @@ func (b *batch) Commit() error {
 	return nil
 }
 
-// Reset empties the batch without applying it.
-func (b *batch) Reset() {
-	b.buf = b.buf[:0]
-	b.ops = b.ops[:0]
-}
-
 // Close releases the batch.
 func (b *batch) Close() error {
-	b.buf, b.ops = nil, nil
+	b.Release()
 	return nil
 }
 

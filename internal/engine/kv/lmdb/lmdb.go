@@ -276,35 +276,17 @@ func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
 // NewBatch returns an empty write batch.
 func (d *db) NewBatch() kv.Batch { return &batch{d: d} }
 
-// batch collects writes in one buffer, described by ops (5 int64s each, see eb_apply).
+// batch collects writes in a kv.OpBuffer, which eb_apply reads as it is.
 type batch struct {
-	d   *db
-	buf []byte
-	ops []int64
+	d *db
+	kv.OpBuffer
 }
-
-// Set adds key = value, copying both.
-func (b *batch) Set(key, value []byte) {
-	k := len(b.buf)
-	b.buf = append(append(b.buf, key...), value...)
-	b.ops = append(b.ops, 0, int64(k), int64(len(key)), int64(k+len(key)), int64(len(value)))
-}
-
-// Delete adds the deletion of key, copying it.
-func (b *batch) Delete(key []byte) {
-	k := len(b.buf)
-	b.buf = append(b.buf, key...)
-	b.ops = append(b.ops, 1, int64(k), int64(len(key)), 0, 0)
-}
-
-// Len returns the number of writes in the batch.
-func (b *batch) Len() int { return len(b.ops) / 5 }
 
 // Commit applies the batch in one write transaction, then empties it. A full map fails with
 // an error that says which setting to raise.
 func (b *batch) Commit() error {
 	defer b.Reset()
-	if len(b.ops) == 0 {
+	if b.Len() == 0 {
 		return nil
 	}
 	d := b.d
@@ -313,12 +295,12 @@ func (b *batch) Commit() error {
 	}
 	defer d.leave()
 	var failed C.int
-	rc := C.eb_apply(d.env, d.dbi, cbytes(b.buf), (*C.int64_t)(unsafe.Pointer(&b.ops[0])), C.int(len(b.ops)/5), &failed)
+	rc := C.eb_apply(d.env, d.dbi, cbytes(b.Bytes()), (*C.int64_t)(unsafe.Pointer(&b.Ops()[0])), C.int(b.Len()), &failed)
 	if rc != 0 {
 		err := lmdbErr("commit", rc)
 		if int(failed) >= 0 {
-			op := b.ops[5*int(failed):]
-			err = fmt.Errorf("%w (key %q)", err, b.buf[op[1]:op[1]+op[2]])
+			_, key, _ := b.Op(int(failed))
+			err = fmt.Errorf("%w (key %q)", err, key)
 		}
 		if int(rc) == mapFull {
 			err = fmt.Errorf("%w: the map is full (%s=%d MiB): raise %s", err, settingMapSizeMB, d.cfg.mapSizeMB, settingMapSizeMB)
@@ -329,15 +311,9 @@ func (b *batch) Commit() error {
 	return nil
 }
 
-// Reset empties the batch without applying it.
-func (b *batch) Reset() {
-	b.buf = b.buf[:0]
-	b.ops = b.ops[:0]
-}
-
 // Close releases the batch.
 func (b *batch) Close() error {
-	b.buf, b.ops = nil, nil
+	b.Release()
 	return nil
 }
 

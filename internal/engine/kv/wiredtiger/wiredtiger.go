@@ -381,35 +381,17 @@ func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
 // NewBatch returns an empty write batch.
 func (d *db) NewBatch() kv.Batch { return &batch{d: d} }
 
-// batch collects writes in one buffer, described by ops (5 int64s each, see eb_apply).
+// batch collects writes in a kv.OpBuffer, which eb_apply reads as it is.
 type batch struct {
-	d   *db
-	buf []byte
-	ops []int64
+	d *db
+	kv.OpBuffer
 }
-
-// Set adds key = value, copying both.
-func (b *batch) Set(key, value []byte) {
-	k := len(b.buf)
-	b.buf = append(append(b.buf, key...), value...)
-	b.ops = append(b.ops, 0, int64(k), int64(len(key)), int64(k+len(key)), int64(len(value)))
-}
-
-// Delete adds the deletion of key, copying it.
-func (b *batch) Delete(key []byte) {
-	k := len(b.buf)
-	b.buf = append(b.buf, key...)
-	b.ops = append(b.ops, 1, int64(k), int64(len(key)), 0, 0)
-}
-
-// Len returns the number of writes in the batch.
-func (b *batch) Len() int { return len(b.ops) / 5 }
 
 // Commit applies the batch in one transaction, then empties it. A transaction that WiredTiger
 // rolls back for a write conflict with a concurrent one is applied again.
 func (b *batch) Commit() error {
 	defer b.Reset()
-	if len(b.ops) == 0 {
+	if b.Len() == 0 {
 		return nil
 	}
 	d := b.d
@@ -424,15 +406,15 @@ func (b *batch) Commit() error {
 	defer d.put(s)
 	for attempt := 0; ; attempt++ {
 		var failed C.int
-		rc := C.eb_apply(s.s, s.c, cbytes(b.buf), (*C.int64_t)(unsafe.Pointer(&b.ops[0])), C.int(len(b.ops)/5), &failed)
+		rc := C.eb_apply(s.s, s.c, cbytes(b.Bytes()), (*C.int64_t)(unsafe.Pointer(&b.Ops()[0])), C.int(b.Len()), &failed)
 		if rc == C.WT_ROLLBACK && attempt < maxConflictRetries {
 			continue
 		}
 		if rc != 0 {
 			err := wtErr("commit", rc)
 			if int(failed) >= 0 {
-				op := b.ops[5*int(failed):]
-				err = fmt.Errorf("%w (key %q)", err, b.buf[op[1]:op[1]+op[2]])
+				_, key, _ := b.Op(int(failed))
+				err = fmt.Errorf("%w (key %q)", err, key)
 			}
 			return err
 		}
@@ -443,15 +425,9 @@ func (b *batch) Commit() error {
 	}
 }
 
-// Reset empties the batch without applying it.
-func (b *batch) Reset() {
-	b.buf = b.buf[:0]
-	b.ops = b.ops[:0]
-}
-
 // Close releases the batch.
 func (b *batch) Close() error {
-	b.buf, b.ops = nil, nil
+	b.Release()
 	return nil
 }
 
