@@ -101,7 +101,6 @@ static void eb_close_cursor(MDB_txn *txn, MDB_cursor *cur) {
 import "C"
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -317,15 +316,12 @@ func (b *batch) Close() error {
 	return nil
 }
 
-// iter is a cursor in its own read transaction, until Close. The engine does not close under
-// an open iterator.
-type iter struct {
-	d            *db
-	txn          *C.MDB_txn
-	cur          *C.MDB_cursor
-	lower, upper []byte
-	k, v         []byte // point into the map; k nil when not valid
-	err          error
+// cursor is an LMDB cursor in its own read transaction, until Close; its entries point into the
+// map. The engine does not close under an open iterator.
+type cursor struct {
+	d   *db
+	txn *C.MDB_txn
+	cur *C.MDB_cursor
 }
 
 // NewIter returns an iterator over [lower, upper). It copies the bounds.
@@ -334,120 +330,44 @@ func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
 		return nil, err
 	}
 	defer d.leave()
-	it := &iter{d: d}
-	if rc := C.eb_cursor(d.env, d.dbi, &it.txn, &it.cur); rc != 0 {
+	c := &cursor{d: d}
+	if rc := C.eb_cursor(d.env, d.dbi, &c.txn, &c.cur); rc != 0 {
 		return nil, lmdbErr("new iterator", rc)
 	}
 	d.iters.Add(1)
-	if lower != nil {
-		it.lower = append([]byte{}, lower...)
-	}
-	if upper != nil {
-		it.upper = append([]byte{}, upper...)
-	}
-	return it, nil
+	return kv.NewBoundedIter(c, lower, upper), nil
 }
 
-// move runs one cursor operation and makes its entry current when it lies within the bounds.
-func (it *iter) move(op C.int, key []byte) bool {
-	if it.cur == nil {
-		if it.err == nil {
-			it.err = fmt.Errorf("lmdb: iterate: %w", errClosed)
-		}
-		return false
-	}
+// move runs one cursor operation (key: MDB_SET_RANGE's) and returns the entry it lands on.
+func (c *cursor) move(op C.int, key []byte) ([]byte, []byte, bool, error) {
 	var k, v C.MDB_val
-	rc := C.eb_seek(it.cur, cbytes(key), C.size_t(len(key)), op, &k, &v)
+	rc := C.eb_seek(c.cur, cbytes(key), C.size_t(len(key)), op, &k, &v)
 	if rc == C.MDB_NOTFOUND {
-		it.k, it.v = nil, nil
-		return false
+		return nil, nil, false, nil
 	}
-	if rc != 0 {
-		it.err = lmdbErr("iterate", rc)
-		it.k, it.v = nil, nil
-		return false
+	if err := lmdbErr("iterate", rc); err != nil {
+		return nil, nil, false, err
 	}
-	it.k, it.v = goBytes(k), goBytes(v)
-	if (it.upper != nil && bytes.Compare(it.k, it.upper) >= 0) || (it.lower != nil && bytes.Compare(it.k, it.lower) < 0) {
-		it.k, it.v = nil, nil
-		return false
-	}
-	return true
+	return goBytes(k), goBytes(v), true, nil
 }
 
-// First positions the iterator on the range's first key.
-func (it *iter) First() bool {
-	if it.lower == nil {
-		return it.move(C.MDB_FIRST, nil)
-	}
-	return it.move(C.MDB_SET_RANGE, it.lower)
-}
+func (c *cursor) First() ([]byte, []byte, bool, error) { return c.move(C.MDB_FIRST, nil) }
+func (c *cursor) Last() ([]byte, []byte, bool, error)  { return c.move(C.MDB_LAST, nil) }
+func (c *cursor) Next() ([]byte, []byte, bool, error)  { return c.move(C.MDB_NEXT, nil) }
+func (c *cursor) Prev() ([]byte, []byte, bool, error)  { return c.move(C.MDB_PREV, nil) }
 
-// Last positions the iterator on the range's last key: the one before the first key >= upper,
-// or the database's last when there is none.
-func (it *iter) Last() bool {
-	if it.upper == nil || it.cur == nil {
-		return it.move(C.MDB_LAST, nil)
-	}
-	var k, v C.MDB_val
-	rc := C.eb_seek(it.cur, cbytes(it.upper), C.size_t(len(it.upper)), C.MDB_SET_RANGE, &k, &v)
-	switch {
-	case rc == C.MDB_NOTFOUND:
-		return it.move(C.MDB_LAST, nil)
-	case rc != 0:
-		it.err, it.k, it.v = lmdbErr("iterate", rc), nil, nil
-		return false
-	}
-	return it.move(C.MDB_PREV, nil)
-}
-
-// SeekGE positions the iterator on the first key >= key (and >= lower).
-func (it *iter) SeekGE(key []byte) bool {
-	if it.lower != nil && bytes.Compare(key, it.lower) < 0 {
-		key = it.lower
-	}
+// SeekGE moves to the first key >= key (LMDB has no empty key: every key is >= it).
+func (c *cursor) SeekGE(key []byte) ([]byte, []byte, bool, error) {
 	if len(key) == 0 {
-		return it.move(C.MDB_FIRST, nil)
+		return c.First()
 	}
-	return it.move(C.MDB_SET_RANGE, key)
+	return c.move(C.MDB_SET_RANGE, key)
 }
 
-// Next moves to the next key.
-func (it *iter) Next() bool {
-	if !it.Valid() {
-		return false
-	}
-	return it.move(C.MDB_NEXT, nil)
-}
-
-// Prev moves to the previous key.
-func (it *iter) Prev() bool {
-	if !it.Valid() {
-		return false
-	}
-	return it.move(C.MDB_PREV, nil)
-}
-
-// Valid reports whether the iterator is on a key.
-func (it *iter) Valid() bool { return it.err == nil && it.k != nil }
-
-// Key returns the current key; it stays valid until the iterator moves or closes.
-func (it *iter) Key() []byte { return it.k }
-
-// Value returns the current value; it stays valid until the iterator moves or closes.
-func (it *iter) Value() []byte { return it.v }
-
-// Err returns the error that made the iterator invalid, if any.
-func (it *iter) Err() error { return it.err }
-
-// Close ends the iterator's read transaction.
-func (it *iter) Close() error {
-	if it.cur == nil {
-		return nil
-	}
-	C.eb_close_cursor(it.txn, it.cur)
-	it.txn, it.cur, it.k, it.v = nil, nil, nil, nil
-	it.d.iters.Add(-1)
+// Close ends the cursor's read transaction.
+func (c *cursor) Close() error {
+	C.eb_close_cursor(c.txn, c.cur)
+	c.d.iters.Add(-1)
 	return nil
 }
 

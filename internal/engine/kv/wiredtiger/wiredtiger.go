@@ -433,20 +433,18 @@ func (b *batch) Close() error {
 
 // refreshMoves is how many moves an iterator makes in one snapshot. WiredTiger 3.2 keeps in its
 // cache every update newer than the oldest open snapshot: an iterator that held one snapshot
-// while its own client wrote behind it (index creation does) stalled the writes for good. So a
-// long scan takes a new snapshot every refreshMoves moves and goes on from the key it was on.
+// while its own client wrote behind it (index creation does) stalled the writes. So a long scan
+// takes a new snapshot every refreshMoves moves and goes on from the key it was on.
 const refreshMoves = 1000
 
-// iter is a cursor of its own session in a snapshot transaction, renewed every refreshMoves
-// moves, until Close.
-type iter struct {
-	d            *db
-	s            *session
-	lower, upper []byte
-	k, v         []byte // valid until the cursor moves; k nil when not valid
-	err          error
-	moves        int
-	saved        []byte
+// cursor is the cursor of its own session in a snapshot transaction, renewed every
+// refreshMoves moves, until Close.
+type cursor struct {
+	d     *db
+	s     *session
+	k     []byte // the key the cursor is on, to go on from after a renewal
+	moves int
+	saved []byte
 }
 
 // NewIter returns an iterator over [lower, upper). It copies the bounds.
@@ -466,153 +464,77 @@ func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
 	d.poolMu.Lock()
 	d.itersOpen++
 	d.poolMu.Unlock()
-	it := &iter{d: d, s: s}
-	if lower != nil {
-		it.lower = append([]byte{}, lower...)
-	}
-	if upper != nil {
-		it.upper = append([]byte{}, upper...)
-	}
-	return it, nil
+	return kv.NewBoundedIter(&cursor{d: d, s: s}, lower, upper), nil
 }
 
-// seek runs one cursor move and makes its entry current when it lies within the bounds.
-func (it *iter) seek(op C.int, key []byte) bool {
-	if it.s == nil {
-		if it.err == nil {
-			it.err = fmt.Errorf("wiredtiger: iterate: %w", errClosed)
-		}
-		return false
-	}
+// move runs one cursor move (key: EB_GE's) and returns the entry it lands on.
+func (c *cursor) move(op C.int, key []byte) ([]byte, []byte, bool, error) {
 	var k, v C.WT_ITEM
-	rc := C.eb_seek(it.s.c, op, cbytes(key), C.size_t(len(key)), &k, &v)
-	it.k, it.v = nil, nil
+	rc := C.eb_seek(c.s.c, op, cbytes(key), C.size_t(len(key)), &k, &v)
+	c.k = nil
 	if rc == C.WT_NOTFOUND {
-		return false
+		return nil, nil, false, nil
 	}
-	if rc != 0 {
-		it.err = wtErr("iterate", rc)
-		return false
+	if err := wtErr("iterate", rc); err != nil {
+		return nil, nil, false, err
 	}
-	kb := goBytes(k)
-	if (it.upper != nil && bytes.Compare(kb, it.upper) >= 0) || (it.lower != nil && bytes.Compare(kb, it.lower) < 0) {
-		return false
-	}
-	it.k, it.v = kb, goBytes(v)
-	return true
+	c.k = goBytes(k)
+	return c.k, goBytes(v), true, nil
 }
 
-// First positions the iterator on the range's first key.
-func (it *iter) First() bool {
-	if len(it.lower) == 0 {
-		return it.seek(C.EB_FIRST, nil)
+func (c *cursor) First() ([]byte, []byte, bool, error) { c.moves = 0; return c.move(C.EB_FIRST, nil) }
+func (c *cursor) Last() ([]byte, []byte, bool, error)  { c.moves = 0; return c.move(C.EB_LAST, nil) }
+func (c *cursor) Next() ([]byte, []byte, bool, error)  { return c.step(C.EB_NEXT) }
+func (c *cursor) Prev() ([]byte, []byte, bool, error)  { return c.step(C.EB_PREV) }
+
+// SeekGE moves to the first key >= key (WiredTiger has no empty key: every key is >= it).
+func (c *cursor) SeekGE(key []byte) ([]byte, []byte, bool, error) {
+	c.moves = 0
+	if len(key) == 0 {
+		return c.move(C.EB_FIRST, nil)
 	}
-	return it.seek(C.EB_GE, it.lower)
+	return c.move(C.EB_GE, key)
 }
-
-// Last positions the iterator on the range's last key: the one before the first key >= upper,
-// or the table's last when there is none.
-func (it *iter) Last() bool {
-	if it.upper == nil || it.s == nil {
-		return it.seek(C.EB_LAST, nil)
-	}
-	if len(it.upper) == 0 { // nothing is below the empty key
-		it.k, it.v = nil, nil
-		return false
-	}
-	var k, v C.WT_ITEM
-	rc := C.eb_seek(it.s.c, C.EB_GE, cbytes(it.upper), C.size_t(len(it.upper)), &k, &v)
-	switch {
-	case rc == C.WT_NOTFOUND:
-		return it.seek(C.EB_LAST, nil)
-	case rc != 0:
-		it.err, it.k, it.v = wtErr("iterate", rc), nil, nil
-		return false
-	}
-	return it.seek(C.EB_PREV, nil)
-}
-
-// SeekGE positions the iterator on the first key >= key (and >= lower).
-func (it *iter) SeekGE(key []byte) bool {
-	if it.lower != nil && bytes.Compare(key, it.lower) < 0 {
-		key = it.lower
-	}
-	if len(key) == 0 { // WiredTiger has no empty key: every key is >= it
-		return it.seek(C.EB_FIRST, nil)
-	}
-	return it.seek(C.EB_GE, key)
-}
-
-// Next moves to the next key.
-func (it *iter) Next() bool { return it.step(C.EB_NEXT) }
-
-// Prev moves to the previous key.
-func (it *iter) Prev() bool { return it.step(C.EB_PREV) }
 
 // step moves to the next or previous key, first renewing the snapshot when it has served
 // refreshMoves moves: it ends the transaction, begins a new one and finds the key it was on
 // again (or, when that key was deleted meanwhile, the first key after it).
-func (it *iter) step(op C.int) bool {
-	if !it.Valid() {
-		return false
+func (c *cursor) step(op C.int) ([]byte, []byte, bool, error) {
+	if c.moves++; c.moves < refreshMoves || c.k == nil {
+		return c.move(op, nil)
 	}
-	if it.moves++; it.moves < refreshMoves {
-		return it.seek(op, nil)
+	c.moves = 0
+	c.saved = append(c.saved[:0], c.k...)
+	C.eb_reset(c.s.c)
+	if err := wtErr("iterate: renew the snapshot", C.eb_rollback(c.s.s)); err != nil {
+		return nil, nil, false, err
 	}
-	it.moves = 0
-	it.saved = append(it.saved[:0], it.k...)
-	C.eb_reset(it.s.c)
-	if err := wtErr("iterate: renew the snapshot", C.eb_rollback(it.s.s)); err != nil {
-		it.err, it.k, it.v = err, nil, nil
-		return false
+	if err := wtErr("iterate: renew the snapshot", C.eb_begin(c.s.s)); err != nil {
+		return nil, nil, false, err
 	}
-	if err := wtErr("iterate: renew the snapshot", C.eb_begin(it.s.s)); err != nil {
-		it.err, it.k, it.v = err, nil, nil
-		return false
-	}
-	var k, v C.WT_ITEM
-	rc := C.eb_seek(it.s.c, C.EB_GE, cbytes(it.saved), C.size_t(len(it.saved)), &k, &v)
+	k, v, ok, err := c.move(C.EB_GE, c.saved)
 	switch {
-	case rc == C.WT_NOTFOUND: // nothing at or after the saved key any more
+	case err != nil:
+		return nil, nil, false, err
+	case !ok: // nothing at or after the saved key any more
 		if op == C.EB_NEXT {
-			it.k, it.v = nil, nil
-			return false
+			return nil, nil, false, nil
 		}
-		return it.seek(C.EB_LAST, nil)
-	case rc != 0:
-		it.err, it.k, it.v = wtErr("iterate", rc), nil, nil
-		return false
-	case op == C.EB_NEXT && !bytes.Equal(goBytes(k), it.saved):
-		// The saved key is gone: the cursor is already on the next one. Check its bounds.
-		return it.seek(C.EB_GE, it.saved)
+		return c.move(C.EB_LAST, nil)
+	case op == C.EB_NEXT && !bytes.Equal(k, c.saved):
+		return k, v, true, nil // the saved key is gone: this is the one after it
 	}
-	return it.seek(op, nil)
+	return c.move(op, nil)
 }
 
-// Valid reports whether the iterator is on a key.
-func (it *iter) Valid() bool { return it.err == nil && it.k != nil }
-
-// Key returns the current key; it stays valid until the iterator moves or closes.
-func (it *iter) Key() []byte { return it.k }
-
-// Value returns the current value; it stays valid until the iterator moves or closes.
-func (it *iter) Value() []byte { return it.v }
-
-// Err returns the error that made the iterator invalid, if any.
-func (it *iter) Err() error { return it.err }
-
-// Close ends the iterator's transaction and gives its session back.
-func (it *iter) Close() error {
-	if it.s == nil {
-		return nil
-	}
-	C.eb_reset(it.s.c)
-	err := wtErr("close iterator", C.eb_rollback(it.s.s))
-	it.d.put(it.s)
-	it.s, it.k, it.v = nil, nil, nil
-	it.d.poolMu.Lock()
-	it.d.itersOpen--
-	it.d.poolMu.Unlock()
+// Close ends the cursor's transaction and gives its session back.
+func (c *cursor) Close() error {
+	C.eb_reset(c.s.c)
+	err := wtErr("close iterator", C.eb_rollback(c.s.s))
+	c.d.put(c.s)
+	c.d.poolMu.Lock()
+	c.d.itersOpen--
+	c.d.poolMu.Unlock()
 	return err
 }
 
