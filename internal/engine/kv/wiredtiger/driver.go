@@ -6,7 +6,7 @@
 // cursor on the table, and a Get, a batch commit or an iterator takes one for its duration. A
 // batch is one snapshot transaction applied by one cgo call, retried when WiredTiger rolls it
 // back for a write conflict. An iterator is a cursor in its own snapshot transaction, renewed
-// every refreshMoves moves, until Close. Experimental: index creation at small scale stalls
+// every refreshMoves moves, until Close. Its cache must hold a step's working set
 // (docs/engines.md). Without the build tag the engine is listed as not built, with the command
 // that builds it.
 package wiredtiger
@@ -22,7 +22,7 @@ func Driver() engine.Driver {
 	return engine.Driver{
 		Name:        "wiredtiger",
 		Family:      engine.FamilyKV,
-		Description: "WiredTiger (B-tree or LSM), MongoDB's storage engine, through a cgo binding to libwiredtiger (experimental: stalls beyond tiny scale, see docs/engines.md)",
+		Description: "WiredTiger (B-tree or LSM), MongoDB's storage engine, through a cgo binding to libwiredtiger (its cache must hold a step's working set: see docs/engines.md)",
 		Settings:    settings(),
 		Available:   available,
 		CheckSettings: func(overrides map[string]string) error {

@@ -21,7 +21,7 @@ const (
 func settings() []engine.Setting {
 	return []engine.Setting{
 		{Name: settingTableType, Default: "btree", Doc: "the table's structure: btree, or lsm (an LSM tree of B-tree chunks)"},
-		{Name: settingCacheMB, Default: "256", Doc: "WiredTiger's cache in MiB; every update newer than the oldest open snapshot stays in it, so a long iterator with writes behind it needs room (see docs/engines.md)"},
+		{Name: settingCacheMB, Default: "1024", Doc: "WiredTiger's cache in MiB; below a step's working set, writes wait for eviction (see docs/engines.md)"},
 		{Name: settingSync, Default: "false", Doc: "fsync the log at every commit; false writes the log to the OS at every commit (transaction_sync off: durable against a crash of the process, not of the machine)"},
 		{Name: settingCompression, Default: "snappy", Doc: "block compression: snappy, zlib or none (WiredTiger's compression extensions from libwiredtiger0)"},
 		{Name: settingCheckpointSecs, Default: "60", Doc: "seconds between checkpoints (0: only at cleanup and close)"},
