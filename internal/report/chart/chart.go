@@ -8,6 +8,7 @@ import (
 	"html"
 	"image/color"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -47,10 +48,8 @@ var palette = [...]string{"#4E79A7", "#F28E2B", "#E15759", "#76B7B2", "#59A14F",
 // Color returns palette colour i (any i >= 0; it wraps) as CSS hex "#rrggbb", for legends in
 // HTML tables that must match the charts.
 func Color(i int) string {
-	if i < 0 {
-		i = -i
-	}
-	return palette[i%len(palette)]
+	n := len(palette)
+	return palette[(i%n+n)%n]
 }
 
 func rgba(i int) color.RGBA {
@@ -61,8 +60,9 @@ func rgba(i int) color.RGBA {
 // sans is the typeface of every text; the SVG names it with fallbacks (see render).
 var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
-// newPlot returns a plot with the options' texts in the sans typeface.
-func newPlot(o Options) *plot.Plot {
+// newPlot returns a plot with the options' texts in the sans typeface and a light grid
+// (horizontal lines only when vertical is false).
+func newPlot(o Options, vertical bool) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = o.Title
 	p.Title.TextStyle.Font = font.From(sans, 12)
@@ -77,29 +77,36 @@ func newPlot(o Options) *plot.Plot {
 	p.Legend.TextStyle.Font = font.From(sans, 9)
 	p.Legend.Top = true
 	p.Legend.ThumbnailWidth = vg.Points(14)
-	p.Add(plotter.NewGrid())
+	g := plotter.NewGrid()
+	// Light grid lines, so the data stands out.
+	g.Horizontal.Color, g.Horizontal.Width = color.Gray{Y: 0xCC}, vg.Points(0.5)
+	g.Vertical = g.Horizontal
+	if !vertical {
+		g.Vertical.Color = nil
+	}
+	p.Add(g)
 	return p
 }
 
 // Line returns an <svg> element with one line per series.
 func Line(series []Series, o Options) ([]byte, error) {
-	p := newPlot(o)
+	p := newPlot(o, true)
 	if o.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = compactTicks{log: true}
 	}
-	finite, hi := 0, math.Inf(-1)
+	finite, entries, lo, hi := 0, 0, math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		style := draw.LineStyle{Color: rgba(s.Color), Width: vg.Points(1.25)}
 		for _, seg := range segments(s, o.LogY) {
 			finite += len(seg)
 			for _, pt := range seg {
-				hi = math.Max(hi, pt.Y)
+				lo, hi = math.Min(lo, pt.Y), math.Max(hi, pt.Y)
 			}
 			if len(seg) == 1 { // a lone point between gaps: a dot, so it is not lost
 				sc, err := plotter.NewScatter(seg)
 				if err != nil {
-					return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+					return nil, fmt.Errorf("chart %q: series %q: %w", o.Title, s.Name, err)
 				}
 				sc.GlyphStyle = draw.GlyphStyle{Color: style.Color, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
 				p.Add(sc)
@@ -107,27 +114,37 @@ func Line(series []Series, o Options) ([]byte, error) {
 			}
 			l, err := plotter.NewLine(seg)
 			if err != nil {
-				return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+				return nil, fmt.Errorf("chart %q: series %q: %w", o.Title, s.Name, err)
 			}
 			l.LineStyle = style
 			p.Add(l)
 		}
 		if o.Legend && s.Name != "" {
 			p.Legend.Add(s.Name, &plotter.Line{LineStyle: style})
+			entries++
 		}
 	}
 	if finite == 0 {
 		return noData(p, o)
 	}
-	if !o.LogY {
-		p.Y.Min = 0
-		if hi <= 0 {
-			p.Y.Max = 1
+	// The legend sits in the top right corner, above the data: room for it.
+	room := 0.0
+	if entries > 0 {
+		room = 0.08 + 0.07*float64(entries)
+	}
+	if o.LogY {
+		if lo == hi { // gonum would widen the range by ±1, below zero
+			lo, hi = lo/2, hi*2
 		}
-		if o.Legend && len(series) > 0 {
-			// Headroom above the data for the legend in the top right corner.
-			p.Y.Max = math.Max(p.Y.Max, hi) * (1.08 + 0.07*float64(len(series)))
+		p.Y.Min, p.Y.Max = lo, hi*math.Pow(hi/lo, room)
+	} else {
+		if lo >= 0 {
+			lo = 0 // rates: the axis starts at 0, so dips are not exaggerated
 		}
+		if hi <= lo {
+			hi = lo + 1
+		}
+		p.Y.Min, p.Y.Max = lo, hi+(hi-lo)*room
 	}
 	return render(p, o)
 }
@@ -138,8 +155,7 @@ func segments(s Series, logY bool) []plotter.XYs {
 	var cur plotter.XYs
 	for i := range min(len(s.X), len(s.Y)) {
 		x, y := s.X[i], s.Y[i]
-		ok := !math.IsNaN(y) && !math.IsInf(y, 0) && !math.IsNaN(x) && !math.IsInf(x, 0) && (!logY || y > 0)
-		if ok {
+		if finite(x) && finite(y) && (!logY || y > 0) {
 			cur = append(cur, plotter.XY{X: x, Y: y})
 			continue
 		}
@@ -153,27 +169,35 @@ func segments(s Series, logY bool) []plotter.XYs {
 	return out
 }
 
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
 // Bar returns an <svg> element with one bar per label, bar i in palette colour colors[i], and
 // each bar's value printed on it. A NaN value is a missing bar, labelled "-" (never drawn as 0).
+// A bar without a colour (colors shorter than labels) takes colour i.
 func Bar(labels []string, values []float64, colors []int, o Options) ([]byte, error) {
 	if len(values) != len(labels) {
 		return nil, fmt.Errorf("chart %q: %d values for %d labels", o.Title, len(values), len(labels))
 	}
-	p := newPlot(o)
-	p.Add(plotter.NewGrid())
-	hi := 0.0
+	p := newPlot(o, false)
+	if len(labels) == 0 {
+		return noData(p, o)
+	}
+	// Bars at most 48 px wide, and at most 60% of their slot of the plot's width.
+	plotWidth := float64(size(o.Width, defaultWidth)) - 70
+	width := vg.Points(math.Max(2, math.Min(48, 0.6*plotWidth/float64(len(labels)))))
+	bars, lo, hi := 0, 0.0, 0.0
 	var marks plotter.XYs
 	var texts []string
 	for i, v := range values {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if !finite(v) {
 			marks, texts = append(marks, plotter.XY{X: float64(i), Y: 0}), append(texts, "-")
 			continue
 		}
-		bc, err := plotter.NewBarChart(plotter.Values{v}, vg.Points(48))
+		bc, err := plotter.NewBarChart(plotter.Values{v}, width)
 		if err != nil {
-			return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+			return nil, fmt.Errorf("chart %q: bar %q: %w", o.Title, labels[i], err)
 		}
-		c := 0
+		c := i
 		if i < len(colors) {
 			c = colors[i]
 		}
@@ -181,19 +205,16 @@ func Bar(labels []string, values []float64, colors []int, o Options) ([]byte, er
 		bc.Color = rgba(c)
 		bc.LineStyle.Width = 0
 		p.Add(bc)
-		hi = math.Max(hi, v)
-		marks, texts = append(marks, plotter.XY{X: float64(i), Y: v}), append(texts, compact(v))
-	}
-	if len(labels) == 0 {
-		return noData(p, o)
+		bars++
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+		marks, texts = append(marks, plotter.XY{X: float64(i), Y: math.Max(v, 0)}), append(texts, compact(v))
 	}
 	p.NominalX(labels...)
 	p.X.Tick.Label.Font = font.From(sans, 9)
 	p.X.Min, p.X.Max = -0.6, float64(len(labels))-0.4
-	p.Y.Min = 0
-	p.Y.Max = 1
-	if hi > 0 {
-		p.Y.Max = hi * 1.15 // room for the values above the bars
+	p.Y.Min, p.Y.Max = lo*1.05, hi*1.15 // room for the values above the bars
+	if hi == lo {
+		p.Y.Max = 1
 	}
 	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: marks, Labels: texts})
 	if err != nil {
@@ -205,6 +226,12 @@ func Bar(labels []string, values []float64, colors []int, o Options) ([]byte, er
 	}
 	lb.Offset = vg.Point{Y: vg.Points(3)}
 	p.Add(lb)
+	if bars == 0 { // every value missing: the labels, their "-" and "no data"
+		p.Y.Tick.Marker = plot.ConstantTicks{}
+		if err := addNoData(p, (p.X.Min+p.X.Max)/2, 0.5); err != nil {
+			return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+		}
+	}
 	return render(p, o)
 }
 
@@ -215,28 +242,69 @@ func noData(p *plot.Plot, o Options) ([]byte, error) {
 	p.X.Tick.Marker = plot.ConstantTicks{}
 	p.Y.Tick.Marker = plot.ConstantTicks{}
 	p.Legend = plot.NewLegend()
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{"no data"}})
-	if err != nil {
+	if err := addNoData(p, 0.5, 0.5); err != nil {
 		return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+	}
+	return render(p, o)
+}
+
+// addNoData adds the text "no data" centred at x, y.
+func addNoData(p *plot.Plot, x, y float64) error {
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{"no data"}})
+	if err != nil {
+		return err
 	}
 	lb.TextStyle[0].Font = font.From(sans, 12)
 	lb.TextStyle[0].XAlign = draw.XCenter
 	lb.TextStyle[0].YAlign = draw.YCenter
 	lb.TextStyle[0].Color = color.Gray{Y: 110}
 	p.Add(lb)
-	return render(p, o)
+	return nil
+}
+
+// size is v, or def when v is not set.
+func size(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+var (
+	// coordAttr is an attribute of coordinates in gonum's SVG: path data, a text's position, a
+	// group's transform.
+	coordAttr = regexp.MustCompile(` (?:d|x|y|transform)="[^"]*"`)
+	// number is a number as gonum writes it (%.5g).
+	number = regexp.MustCompile(`-?[0-9]+(?:\.[0-9]+)?(?:e[-+][0-9]+)?`)
+	// fontFamily is a text's font family as gonum writes it: the name of the font only.
+	fontFamily = regexp.MustCompile(`font-family:[^;"]*`)
+)
+
+// tidy rewrites gonum's SVG body for an HTML page: coordinates with at most two decimals, font
+// families with fallbacks and without the default variant, weight and style, one line.
+func tidy(body string) string {
+	body = coordAttr.ReplaceAllStringFunc(body, func(attr string) string {
+		return number.ReplaceAllStringFunc(attr, func(n string) string {
+			v, err := strconv.ParseFloat(n, 64)
+			if err != nil {
+				return n
+			}
+			v = math.Round(v*100) / 100
+			if v == 0 {
+				return "0"
+			}
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		})
+	})
+	body = fontFamily.ReplaceAllLiteralString(body, "font-family:Liberation Sans,Arial,Helvetica,sans-serif")
+	return strings.NewReplacer(";font-variant:normal", "", ";font-weight:normal", "", ";font-style:normal", "",
+		"\n\tstyle=", " style=", " />\n", "/>", " />", "/>", ">\n", ">").Replace(body)
 }
 
 // render draws the plot into an SVG element fit for an HTML page: no prolog, a viewBox so it
 // scales, the chart's class, role and title, and font families that fall back to common fonts.
 func render(p *plot.Plot, o Options) ([]byte, error) {
-	w, h := o.Width, o.Height
-	if w <= 0 {
-		w = defaultWidth
-	}
-	if h <= 0 {
-		h = defaultHeight
-	}
+	w, h := size(o.Width, defaultWidth), size(o.Height, defaultHeight)
 	// One SVG user unit per CSS pixel: the canvas is w x h "points".
 	c := vgsvg.NewWith(vgsvg.UseWH(vg.Length(w), vg.Length(h)))
 	p.Draw(draw.New(c))
@@ -251,11 +319,9 @@ func render(p *plot.Plot, o Options) ([]byte, error) {
 		return nil, fmt.Errorf("chart %q: unexpected SVG output", o.Title)
 	}
 	title := html.EscapeString(o.Title)
-	head := fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" class="chart" role="img" aria-label="%s" style="max-width:%dpx"><title>%s</title>`,
+	head := fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" class="chart" role="img" aria-label="%s" style="width:100%%;max-width:%dpx;height:auto"><title>%s</title>`,
 		w, h, w, h, title, w, title)
-	body := out[start+end+1:]
-	body = strings.ReplaceAll(body, "font-family:Liberation Sans;", "font-family:Liberation Sans,Arial,Helvetica,sans-serif;")
-	return []byte(head + strings.TrimSpace(body)), nil
+	return []byte(head + strings.TrimSpace(tidy(out[start+end+1:]))), nil
 }
 
 // compactTicks are gonum's default ticks (or log ticks) with labels like 12k and 1.5M.
@@ -264,17 +330,35 @@ type compactTicks struct{ log bool }
 // Ticks implements plot.Ticker.
 func (t compactTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
-	if t.log {
-		ticks = plot.LogTicks{Prec: -1}.Ticks(lo, hi)
-	} else {
+	switch {
+	case !t.log:
 		ticks = plot.DefaultTicks{}.Ticks(lo, hi)
-	}
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = compact(ticks[i].Value)
+	case lo <= 0 || hi <= 0:
+		return nil // not drawn by Line; a log scale cannot show it
+	case hi/lo < 10:
+		// Less than a decade: powers of ten would leave the axis without a label.
+		ticks = plot.DefaultTicks{}.Ticks(lo, hi)
+	default:
+		ticks = plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+		// Within two decades, 1, 2 and 5 times a power of ten are labelled too.
+		for i, tk := range ticks {
+			m := math.Round(tk.Value / math.Pow10(int(math.Floor(math.Log10(tk.Value)+1e-9))))
+			if hi/lo < 100 && (m == 2 || m == 5) {
+				ticks[i].Label = compact(tk.Value)
+			}
 		}
 	}
-	return ticks
+	out := ticks[:0]
+	for _, tk := range ticks {
+		if t.log && tk.Value <= 0 {
+			continue
+		}
+		if tk.Label != "" {
+			tk.Label = compact(tk.Value)
+		}
+		out = append(out, tk)
+	}
+	return out
 }
 
 // compact formats v with up to three significant digits and a k, M or G suffix, never in
@@ -309,31 +393,40 @@ func compact(v float64) string {
 // Downsample returns x, y reduced to at most max points: the points are cut into max/2 buckets
 // of consecutive points and each bucket keeps its minimum and its maximum, in their original
 // order, so stalls (dips) and spikes stay visible. NaN points are kept as gaps (a bucket that
-// holds a NaN keeps one NaN, and then the buckets are max/3 so the bound holds). Inputs of at
-// most max points are returned unchanged.
+// holds a NaN keeps one NaN); to hold the bound with them, there are fewer buckets, no fewer
+// than max/3. Inputs of at most max points are returned unchanged; a max below 2 counts as 2.
 func Downsample(x, y []float64, max int) ([]float64, []float64) {
 	n := min(len(x), len(y))
-	if n <= max || max < 2 {
+	if n <= max {
 		return x, y
 	}
-	per := 2
+	max = maxInt(max, 2)
+	if n <= max {
+		return x, y
+	}
+	nans := 0
 	for i := range n {
 		if math.IsNaN(y[i]) {
-			per = 3
-			break
+			nans++
 		}
 	}
-	buckets := max / per
-	size := (n + buckets - 1) / buckets
+	// b buckets give at most 2b points plus one NaN for each bucket that holds one.
+	buckets, gaps := max/2, nans > 0
+	if gaps {
+		buckets = maxInt((max-nans)/2, max/3)
+	}
+	if buckets < 1 { // max 2 with NaNs: no room for a gap
+		buckets, gaps = 1, false
+	}
+	per := (n + buckets - 1) / buckets
 	ox := make([]float64, 0, max)
 	oy := make([]float64, 0, max)
-	for b := 0; b < n; b += size {
-		e := min(b+size, n)
+	for b := 0; b < n; b += per {
 		lo, hi, gap := -1, -1, -1
-		for i := b; i < e; i++ {
+		for i := b; i < min(b+per, n); i++ {
 			switch {
 			case math.IsNaN(y[i]):
-				if gap < 0 {
+				if gap < 0 && gaps {
 					gap = i
 				}
 			case lo < 0:
@@ -344,9 +437,9 @@ func Downsample(x, y []float64, max int) ([]float64, []float64) {
 				hi = i
 			}
 		}
-		keep := []int{lo, hi, gap}
 		// In index order, each index once.
-		for a := 0; a < len(keep); a++ {
+		keep := [3]int{lo, hi, gap}
+		for a := range keep {
 			for c := a + 1; c < len(keep); c++ {
 				if keep[c] < keep[a] {
 					keep[a], keep[c] = keep[c], keep[a]
@@ -363,3 +456,6 @@ func Downsample(x, y []float64, max int) ([]float64, []float64) {
 	}
 	return ox, oy
 }
+
+// maxInt is the built-in max, which Downsample's parameter hides.
+func maxInt(a, b int) int { return max(a, b) }

@@ -3,8 +3,10 @@ package chart
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -40,8 +42,8 @@ func parse(t *testing.T, svg []byte) element {
 	if !bytes.HasPrefix(svg, []byte("<svg ")) {
 		t.Fatalf("output does not start with <svg: %.80q", svg)
 	}
-	if bytes.Contains(svg, []byte("<?xml")) || bytes.Contains(svg, []byte("<!--")) {
-		t.Fatal("output has an XML prolog or a comment")
+	if bytes.Contains(svg, []byte("<?xml")) || bytes.Contains(svg, []byte("<!--")) || bytes.Contains(svg, []byte("<!DOCTYPE")) {
+		t.Fatal("output has an XML prolog, a comment or a DOCTYPE")
 	}
 	var root element
 	dec := xml.NewDecoder(bytes.NewReader(svg))
@@ -51,11 +53,30 @@ func parse(t *testing.T, svg []byte) element {
 	if _, err := dec.Token(); err != io.EOF {
 		t.Fatalf("output has more after </svg>: %v", err)
 	}
+	if root.XMLName.Space != "http://www.w3.org/2000/svg" {
+		t.Errorf("<svg> in namespace %q", root.XMLName.Space)
+	}
 	for _, a := range []string{"viewBox", "class", "role", "aria-label"} {
 		if root.attr(a) == "" {
 			t.Errorf("<svg> lacks %s", a)
 		}
 	}
+	// It scales with the page, up to its own width.
+	var w, h int
+	if _, err := fmt.Sscanf(root.attr("viewBox"), "0 0 %d %d", &w, &h); err != nil || w <= 0 || h <= 0 {
+		t.Errorf("viewBox %q", root.attr("viewBox"))
+	}
+	if st := root.attr("style"); !strings.Contains(st, "width:100%") || !strings.Contains(st, fmt.Sprintf("max-width:%dpx", w)) || !strings.Contains(st, "height:auto") {
+		t.Errorf("<svg> style %q does not scale with the page", st)
+	}
+	// Coordinates have at most two decimals.
+	root.walk(func(e element) {
+		for _, a := range []string{"d", "x", "y", "transform"} {
+			if m := longNumber.FindString(e.attr(a)); m != "" {
+				t.Errorf("<%s %s> has %s, more than two decimals", e.XMLName.Local, a, m)
+			}
+		}
+	})
 	if root.attr("class") != "chart" || root.attr("role") != "img" {
 		t.Errorf("class %q role %q", root.attr("class"), root.attr("role"))
 	}
@@ -64,6 +85,8 @@ func parse(t *testing.T, svg []byte) element {
 	}
 	return root
 }
+
+var longNumber = regexp.MustCompile(`[0-9]\.[0-9]{3}|e[-+][0-9]`)
 
 // strokes counts the paths stroked in colour.
 func strokes(root element, colour string) int {
@@ -81,6 +104,20 @@ func fills(root element, colour string) int {
 	n := 0
 	root.walk(func(e element) {
 		if e.XMLName.Local == "path" && strings.Contains(e.attr("style"), "fill:"+colour) {
+			n++
+		}
+	})
+	return n
+}
+
+// rectangle is the path of a rectangle: a move, three lines and a close.
+var rectangle = regexp.MustCompile(`^M[-0-9.]+,[-0-9.]+(L[-0-9.]+,[-0-9.]+){3}Z$`)
+
+// rects counts the rectangles filled in colour.
+func rects(root element, colour string) int {
+	n := 0
+	root.walk(func(e element) {
+		if e.XMLName.Local == "path" && strings.Contains(e.attr("style"), "fill:"+colour) && rectangle.MatchString(e.attr("d")) {
 			n++
 		}
 	})
@@ -191,8 +228,8 @@ func TestBar(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := parse(t, svg)
-	if fills(root, Color(0)) != 1 || fills(root, Color(2)) != 1 {
-		t.Errorf("bars in colours 0 and 2: %d, %d; want one each", fills(root, Color(0)), fills(root, Color(2)))
+	if rects(root, Color(0)) != 1 || rects(root, Color(2)) != 1 {
+		t.Errorf("bars in colours 0 and 2: %d, %d; want one each", rects(root, Color(0)), rects(root, Color(2)))
 	}
 	if fills(root, Color(1)) != 0 {
 		t.Error("a missing value is drawn as a bar")
@@ -206,7 +243,120 @@ func TestBar(t *testing.T) {
 	if _, err := Bar([]string{"a"}, []float64{1, 2}, nil, Options{Title: "bad"}); err == nil {
 		t.Error("more values than labels is not an error")
 	}
+	// Every value missing: the labels with their "-", no bar, and "no data".
+	svg, err = Bar([]string{"innodb", "myrocks"}, []float64{math.NaN(), math.NaN()}, []int{0, 1}, Options{Title: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root = parse(t, svg)
+	if n := rects(root, Color(0)) + rects(root, Color(1)); n != 0 {
+		t.Errorf("%d bars for missing values", n)
+	}
+	tx = texts(root)
+	for _, want := range []string{"innodb", "myrocks", "-", "no data"} {
+		if !contains(tx, want) {
+			t.Errorf("no text %q in %q", want, tx)
+		}
+	}
 }
+
+// yTicks returns the numeric tick labels of a chart (texts that parse as compact numbers).
+func yTicks(root element) []string {
+	var out []string
+	for _, s := range texts(root) {
+		if compactLabel.MatchString(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+var compactLabel = regexp.MustCompile(`^-?[0-9.]+[kMG]?$`)
+
+func TestAxes(t *testing.T) {
+	x := []float64{1, 2, 3, 4}
+	for _, c := range []struct {
+		name string
+		y    []float64
+		o    Options
+		want []string // tick labels that must be there
+		not  []string // and must not
+	}{
+		// Rates: the axis starts at 0 however high the values.
+		{"rates from 0", []float64{1e6, 1.2e6, 1.1e6, 1.3e6}, Options{Title: "rates"}, []string{"0", "400k", "1.2M"}, nil},
+		// Negative data is not cut at 0.
+		{"negative", []float64{-40, -10, 20, 30}, Options{Title: "negative"}, []string{"-30", "0", "30"}, nil},
+		// Log over decades: powers of ten, compact.
+		{"log decades", []float64{5, 50, 5000, 2e6}, Options{Title: "log", LogY: true}, []string{"10", "1000", "100k", "1M"}, []string{"0"}},
+		// Log within a decade: still labelled.
+		{"log narrow", []float64{1100, 1500, 1300, 1900}, Options{Title: "log narrow", LogY: true}, []string{"1200", "1500", "1800"}, nil},
+	} {
+		svg, err := Line([]Series{{Name: "a", X: x, Y: c.y}}, c.o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		ticks := yTicks(parse(t, svg))
+		for _, w := range c.want {
+			if !contains(ticks, w) {
+				t.Errorf("%s: no tick %q in %q", c.name, w, ticks)
+			}
+		}
+		for _, w := range c.not {
+			if contains(ticks, w) {
+				t.Errorf("%s: tick %q in %q", c.name, w, ticks)
+			}
+		}
+	}
+}
+
+// TestNoPanic draws edge cases that gonum alone would panic on or draw wrongly.
+func TestNoPanic(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		name string
+		draw func(Options) ([]byte, error)
+	}{
+		{"log constant below 1", func(o Options) ([]byte, error) {
+			return Line([]Series{{X: []float64{1, 2}, Y: []float64{0.5, 0.5}}}, logLegend(o))
+		}},
+		{"log one point", func(o Options) ([]byte, error) { return Line([]Series{{X: []float64{1}, Y: []float64{0.5}}}, logY(o)) }},
+		{"log only zeros", func(o Options) ([]byte, error) {
+			return Line([]Series{{X: []float64{1, 2}, Y: []float64{0, 0}}}, logY(o))
+		}},
+		{"all zero", func(o Options) ([]byte, error) { return Line([]Series{{X: []float64{1, 2}, Y: []float64{0, 0}}}, o) }},
+		{"one x", func(o Options) ([]byte, error) {
+			return Line([]Series{{Name: "a", X: []float64{1, 1}, Y: []float64{3, 3}}}, legend(o))
+		}},
+		{"infinities", func(o Options) ([]byte, error) {
+			return Line([]Series{{X: []float64{1, 2, 3}, Y: []float64{math.Inf(1), 2, math.Inf(-1)}}}, o)
+		}},
+		{"short y", func(o Options) ([]byte, error) { return Line([]Series{{X: []float64{1, 2, 3}, Y: []float64{1}}}, o) }},
+		{"bar zero", func(o Options) ([]byte, error) { return Bar([]string{"a"}, []float64{0}, nil, o) }},
+		{"bar negative", func(o Options) ([]byte, error) { return Bar([]string{"a", "b"}, []float64{-3, nan}, nil, o) }},
+		{"small size", func(o Options) ([]byte, error) {
+			return Bar([]string{"a", "b", "c"}, []float64{1, 2, 3}, nil, small(o))
+		}},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: panic: %v", c.name, r)
+				}
+			}()
+			svg, err := c.draw(Options{Title: c.name})
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+				return
+			}
+			parse(t, svg)
+		}()
+	}
+}
+
+func logY(o Options) Options      { o.LogY = true; return o }
+func legend(o Options) Options    { o.Legend = true; return o }
+func logLegend(o Options) Options { return legend(logY(o)) }
+func small(o Options) Options     { o.Width, o.Height = 120, 80; return o }
 
 func TestDeterministic(t *testing.T) {
 	x, y := ramp(600)
@@ -260,14 +410,47 @@ func TestDownsample(t *testing.T) {
 			gaps++
 		}
 	}
-	if gaps != 2 || len(gx) > 600 {
-		t.Errorf("%d gaps in %d points, want 2 in at most 600", gaps, len(gx))
+	if gaps != 2 || len(gx) > 600 || len(gx) < 500 {
+		t.Errorf("%d gaps in %d points, want 2 in at most 600 and most of them", gaps, len(gx))
+	}
+	// Many gaps: the bound still holds, and a long gap stays a gap.
+	for i := 2000; i < 4000; i++ {
+		y[i] = math.NaN()
+	}
+	gx, gy = Downsample(x, y, 600)
+	if len(gx) > 600 || len(gx) != len(gy) {
+		t.Errorf("%d points with a long gap, want at most 600", len(gx))
+	}
+	inGap := 0
+	for i := range gx {
+		if gx[i] > 2001 && gx[i] < 4000 && !math.IsNaN(gy[i]) {
+			t.Errorf("a value at x %v inside the gap", gx[i])
+		}
+		if gx[i] > 2001 && gx[i] < 4000 {
+			inGap++
+		}
+	}
+	if inGap == 0 {
+		t.Error("the long gap is gone")
+	}
+	// A tiny max holds too, without a panic.
+	for _, m := range []int{0, 1, 2, 3} {
+		if tx, _ := Downsample(x, y, m); len(tx) > max(m, 2) {
+			t.Errorf("max %d: %d points", m, len(tx))
+		}
 	}
 }
 
 func TestColor(t *testing.T) {
-	if Color(0) == Color(1) || Color(len(palette)) != Color(0) || !strings.HasPrefix(Color(3), "#") || len(Color(3)) != 7 {
-		t.Errorf("palette: %s %s %s", Color(0), Color(1), Color(len(palette)))
+	seen := map[string]bool{}
+	for i := range 8 {
+		if !regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`).MatchString(Color(i)) || seen[Color(i)] {
+			t.Errorf("colour %d: %q is not a new #rrggbb", i, Color(i))
+		}
+		seen[Color(i)] = true
+	}
+	if Color(len(palette)) != Color(0) || Color(-1) == "" || Color(math.MinInt) == "" {
+		t.Error("the palette does not wrap")
 	}
 }
 
@@ -279,11 +462,41 @@ func TestCompact(t *testing.T) {
 	}
 }
 
+// noisy returns a per-second series of a rate with noise, dips and spikes: the worst case for
+// the size of a chart.
+func noisy(n int, seed uint64) ([]float64, []float64) {
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range n {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		x[i], y[i] = float64(i+1), 20000+float64(seed>>40%30000)
+	}
+	return x, y
+}
+
+func TestSize(t *testing.T) {
+	var s []Series
+	for i := range 3 {
+		x, y := noisy(600, uint64(i))
+		s = append(s, Series{Name: fmt.Sprint("config-", i), Color: i, X: x, Y: y})
+	}
+	svg, err := Line(s, Options{Title: "l.i1: inserts/s each second", XLabel: "seconds", YLabel: "inserts/s", Legend: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parse(t, svg)
+	if len(svg) > 45000 {
+		t.Errorf("3 series of 600 points take %d bytes, want well under 60 KB", len(svg))
+	}
+}
+
 // BenchmarkLine draws a per-second chart of three configurations over 600 points, the most a
 // report line has; it reports the size of the SVG.
 func BenchmarkLine(b *testing.B) {
-	x, y := ramp(600)
-	s := []Series{{Name: "a", X: x, Y: y}, {Name: "b", Color: 1, X: x, Y: y}, {Name: "c", Color: 2, X: x, Y: y}}
+	var s []Series
+	for i := range 3 {
+		x, y := noisy(600, uint64(i))
+		s = append(s, Series{Name: fmt.Sprint("config-", i), Color: i, X: x, Y: y})
+	}
 	var n int
 	for b.Loop() {
 		svg, err := Line(s, Options{Title: "t", XLabel: "seconds", YLabel: "rows/s", Legend: true})
