@@ -106,7 +106,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -115,7 +114,7 @@ import (
 )
 
 // errClosed is wrapped by the errors of operations on a closed engine.
-var errClosed = errors.New("engine is closed")
+var errClosed = kv.ErrClosed
 
 // Error is an error of liblmdb: its return code and its message (mdb_strerror).
 type Error struct {
@@ -145,11 +144,8 @@ type db struct {
 	dbi C.MDB_dbi
 	dir string
 	cfg config
-	// mu guards env against Close while an operation runs (LMDB must not close an environment in
-	// use); operations hold it for reading. env is nil once closed.
-	mu sync.RWMutex
-	// iters counts the open iterators: Close refuses to close the environment under them.
-	iters atomic.Int64
+	// guard keeps Close from closing the environment under an operation or an iterator.
+	guard kv.Guard
 	// commits counts the write transactions committed.
 	commits atomic.Int64
 }
@@ -186,7 +182,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	}
 	dir := C.CString(cfg.DataDir)
 	defer C.free(unsafe.Pointer(dir))
-	d := &db{dir: cfg.DataDir, cfg: c}
+	d := &db{dir: cfg.DataDir, cfg: c, guard: kv.Guard{Name: "lmdb"}}
 	rc := C.eb_open(dir, C.size_t(c.mapSizeMB)<<20, C.uint(c.maxReaders), flags, &d.env, &d.dbi)
 	if err := lmdbErr("open "+cfg.DataDir, rc); err != nil {
 		return nil, err
@@ -210,30 +206,17 @@ func (d *db) Settings() map[string]string { return d.cfg.settings() }
 // Close closes the environment once no operation runs. It fails while iterators are open, and
 // a second time.
 func (d *db) Close() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.env == nil {
-		return fmt.Errorf("lmdb: close %s: %w", d.dir, errClosed)
-	}
-	if n := d.iters.Load(); n > 0 {
-		return fmt.Errorf("lmdb: close %s: %d iterators are still open", d.dir, n)
-	}
-	C.mdb_env_close(d.env)
-	d.env = nil
-	return nil
+	return d.guard.Close(d.dir, func() error {
+		C.mdb_env_close(d.env)
+		d.env = nil
+		return nil
+	})
 }
 
 // enter takes the environment for one operation; leave gives it back.
-func (d *db) enter(op string) error {
-	d.mu.RLock()
-	if d.env == nil {
-		d.mu.RUnlock()
-		return fmt.Errorf("lmdb: %s: %w", op, errClosed)
-	}
-	return nil
-}
+func (d *db) enter(op string) error { return d.guard.Enter(op) }
 
-func (d *db) leave() { d.mu.RUnlock() }
+func (d *db) leave() { d.guard.Leave() }
 
 // cbytes returns a pointer to b's first byte for C, or nil for an empty b.
 func cbytes(b []byte) *C.char {
@@ -334,7 +317,7 @@ func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
 	if rc := C.eb_cursor(d.env, d.dbi, &c.txn, &c.cur); rc != 0 {
 		return nil, lmdbErr("new iterator", rc)
 	}
-	d.iters.Add(1)
+	d.guard.IterOpened()
 	return kv.NewBoundedIter(c, lower, upper), nil
 }
 
@@ -367,7 +350,7 @@ func (c *cursor) SeekGE(key []byte) ([]byte, []byte, bool, error) {
 // Close ends the cursor's read transaction.
 func (c *cursor) Close() error {
 	C.eb_close_cursor(c.txn, c.cur)
-	c.d.iters.Add(-1)
+	c.d.guard.IterClosed()
 	return nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/linxGnu/grocksdb"
@@ -23,7 +22,7 @@ import (
 )
 
 // errClosed is wrapped by the errors of operations on a closed engine.
-var errClosed = errors.New("engine is closed")
+var errClosed = kv.ErrClosed
 
 func available() error { return nil }
 
@@ -38,13 +37,8 @@ type db struct {
 	dir     string
 	cfg     config
 	version string
-	// mu guards the handles against Close while an operation runs; operations hold it for
-	// reading. closed is set under it.
-	mu     sync.RWMutex
-	closed bool
-	// iters counts the open iterators, under itersM: Close refuses to close under them.
-	iters  int64
-	itersM sync.Mutex
+	// guard keeps Close from freeing the handles under an operation or an iterator.
+	guard kv.Guard
 }
 
 // Compile-time checks of the interfaces the engine implements.
@@ -79,7 +73,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("rocksdb: open %s: %w", cfg.DataDir, err)
 	}
-	d := &db{dir: cfg.DataDir, cfg: c}
+	d := &db{dir: cfg.DataDir, cfg: c, guard: kv.Guard{Name: "rocksdb"}}
 	d.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
 	if c.cacheMB > 0 {
 		d.cache = grocksdb.NewLRUCache(uint64(c.cacheMB) << 20)
@@ -186,34 +180,17 @@ func (d *db) Settings() map[string]string { return d.cfg.settings() }
 // Close closes the database once no operation runs. It fails while iterators are open, and a
 // second time.
 func (d *db) Close() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return fmt.Errorf("rocksdb: close %s: %w", d.dir, errClosed)
-	}
-	d.itersM.Lock()
-	n := d.iters
-	d.itersM.Unlock()
-	if n > 0 {
-		return fmt.Errorf("rocksdb: close %s: %d iterators are still open", d.dir, n)
-	}
-	d.closed = true
-	d.rdb.Close()
-	d.free()
-	return nil
+	return d.guard.Close(d.dir, func() error {
+		d.rdb.Close()
+		d.free()
+		return nil
+	})
 }
 
 // enter takes the database for one operation; leave gives it back.
-func (d *db) enter(op string) error {
-	d.mu.RLock()
-	if d.closed {
-		d.mu.RUnlock()
-		return fmt.Errorf("rocksdb: %s: %w", op, errClosed)
-	}
-	return nil
-}
+func (d *db) enter(op string) error { return d.guard.Enter(op) }
 
-func (d *db) leave() { d.mu.RUnlock() }
+func (d *db) leave() { d.guard.Leave() }
 
 // Get appends the value of key to dst.
 func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
@@ -304,9 +281,7 @@ func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
 		it.ro.SetIterateUpperBound(it.upper)
 	}
 	it.it = d.rdb.NewIterator(it.ro)
-	d.itersM.Lock()
-	d.iters++
-	d.itersM.Unlock()
+	d.guard.IterOpened()
 	return it, nil
 }
 
@@ -402,9 +377,7 @@ func (it *iter) Close() error {
 	it.it.Close()
 	it.ro.Destroy()
 	it.it, it.ro, it.valid = nil, nil, false
-	it.d.itersM.Lock()
-	it.d.iters--
-	it.d.itersM.Unlock()
+	it.d.guard.IterClosed()
 	return nil
 }
 

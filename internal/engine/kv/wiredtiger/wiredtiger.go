@@ -141,7 +141,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"unsafe"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -156,7 +155,7 @@ const uri = "table:kv"
 const maxConflictRetries = 1000
 
 // errClosed is wrapped by the errors of operations on a closed engine.
-var errClosed = errors.New("engine is closed")
+var errClosed = kv.ErrClosed
 
 // Error is an error of libwiredtiger: its return code and its message (wiredtiger_strerror).
 type Error struct {
@@ -187,14 +186,10 @@ type db struct {
 	conn *C.WT_CONNECTION
 	dir  string
 	cfg  config
-	// mu guards conn against Close while an operation runs; operations hold it for reading.
-	// conn is nil once closed.
-	mu sync.RWMutex
-	// pool holds idle sessions; itersOpen counts the sessions that iterators hold.
-	pool      chan *session
-	poolMu    sync.Mutex
-	itersOpen int
-	commits   int64
+	// guard keeps Close from closing the connection under an operation or an iterator.
+	guard kv.Guard
+	// pool holds idle sessions.
+	pool chan *session
 }
 
 // Compile-time checks of the interfaces the engine implements.
@@ -230,7 +225,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	home, ccfg := C.CString(cfg.DataDir), C.CString(connCfg)
 	defer C.free(unsafe.Pointer(home))
 	defer C.free(unsafe.Pointer(ccfg))
-	d := &db{dir: cfg.DataDir, cfg: c, pool: make(chan *session, 256)}
+	d := &db{dir: cfg.DataDir, cfg: c, guard: kv.Guard{Name: "wiredtiger"}, pool: make(chan *session, 256)}
 	if err := wtErr("open "+cfg.DataDir, C.eb_open(home, ccfg, &d.conn)); err != nil {
 		return nil, err
 	}
@@ -305,36 +300,20 @@ func (d *db) Settings() map[string]string { return d.cfg.settings() }
 // Close closes the connection (and every session) once no operation runs. It fails while
 // iterators are open, and a second time.
 func (d *db) Close() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.conn == nil {
-		return fmt.Errorf("wiredtiger: close %s: %w", d.dir, errClosed)
-	}
-	d.poolMu.Lock()
-	n := d.itersOpen
-	d.poolMu.Unlock()
-	if n > 0 {
-		return fmt.Errorf("wiredtiger: close %s: %d iterators are still open", d.dir, n)
-	}
-	for len(d.pool) > 0 {
-		<-d.pool // the connection's close closes its sessions
-	}
-	err := wtErr("close "+d.dir, C.eb_conn_close(d.conn))
-	d.conn = nil
-	return err
+	return d.guard.Close(d.dir, func() error {
+		for len(d.pool) > 0 {
+			<-d.pool // the connection's close closes its sessions
+		}
+		err := wtErr("close "+d.dir, C.eb_conn_close(d.conn))
+		d.conn = nil
+		return err
+	})
 }
 
 // enter takes the connection for one operation; leave gives it back.
-func (d *db) enter(op string) error {
-	d.mu.RLock()
-	if d.conn == nil {
-		d.mu.RUnlock()
-		return fmt.Errorf("wiredtiger: %s: %w", op, errClosed)
-	}
-	return nil
-}
+func (d *db) enter(op string) error { return d.guard.Enter(op) }
 
-func (d *db) leave() { d.mu.RUnlock() }
+func (d *db) leave() { d.guard.Leave() }
 
 // cbytes returns a pointer to b's first byte for C, or nil for an empty b.
 func cbytes(b []byte) *C.char {
@@ -418,9 +397,6 @@ func (b *batch) Commit() error {
 			}
 			return err
 		}
-		d.poolMu.Lock()
-		d.commits++
-		d.poolMu.Unlock()
 		return nil
 	}
 }
@@ -461,9 +437,7 @@ func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
 		d.put(s)
 		return nil, err
 	}
-	d.poolMu.Lock()
-	d.itersOpen++
-	d.poolMu.Unlock()
+	d.guard.IterOpened()
 	return kv.NewBoundedIter(&cursor{d: d, s: s}, lower, upper), nil
 }
 
@@ -532,9 +506,7 @@ func (c *cursor) Close() error {
 	C.eb_reset(c.s.c)
 	err := wtErr("close iterator", C.eb_rollback(c.s.s))
 	c.d.put(c.s)
-	c.d.poolMu.Lock()
-	c.d.itersOpen--
-	c.d.poolMu.Unlock()
+	c.d.guard.IterClosed()
 	return err
 }
 
