@@ -1,12 +1,14 @@
 // Package wiredtiger is the "wiredtiger" engine: WiredTiger, MongoDB's storage engine, through a
 // small cgo binding to Debian's libwiredtiger (build tag wiredtiger), as an ordered key-value
-// engine (kv.DB), with its table as a B-tree or as an LSM tree (table_type).
+// engine (kv.DB). Each key range a workload declares (kv.Ranger: a table or an index) is a
+// WiredTiger table of its own, a B-tree or an LSM tree (table_type for tables, index_type for
+// secondary indexes); other keys are in one default table.
 //
 // WiredTiger sessions are single-threaded: the engine keeps a pool of sessions, each with a
-// cursor on the table, and a Get, a batch commit or an iterator takes one for its duration. A
-// batch is one snapshot transaction applied by one cgo call, retried when WiredTiger rolls it
-// back for a write conflict. An iterator is a cursor in its own snapshot transaction, renewed
-// every refreshMoves moves, until Close. Its cache must hold a step's working set
+// cursor on each table it has used, and a Get, a batch commit or an iterator takes one for its
+// duration. A batch is one snapshot transaction applied by one cgo call, retried when WiredTiger
+// rolls it back for a write conflict. An iterator is its session's cursors in one snapshot
+// transaction, renewed every refreshMoves moves, until Close. Its cache must hold a step's working set
 // (docs/engines.md). Without the build tag the engine is listed as not built, with the command
 // that builds it.
 package wiredtiger

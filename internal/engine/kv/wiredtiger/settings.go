@@ -9,6 +9,7 @@ import (
 // The settings of the wiredtiger engine.
 const (
 	settingTableType       = "table_type"
+	settingIndexType       = "index_type"
 	settingCacheMB         = "cache_mb"
 	settingSync            = "sync"
 	settingCompression     = "compression"
@@ -20,7 +21,8 @@ const (
 // settings is the documented list of settings with their defaults.
 func settings() []engine.Setting {
 	return []engine.Setting{
-		{Name: settingTableType, Default: "btree", Doc: "the table's structure: btree, or lsm (an LSM tree of B-tree chunks)"},
+		{Name: settingTableType, Default: "btree", Doc: "the tables' structure: btree, or lsm (an LSM tree of B-tree chunks)"},
+		{Name: settingIndexType, Default: "", Doc: "the secondary indexes' structure: btree or lsm; empty: as table_type (btree tables with lsm indexes is the published iiBench setup)"},
 		{Name: settingCacheMB, Default: "1024", Doc: "WiredTiger's cache in MiB; below a step's working set, writes wait for eviction (see docs/engines.md)"},
 		{Name: settingSync, Default: "false", Doc: "fsync the log at every commit; false writes the log to the OS at every commit (transaction_sync off: durable against a crash of the process, not of the machine)"},
 		{Name: settingCompression, Default: "snappy", Doc: "block compression: snappy, zlib or none (WiredTiger's compression extensions from libwiredtiger0)"},
@@ -33,6 +35,7 @@ func settings() []engine.Setting {
 // config is the parsed, validated form of the settings.
 type config struct {
 	tableType       string
+	indexType       string
 	cacheMB         int
 	sync            bool
 	compression     string
@@ -48,6 +51,12 @@ func parseConfig(overrides map[string]string) (config, error) {
 	var c config
 	var err error
 	if c.tableType, err = engine.EnumSetting("wiredtiger", m, settingTableType, []string{"btree", "lsm"}); err != nil {
+		return c, err
+	}
+	if m[settingIndexType] == "" {
+		m[settingIndexType] = c.tableType
+	}
+	if c.indexType, err = engine.EnumSetting("wiredtiger", m, settingIndexType, []string{"btree", "lsm"}); err != nil {
 		return c, err
 	}
 	if c.compression, err = engine.EnumSetting("wiredtiger", m, settingCompression, []string{"snappy", "zlib", "none"}); err != nil {
@@ -78,6 +87,7 @@ func parseConfig(overrides map[string]string) (config, error) {
 func (c config) settings() map[string]string {
 	return map[string]string{
 		settingTableType:       c.tableType,
+		settingIndexType:       c.indexType,
 		settingCacheMB:         strconv.Itoa(c.cacheMB),
 		settingSync:            strconv.FormatBool(c.sync),
 		settingCompression:     c.compression,

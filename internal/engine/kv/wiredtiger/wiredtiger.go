@@ -22,18 +22,21 @@ static int eb_open(const char *home, const char *config, WT_CONNECTION **conn) {
 }
 static int eb_conn_close(WT_CONNECTION *conn) { return conn->close(conn, NULL); }
 
-// eb_session opens a session, creates the table when it does not exist, and opens a cursor on it.
-static int eb_session(WT_CONNECTION *conn, const char *uri, const char *create, WT_SESSION **s, WT_CURSOR **c) {
-	int rc = conn->open_session(conn, &eb_quiet, "isolation=snapshot", s);
-	if (rc) return rc;
-	if (create && (rc = (*s)->create(*s, uri, create))) goto fail;
-	if ((rc = (*s)->open_cursor(*s, uri, NULL, NULL, c))) goto fail;
-	return 0;
-fail:
-	(*s)->close(*s, NULL);
-	*s = NULL;
+static int eb_session(WT_CONNECTION *conn, WT_SESSION **s) {
+	return conn->open_session(conn, &eb_quiet, "isolation=snapshot", s);
+}
+static int eb_create(WT_SESSION *s, const char *uri, const char *config) { return s->create(s, uri, config); }
+static int eb_open_cursor(WT_SESSION *s, const char *uri, WT_CURSOR **c) {
+	return s->open_cursor(s, uri, NULL, NULL, c);
+}
+static int eb_metadata(WT_SESSION *s, WT_CURSOR **c) { return s->open_cursor(s, "metadata:", NULL, NULL, c); }
+// eb_next_key moves c to its next entry and returns its string key.
+static int eb_next_key(WT_CURSOR *c, const char **key) {
+	int rc = c->next(c);
+	if (rc == 0) rc = c->get_key(c, key);
 	return rc;
 }
+static int eb_cursor_close(WT_CURSOR *c) { return c->close(c); }
 static int eb_session_close(WT_SESSION *s) { return s->close(s, NULL); }
 static int eb_begin(WT_SESSION *s) { return s->begin_transaction(s, "isolation=snapshot"); }
 static int eb_rollback(WT_SESSION *s) { return s->rollback_transaction(s, NULL); }
@@ -41,13 +44,15 @@ static int eb_reset(WT_CURSOR *c) { return c->reset(c); }
 static int eb_checkpoint(WT_SESSION *s) { return s->checkpoint(s, NULL); }
 
 // eb_apply applies a batch in one transaction: op i is ops[5i..5i+4] = kind (0 put, 1 delete),
-// key offset, key length, value offset, value length in buf. *failed is the failing op or -1.
-static int eb_apply(WT_SESSION *s, WT_CURSOR *c, const char *buf, const int64_t *ops, int nops, int *failed) {
+// key offset, key length, value offset, value length in buf, on cursor cs[tables[i]]. Every cursor
+// of cs (ncs of them, NULL for none) is reset at the end. *failed is the failing op or -1.
+static int eb_apply(WT_SESSION *s, WT_CURSOR **cs, int ncs, const int *tables, const char *buf, const int64_t *ops, int nops, int *failed) {
 	*failed = -1;
 	int rc = s->begin_transaction(s, "isolation=snapshot");
 	if (rc) return rc;
-	for (int i = 0; i < nops; i++) {
+	for (int i = 0; i < nops && rc == 0; i++) {
 		const int64_t *op = ops + 5*i;
+		WT_CURSOR *c = cs[tables[i]];
 		WT_ITEM k;
 		memset(&k, 0, sizeof k);
 		k.data = buf + op[1];
@@ -64,14 +69,14 @@ static int eb_apply(WT_SESSION *s, WT_CURSOR *c, const char *buf, const int64_t 
 			c->set_value(c, &v);
 			rc = c->insert(c);
 		}
-		if (rc) {
-			*failed = i;
-			c->reset(c);
-			s->rollback_transaction(s, NULL);
-			return rc;
-		}
+		if (rc) *failed = i;
 	}
-	c->reset(c);
+	for (int i = 0; i < ncs; i++)
+		if (cs[i]) cs[i]->reset(cs[i]);
+	if (rc) {
+		s->rollback_transaction(s, NULL);
+		return rc;
+	}
 	return s->commit_transaction(s, NULL);
 }
 
@@ -138,17 +143,25 @@ import "C"
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 )
 
-// uri is the table that holds every key.
-const uri = "table:kv"
+// defaultURI is the table of every key outside the declared ranges.
+const defaultURI = "table:kv"
+
+// rangePrefix starts the name of a declared range's table:
+// table:kv_<prefix in hex>_<table|index>_<range name>.
+const rangePrefix = "table:kv_"
 
 // maxConflictRetries bounds the retries of a batch that WiredTiger rolled back for a write
 // conflict with a concurrent transaction.
@@ -175,10 +188,76 @@ func wtErr(op string, rc C.int) error {
 
 func available() error { return nil }
 
-// session is a WiredTiger session with a cursor on the table; one goroutine uses it at a time.
+// tables is the engine's tables and which keys each holds; it is replaced, never changed.
+type tables struct {
+	layout *kv.Layout
+	// ids holds, by layout part, the number of the part's table.
+	ids []int
+	// uris holds the tables by number: table 0 is defaultURI, then the ranges' tables in the
+	// order they were created, so that a number stays valid as ranges are added.
+	uris []string
+}
+
+// rangeURI returns the table of range r.
+func rangeURI(r kv.Range) string {
+	kind := "table"
+	if r.Secondary {
+		kind = "index"
+	}
+	return rangePrefix + hex.EncodeToString(r.Prefix) + "_" + kind + "_" + r.Name
+}
+
+// parseRangeURI is the inverse of rangeURI.
+func parseRangeURI(uri string) (kv.Range, error) {
+	parts := strings.SplitN(strings.TrimPrefix(uri, rangePrefix), "_", 3)
+	if len(parts) != 3 || (parts[1] != "table" && parts[1] != "index") {
+		return kv.Range{}, fmt.Errorf("table %s: not a key range's table", uri)
+	}
+	prefix, err := hex.DecodeString(parts[0])
+	if err != nil {
+		return kv.Range{}, fmt.Errorf("table %s: %w", uri, err)
+	}
+	return kv.Range{Name: parts[2], Prefix: prefix, Secondary: parts[1] == "index"}, nil
+}
+
+// with returns t with the added ranges of layout l, whose tables are new.
+func (t *tables) with(l *kv.Layout, added []kv.Range) *tables {
+	next := &tables{layout: l, uris: append([]string{}, t.uris...)}
+	for _, r := range added {
+		next.uris = append(next.uris, rangeURI(r))
+	}
+	num := make(map[string]int, len(next.uris))
+	for i, u := range next.uris {
+		num[u] = i
+	}
+	next.ids = []int{0}
+	for _, r := range l.Ranges() {
+		next.ids = append(next.ids, num[rangeURI(r)])
+	}
+	return next
+}
+
+// session is a WiredTiger session with its cursors, opened as they are first needed, by table
+// number; one goroutine uses it at a time.
 type session struct {
-	s *C.WT_SESSION
-	c *C.WT_CURSOR
+	s       *C.WT_SESSION
+	cursors []*C.WT_CURSOR
+}
+
+// cursor returns the session's cursor on table number id of t, opening it the first time.
+func (s *session) cursor(t *tables, id int) (*C.WT_CURSOR, error) {
+	if id < len(s.cursors) && s.cursors[id] != nil {
+		return s.cursors[id], nil
+	}
+	if id >= len(s.cursors) {
+		s.cursors = append(s.cursors, make([]*C.WT_CURSOR, len(t.uris)-len(s.cursors))...)
+	}
+	curi := C.CString(t.uris[id])
+	defer C.free(unsafe.Pointer(curi))
+	if err := wtErr("open a cursor on "+t.uris[id], C.eb_open_cursor(s.s, curi, &s.cursors[id])); err != nil {
+		return nil, err
+	}
+	return s.cursors[id], nil
 }
 
 // db is an open WiredTiger connection.
@@ -190,16 +269,21 @@ type db struct {
 	guard kv.Guard
 	// pool holds idle sessions.
 	pool chan *session
+	// tables is read by every operation; declare replaces it under declareMu.
+	tables    atomic.Pointer[tables]
+	declareMu sync.Mutex
 }
 
 // Compile-time checks of the interfaces the engine implements.
 var (
 	_ kv.DB          = (*db)(nil)
+	_ kv.Ranger      = (*db)(nil)
 	_ engine.Cleaner = (*db)(nil)
 	_ engine.Statser = (*db)(nil)
 )
 
-// open opens (or creates) the database in cfg.DataDir and its table.
+// open opens (or creates) the database in cfg.DataDir and its default table, and finds the
+// tables of the ranges declared before.
 func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	c, err := parseConfig(cfg.Settings)
 	if err != nil {
@@ -229,53 +313,134 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if err := wtErr("open "+cfg.DataDir, C.eb_open(home, ccfg, &d.conn)); err != nil {
 		return nil, err
 	}
-	// The first session creates the table (when it does not exist) and joins the pool.
-	create := "key_format=u,value_format=u" // a B-tree (type=file)
-	if c.tableType == "lsm" {
-		create += ",type=lsm"
+	s, err := d.newSession()
+	if err == nil {
+		err = d.load(s)
 	}
-	if c.compression != "none" {
-		create += ",block_compressor=" + c.compression
-	}
-	if c.tableType == "lsm" {
-		create += fmt.Sprintf(",lsm=(chunk_size=%dMB)", c.lsmChunkMB)
-	}
-	s, err := d.newSession(create)
 	if err != nil {
 		C.eb_conn_close(d.conn)
-		return nil, fmt.Errorf("%w (table %s)", err, create)
+		return nil, err
 	}
 	d.put(s)
 	return d, nil
 }
 
-// newSession opens a session and its cursor; create, when set, creates the table first.
-func (d *db) newSession(create string) (*session, error) {
-	curi := C.CString(uri)
-	defer C.free(unsafe.Pointer(curi))
-	var ccreate *C.char
-	if create != "" {
-		ccreate = C.CString(create)
-		defer C.free(unsafe.Pointer(ccreate))
+// tableConfig is the configuration that creates a table of type typ ("btree" or "lsm").
+func (c config) tableConfig(typ string) string {
+	create := "key_format=u,value_format=u" // a B-tree (type=file)
+	if c.compression != "none" {
+		create += ",block_compressor=" + c.compression
 	}
+	if typ == "lsm" {
+		create += fmt.Sprintf(",type=lsm,lsm=(chunk_size=%dMB)", c.lsmChunkMB)
+	}
+	return create
+}
+
+// create creates table uri with the configuration that typ gives, when it does not exist.
+func (d *db) create(s *session, uri, typ string) error {
+	curi, ccreate := C.CString(uri), C.CString(d.cfg.tableConfig(typ))
+	defer C.free(unsafe.Pointer(curi))
+	defer C.free(unsafe.Pointer(ccreate))
+	if err := wtErr("create "+uri, C.eb_create(s.s, curi, ccreate)); err != nil {
+		return fmt.Errorf("%w (%s)", err, d.cfg.tableConfig(typ))
+	}
+	return nil
+}
+
+// load creates the default table when it does not exist, and finds the ranges' tables in
+// WiredTiger's metadata.
+func (d *db) load(s *session) error {
+	if err := d.create(s, defaultURI, d.cfg.tableType); err != nil {
+		return err
+	}
+	var meta *C.WT_CURSOR
+	if err := wtErr("read the metadata", C.eb_metadata(s.s, &meta)); err != nil {
+		return err
+	}
+	defer C.eb_cursor_close(meta)
+	var ranges []kv.Range
+	for {
+		var key *C.char
+		rc := C.eb_next_key(meta, &key)
+		if rc == C.WT_NOTFOUND {
+			break
+		}
+		if err := wtErr("read the metadata", rc); err != nil {
+			return err
+		}
+		if uri := C.GoString(key); strings.HasPrefix(uri, rangePrefix) {
+			r, err := parseRangeURI(uri)
+			if err != nil {
+				return fmt.Errorf("wiredtiger: open %s: %w", d.dir, err)
+			}
+			ranges = append(ranges, r)
+		}
+	}
+	empty, _ := kv.NewLayout(nil)
+	l, added, err := empty.With(ranges)
+	if err != nil {
+		return fmt.Errorf("wiredtiger: open %s: the tables' key ranges: %w", d.dir, err)
+	}
+	d.tables.Store((&tables{layout: empty, uris: []string{defaultURI}, ids: []int{0}}).with(l, added))
+	return nil
+}
+
+// DeclareRanges creates a table for each range not declared before: of table_type for a table's
+// rows, of index_type for a secondary index.
+func (d *db) DeclareRanges(ranges []kv.Range) error {
+	if err := d.enter("declare key ranges"); err != nil {
+		return err
+	}
+	defer d.leave()
+	d.declareMu.Lock()
+	defer d.declareMu.Unlock()
+	t := d.tables.Load()
+	l, added, err := t.layout.With(ranges)
+	if err != nil {
+		return fmt.Errorf("wiredtiger: %w", err)
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	s, err := d.get()
+	if err != nil {
+		return err
+	}
+	defer d.put(s)
+	for _, r := range added {
+		typ := d.cfg.tableType
+		if r.Secondary {
+			typ = d.cfg.indexType
+		}
+		if err := d.create(s, rangeURI(r), typ); err != nil {
+			return err
+		}
+	}
+	d.tables.Store(t.with(l, added))
+	return nil
+}
+
+// newSession opens a session.
+func (d *db) newSession() (*session, error) {
 	s := &session{}
-	if err := wtErr("open session", C.eb_session(d.conn, curi, ccreate, &s.s, &s.c)); err != nil {
+	if err := wtErr("open session", C.eb_session(d.conn, &s.s)); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// get takes an idle session, or opens one. The caller holds mu for reading.
+// get takes an idle session, or opens one. The caller is inside the guard.
 func (d *db) get() (*session, error) {
 	select {
 	case s := <-d.pool:
 		return s, nil
 	default:
-		return d.newSession("")
+		return d.newSession()
 	}
 }
 
-// put gives a session back to the pool, or closes it when the pool is full.
+// put gives a session back to the pool, or closes it (and its cursors) when the pool is full.
 func (d *db) put(s *session) {
 	select {
 	case d.pool <- s:
@@ -342,18 +507,23 @@ func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
 		return dst, false, err
 	}
 	defer d.put(s)
+	t := d.tables.Load()
+	c, err := s.cursor(t, t.ids[t.layout.Find(key)])
+	if err != nil {
+		return dst, false, err
+	}
 	var v C.WT_ITEM
-	rc := C.eb_get(s.c, cbytes(key), C.size_t(len(key)), &v)
+	rc := C.eb_get(c, cbytes(key), C.size_t(len(key)), &v)
 	if rc == C.WT_NOTFOUND {
-		C.eb_reset(s.c)
+		C.eb_reset(c)
 		return dst, false, nil
 	}
 	if rc != 0 {
-		C.eb_reset(s.c)
+		C.eb_reset(c)
 		return dst, false, wtErr("get", rc)
 	}
 	dst = append(dst, goBytes(v)...)
-	C.eb_reset(s.c)
+	C.eb_reset(c)
 	return dst, true, nil
 }
 
@@ -364,6 +534,7 @@ func (d *db) NewBatch() kv.Batch { return &batch{d: d} }
 type batch struct {
 	d *db
 	kv.OpBuffer
+	tables []C.int // the table number of each op, filled at Commit
 }
 
 // Commit applies the batch in one transaction, then empties it. A transaction that WiredTiger
@@ -383,9 +554,20 @@ func (b *batch) Commit() error {
 		return err
 	}
 	defer d.put(s)
+	t := d.tables.Load()
+	b.tables = b.tables[:0]
+	for i := range b.Len() {
+		_, key, _ := b.Op(i)
+		id := t.ids[t.layout.Find(key)]
+		if _, err := s.cursor(t, id); err != nil {
+			return err
+		}
+		b.tables = append(b.tables, C.int(id))
+	}
 	for attempt := 0; ; attempt++ {
 		var failed C.int
-		rc := C.eb_apply(s.s, s.c, cbytes(b.Bytes()), (*C.int64_t)(unsafe.Pointer(&b.Ops()[0])), C.int(b.Len()), &failed)
+		rc := C.eb_apply(s.s, &s.cursors[0], C.int(len(s.cursors)), &b.tables[0], cbytes(b.Bytes()),
+			(*C.int64_t)(unsafe.Pointer(&b.Ops()[0])), C.int(b.Len()), &failed)
 		if rc == C.WT_ROLLBACK && attempt < maxConflictRetries {
 			continue
 		}
@@ -404,6 +586,7 @@ func (b *batch) Commit() error {
 // Close releases the batch.
 func (b *batch) Close() error {
 	b.Release()
+	b.tables = nil
 	return nil
 }
 
@@ -413,17 +596,34 @@ func (b *batch) Close() error {
 // takes a new snapshot every refreshMoves moves and goes on from the key it was on.
 const refreshMoves = 1000
 
-// cursor is the cursor of its own session in a snapshot transaction, renewed every
-// refreshMoves moves, until Close.
+// iterSession is the session of an iterator, in a snapshot transaction (renewed every
+// refreshMoves moves) until Close.
+type iterSession struct {
+	d *db
+	s *session
+}
+
+// release ends the transaction and gives the session back.
+func (is *iterSession) release() error {
+	err := wtErr("close iterator", C.eb_rollback(is.s.s))
+	is.d.put(is.s)
+	is.d.guard.IterClosed()
+	return err
+}
+
+// cursor is an iterator's cursor on one table.
 type cursor struct {
-	d     *db
-	s     *session
+	is    *iterSession
+	c     *C.WT_CURSOR
+	owner bool   // Close releases the session: the iterator's only cursor
 	k     []byte // the key the cursor is on, to go on from after a renewal
 	moves int
 	saved []byte
 }
 
-// NewIter returns an iterator over [lower, upper). It copies the bounds.
+// NewIter returns an iterator over [lower, upper). It copies the bounds. Over the keys of more
+// than one table, it goes through each table's part of the bounds in turn, all in the one
+// snapshot of its session.
 func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
 	if err := d.enter("new iterator"); err != nil {
 		return nil, err
@@ -438,13 +638,32 @@ func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
 		return nil, err
 	}
 	d.guard.IterOpened()
-	return kv.NewBoundedIter(&cursor{d: d, s: s}, lower, upper), nil
+	is := &iterSession{d: d, s: s}
+	t := d.tables.Load()
+	spans := t.layout.Split(lower, upper, nil)
+	if len(spans) == 1 {
+		c, err := s.cursor(t, t.ids[spans[0].Part])
+		if err != nil {
+			return nil, errors.Join(err, is.release())
+		}
+		return kv.NewBoundedIter(&cursor{is: is, c: c, owner: true}, lower, upper), nil
+	}
+	parts := make([]kv.Iter, len(spans))
+	uppers := make([][]byte, len(spans))
+	for i, sp := range spans {
+		c, err := s.cursor(t, t.ids[sp.Part])
+		if err != nil {
+			return nil, errors.Join(err, is.release())
+		}
+		parts[i], uppers[i] = kv.NewBoundedIter(&cursor{is: is, c: c}, sp.Lower, sp.Upper), sp.Upper
+	}
+	return kv.NewConcatIter(parts, uppers, is.release), nil
 }
 
 // move runs one cursor move (key: EB_GE's) and returns the entry it lands on.
 func (c *cursor) move(op C.int, key []byte) ([]byte, []byte, bool, error) {
 	var k, v C.WT_ITEM
-	rc := C.eb_seek(c.s.c, op, cbytes(key), C.size_t(len(key)), &k, &v)
+	rc := C.eb_seek(c.c, op, cbytes(key), C.size_t(len(key)), &k, &v)
 	c.k = nil
 	if rc == C.WT_NOTFOUND {
 		return nil, nil, false, nil
@@ -472,18 +691,20 @@ func (c *cursor) SeekGE(key []byte) ([]byte, []byte, bool, error) {
 
 // step moves to the next or previous key, first renewing the snapshot when it has served
 // refreshMoves moves: it ends the transaction, begins a new one and finds the key it was on
-// again (or, when that key was deleted meanwhile, the first key after it).
+// again (or, when that key was deleted meanwhile, the first key after it). The session's other
+// cursors are reset with the transaction; an iterator positions a cursor before moving it.
 func (c *cursor) step(op C.int) ([]byte, []byte, bool, error) {
 	if c.moves++; c.moves < refreshMoves || c.k == nil {
 		return c.move(op, nil)
 	}
 	c.moves = 0
 	c.saved = append(c.saved[:0], c.k...)
-	C.eb_reset(c.s.c)
-	if err := wtErr("iterate: renew the snapshot", C.eb_rollback(c.s.s)); err != nil {
+	C.eb_reset(c.c)
+	s := c.is.s.s
+	if err := wtErr("iterate: renew the snapshot", C.eb_rollback(s)); err != nil {
 		return nil, nil, false, err
 	}
-	if err := wtErr("iterate: renew the snapshot", C.eb_begin(c.s.s)); err != nil {
+	if err := wtErr("iterate: renew the snapshot", C.eb_begin(s)); err != nil {
 		return nil, nil, false, err
 	}
 	k, v, ok, err := c.move(C.EB_GE, c.saved)
@@ -501,13 +722,13 @@ func (c *cursor) step(op C.int) ([]byte, []byte, bool, error) {
 	return c.move(op, nil)
 }
 
-// Close ends the cursor's transaction and gives its session back.
+// Close resets the cursor; the iterator's only cursor also releases its session.
 func (c *cursor) Close() error {
-	C.eb_reset(c.s.c)
-	err := wtErr("close iterator", C.eb_rollback(c.s.s))
-	c.d.put(c.s)
-	c.d.guard.IterClosed()
-	return err
+	C.eb_reset(c.c)
+	if c.owner {
+		return c.is.release()
+	}
+	return nil
 }
 
 // Cleanup takes a checkpoint: WiredTiger writes its dirty pages and can drop the log before it.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -200,5 +201,111 @@ func TestLongScansRenewSnapshots(t *testing.T) {
 	}
 	if err := errors.Join(it.Err(), it.Close()); err != nil || seen != n {
 		t.Fatalf("backward scan saw %d keys (%v), want %d", seen, err, n)
+	}
+}
+
+// testRanges split the conformance suite's keys over tables of both kinds.
+var testRanges = []kv.Range{
+	{Name: "k3", Prefix: []byte("k3")},
+	{Name: "k6", Prefix: []byte("k6"), Secondary: true},
+	{Name: "acct", Prefix: []byte("acct/")},
+	{Name: "mark", Prefix: []byte("mark/"), Secondary: true},
+	{Name: "r01", Prefix: []byte("r01/")},
+	{Name: "w1", Prefix: []byte("w1/"), Secondary: true},
+}
+
+// TestConformanceRanges runs the suite with key ranges declared, B-tree tables and LSM
+// indexes, so that gets, batches and iterators cross tables.
+func TestConformanceRanges(t *testing.T) {
+	kvtest.Run(t, func(t *testing.T, dir string) kv.DB {
+		d := openTest(t, dir, map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1"})
+		if err := kv.DeclareRanges(d, testRanges); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	})
+}
+
+// TestRangesTables checks that each declared range is a table of its kind (B-tree table, LSM
+// index: the published iiBench setup), that a batch across tables is one transaction, and that
+// a reopen finds the tables without a new declaration.
+func TestRangesTables(t *testing.T) {
+	dir := t.TempDir()
+	settings := map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1", "checkpoint_seconds": "0"}
+	d := openTest(t, dir, settings)
+	if s := d.Settings(); s["table_type"] != "btree" || s["index_type"] != "lsm" {
+		t.Errorf("settings %v", s)
+	}
+	ranges := []kv.Range{{Name: "pk", Prefix: []byte{0}}, {Name: "by_price", Prefix: []byte{1}, Secondary: true}}
+	if err := kv.DeclareRanges(d, ranges); err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.DeclareRanges(d, ranges[:1]); err != nil { // again: nothing changes
+		t.Fatal(err)
+	}
+	if err := kv.DeclareRanges(d, []kv.Range{{Name: "other", Prefix: []byte{0}}}); err == nil {
+		t.Error("a declared prefix was declared again under another name")
+	}
+	b := d.NewBatch()
+	for i := range 30000 {
+		b.Set(kv.AppendInt64([]byte{0}, int64(i)), make([]byte, 50))
+		b.Set(kv.AppendInt64(kv.AppendInt64([]byte{1}, int64(i%97)), int64(i)), nil)
+		if b.Len() == 1000 {
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	b.Set([]byte{7}, []byte("outside"))
+	// A batch that fails in its second table leaves the first untouched: an empty key is
+	// refused by WiredTiger.
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Set([]byte{0, 'x'}, []byte("never"))
+	b.Set([]byte{}, []byte("bad"))
+	if err := b.Commit(); err == nil {
+		t.Error("a batch with an empty key committed")
+	}
+	if _, ok, _ := d.Get([]byte{0, 'x'}, nil); ok {
+		t.Error("half of a failed batch is visible")
+	}
+	if err := d.Cleanup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "kv_*"))
+	var btree, lsm bool
+	for _, f := range files {
+		base := filepath.Base(f)
+		btree = btree || base == "kv_00_table_pk.wt"
+		lsm = lsm || strings.HasPrefix(base, "kv_01_index_by_price-") && strings.HasSuffix(base, ".lsm")
+	}
+	if !btree || !lsm {
+		t.Errorf("files %v: want the table as a B-tree file and the index as LSM chunks", files)
+	}
+	d = openTest(t, dir, settings)
+	defer d.Close()
+	ctx := context.Background()
+	for _, c := range []struct {
+		lo, hi []byte
+		want   int64
+	}{{[]byte{0}, []byte{1}, 30000}, {[]byte{1}, []byte{2}, 30000}, {nil, nil, 60001}, {[]byte{0, 0x80}, []byte{2}, 60000}, {[]byte{0, 0x80}, []byte{1, 0x80}, 30000}} {
+		if n, err := kv.Count(ctx, d, c.lo, c.hi); err != nil || n != c.want {
+			t.Errorf("after reopen, count [%x, %x) = %d, %v, want %d", c.lo, c.hi, n, err, c.want)
+		}
+	}
+	if v, ok, err := d.Get(kv.AppendInt64([]byte{0}, 12345), nil); err != nil || !ok || len(v) != 50 {
+		t.Errorf("after reopen, get from the table: %v %v", ok, err)
+	}
+	if v, ok, _ := d.Get([]byte{7}, nil); !ok || string(v) != "outside" {
+		t.Errorf("after reopen, get outside the ranges: %q %v", v, ok)
+	}
+	if st, err := d.Stats(ctx); err != nil {
+		t.Fatal(err)
+	} else if st["lsm_work_units_done"] <= 0 {
+		t.Errorf("no LSM work for the index: %v", st)
 	}
 }
