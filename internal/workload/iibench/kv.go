@@ -82,7 +82,18 @@ func appendPKValue(dst []byte, r *Row) []byte {
 	return append(dst, r.Pad...)
 }
 
-func (b *kvBackend) create(context.Context) error { return nil }
+// create declares the key range of each index in use: an engine that keeps ranges apart makes
+// each an index of its own (kv.Ranger).
+func (b *kvBackend) create(context.Context) error {
+	var ranges []kv.Range
+	for _, idx := range b.p.Indexes() {
+		ranges = append(ranges, kv.Range{Name: indexes[idx].name, Prefix: []byte{byte(idx)}, Secondary: idx != idxPK})
+	}
+	if err := kv.DeclareRanges(b.db, ranges); err != nil {
+		return fmt.Errorf("create %s: %w", tableName, err)
+	}
+	return nil
+}
 
 func (b *kvBackend) retryable(error) bool { return false }
 

@@ -147,3 +147,40 @@ func TestVerificationCatchesLostRows(t *testing.T) {
 		t.Errorf("step %s: status %s, error %q, verify %+v", s.Name, s.Status, s.Error, s.Verify)
 	}
 }
+
+// TestKeysStayInDeclaredRanges checks that the workload declares a range per table and index
+// and writes no key outside them: an engine that keeps ranges apart (WiredTiger) routes by them.
+func TestKeysStayInDeclaredRanges(t *testing.T) {
+	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
+	rc := &kvtest.RangeChecked{DB: db}
+	p, _ := DefaultParams("tiny")
+	p.Clients, p.Rows, p.RowsI1, p.RowsI2 = 2, 2000, 1000, 500
+	p.Steps = []string{"l.i0", "l.x", "l.i1", "l.i2"}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
+	err := (&Workload{p: p}).Run(context.Background(), env, rc, func(s *result.Step) {
+		if s.Status != result.StatusOK {
+			t.Errorf("%s: %s %s", s.Name, s.Status, s.Error)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranges := rc.Check(t)
+	names := map[string]bool{}
+	for _, r := range ranges {
+		names[r.Name] = r.Secondary
+	}
+	for _, tbl := range []string{"pi1", "pi2"} {
+		for idx, name := range indexNames {
+			if sec, ok := names[tbl+"_"+name]; !ok || sec != (idx != idxPK) {
+				t.Errorf("range %s_%s: declared %v, secondary %v", tbl, name, ok, sec)
+			}
+		}
+	}
+	if len(ranges) != 2*numIndexes {
+		t.Errorf("%d ranges declared, want %d", len(ranges), 2*numIndexes)
+	}
+}

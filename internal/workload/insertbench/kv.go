@@ -83,7 +83,18 @@ func decodePK(key, val []byte, r *Row) error {
 	return nil
 }
 
-func (b *kvBackend) createTable(context.Context, *table) error { return nil }
+// createTable declares the key ranges of t's rows and indexes: an engine that keeps ranges
+// apart makes each a table or an index of its own (kv.Ranger).
+func (b *kvBackend) createTable(_ context.Context, t *table) error {
+	ranges := make([]kv.Range, numIndexes)
+	for idx := range ranges {
+		ranges[idx] = kv.Range{Name: t.name + "_" + indexNames[idx], Prefix: appendPrefix(nil, t, idx), Secondary: idx != idxPK}
+	}
+	if err := kv.DeclareRanges(b.db, ranges); err != nil {
+		return fmt.Errorf("create %s: %w", t.name, err)
+	}
+	return nil
+}
 
 func (b *kvBackend) retryable(error) bool { return false }
 

@@ -282,3 +282,27 @@ func TestRequestLimitAndRate(t *testing.T) {
 
 // engineConfig is the configuration of an engine that needs no directory (null).
 func engineConfig() engine.Config { return engine.Config{Name: "null", Engine: "null"} }
+
+// TestKeysStayInDeclaredRanges checks that the load and the requests write no key outside the
+// ranges the store declares (a table or index each): an engine that keeps ranges apart
+// (WiredTiger) routes by them.
+func TestKeysStayInDeclaredRanges(t *testing.T) {
+	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
+	rc := &kvtest.RangeChecked{DB: db}
+	w, err := New(tinyParams(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := runOn(t, context.Background(), w, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		if s.Status != result.StatusOK {
+			t.Errorf("%s: %s %s", s.Name, s.Status, s.Error)
+		}
+	}
+	if n := len(rc.Check(t)); n != 4 {
+		t.Errorf("%d ranges declared, want 4 (3 tables and the id1_type index)", n)
+	}
+}

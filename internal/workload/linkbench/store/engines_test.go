@@ -46,6 +46,7 @@ func engineCases() []engineCase {
 		{name: "lmdb", driver: lmdb.Driver()},
 		{name: "rocksdb", driver: rocksdb.Driver()},
 		{name: "wiredtiger", driver: wiredtiger.Driver()},
+		{name: "wiredtiger-lsm-index", driver: wiredtiger.Driver(), small: map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1"}},
 		{name: "postgres", driver: sqldb.PostgresDriver(), kind: server.Postgres, server: true,
 			small: map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
 		{name: "innodb", driver: sqldb.InnoDBDriver(), kind: server.MariaDB, server: true,
@@ -82,7 +83,7 @@ func openEngine(t *testing.T, c engineCase, dir string) engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := engine.Config{Name: c.name, Engine: c.name, DataDir: dir, Settings: c.small}
+	cfg := engine.Config{Name: c.name, Engine: c.driver.Name, DataDir: dir, Settings: c.small}
 	if c.server {
 		cfg.Log = servertest.Logger(t)
 	}

@@ -79,8 +79,23 @@ func (s *kvStore) lock(a, b int64) *sync.Mutex {
 	return &s.locks[h&(lockStripes-1)]
 }
 
-// Create writes nothing: the key ranges need no schema.
-func (s *kvStore) Create(ctx context.Context) error { return ctx.Err() }
+// Create declares the key ranges of the tables and the index: an engine that keeps ranges apart
+// makes each a table or an index of its own (kv.Ranger).
+func (s *kvStore) Create(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := kv.DeclareRanges(s.db, []kv.Range{
+		{Name: "linktable", Prefix: []byte{tagLink}},
+		{Name: indexName, Prefix: []byte{tagIndex}, Secondary: true},
+		{Name: "counttable", Prefix: []byte{tagCount}},
+		{Name: "nodetable", Prefix: []byte{tagNode}},
+	})
+	if err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	return nil
+}
 
 // CreateIndex reads the linktable range in order and writes an id1_type entry per link,
 // committing every 1000 entries.
