@@ -23,6 +23,9 @@ import (
 
 const pkValueFixed = 8 + 4*4
 
+// createIndexBatch is how many rows' index entries createIndexes commits at once.
+const createIndexBatch = 1000
+
 type kvBackend struct{ db kv.DB }
 
 func newKVBackend(db kv.DB) *kvBackend { return &kvBackend{db: db} }
@@ -171,36 +174,23 @@ func (s *kvSession) insert(_ context.Context, t *table, rows []Row) error {
 }
 
 // createIndexes reads the primary key in order and writes the three index entries of every
-// row, committing every 1000 rows.
+// row, committing every createIndexBatch rows. It reads through a new iterator after each
+// commit (kv.ScanChunks): a copy-on-write B-tree cannot reuse the pages of its commits while one
+// snapshot of the whole primary key is open.
 func (s *kvSession) createIndexes(ctx context.Context, t *table) (int64, error) {
 	lo, hi := indexRange(t, idxPK)
-	it, err := s.db.NewIter(lo, hi)
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for ok := it.First(); ok; ok = it.Next() {
-		if err := decodePK(it.Key(), it.Value(), &s.row); err != nil {
-			it.Close()
-			return n, err
+	n, err := kv.ScanChunks(ctx, s.db, lo, hi, createIndexBatch, func(k, v []byte) error {
+		if err := decodePK(k, v, &s.row); err != nil {
+			return err
 		}
 		s.setIndexes(t, &s.row)
-		n++
-		if n%1000 == 0 {
-			if err := s.batch.Commit(); err != nil {
-				it.Close()
-				return n, fmt.Errorf("create indexes on %s: %w", t.name, err)
-			}
-			if ctx.Err() != nil {
-				it.Close()
-				return n, ctx.Err()
-			}
-		}
+		return nil
+	}, s.batch.Commit)
+	if err == nil {
+		err = s.batch.Commit()
 	}
-	if err := errors.Join(it.Err(), it.Close()); err != nil {
-		return n, err
-	}
-	if err := s.batch.Commit(); err != nil {
+	if err != nil {
+		s.batch.Reset()
 		return n, fmt.Errorf("create indexes on %s: %w", t.name, err)
 	}
 	t.indexed.Store(true)

@@ -98,42 +98,30 @@ func (s *kvStore) Create(ctx context.Context) error {
 }
 
 // CreateIndex reads the linktable range in order and writes an id1_type entry per link,
-// committing every 1000 entries.
+// committing every createIndexBatch entries. It reads through a new iterator after each commit
+// (kv.ScanChunks): a copy-on-write B-tree cannot reuse the pages of its commits while one
+// snapshot of the whole linktable is open.
 func (s *kvStore) CreateIndex(ctx context.Context) error {
 	if s.indexed.Load() {
 		return fmt.Errorf("create index %s: it exists (Options.DeferIndex was not set)", indexName)
-	}
-	it, err := s.db.NewIter([]byte{tagLink}, []byte{tagLink + 1})
-	if err != nil {
-		return fmt.Errorf("create index %s: %w", indexName, err)
 	}
 	b := s.db.NewBatch()
 	defer b.Close()
 	var key, val []byte
 	var l Link
-	for ok := it.First(); ok; ok = it.Next() {
-		if err := decodeLink(it.Key(), it.Value(), &l); err != nil {
-			it.Close()
-			return fmt.Errorf("create index %s: %w", indexName, err)
+	_, err := kv.ScanChunks(ctx, s.db, []byte{tagLink}, []byte{tagLink + 1}, createIndexBatch, func(k, v []byte) error {
+		if err := decodeLink(k, v, &l); err != nil {
+			return err
 		}
 		key = appendIndexKey(key[:0], l.ID1, l.LinkType, l.Visibility, l.Time, l.ID2)
 		val = appendIndexValue(val[:0], l.Version, l.Data)
 		b.Set(key, val)
-		if b.Len() >= createIndexBatch {
-			if err := b.Commit(); err != nil {
-				it.Close()
-				return fmt.Errorf("create index %s: %w", indexName, err)
-			}
-			if err := ctx.Err(); err != nil {
-				it.Close()
-				return fmt.Errorf("create index %s: %w", indexName, err)
-			}
-		}
+		return nil
+	}, b.Commit)
+	if err == nil {
+		err = b.Commit()
 	}
-	if err := errors.Join(it.Err(), it.Close()); err != nil {
-		return fmt.Errorf("create index %s: %w", indexName, err)
-	}
-	if err := b.Commit(); err != nil {
+	if err != nil {
 		return fmt.Errorf("create index %s: %w", indexName, err)
 	}
 	s.indexed.Store(true)
