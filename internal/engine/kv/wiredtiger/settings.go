@@ -1,6 +1,7 @@
 package wiredtiger
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -16,6 +17,10 @@ const (
 	settingCheckpointSecs  = "checkpoint_seconds"
 	settingLSMChunkMB      = "lsm_chunk_mb"
 	settingEvictionThreads = "eviction_threads"
+	settingEvictionTarget  = "eviction_target"
+	settingEvictionTrigger = "eviction_trigger"
+	settingDirtyTarget     = "eviction_dirty_target"
+	settingDirtyTrigger    = "eviction_dirty_trigger"
 )
 
 // settings is the documented list of settings with their defaults.
@@ -29,6 +34,10 @@ func settings() []engine.Setting {
 		{Name: settingCheckpointSecs, Default: "60", Doc: "seconds between checkpoints (0: only at cleanup and close)"},
 		{Name: settingLSMChunkMB, Default: "16", Doc: "size of an LSM tree's in-memory chunk in MiB (table_type=lsm)"},
 		{Name: settingEvictionThreads, Default: "2", Doc: "eviction worker threads at most"},
+		{Name: settingEvictionTarget, Default: "80", Doc: "percent of the cache in use that eviction works down to (WiredTiger's default)"},
+		{Name: settingEvictionTrigger, Default: "95", Doc: "percent of the cache in use at which the application's threads help evict (WiredTiger's default)"},
+		{Name: settingDirtyTarget, Default: "5", Doc: "percent of the cache dirty that eviction works down to (WiredTiger's default)"},
+		{Name: settingDirtyTrigger, Default: "20", Doc: "percent of the cache dirty at which the application's threads help evict (WiredTiger's default)"},
 	}
 }
 
@@ -42,6 +51,10 @@ type config struct {
 	checkpointSecs  int
 	lsmChunkMB      int
 	evictionThreads int
+	evictionTarget  int
+	evictionTrigger int
+	dirtyTarget     int
+	dirtyTrigger    int
 }
 
 // parseConfig merges overrides over the defaults and validates every value. Names are not
@@ -74,11 +87,23 @@ func parseConfig(overrides map[string]string) (config, error) {
 		{settingCheckpointSecs, &c.checkpointSecs, 0, 1 << 20},
 		{settingLSMChunkMB, &c.lsmChunkMB, 1, 1 << 12},
 		{settingEvictionThreads, &c.evictionThreads, 1, 20},
+		{settingEvictionTarget, &c.evictionTarget, 10, 99},
+		{settingEvictionTrigger, &c.evictionTrigger, 10, 99},
+		{settingDirtyTarget, &c.dirtyTarget, 1, 99},
+		{settingDirtyTrigger, &c.dirtyTrigger, 1, 99},
 	}
 	for _, s := range ints {
 		if *s.dst, err = engine.IntSetting("wiredtiger", m, s.name, s.min, s.max); err != nil {
 			return c, err
 		}
+	}
+	switch {
+	case c.evictionTarget >= c.evictionTrigger:
+		return c, fmt.Errorf("wiredtiger: %s (%d) must be below %s (%d)", settingEvictionTarget, c.evictionTarget, settingEvictionTrigger, c.evictionTrigger)
+	case c.dirtyTarget >= c.dirtyTrigger:
+		return c, fmt.Errorf("wiredtiger: %s (%d) must be below %s (%d)", settingDirtyTarget, c.dirtyTarget, settingDirtyTrigger, c.dirtyTrigger)
+	case c.dirtyTrigger > c.evictionTrigger:
+		return c, fmt.Errorf("wiredtiger: %s (%d) must not be above %s (%d)", settingDirtyTrigger, c.dirtyTrigger, settingEvictionTrigger, c.evictionTrigger)
 	}
 	return c, nil
 }
@@ -94,5 +119,9 @@ func (c config) settings() map[string]string {
 		settingCheckpointSecs:  strconv.Itoa(c.checkpointSecs),
 		settingLSMChunkMB:      strconv.Itoa(c.lsmChunkMB),
 		settingEvictionThreads: strconv.Itoa(c.evictionThreads),
+		settingEvictionTarget:  strconv.Itoa(c.evictionTarget),
+		settingEvictionTrigger: strconv.Itoa(c.evictionTrigger),
+		settingDirtyTarget:     strconv.Itoa(c.dirtyTarget),
+		settingDirtyTrigger:    strconv.Itoa(c.dirtyTrigger),
 	}
 }

@@ -299,7 +299,9 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 		return nil, fmt.Errorf("wiredtiger: open: %w", err)
 	}
 	connCfg := fmt.Sprintf("create,cache_size=%dMB,log=(enabled=true),transaction_sync=(enabled=%t,method=fsync),"+
-		"statistics=(fast),eviction=(threads_max=%d)", c.cacheMB, c.sync, c.evictionThreads)
+		"statistics=(fast),eviction=(threads_max=%d),eviction_target=%d,eviction_trigger=%d,"+
+		"eviction_dirty_target=%d,eviction_dirty_trigger=%d",
+		c.cacheMB, c.sync, c.evictionThreads, c.evictionTarget, c.evictionTrigger, c.dirtyTarget, c.dirtyTrigger)
 	if c.checkpointSecs > 0 {
 		connCfg += fmt.Sprintf(",checkpoint=(wait=%d)", c.checkpointSecs)
 	}

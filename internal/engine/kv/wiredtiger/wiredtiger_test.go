@@ -88,13 +88,14 @@ func TestStatsCleanupClose(t *testing.T) {
 
 func TestSettingsAndErrors(t *testing.T) {
 	drv := Driver()
-	for _, bad := range []map[string]string{{"table_type": "hash"}, {"compression": "lz4"}, {"cache_mb": "0"}} {
+	for _, bad := range []map[string]string{{"table_type": "hash"}, {"index_type": "hash"}, {"compression": "lz4"}, {"cache_mb": "0"},
+		{"eviction_dirty_target": "20"}, {"eviction_target": "96"}, {"eviction_dirty_trigger": "96"}, {"eviction_trigger": "100"}} {
 		if err := drv.CheckSettings(bad); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}
-	d := openTest(t, t.TempDir(), map[string]string{"table_type": "lsm"})
-	if s := d.Settings(); s["table_type"] != "lsm" || len(s) != len(settings()) {
+	d := openTest(t, t.TempDir(), map[string]string{"table_type": "lsm", "eviction_dirty_target": "30", "eviction_dirty_trigger": "60"})
+	if s := d.Settings(); s["table_type"] != "lsm" || s["index_type"] != "lsm" || s["eviction_dirty_trigger"] != "60" || len(s) != len(settings()) {
 		t.Errorf("effective settings %v", s)
 	}
 	if v := d.Version(); !strings.HasPrefix(v, "3.") && !strings.HasPrefix(v, "10.") && !strings.HasPrefix(v, "11.") {
