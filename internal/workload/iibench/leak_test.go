@@ -55,16 +55,7 @@ func TestCgoEnginesNoLeakOverRuns(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for range 5 {
-				run()
-			}
-			base := kvtest.ResidentMB(t)
-			for range 25 {
-				run()
-			}
-			grown := kvtest.ResidentMB(t) - base
-			t.Logf("resident memory grew by %.1f MiB over 25 runs", grown)
-			if grown > c.boundMB {
+			if grown := kvtest.ResidentGrowth(t, 5, 25, run); grown > c.boundMB {
 				t.Errorf("resident memory grew by %.1f MiB over 25 runs, bound %.0f MiB", grown, c.boundMB)
 			}
 		})

@@ -966,3 +966,20 @@ func ResidentMB(t testing.TB) float64 {
 	}
 	return float64(st.ResidentMemory()) / (1 << 20)
 }
+
+// ResidentGrowth runs round warmup times, then rounds times, and returns by how many MiB the
+// resident memory grew over the rounds (ResidentMB before and after), for the leak tests of the
+// cgo engines; it logs the growth.
+func ResidentGrowth(t testing.TB, warmup, rounds int, round func()) float64 {
+	t.Helper()
+	for range warmup {
+		round()
+	}
+	base := ResidentMB(t)
+	for range rounds {
+		round()
+	}
+	grown := ResidentMB(t) - base
+	t.Logf("resident memory grew by %.1f MiB over %d rounds", grown, rounds)
+	return grown
+}
