@@ -8,6 +8,14 @@
 // threads. An iterator is a cursor in its own read transaction until Close, a snapshot; writers
 // never wait for readers. Without the build tag the engine is listed as not built, with the
 // command that builds it.
+//
+// On x86-64 Linux the binary does not link liblmdb: the binding calls it through trampolines
+// (package dynlib) and loads liblmdb.so.0 with dlopen the first time the engine is checked or
+// opened, checking its version against lmdb.h's. A binary with the engine thus starts where
+// liblmdb is not installed; enginebench engines then lists the engine as "not available: built
+// in, but its library is missing: liblmdb.so.0: cannot open shared object file: No such file
+// or directory (install liblmdb0, or run make deps)", and opening it fails with that error.
+// Building still needs liblmdb-dev. On other platforms the binary links liblmdb.
 package lmdb
 
 import (

@@ -136,8 +136,6 @@ func lmdbErr(op string, rc C.int) error {
 	return &Error{Op: op, Code: int(rc), Msg: C.GoString(C.mdb_strerror(rc))}
 }
 
-func available() error { return nil }
-
 // db is an open LMDB environment.
 type db struct {
 	env *C.MDB_env
@@ -158,8 +156,17 @@ var (
 	_ engine.DataFiler = (*db)(nil)
 )
 
-// open opens (or creates) the environment in cfg.DataDir.
+// open opens (or creates) the environment in cfg.DataDir, once liblmdb is loaded.
 func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+	return openLoaded(ctx, cfg, available)
+}
+
+// openLoaded opens the environment when check (available, or in tests the load of a missing
+// library) succeeds, and fails with its error otherwise.
+func openLoaded(ctx context.Context, cfg engine.Config, check func() error) (engine.Engine, error) {
+	if err := check(); err != nil {
+		return nil, fmt.Errorf("lmdb: %w", err)
+	}
 	c, err := parseConfig(cfg.Settings)
 	if err != nil {
 		return nil, err
