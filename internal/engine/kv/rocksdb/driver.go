@@ -7,6 +7,14 @@
 // memtables and wait for compactions to settle) and engine.Statser (compaction debt, L0 files,
 // stalls, bytes written by flush and compaction). Without the build tag the engine is listed as
 // not built, with the command that builds it.
+//
+// On x86-64 Linux the binary does not link librocksdb: grocksdb's calls resolve to trampolines
+// (package dynlib), and librocksdb.so.7.8 is loaded with dlopen the first time the engine is
+// checked or opened. A binary with the engine thus starts where librocksdb is not installed;
+// enginebench engines then lists the engine as "not available: built in, but its library is
+// missing: librocksdb.so.7.8: cannot open shared object file: No such file or directory
+// (install librocksdb7.8, or run make deps)", and opening it fails with that error. Building
+// still needs librocksdb-dev. On other platforms the binary links librocksdb.
 package rocksdb
 
 import (

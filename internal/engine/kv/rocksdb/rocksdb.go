@@ -24,8 +24,6 @@ import (
 // errClosed is wrapped by the errors of operations on a closed engine.
 var errClosed = kv.ErrClosed
 
-func available() error { return nil }
-
 // db is an open RocksDB database.
 type db struct {
 	rdb     *grocksdb.DB
@@ -61,8 +59,17 @@ func compressionOf(name string) grocksdb.CompressionType {
 	return grocksdb.LZ4Compression
 }
 
-// open opens (or creates) the database in cfg.DataDir.
+// open opens (or creates) the database in cfg.DataDir, once librocksdb is loaded.
 func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+	return openLoaded(ctx, cfg, available)
+}
+
+// openLoaded opens the database when check (available, or in tests the load of a missing
+// library) succeeds, and fails with its error otherwise.
+func openLoaded(ctx context.Context, cfg engine.Config, check func() error) (engine.Engine, error) {
+	if err := check(); err != nil {
+		return nil, fmt.Errorf("rocksdb: %w", err)
+	}
 	c, err := parseConfig(cfg.Settings)
 	if err != nil {
 		return nil, err
