@@ -16,6 +16,7 @@ import (
 var engineLibs = []struct{ tag, pkgConfig, soname, deb string }{
 	{"lmdb", "lmdb", "liblmdb.so.0", "liblmdb0"},
 	{"rocksdb", "rocksdb", "librocksdb.so.7.8", "librocksdb7.8"},
+	{"wiredtiger", "wiredtiger", "libwiredtiger.so.0", "libwiredtiger0"},
 }
 
 // buildBinary builds cmd/enginebench with the tags of the engines whose development packages
@@ -34,7 +35,7 @@ func buildBinary(t *testing.T) (string, []int) {
 		}
 	}
 	if len(tags) == 0 {
-		t.Skip("pkg-config finds neither lmdb nor rocksdb (make deps installs them)")
+		t.Skip("pkg-config finds none of lmdb, rocksdb and wiredtiger (make deps installs them)")
 	}
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
@@ -49,7 +50,7 @@ func buildBinary(t *testing.T) (string, []int) {
 	return bin, built
 }
 
-// TestBinaryNeedsNoEngineLibrary builds the binary with the lmdb and rocksdb tags and checks
+// TestBinaryNeedsNoEngineLibrary builds the binary with the lmdb, rocksdb and wiredtiger tags and checks
 // that it does not record their libraries as needed (readelf -d), that it starts and reports
 // the engines available, and, where this test may create a mount namespace (root), that with
 // the libraries hidden it still starts, reports each engine as built in but missing its
@@ -66,7 +67,7 @@ func TestBinaryNeedsNoEngineLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, lib := range needed {
-		if strings.HasPrefix(lib, "liblmdb") || strings.HasPrefix(lib, "librocksdb") {
+		if strings.HasPrefix(lib, "liblmdb") || strings.HasPrefix(lib, "librocksdb") || strings.HasPrefix(lib, "libwiredtiger") {
 			t.Errorf("the binary needs %s (DT_NEEDED): %v", lib, needed)
 		}
 	}
@@ -99,7 +100,7 @@ func TestBinaryNeedsNoEngineLibrary(t *testing.T) {
 mkdir "$TMP/hidden"
 mount --bind "$LIBDIR" "$ORIG"
 for f in "$ORIG"/*; do
-	case "${f##*/}" in liblmdb.so*|librocksdb.so*) ;; *) ln -s "$f" "$TMP/hidden/" ;; esac
+	case "${f##*/}" in liblmdb.so*|librocksdb.so*|libwiredtiger.so*) ;; *) ln -s "$f" "$TMP/hidden/" ;; esac
 done
 mount --bind "$TMP/hidden" "$LIBDIR"
 for e in $ENGINES; do

@@ -10,8 +10,8 @@
 // rolls it back for a write conflict. An iterator is its session's cursors in one snapshot
 // transaction, renewed every refreshMoves moves, until Close. Its cache must hold a step's working set
 // (docs/engines.md). Without the build tag the engine is listed as not built, with the command
-// that builds it. With it, the library is loaded at run time (dlopen), so that a binary starts
-// without it and lists the engine as built in but missing its library.
+// that builds it. With it, on x86-64 Linux, the library is loaded at run time (package dynlib),
+// so that a binary starts without it and lists the engine as built in but missing its library.
 package wiredtiger
 
 import (

@@ -3,37 +3,11 @@
 package wiredtiger
 
 /*
-#cgo LDFLAGS: -ldl
-#include <dlfcn.h>
+#cgo pkg-config: wiredtiger
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <wiredtiger.h>
-
-// The library is loaded at run time (eb_load), not linked: a binary built with the engine starts
-// on a machine without libwiredtiger and lists the engine as missing its library. Its three
-// entry points are called through these pointers; everything else is a method of the
-// connection, session or cursor structures it returns.
-static int (*eb_wt_open)(const char *, WT_EVENT_HANDLER *, const char *, WT_CONNECTION **);
-static const char *(*eb_wt_strerror)(int);
-static const char *(*eb_wt_version)(int *, int *, int *);
-
-// eb_load opens the library name and finds its entry points; it returns NULL, or why not.
-static const char *eb_load(const char *name) {
-	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-	if (!h) return dlerror();
-	void *o = dlsym(h, "wiredtiger_open"), *e = dlsym(h, "wiredtiger_strerror"), *v = dlsym(h, "wiredtiger_version");
-	if (!o || !e || !v) {
-		dlclose(h);
-		return "wiredtiger_open, wiredtiger_strerror or wiredtiger_version is missing from it";
-	}
-	eb_wt_open = o;
-	eb_wt_strerror = e;
-	eb_wt_version = v;
-	return NULL;
-}
-static const char *eb_strerror(int rc) { return eb_wt_strerror(rc); }
-static void eb_version(int *major, int *minor, int *patch) { eb_wt_version(major, minor, patch); }
 
 enum { EB_FIRST, EB_LAST, EB_GE, EB_NEXT, EB_PREV };
 
@@ -44,7 +18,7 @@ static int eb_quiet_message(WT_EVENT_HANDLER *h, WT_SESSION *s, const char *msg)
 static WT_EVENT_HANDLER eb_quiet = { eb_quiet_error, eb_quiet_message, NULL, NULL };
 
 static int eb_open(const char *home, const char *config, WT_CONNECTION **conn) {
-	return eb_wt_open(home, &eb_quiet, config, conn);
+	return wiredtiger_open(home, &eb_quiet, config, conn);
 }
 static int eb_conn_close(WT_CONNECTION *conn) { return conn->close(conn, NULL); }
 
@@ -209,40 +183,7 @@ func wtErr(op string, rc C.int) error {
 	if rc == 0 {
 		return nil
 	}
-	return &Error{Op: op, Code: int(rc), Msg: C.GoString(C.eb_strerror(rc))}
-}
-
-// libName is the library the engine loads, and libPackage the Debian package that installs it.
-const (
-	libName    = "libwiredtiger.so.0"
-	libPackage = "libwiredtiger0"
-)
-
-// library is the outcome of loading the library, once per process (the process has one dynamic
-// loader, so this is the one package-level state of the engine).
-var library struct {
-	once sync.Once
-	err  error
-}
-
-// available loads the library the first time; afterwards it returns the first outcome.
-func available() error {
-	library.once.Do(func() { library.err = load(libName) })
-	return library.err
-}
-
-// load loads the library name and its entry points.
-func load(name string) error {
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	if cmsg := C.eb_load(cname); cmsg != nil {
-		msg := C.GoString(cmsg)
-		if !strings.HasPrefix(msg, name) { // dlerror names the file; the other message does not
-			msg = name + ": " + msg
-		}
-		return fmt.Errorf("built in, but its library is missing: %s (install %s, or run make deps)", msg, libPackage)
-	}
-	return nil
+	return &Error{Op: op, Code: int(rc), Msg: C.GoString(C.wiredtiger_strerror(rc))}
 }
 
 // tables is the engine's tables and which keys each holds; it is replaced, never changed.
@@ -521,7 +462,7 @@ func (d *db) Family() engine.Family { return engine.FamilyKV }
 // Version returns libwiredtiger's version, e.g. "3.2.1".
 func (d *db) Version() string {
 	var major, minor, patch C.int
-	C.eb_version(&major, &minor, &patch)
+	C.wiredtiger_version(&major, &minor, &patch)
 	return fmt.Sprintf("%d.%d.%d", major, minor, patch)
 }
 

@@ -4,10 +4,8 @@ package wiredtiger
 
 import (
 	"context"
-	"debug/elf"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -301,44 +299,5 @@ func TestRangesTables(t *testing.T) {
 		t.Fatal(err)
 	} else if st["lsm_work_units_done"] <= 0 {
 		t.Errorf("no LSM work for the index: %v", st)
-	}
-}
-
-// TestLibraryLoadedAtRunTime checks that the binary does not need libwiredtiger to start (it
-// loads it when the engine is first used) and that a library that cannot be loaded is reported
-// with the loader's message and the package to install.
-func TestLibraryLoadedAtRunTime(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	libs, err := f.ImportedLibraries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range libs {
-		if strings.Contains(l, "wiredtiger") {
-			t.Errorf("the binary needs %s to start (its NEEDED libraries: %v)", l, libs)
-		}
-	}
-	if err := available(); err != nil {
-		t.Fatalf("the installed library: %v", err)
-	}
-	err = load("libwiredtiger-not-here.so.0")
-	if err == nil || !strings.Contains(err.Error(), "built in, but its library is missing: libwiredtiger-not-here.so.0: cannot open shared object file") || !strings.Contains(err.Error(), "install libwiredtiger0") {
-		t.Errorf("a missing library: %v", err)
-	}
-	if err := load("libz.so.1"); err == nil || !strings.Contains(err.Error(), "libz.so.1: wiredtiger_open") {
-		t.Errorf("a library without WiredTiger's entry points: %v", err)
-	}
-	// The failed loads left the loaded entry points alone.
-	d := openTest(t, t.TempDir(), nil)
-	if _, _, err := d.Get([]byte("k"), nil); err != nil {
-		t.Errorf("get after the failed loads: %v", err)
 	}
 }

@@ -1,0 +1,49 @@
+//go:build wiredtiger && cgo
+
+package wiredtiger
+
+import (
+	"debug/elf"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestLibraryLoadedAtRunTime checks that the binary does not need libwiredtiger to start (it
+// loads it when the engine is first used) and that a library that cannot be loaded is reported
+// with the loader's message and the package to install.
+func TestLibraryLoadedAtRunTime(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	libs, err := f.ImportedLibraries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range libs {
+		if strings.Contains(l, "wiredtiger") {
+			t.Errorf("the binary needs %s to start (its NEEDED libraries: %v)", l, libs)
+		}
+	}
+	if err := available(); err != nil {
+		t.Fatalf("the installed library: %v", err)
+	}
+	err = load("libwiredtiger-not-here.so.0")
+	if err == nil || !strings.Contains(err.Error(), "built in, but its library is missing: libwiredtiger-not-here.so.0: cannot open shared object file") || !strings.Contains(err.Error(), "install libwiredtiger0") {
+		t.Errorf("a missing library: %v", err)
+	}
+	if err := load("libz.so.1"); err == nil || !strings.Contains(err.Error(), "not the one it was built for: ") || !strings.Contains(err.Error(), "undefined symbol: wiredtiger_open") {
+		t.Errorf("a library without WiredTiger's entry points: %v", err)
+	}
+	// The failed loads left the loaded entry points alone.
+	d := openTest(t, t.TempDir(), nil)
+	if _, _, err := d.Get([]byte("k"), nil); err != nil {
+		t.Errorf("get after the failed loads: %v", err)
+	}
+}
