@@ -136,16 +136,9 @@ func TestNoLeakOverReopens(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for range 20 {
-		round()
-	}
-	base := kvtest.ResidentMB(t)
-	for range 1000 {
-		round()
-	}
 	// An environment's reader table alone is 64 KiB (1024 slots): leaking it, or the map of
 	// the lock file, on every close would add 64 MiB.
-	if grown := kvtest.ResidentMB(t) - base; grown > 16 {
+	if grown := kvtest.ResidentGrowth(t, 20, 1000, round); grown > 16 {
 		t.Errorf("resident memory grew by %.1f MiB over 1000 reopens", grown)
 	}
 }

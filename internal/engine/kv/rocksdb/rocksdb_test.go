@@ -134,16 +134,9 @@ func TestNoLeakOverReopens(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for range 10 {
-		round()
-	}
-	base := kvtest.ResidentMB(t)
-	for range 100 {
-		round()
-	}
 	// Each open takes a 4 MiB memtable, 2 MB of data in the block cache and its options:
 	// leaking them would add hundreds of MiB.
-	if grown := kvtest.ResidentMB(t) - base; grown > 64 {
+	if grown := kvtest.ResidentGrowth(t, 10, 100, round); grown > 64 {
 		t.Errorf("resident memory grew by %.1f MiB over 100 reopens", grown)
 	}
 }
