@@ -60,16 +60,23 @@ static int eb_apply(MDB_env *env, MDB_dbi dbi, const char *buf, const int64_t *o
 
 // eb_get looks key up in a new read transaction, which the caller aborts after copying the
 // value.
-static int eb_get(MDB_env *env, MDB_dbi dbi, const char *key, size_t klen, MDB_txn **txn, MDB_val *val) {
-	int rc = mdb_txn_begin(env, NULL, MDB_RDONLY, txn);
-	if (rc) return rc;
+// eb_got is eb_get's result, returned by value: a Go local whose address went to C would be
+// allocated on the heap at every Get.
+typedef struct { int rc; MDB_txn *txn; MDB_val val; } eb_got;
+
+// eb_get looks key up in a new read transaction; on success the value points into the map and
+// the transaction stays open until the caller aborts it.
+static eb_got eb_get(MDB_env *env, MDB_dbi dbi, const char *key, size_t klen) {
+	eb_got g = { 0, NULL, { 0, NULL } };
+	g.rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &g.txn);
+	if (g.rc) return g;
 	MDB_val k = { klen, (void *)key };
-	rc = mdb_get(*txn, dbi, &k, val);
-	if (rc) {
-		mdb_txn_abort(*txn);
-		*txn = NULL;
+	g.rc = mdb_get(g.txn, dbi, &k, &g.val);
+	if (g.rc) {
+		mdb_txn_abort(g.txn);
+		g.txn = NULL;
 	}
-	return rc;
+	return g;
 }
 
 // eb_cursor opens a read transaction and a cursor in it.
@@ -248,17 +255,16 @@ func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
 		return dst, false, err
 	}
 	defer d.leave()
-	var txn *C.MDB_txn
-	var val C.MDB_val
-	rc := C.eb_get(d.env, d.dbi, cbytes(key), C.size_t(len(key)), &txn, &val)
+	g := C.eb_get(d.env, d.dbi, cbytes(key), C.size_t(len(key)))
+	rc := g.rc
 	if rc == C.MDB_NOTFOUND {
 		return dst, false, nil
 	}
 	if err := lmdbErr("get", rc); err != nil {
 		return dst, false, err
 	}
-	dst = append(dst, goBytes(val)...)
-	C.mdb_txn_abort(txn)
+	dst = append(dst, goBytes(g.val)...)
+	C.mdb_txn_abort(g.txn)
 	return dst, true, nil
 }
 
@@ -269,6 +275,7 @@ func (d *db) NewBatch() kv.Batch { return &batch{d: d} }
 type batch struct {
 	d *db
 	kv.OpBuffer
+	failed C.int // the failing op of a commit (a field, so that passing it to C allocates nothing)
 }
 
 // Commit applies the batch in one write transaction, then empties it. A full map fails with
@@ -283,12 +290,11 @@ func (b *batch) Commit() error {
 		return err
 	}
 	defer d.leave()
-	var failed C.int
-	rc := C.eb_apply(d.env, d.dbi, cbytes(b.Bytes()), (*C.int64_t)(unsafe.Pointer(&b.Ops()[0])), C.int(b.Len()), &failed)
+	rc := C.eb_apply(d.env, d.dbi, cbytes(b.Bytes()), (*C.int64_t)(unsafe.Pointer(&b.Ops()[0])), C.int(b.Len()), &b.failed)
 	if rc != 0 {
 		err := lmdbErr("commit", rc)
-		if int(failed) >= 0 {
-			_, key, _ := b.Op(int(failed))
+		if int(b.failed) >= 0 {
+			_, key, _ := b.Op(int(b.failed))
 			err = fmt.Errorf("%w (key %q)", err, key)
 		}
 		if int(rc) == mapFull {
@@ -312,6 +318,8 @@ type cursor struct {
 	d   *db
 	txn *C.MDB_txn
 	cur *C.MDB_cursor
+	// k and v receive the entry from C (fields: no allocation per move).
+	k, v C.MDB_val
 }
 
 // NewIter returns an iterator over [lower, upper). It copies the bounds.
@@ -330,15 +338,17 @@ func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
 
 // move runs one cursor operation (key: MDB_SET_RANGE's) and returns the entry it lands on.
 func (c *cursor) move(op C.int, key []byte) ([]byte, []byte, bool, error) {
-	var k, v C.MDB_val
-	rc := C.eb_seek(c.cur, cbytes(key), C.size_t(len(key)), op, &k, &v)
+	// Cleared first: after a seek the key may still point at the Go bytes searched for, and
+	// cgo refuses Go memory that holds a Go pointer.
+	c.k, c.v = C.MDB_val{}, C.MDB_val{}
+	rc := C.eb_seek(c.cur, cbytes(key), C.size_t(len(key)), op, &c.k, &c.v)
 	if rc == C.MDB_NOTFOUND {
 		return nil, nil, false, nil
 	}
 	if err := lmdbErr("iterate", rc); err != nil {
 		return nil, nil, false, err
 	}
-	return goBytes(k), goBytes(v), true, nil
+	return goBytes(c.k), goBytes(c.v), true, nil
 }
 
 func (c *cursor) First() ([]byte, []byte, bool, error) { return c.move(C.MDB_FIRST, nil) }
