@@ -4,7 +4,6 @@ package lmdb
 
 import (
 	"context"
-	"debug/elf"
 	"errors"
 	"os"
 	"os/exec"
@@ -13,29 +12,13 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv/dynlib"
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
 
 // TestLibraryNotNeeded checks that the test binary, linked as the command is, does not record
 // liblmdb as needed: it starts without it.
 func TestLibraryNotNeeded(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	needed, err := f.ImportedLibraries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, lib := range needed {
-		if strings.HasPrefix(lib, "liblmdb") {
-			t.Errorf("the binary needs %s (DT_NEEDED): %v", lib, needed)
-		}
-	}
+	kvtest.NotNeeded(t, "liblmdb")
 }
 
 // TestMissingLibrary points the engine at a library that does not exist: available's check and

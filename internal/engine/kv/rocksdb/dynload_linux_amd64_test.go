@@ -4,7 +4,6 @@ package rocksdb
 
 import (
 	"context"
-	"debug/elf"
 	"errors"
 	"os"
 	"os/exec"
@@ -15,32 +14,14 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv/dynlib"
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
 
 // TestLibraryNotNeeded checks that the test binary, linked as the command is, records neither
 // librocksdb nor the compression libraries of grocksdb's LDFLAGS as needed: it starts without
 // them.
 func TestLibraryNotNeeded(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	needed, err := f.ImportedLibraries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, lib := range needed {
-		for _, p := range []string{"librocksdb", "libstdc++", "libsnappy", "libzstd", "liblz4", "libz."} {
-			if strings.HasPrefix(lib, p) {
-				t.Errorf("the binary needs %s (DT_NEEDED): %v", lib, needed)
-			}
-		}
-	}
+	kvtest.NotNeeded(t, "librocksdb", "libstdc++", "libsnappy", "libzstd", "liblz4", "libz.")
 }
 
 // TestMissingLibrary points the engine at a library that does not exist: available's check and

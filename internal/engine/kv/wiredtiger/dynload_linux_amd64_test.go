@@ -3,38 +3,21 @@
 package wiredtiger
 
 import (
-	"debug/elf"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
 
 // TestLibraryLoadedAtRunTime checks that the binary does not need libwiredtiger to start (it
 // loads it when the engine is first used) and that a library that cannot be loaded is reported
 // with the loader's message and the package to install.
 func TestLibraryLoadedAtRunTime(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	libs, err := f.ImportedLibraries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range libs {
-		if strings.Contains(l, "wiredtiger") {
-			t.Errorf("the binary needs %s to start (its NEEDED libraries: %v)", l, libs)
-		}
-	}
+	kvtest.NotNeeded(t, "libwiredtiger")
 	if err := available(); err != nil {
 		t.Fatalf("the installed library: %v", err)
 	}
-	err = load("libwiredtiger-not-here.so.0")
+	err := load("libwiredtiger-not-here.so.0")
 	if err == nil || !strings.Contains(err.Error(), "built in, but its library is missing: libwiredtiger-not-here.so.0: cannot open shared object file") || !strings.Contains(err.Error(), "install libwiredtiger0") {
 		t.Errorf("a missing library: %v", err)
 	}
