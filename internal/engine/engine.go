@@ -239,6 +239,12 @@ func (r *Registry) Open(ctx context.Context, cfg Config) (Engine, error) {
 	return e, nil
 }
 
+// NotBuilt is the error of an engine behind build tag tag that the binary was built without:
+// it names the development package to install and the command that builds the engine in.
+func NotBuilt(devPackage, tag string) error {
+	return fmt.Errorf("not built into this binary: install %s (make deps) and run make, which builds it in (go build -tags %s)", devPackage, tag)
+}
+
 // MergeSettings returns defaults overridden by overrides, as a new map.
 func MergeSettings(defaults []Setting, overrides map[string]string) map[string]string {
 	m := make(map[string]string, len(defaults))

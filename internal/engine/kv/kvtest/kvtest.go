@@ -1013,3 +1013,15 @@ func NotNeeded(t testing.TB, prefixes ...string) {
 		}
 	}
 }
+
+// CheckNotBuilt checks that d, an engine behind build tag tag that the test binary was built
+// without, is listed as not built with the command that builds it in, and refuses to open.
+func CheckNotBuilt(t *testing.T, d engine.Driver, tag string) {
+	t.Helper()
+	if err := d.Available(); err == nil || !strings.Contains(err.Error(), "-tags "+tag) {
+		t.Errorf("Available: %v", err)
+	}
+	if _, err := d.Open(context.Background(), engine.Config{DataDir: t.TempDir()}); err == nil {
+		t.Error("opened an engine that is not built in")
+	}
+}

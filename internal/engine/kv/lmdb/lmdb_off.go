@@ -4,16 +4,16 @@ package lmdb
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/enginebench/enginebench/internal/engine"
 )
 
 // errNotBuilt says how to build the engine in.
-var errNotBuilt = errors.New("not built into this binary: install liblmdb-dev (make deps) and run make, which builds it in (go build -tags lmdb)")
+var errNotBuilt = engine.NotBuilt("liblmdb-dev", "lmdb")
 
 func available() error { return errNotBuilt }
 
 func open(context.Context, engine.Config) (engine.Engine, error) {
-	return nil, errors.New("lmdb: " + errNotBuilt.Error())
+	return nil, fmt.Errorf("lmdb: %w", errNotBuilt)
 }

@@ -3,21 +3,11 @@
 package lmdb
 
 import (
-	"context"
-	"strings"
 	"testing"
 
-	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
 
 // TestNotBuilt checks that a binary without the lmdb tag lists the engine as not built, with
 // the command that builds it, and refuses to open it.
-func TestNotBuilt(t *testing.T) {
-	d := Driver()
-	if err := d.Available(); err == nil || !strings.Contains(err.Error(), "-tags lmdb") {
-		t.Errorf("Available: %v", err)
-	}
-	if _, err := d.Open(context.Background(), engine.Config{DataDir: t.TempDir()}); err == nil {
-		t.Error("opened an engine that is not built in")
-	}
-}
+func TestNotBuilt(t *testing.T) { kvtest.CheckNotBuilt(t, Driver(), "lmdb") }

@@ -4,16 +4,16 @@ package rocksdb
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/enginebench/enginebench/internal/engine"
 )
 
 // errNotBuilt says how to build the engine in.
-var errNotBuilt = errors.New("not built into this binary: install librocksdb-dev (make deps) and run make, which builds it in (go build -tags rocksdb)")
+var errNotBuilt = engine.NotBuilt("librocksdb-dev", "rocksdb")
 
 func available() error { return errNotBuilt }
 
 func open(context.Context, engine.Config) (engine.Engine, error) {
-	return nil, errors.New("rocksdb: " + errNotBuilt.Error())
+	return nil, fmt.Errorf("rocksdb: %w", errNotBuilt)
 }
