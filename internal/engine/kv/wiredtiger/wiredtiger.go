@@ -437,6 +437,25 @@ func (d *db) newSession() (*session, error) {
 	return s, nil
 }
 
+// acquire enters the guard for op and takes a session; release gives both back.
+func (d *db) acquire(op string) (*session, error) {
+	if err := d.enter(op); err != nil {
+		return nil, err
+	}
+	s, err := d.get()
+	if err != nil {
+		d.leave()
+		return nil, err
+	}
+	return s, nil
+}
+
+// release gives back the session and the guard that acquire took.
+func (d *db) release(s *session) {
+	d.put(s)
+	d.leave()
+}
+
 // get takes an idle session, or opens one. The caller is inside the guard.
 func (d *db) get() (*session, error) {
 	select {
@@ -505,15 +524,11 @@ func goBytes(v C.WT_ITEM) []byte {
 
 // Get appends the value of key to dst.
 func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
-	if err := d.enter("get"); err != nil {
-		return dst, false, err
-	}
-	defer d.leave()
-	s, err := d.get()
+	s, err := d.acquire("get")
 	if err != nil {
 		return dst, false, err
 	}
-	defer d.put(s)
+	defer d.release(s)
 	t := d.tables.Load()
 	c, err := s.cursor(t, t.ids[t.layout.Find(key)])
 	if err != nil {
@@ -552,15 +567,11 @@ func (b *batch) Commit() error {
 		return nil
 	}
 	d := b.d
-	if err := d.enter("commit"); err != nil {
-		return err
-	}
-	defer d.leave()
-	s, err := d.get()
+	s, err := d.acquire("commit")
 	if err != nil {
 		return err
 	}
-	defer d.put(s)
+	defer d.release(s)
 	t := d.tables.Load()
 	b.tables = b.tables[:0]
 	for i := range b.Len() {
@@ -633,14 +644,11 @@ type cursor struct {
 // than one table, it goes through each table's part of the bounds in turn, all in the one
 // snapshot of its session.
 func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
-	if err := d.enter("new iterator"); err != nil {
-		return nil, err
-	}
-	defer d.leave()
-	s, err := d.get()
+	s, err := d.acquire("new iterator")
 	if err != nil {
 		return nil, err
 	}
+	defer d.leave() // the iterator keeps the session, not the guard (it counts as open)
 	if err := wtErr("new iterator", C.eb_begin(s.s)); err != nil {
 		d.put(s)
 		return nil, err
@@ -744,15 +752,11 @@ func (d *db) Cleanup(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("wiredtiger: cleanup: %w", err)
 	}
-	if err := d.enter("cleanup"); err != nil {
-		return err
-	}
-	defer d.leave()
-	s, err := d.get()
+	s, err := d.acquire("cleanup")
 	if err != nil {
 		return err
 	}
-	defer d.put(s)
+	defer d.release(s)
 	return wtErr("cleanup: checkpoint", C.eb_checkpoint(s.s))
 }
 
@@ -777,15 +781,11 @@ var statKeys = []struct {
 // dirty and used bytes and its size, checkpoints, LSM merges (rows merged, work units done, the
 // longest work queue), log bytes written, and transactions committed and rolled back.
 func (d *db) Stats(context.Context) (map[string]float64, error) {
-	if err := d.enter("stats"); err != nil {
-		return nil, err
-	}
-	defer d.leave()
-	s, err := d.get()
+	s, err := d.acquire("stats")
 	if err != nil {
 		return nil, err
 	}
-	defer d.put(s)
+	defer d.release(s)
 	keys := make([]C.int, len(statKeys))
 	for i, k := range statKeys {
 		keys[i] = k.key
