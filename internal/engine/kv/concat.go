@@ -69,15 +69,14 @@ func (it *concatIter) First() bool { return it.usable() && it.firstFrom(0) }
 func (it *concatIter) Last() bool  { return it.usable() && it.lastFrom(len(it.parts)-1) }
 
 func (it *concatIter) SeekGE(key []byte) bool {
-	if !it.usable() {
+	if !it.usable() || len(it.parts) == 0 {
 		return false
 	}
+	// The part whose bounds hold key: the first whose upper bound is above it (the last part's
+	// bound is the iterator's own).
 	i := 0
 	for i < len(it.parts)-1 && it.uppers[i] != nil && bytes.Compare(key, it.uppers[i]) >= 0 {
 		i++
-	}
-	if i == len(it.parts) {
-		return false
 	}
 	if it.settle(i, it.parts[i].SeekGE(key)) || it.err != nil {
 		return it.cur >= 0

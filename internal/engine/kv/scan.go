@@ -22,10 +22,7 @@ func ScanChunks(ctx context.Context, db DB, lower, upper []byte, chunk int, fn f
 		chunk = 1
 	}
 	var n int64
-	from := append([]byte(nil), lower...)
-	if lower == nil {
-		from = nil
-	}
+	from := bytes.Clone(lower) // nil stays nil: unbounded
 	for {
 		it, err := db.NewIter(from, upper)
 		if err != nil {
