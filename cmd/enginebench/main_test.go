@@ -253,6 +253,9 @@ func TestBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"iibench indexes", []string{"iibench", "--secondary-indexes", "4"}, "--secondary-indexes must be within 0..3, got 4"},
 		{"iibench price", []string{"iibench", "--cost-per-hour", "-1.5"}, "--cost-per-hour must be >= 0"},
 		{"iibench domain", []string{"iibench", "--customers", "0"}, "--customers must be > 0"},
+		{"unknown variant", []string{"--variant", "fixed"}, `--variant "fixed": must be reference or corrected`},
+		{"unknown variant of linkbench", []string{"linkbench", "--variant", "Corrected"}, `--variant "Corrected": must be reference or corrected`},
+		{"unknown verify policy", []string{"iibench", "--verify", "never"}, `--verify "never": must be end or each-step`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

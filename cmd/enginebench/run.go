@@ -43,6 +43,8 @@ type runFlags struct {
 	dsn     []string
 	dbPID   []string
 	seed    uint64
+	variant string
+	verify  string
 	p       insertbench.Params // sizes and options; applied only where a flag was given
 	lb      linkbench.Params
 	ii      iibench.Params
@@ -94,6 +96,8 @@ configuration.`,
 	fl.StringVar(&f.scale, "scale", "small", "size preset: tiny, small, cached, iobound (iibench: tiny, small, large)")
 	fl.StringVar(&f.steps, "steps", "", "comma-separated subset of steps to run; default all (insert: must include l.i0; linkbench: load,run, must include load; iibench has one step, run)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of every random value (default: the workload's, insert 3221223452, linkbench 20121212, iibench 1017)")
+	fl.StringVar(&f.variant, "variant", string(workload.Reference), "reference: what the reference implementation does, statement for statement (default); corrected: with every documented correction (docs/fidelity.md)")
+	fl.StringVar(&f.verify, "verify", string(workload.VerifyEnd), "when to check that nothing written was lost: end (after the last step) or each-step (also after every step that writes)")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
 		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
@@ -131,6 +135,7 @@ func (f *runFlags) params(fl *pflag.FlagSet) (insertbench.Params, error) {
 	set("query-seconds", func() { p.QuerySeconds = o.QuerySeconds })
 	set("shared-table", func() { p.SharedTable = o.SharedTable })
 	set("seed", func() { p.Seed = f.seed })
+	f.fidelity(fl, &p.Fidelity)
 	set("batch-l.i0", func() { p.BatchI0 = o.BatchI0 })
 	set("batch-l.i1", func() { p.BatchI1 = o.BatchI1 })
 	set("batch-l.i2", func() { p.BatchI2 = o.BatchI2 })
@@ -149,6 +154,16 @@ func (f *runFlags) params(fl *pflag.FlagSet) (insertbench.Params, error) {
 		p.Steps = splitList(f.steps)
 	}
 	return p, p.Validate()
+}
+
+// fidelity applies --variant and --verify where they were given.
+func (f *runFlags) fidelity(fl *pflag.FlagSet, p *workload.Fidelity) {
+	if fl.Changed("variant") {
+		p.Variant = workload.Variant(f.variant)
+	}
+	if fl.Changed("verify") {
+		p.Verify = workload.Verify(f.verify)
+	}
 }
 
 // splitList splits a comma-separated list, dropping blanks.

@@ -151,6 +151,7 @@ func (f *runFlags) linkbenchParams(fl *pflag.FlagSet) (linkbench.Params, error) 
 	set("range-limit", func() { p.RangeLimit = o.RangeLimit })
 	set("expunge", func() { p.Expunge = o.Expunge })
 	set("seed", func() { p.Seed = f.seed })
+	f.fidelity(fl, &p.Fidelity)
 	if f.steps != "" {
 		p.Steps = splitList(f.steps)
 	}
@@ -213,6 +214,7 @@ func (f *runFlags) iibenchParams(fl *pflag.FlagSet) (iibench.Params, error) {
 	set("customers", func() { p.Customers = f.p.Customers })
 	set("max-price", func() { p.MaxPrice = f.p.MaxPrice })
 	set("seed", func() { p.Seed = f.seed })
+	f.fidelity(fl, &p.Fidelity)
 	if f.steps != "" && f.steps != "run" {
 		return p, fmt.Errorf("--steps %q: iibench has one step, run", f.steps)
 	}

@@ -224,8 +224,8 @@ func mergedHeader(runs []Input, r *result.Run) []string {
 	labels := runLabels(runs)
 	var lines []string
 	for i, in := range runs {
-		line := fmt.Sprintf("run %s: %s, %s benchmark, scale %s, enginebench %s, status %s", labels[i],
-			in.Run.RunID, in.Run.Workload.Name, in.Run.Workload.Scale, in.Run.Tool.Version, in.Run.Status)
+		line := fmt.Sprintf("run %s: %s, %s benchmark, scale %s%s, enginebench %s, status %s", labels[i],
+			in.Run.RunID, in.Run.Workload.Name, in.Run.Workload.Scale, variantText(in.Run.Workload), in.Run.Tool.Version, in.Run.Status)
 		if in.Run.Error != "" {
 			line += ": " + in.Run.Error
 		}

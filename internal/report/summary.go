@@ -78,9 +78,21 @@ func nonEmpty(tables []Table) []Table {
 	return out
 }
 
+// variantText is ", variant V, verified W" for a run that records its variant, else empty.
+func variantText(w result.Workload) string {
+	if w.Variant == "" {
+		return ""
+	}
+	t := ", variant " + w.Variant
+	if w.Verify != "" {
+		t += ", verified " + strings.ReplaceAll(w.Verify, "-", " ")
+	}
+	return t
+}
+
 func header(r *result.Run) []string {
-	lines := []string{fmt.Sprintf("enginebench %s: %s benchmark, scale %s, run %s, status %s",
-		r.Tool.Version, r.Workload.Name, r.Workload.Scale, r.RunID, r.Status)}
+	lines := []string{fmt.Sprintf("enginebench %s: %s benchmark, scale %s%s, run %s, status %s",
+		r.Tool.Version, r.Workload.Name, r.Workload.Scale, variantText(r.Workload), r.RunID, r.Status)}
 	if r.Error != "" {
 		lines = append(lines, "error: "+r.Error)
 	}

@@ -183,3 +183,15 @@ func TestCleanupDebtBeforeAndAfter(t *testing.T) {
 		t.Errorf("flushes row %v", got)
 	}
 }
+
+func TestHeaderNamesTheVariant(t *testing.T) {
+	r := &result.Run{RunID: "r1", Status: result.StatusOK,
+		Workload: result.Workload{Name: "insert", Scale: "tiny", Variant: "corrected", Verify: "each-step"}}
+	if got := header(r)[0]; !strings.Contains(got, "scale tiny, variant corrected, verified each step, run r1") {
+		t.Errorf("header %q does not name the variant", got)
+	}
+	r.Workload.Variant, r.Workload.Verify = "", ""
+	if got := header(r)[0]; strings.Contains(got, "variant") {
+		t.Errorf("a run without a recorded variant: header %q", got)
+	}
+}

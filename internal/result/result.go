@@ -50,8 +50,13 @@ type Host struct {
 
 // Workload names the workload and every parameter it ran with.
 type Workload struct {
-	Name   string         `json:"name"`
-	Scale  string         `json:"scale"`
+	Name  string `json:"name"`
+	Scale string `json:"scale"`
+	// Variant is reference (what produced the published numbers) or corrected (every
+	// documented correction of the reference); empty in runs made before it existed.
+	Variant string `json:"variant,omitempty"`
+	// Verify is when the run verified: end (after the last step) or each-step.
+	Verify string         `json:"verify,omitempty"`
 	Params map[string]any `json:"params"`
 }
 

@@ -28,6 +28,8 @@ type Workload interface {
 	Name() string
 	Scale() string
 	Params() map[string]any
+	// Fidelity is the variant the workload runs and when it verifies.
+	Fidelity() Fidelity
 	// Run runs every step on eng and calls emit with each step's result as soon as it ends.
 	// It returns nil when every step ran, or the error that stopped it (ctx's on interrupt).
 	Run(ctx context.Context, env Env, eng engine.Engine, emit func(*result.Step)) error
@@ -52,7 +54,9 @@ type Plan struct {
 func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 	run := p.Run
 	run.Status = result.StatusRunning
-	run.Workload = result.Workload{Name: p.Workload.Name(), Scale: p.Workload.Scale(), Params: p.Workload.Params()}
+	fid := p.Workload.Fidelity()
+	run.Workload = result.Workload{Name: p.Workload.Name(), Scale: p.Workload.Scale(),
+		Variant: string(fid.Variant), Verify: string(fid.Verify), Params: p.Workload.Params()}
 	var writeErr error
 	save := func() {
 		if err := p.Dir.WriteRun(run); err != nil && writeErr == nil {

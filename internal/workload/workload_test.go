@@ -26,6 +26,7 @@ type fakeWorkload struct {
 func (fakeWorkload) Name() string           { return "fake" }
 func (fakeWorkload) Scale() string          { return "tiny" }
 func (fakeWorkload) Params() map[string]any { return map[string]any{"x": 1} }
+func (fakeWorkload) Fidelity() Fidelity     { return DefaultFidelity() }
 
 func (w fakeWorkload) Run(ctx context.Context, env Env, eng engine.Engine, emit func(*result.Step)) error {
 	emit(&result.Step{Name: "one", Status: result.StatusOK})

@@ -47,6 +47,9 @@ func (w *Workload) Scale() string { return w.p.Scale }
 // Params implements workload.Workload.
 func (w *Workload) Params() map[string]any { return w.p.ParamMap() }
 
+// Fidelity is the variant the workload runs and when it verifies.
+func (w *Workload) Fidelity() workload.Fidelity { return w.p.Fidelity }
+
 // EstimateBytes is a rough upper bound of the data directory size one configuration needs:
 // every row with its index entries, twice over for logs and not yet compacted copies. A run
 // limited only by time is estimated at 100,000 rows a second.

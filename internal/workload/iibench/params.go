@@ -10,10 +10,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/enginebench/enginebench/internal/workload"
 )
 
 // Params are every size and option of iiBench.
 type Params struct {
+	// Fidelity is the variant and when the run verifies (docs/fidelity.md).
+	workload.Fidelity
 	Scale string `json:"scale"`
 	// MaxRows ends the run when that many rows are inserted; 0: no row limit (Seconds must be set).
 	MaxRows int64 `json:"max_rows"`
@@ -71,7 +75,7 @@ func DefaultParams(scale string) (Params, error) {
 	}
 	s := scales[i]
 	return Params{
-		Scale: s.Name, MaxRows: s.MaxRows, InsertThreads: 1, QueryThreads: -1, InsertBatch: 1000,
+		Fidelity: workload.DefaultFidelity(), Scale: s.Name, MaxRows: s.MaxRows, InsertThreads: 1, QueryThreads: -1, InsertBatch: 1000,
 		SecondaryIndexes: 3, QueryLimit: 1000, QueryAfterRows: s.QueryAfterRows, ReportSeconds: 10,
 		CharLength: 1000, CompressiblePct: 90,
 		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500, Seed: 1017,
@@ -84,6 +88,9 @@ const maxPadBytes = 16_000
 
 // Validate checks every parameter and sets QueryThreads to one per index when it is -1.
 func (p *Params) Validate() error {
+	if err := p.Fidelity.Validate(); err != nil {
+		return err
+	}
 	pos := []struct {
 		name string
 		v    int64
@@ -140,6 +147,7 @@ func (p *Params) Validate() error {
 // ParamMap returns the parameters as a map for run.json.
 func (p *Params) ParamMap() map[string]any {
 	return map[string]any{
+		"variant": string(p.Variant), "verify": string(p.Verify),
 		"scale": p.Scale, "max_rows": p.MaxRows, "seconds": p.Seconds,
 		"insert_threads": p.InsertThreads, "query_threads": p.QueryThreads,
 		"insert_batch": p.InsertBatch, "max_insert_rate": p.MaxInsertRate,

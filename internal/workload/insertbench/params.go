@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/enginebench/enginebench/internal/workload"
 )
 
 // stepNames lists every step in the order the benchmark runs them.
@@ -18,6 +20,8 @@ func StepNames() []string { return slices.Clone(stepNames) }
 
 // Params are every size and option of the Insert Benchmark. Sizes are per table.
 type Params struct {
+	// Fidelity is the variant and when the run verifies (docs/fidelity.md).
+	workload.Fidelity
 	Scale        string   `json:"scale"`
 	Clients      int      `json:"clients"`
 	Rows         int64    `json:"rows"`      // l.i0 rows per table
@@ -76,7 +80,7 @@ func DefaultParams(scale string) (Params, error) {
 	}
 	s := scales[i]
 	return Params{
-		Scale: s.Name, Clients: s.Clients, Rows: s.Rows, RowsI1: s.RowsI1, RowsI2: s.RowsI2,
+		Fidelity: workload.DefaultFidelity(), Scale: s.Name, Clients: s.Clients, Rows: s.Rows, RowsI1: s.RowsI1, RowsI2: s.RowsI2,
 		QuerySeconds: s.QuerySeconds, Steps: StepNames(), Seed: 3221223452,
 		BatchI0: 100, BatchI1: 50, BatchI2: 5, BatchQ: 50, QueryRows: 10, PointIDs: 10, Resync: 1000,
 		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500,
@@ -86,6 +90,9 @@ func DefaultParams(scale string) (Params, error) {
 
 // Validate checks every parameter and puts Steps into the benchmark's order.
 func (p *Params) Validate() error {
+	if err := p.Fidelity.Validate(); err != nil {
+		return err
+	}
 	pos := []struct {
 		name string
 		v    int64
@@ -173,6 +180,7 @@ func queryRate(step string) int {
 // ParamMap returns the parameters as a map for run.json.
 func (p *Params) ParamMap() map[string]any {
 	return map[string]any{
+		"variant": string(p.Variant), "verify": string(p.Verify),
 		"scale": p.Scale, "clients": p.Clients, "tables": p.Tables(), "rows": p.Rows,
 		"rows_l.i1": p.RowsI1, "rows_l.i2": p.RowsI2, "query_seconds": p.QuerySeconds,
 		"steps": p.Steps, "shared_table": p.SharedTable, "seed": p.Seed,

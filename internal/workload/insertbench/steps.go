@@ -37,6 +37,9 @@ func (w *Workload) Scale() string { return w.p.Scale }
 // Params implements workload.Workload.
 func (w *Workload) Params() map[string]any { return w.p.ParamMap() }
 
+// Fidelity is the variant the workload runs and when it verifies.
+func (w *Workload) Fidelity() workload.Fidelity { return w.p.Fidelity }
+
 // EstimateBytes is a rough upper bound of the data directory size one configuration needs.
 func (w *Workload) EstimateBytes() int64 {
 	rows := w.p.Rows + w.p.RowsI1 + w.p.RowsI2 // deleted rows still take space until compaction

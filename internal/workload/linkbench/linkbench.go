@@ -47,6 +47,9 @@ func (w *Workload) Scale() string { return w.p.Scale }
 // Params implements workload.Workload.
 func (w *Workload) Params() map[string]any { return w.p.ParamMap() }
 
+// Fidelity is the variant the workload runs and when it verifies.
+func (w *Workload) Fidelity() workload.Fidelity { return w.p.Fidelity }
+
 // EstimateBytes is a rough upper bound of the data directory size one configuration needs:
 // about 1 KB a node with its links, counts and index entries.
 func (w *Workload) EstimateBytes() int64 { return w.p.Nodes() * 1024 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
 )
 
@@ -15,6 +16,8 @@ var phaseNames = []string{"load", "run"}
 
 // Params are every size and option of LinkBench.
 type Params struct {
+	// Fidelity is the variant and when the run verifies (docs/fidelity.md).
+	workload.Fidelity
 	Scale string `json:"scale"`
 	// Profile names the workload figures: fb2011 (default) or fb2017.
 	Profile string `json:"profile"`
@@ -79,7 +82,7 @@ func DefaultParams(scale string) (Params, error) {
 	}
 	s := scales[i]
 	return Params{
-		Scale: s.Name, Profile: "fb2011", StartID1: 1, MaxID1: s.MaxID1, Loaders: s.Loaders,
+		Fidelity: workload.DefaultFidelity(), Scale: s.Name, Profile: "fb2011", StartID1: 1, MaxID1: s.MaxID1, Loaders: s.Loaders,
 		Requesters: s.Requesters, Intervals: s.Intervals, IntervalSeconds: s.IntervalSeconds,
 		LoadChunk: 2048, LoadBatch: 1024, RangeLimit: 10000, Seed: 20121212,
 		Steps: slices.Clone(phaseNames),
@@ -89,6 +92,9 @@ func DefaultParams(scale string) (Params, error) {
 // Validate checks every parameter, resolves the profile (reading --distribution-file) and puts
 // Steps into the benchmark's order.
 func (p *Params) Validate() error {
+	if err := p.Fidelity.Validate(); err != nil {
+		return err
+	}
 	prof, err := profile.Lookup(p.Profile)
 	if err != nil {
 		return fmt.Errorf("--profile: %w", err)
@@ -174,6 +180,7 @@ func (p *Params) Nodes() int64 { return p.MaxID1 - p.StartID1 }
 // ParamMap returns the parameters as a map for run.json.
 func (p *Params) ParamMap() map[string]any {
 	m := map[string]any{
+		"variant": string(p.Variant), "verify": string(p.Verify),
 		"scale": p.Scale, "profile": p.Profile, "startid1": p.StartID1, "maxid1": p.MaxID1,
 		"link_types": p.LinkTypes, "loaders": p.Loaders, "requesters": p.Requesters,
 		"intervals": p.Intervals, "interval_seconds": p.IntervalSeconds,
