@@ -336,7 +336,10 @@ func (e *mysqlDB) connect(ctx context.Context, mc *mysql.Config) error {
 		mc.Params = map[string]string{}
 	}
 	mc.Params["time_zone"] = mysqlTimeZone
-	mc.InterpolateParams = false // server-side prepared statements
+	// A statement run with arguments but not prepared is interpolated by the client and sent
+	// as text (COM_QUERY), as the references' Python and Java clients send theirs; a statement
+	// prepared with Prepare is prepared on the server (COM_STMT_PREPARE / EXECUTE).
+	mc.InterpolateParams = true
 	mc.Logger = &mysql.NopLogger{}
 	if mc.Timeout == 0 {
 		mc.Timeout = 30 * time.Second

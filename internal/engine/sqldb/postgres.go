@@ -293,6 +293,10 @@ func (e *postgresDB) connect(ctx context.Context, pc *pgx.ConnConfig) error {
 	if pc.ConnectTimeout == 0 {
 		pc.ConnectTimeout = 30 * time.Second
 	}
+	// A statement run with arguments but not prepared is interpolated by the client and sent
+	// as one text query (the simple protocol), as psycopg2 sends iibench.py's; a statement
+	// prepared with Prepare is prepared on the server and executed with the extended protocol.
+	pc.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	e.db = stdlib.OpenDB(*pc)
 	e.db.SetMaxIdleConns(serverMaxIdleConns)
 	if err := e.db.QueryRowContext(ctx, "SELECT current_setting('server_version_num')::int").Scan(&e.versionNum); err != nil {
