@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"github.com/prometheus/procfs/blockdevice"
 
 	"github.com/enginebench/enginebench/internal/result"
@@ -108,10 +109,12 @@ func TestPerSecondFromDiskstats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if name := diskByNumber(stats, 8, 17); name != "sdb1" {
-		t.Fatalf("8:17 is %q, want sdb1", name)
+	mounts := []*procfs.MountInfo{{MajorMinorVer: "8:17", MountPoint: "/data", FSType: "ext4", Source: "/dev/sdb1"}}
+	dev, err := resolveDevice(mounts, stats, "/data/engine", 8, 17)
+	if err != nil || dev.Name != "sdb1" {
+		t.Fatalf("the data directory on 8:17 resolves to %+v, %v; want sdb1", dev, err)
 	}
-	o.device = Device{Name: "sdb1"}
+	o.device = dev
 
 	ctx := context.Background()
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
