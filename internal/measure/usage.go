@@ -119,14 +119,7 @@ func Derive(st *result.Step, b Basis) {
 		if *e != (result.Efficiency{}) {
 			st.Efficiency = e
 		}
-		ps := PerSecond(st.Usage)
-		res := &result.Resources{Rps: ptr(ps, KeyRps), RMBps: ptr(ps, KeyRMBps), Wps: ptr(ps, KeyWps),
-			WMBps: ptr(ps, KeyWMBps), CSps: ptr(ps, KeyCSps), CPUps: ptr(ps, KeyCPUps),
-			RAwaitMs: ptr(ps, KeyRAwait), WAwaitMs: ptr(ps, KeyWAwait), AquSz: ptr(ps, KeyAquSz),
-			UtilPct: ptr(ps, KeyUtilPct), RSSMB: ptr(st.Usage, KeyRSSMB)}
-		if *res != (result.Resources{}) {
-			st.Resources = res
-		}
+		st.Resources = resources(st.Usage)
 		if gb, ok := st.Usage[KeyDBGB1]; ok && b.LiveBytes > 0 {
 			if st.Size == nil {
 				st.Size = &result.Size{}
@@ -215,6 +208,19 @@ func PerSecond(u map[string]float64) map[string]float64 {
 	await(KeyRAwait, KeyReadMs, KeyReads)
 	await(KeyWAwait, KeyWriteMs, KeyWrites)
 	return out
+}
+
+// resources is the step's result.Resources from its usage u; nil when none was measured.
+func resources(u map[string]float64) *result.Resources {
+	ps := PerSecond(u)
+	r := &result.Resources{Rps: ptr(ps, KeyRps), RMBps: ptr(ps, KeyRMBps), Wps: ptr(ps, KeyWps),
+		WMBps: ptr(ps, KeyWMBps), CSps: ptr(ps, KeyCSps), CPUps: ptr(ps, KeyCPUps),
+		RAwaitMs: ptr(ps, KeyRAwait), WAwaitMs: ptr(ps, KeyWAwait), AquSz: ptr(ps, KeyAquSz),
+		UtilPct: ptr(ps, KeyUtilPct), RSSMB: ptr(u, KeyRSSMB)}
+	if *r == (result.Resources{}) {
+		return nil
+	}
+	return r
 }
 
 func ptr(m map[string]float64, key string) *float64 {
