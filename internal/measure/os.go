@@ -55,8 +55,10 @@ type OS struct {
 	notes  []string
 
 	begin, prev reading
-	maxRSS      float64 // bytes, peak over the current step
-	rssOK       bool
+	// beginAt and prevAt are the runner's times of begin and prev.
+	beginAt, prevAt time.Time
+	maxRSS          float64 // bytes, peak over the current step
+	rssOK           bool
 }
 
 // Device is the block device that holds a data directory.
@@ -98,17 +100,19 @@ func NewOS(opt OSOptions) (*OS, error) {
 	}
 	if opt.DataDir == "" {
 		o.notes = append(o.notes, "no data directory is known (--data-dir): the data device's IO "+
-			"(rpq, rkbpq, wpi, wkbpi) and the database size (dbgb1, dbgb2) are not measured")
+			"(rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi, r_await, w_await, aqu-sz, %util) and the "+
+			"database size (dbgb1, dbgb2) are not measured")
 	} else if o.device, err = FindDevice(pfs, bfs, opt.DataDir); err != nil {
-		o.notes = append(o.notes, "storage IO of the data device (rpq, rkbpq, wpi, wkbpi) is not available: "+err.Error())
+		o.notes = append(o.notes, "storage IO of the data device (rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi, "+
+			"r_await, w_await, aqu-sz, %util) is not available: "+err.Error())
 	}
 	switch {
 	case opt.RemoteDB:
 		o.notes = append(o.notes, "the DBMS's process is not known (not on this host, or no --db-pid): "+
-			"its CPU, IO and memory (db_cpupq, prkbpq, pwkbpi, maxrss) are not measured")
+			"its CPU, IO and memory (db_cpupq, prkbpq, pwkbpi, rss, maxrss) are not measured")
 	case opt.DBPID == 0:
 		o.notes = append(o.notes, "embedded engine: the DBMS is the enginebench process, so db_cpupq, "+
-			"prkbpq, pwkbpi and maxrss include the harness (the null engine shows the harness's share)")
+			"prkbpq, pwkbpi, rss and maxrss include the harness (the null engine shows the harness's share)")
 	}
 	return o, nil
 }
@@ -228,6 +232,8 @@ func devMinor(dev uint64) uint32 { return uint32(dev&0xff | (dev>>12)&^0xff) }
 // reading is one reading of every counter; the ok flags say which could be read.
 type reading struct {
 	hostCPU   float64 // seconds
+	hostUsSy  float64 // user, nice, system, irq, softirq: vmstat's us+sy
+	hostAll   float64 // every state, idle and iowait included
 	cs        uint64
 	hostOK    bool
 	clientCPU float64
@@ -248,6 +254,8 @@ func (o *OS) read() reading {
 	if st, err := o.fs.Stat(); err == nil {
 		c := st.CPUTotal
 		r.hostCPU = c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
+		r.hostUsSy = c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ
+		r.hostAll = r.hostUsSy + c.Idle + c.Iowait + c.Steal
 		r.cs = st.ContextSwitches
 		r.hostOK = true
 	}
@@ -359,6 +367,7 @@ func (o *OS) tree(root int) []int {
 func (o *OS) Begin(ctx context.Context, now time.Time) {
 	o.begin = o.read()
 	o.prev = o.begin
+	o.beginAt, o.prevAt = now, now
 	o.maxRSS, o.rssOK = o.begin.dbRSS, o.begin.dbOK
 }
 
@@ -367,7 +376,8 @@ func (o *OS) Begin(ctx context.Context, now time.Time) {
 func (o *OS) Sample(ctx context.Context, now time.Time) map[string]float64 {
 	cur := o.read()
 	m := usage(o.prev, cur)
-	o.prev = cur
+	m[KeySeconds] = max(now.Sub(o.prevAt).Seconds(), 0)
+	o.prev, o.prevAt = cur, now
 	if cur.dbOK {
 		m[KeyRSSMB] = cur.dbRSS / (1 << 20)
 		if cur.dbRSS > o.maxRSS {
@@ -380,11 +390,15 @@ func (o *OS) Sample(ctx context.Context, now time.Time) map[string]float64 {
 }
 
 // End implements runner.Sampler: the step's totals go to res.Usage and its size to res.Size.
+// They cover the time from Begin's now to End's, which the runner takes from its clock.
 func (o *OS) End(ctx context.Context, now time.Time, res *result.Step) {
 	cur := o.read()
 	m := usage(o.begin, cur)
-	if cur.dbOK && cur.dbRSS > o.maxRSS {
-		o.maxRSS = cur.dbRSS
+	m[KeySeconds] = max(now.Sub(o.beginAt).Seconds(), 0)
+	if cur.dbOK {
+		m[KeyRSSMB] = cur.dbRSS / (1 << 20)
+		o.maxRSS = max(o.maxRSS, cur.dbRSS)
+		o.rssOK = true
 	}
 	if o.rssOK {
 		m[KeyMaxRSSMB] = o.maxRSS / (1 << 20)
@@ -421,6 +435,8 @@ func usage(a, b reading) map[string]float64 {
 		// /proc/stat counts 10 ms ticks; the host was busy at least as long as the processes
 		// measured more precisely, which matters for steps of a few milliseconds.
 		m[KeyCPU] = max(b.hostCPU-a.hostCPU, procs)
+		m[KeyCPUUsSy] = max(b.hostUsSy-a.hostUsSy, 0)
+		m[KeyCPUAll] = max(b.hostAll-a.hostAll, 0)
 		m[KeyCS] = delta(a.cs, b.cs)
 	}
 	if a.dbIOOK && b.dbIOOK {
@@ -432,6 +448,10 @@ func usage(a, b reading) map[string]float64 {
 		m[KeyReadKB] = delta(a.disk.ReadSectors, b.disk.ReadSectors) * sectorBytes / 1024
 		m[KeyWrites] = delta(a.disk.WriteIOs, b.disk.WriteIOs)
 		m[KeyWriteKB] = delta(a.disk.WriteSectors, b.disk.WriteSectors) * sectorBytes / 1024
+		m[KeyReadMs] = delta(a.disk.ReadTicks, b.disk.ReadTicks)
+		m[KeyWriteMs] = delta(a.disk.WriteTicks, b.disk.WriteTicks)
+		m[KeyIOMs] = delta(a.disk.IOsTotalTicks, b.disk.IOsTotalTicks)
+		m[KeyQueueMs] = delta(a.disk.WeightedIOTicks, b.disk.WeightedIOTicks)
 	}
 	return m
 }

@@ -100,9 +100,12 @@ func TestFixtureUsage(t *testing.T) {
 	u := res.Usage
 	// /proc/stat: busy (user+nice+system+irq+softirq+steal) 174721 -> 174755 ticks; ctxt +228.
 	// diskstats vda: writes 2693321 -> 2693338, sectors 96500600 -> 96517344; reads unchanged.
+	// vda's write ticks 2008373 -> 2008381 and weighted ticks 2139580 -> 2139588; read and io
+	// ticks unchanged. The cpu line: user +32, system +2, idle +369 ticks.
 	// Tree 4343+4344: utime+stime+cutime+cstime 3 -> 35 ticks; write_bytes 0 -> 8388608.
 	want := map[string]float64{
 		KeyCPU: 0.34, KeyCS: 228, KeyReads: 0, KeyReadKB: 0, KeyWrites: 17, KeyWriteKB: 16744 * 512 / 1024,
+		KeyReadMs: 0, KeyWriteMs: 8, KeyIOMs: 0, KeyQueueMs: 8, KeyCPUUsSy: 0.34, KeyCPUAll: 4.03,
 		KeyDBCPU: 0.32, KeyClientCPU: 0, KeyDBReadKB: 0, KeyDBWriteKB: 8192,
 	}
 	for k, v := range want {
@@ -115,6 +118,9 @@ func TestFixtureUsage(t *testing.T) {
 	page := float64(os.Getpagesize())
 	if got, want := u[KeyMaxRSSMB], (791+3327)*page/(1<<20); !approx(got, want, 1e-9) {
 		t.Errorf("maxrss_mb %v, want %v", got, want)
+	}
+	if got, want := u[KeyRSSMB], 791*page/(1<<20); !approx(got, want, 1e-9) {
+		t.Errorf("db_rss_mb at the end %v, want %v", got, want)
 	}
 	if res.Size == nil || res.Size.DBGB1 == nil || res.Size.DBGB2 == nil {
 		t.Errorf("size %+v", res.Size)
@@ -261,10 +267,14 @@ func TestTmpfsNotAvailable(t *testing.T) {
 	res := &result.Step{Ops: map[string]*result.Op{"insert": {Units: 1000}}}
 	o.End(ctx, time.Now(), res)
 	Derive(res, Basis{PerOp: "insert", BytesPerWrite: 100})
-	for _, k := range []string{KeyReads, KeyReadKB, KeyWrites, KeyWriteKB} {
+	for _, k := range []string{KeyReads, KeyReadKB, KeyWrites, KeyWriteKB, KeyReadMs, KeyWriteMs, KeyIOMs, KeyQueueMs} {
 		if _, ok := res.Usage[k]; ok {
 			t.Errorf("tmpfs: %s reported", k)
 		}
+	}
+	if r := res.Resources; r == nil || r.Rps != nil || r.RMBps != nil || r.Wps != nil || r.WMBps != nil ||
+		r.RAwaitMs != nil || r.WAwaitMs != nil || r.AquSz != nil || r.UtilPct != nil || r.RSSMB == nil {
+		t.Errorf("tmpfs: resources %+v: no device figure, the process's memory", r)
 	}
 	e := res.Efficiency
 	if e == nil || e.Wpi != nil || e.WKBpi != nil || e.Rpq != nil || e.CPUpq == nil {

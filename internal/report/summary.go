@@ -48,9 +48,9 @@ func Build(r *result.Run) Summary {
 		return buildIIBench(r)
 	}
 	s := Summary{Lines: header(r)}
-	tables := []Table{throughput(r), latency(r), sla(r), details(r), phases(r)}
+	tables := []Table{throughput(r), ratePercentileTable(r), latency(r), sla(r), details(r), phases(r)}
 	tables = append(tables, efficiency(r)...)
-	tables = append(tables, cleanup(r))
+	tables = append(tables, resourceTable(r), cleanup(r))
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"ips: rows inserted (l.x: rows indexed; scan: rows read) per second; qps: queries per second.",
@@ -64,6 +64,7 @@ func Build(r *result.Run) Summary {
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
 		"cleanup: the engine's debt (flush, compaction, checkpoint, vacuum) before and after the step.",
 	}
+	s.Legend = append(s.Legend, resourceLegend...)
 	return s
 }
 
