@@ -97,6 +97,7 @@ func insertFlags(p *insertbench.Params) *pflag.FlagSet {
 	fl.IntVar(&p.DataMin, "data-min", 0, "insert: minimum length of the data column (default 10)")
 	fl.IntVar(&p.DataMax, "data-max", 0, "insert: maximum length of the data column (default 20)")
 	fl.IntVar(&p.DataRandPct, "data-random-pct", 0, "insert: percent of the data column that is random characters (default 37)")
+	fl.Float64Var(&p.CleanupWaitSeconds, "cleanup-wait", 0, "insert: the cleanup step ends no earlier than `SECONDS` after its start (default from --scale: 0 for tiny and small, else the reference's 60 + 1 per million rows loaded, at most 1200)")
 	return fl
 }
 

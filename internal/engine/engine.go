@@ -61,9 +61,39 @@ type Engine interface {
 }
 
 // Cleaner is implemented by engines that can reduce their debt (flush, compact, checkpoint,
-// vacuum) before the read steps of a workload.
+// vacuum, analyze) before the read steps of a workload.
 type Cleaner interface {
-	Cleanup(ctx context.Context) error
+	// Cleanup reduces the debt, as the reference's cleanup does for the engine. It calls
+	// h.Wait at most once, at the point where the reference waits (InnoDB: with its dirty-page
+	// settings lowered and its ANALYZE TABLEs running); when it does not, the caller waits
+	// after it returns. It says what it did through h.Note. It stops when ctx is done.
+	Cleanup(ctx context.Context, h CleanupHooks) error
+}
+
+// CleanupHooks connect an engine's Cleanup to its caller. The zero value waits for nothing and
+// drops the notes.
+type CleanupHooks struct {
+	// Wait blocks until the caller's wait has passed (at once when it has passed already), or
+	// until ctx is done, then returns ctx's error.
+	Wait func(ctx context.Context) error
+	// Note records one thing the cleanup did, such as the statements it ran and their seconds.
+	// Cleanup calls it from one goroutine at a time.
+	Note func(note string)
+}
+
+// WaitNow calls h.Wait, or returns ctx's error when h has no Wait.
+func (h CleanupHooks) WaitNow(ctx context.Context) error {
+	if h.Wait == nil {
+		return ctx.Err()
+	}
+	return h.Wait(ctx)
+}
+
+// Notef formats a note and hands it to h.Note, if set.
+func (h CleanupHooks) Notef(format string, args ...any) {
+	if h.Note != nil {
+		h.Note(fmt.Sprintf(format, args...))
+	}
 }
 
 // Statser is implemented by engines that expose internal counters (engine debt: compaction

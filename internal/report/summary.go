@@ -101,7 +101,8 @@ func header(r *result.Run) []string {
 	return append(lines, configLines(r.Configs)...)
 }
 
-// configLines describe each configuration: engine, version, status, error and notes.
+// configLines describe each configuration: engine, version, status, error, its notes and its
+// steps' notes (what the cleanup did).
 func configLines(configs []result.Config) []string {
 	var lines []string
 	for _, c := range configs {
@@ -116,6 +117,11 @@ func configLines(configs []result.Config) []string {
 		lines = append(lines, line)
 		for _, n := range c.Notes {
 			lines = append(lines, c.Name+": "+n)
+		}
+		for _, s := range c.Steps {
+			for _, n := range s.Notes {
+				lines = append(lines, c.Name+": "+s.Name+": "+n)
+			}
 		}
 	}
 	return lines

@@ -98,6 +98,18 @@ func TestLatencySLAAndSteps(t *testing.T) {
 	}
 }
 
+// TestStepNotes checks that what a step noted (the cleanup's statements and wait) is in the
+// header lines, after its configuration's own notes.
+func TestStepNotes(t *testing.T) {
+	r := fixture()
+	r.Configs[1].Steps[0].Notes = []string{"CHECKPOINT: 0.1 s", "waited 99.0 s"}
+	lines := strings.Join(Build(r).Lines, "\n")
+	want := "b: stores nothing\nb: l.i0: CHECKPOINT: 0.1 s\nb: l.i0: waited 99.0 s"
+	if !strings.Contains(lines, want) {
+		t.Errorf("header lines\n%s\nlack\n%s", lines, want)
+	}
+}
+
 func TestMarkdownAndTextAgree(t *testing.T) {
 	r := fixture()
 	md := Markdown(r)

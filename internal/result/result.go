@@ -106,6 +106,9 @@ type Step struct {
 	Periods []Period `json:"periods,omitempty"`
 	// Cost is the machine cost of the step at a given price per hour (iiBench --cost-per-hour).
 	Cost *Cost `json:"cost,omitempty"`
+	// Notes say what the step did where its figures do not (the cleanup: each statement and
+	// its seconds, and the wait).
+	Notes []string `json:"notes,omitempty"`
 	// Intervals is the per-second series; it is written to intervals.csv, not to run.json.
 	Intervals []Interval `json:"-"`
 }

@@ -23,13 +23,11 @@ import (
 // ENGINE=InnoDB or ENGINE=ROCKSDB. They share everything but their settings, stats, cleanup and
 // data files.
 
-// Polling of the cleanups: how often the server is asked, and how long InnoDB's dirty page
-// count may stay above its lowest value before the flush counts as done (purge keeps
-// dirtying pages after the last write).
+// Polling of the MyRocks cleanup (mysql_cleanup.go): how often the server is asked, and how
+// many settled readings in a row end a wait for compactions.
 const (
 	mysqlCleanupPoll  = 250 * time.Millisecond
-	innodbFlushStable = 5 * time.Second
-	rocksSettleChecks = 3 // consecutive settled readings that end a MyRocks cleanup
+	rocksSettleChecks = 3
 )
 
 // mysqlTimeZone is the session time zone of every connection: FROM_UNIXTIME and
@@ -652,96 +650,6 @@ func (e *mysqlDB) rocksStats(ctx context.Context) (map[string]float64, error) {
 	out["compaction_pending"] = st.cf["COMPACTION_PENDING"]
 	out["immutable_memtables"] = st.cf["NUM_IMMUTABLE_MEM_TABLE"]
 	return out, nil
-}
-
-// Cleanup reduces the engine's debt before the read steps. innodb: it sets
-// innodb_max_dirty_pages_pct (and its low-water mark) to 0, so that the page cleaner writes
-// every dirty page, waits until none is left or their number has not fallen for a few
-// seconds (purge keeps dirtying pages), and restores the two settings. myrocks: it flushes the
-// memtables (rocksdb_force_flush_memtable_now) and waits until no flush or compaction is
-// pending or running. It needs the SUPER privilege on an external server, and stops when ctx
-// is done.
-func (e *mysqlDB) Cleanup(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: cleanup: %w", e.name, err)
-	}
-	var err error
-	if e.rocks {
-		err = e.rocksCleanup(ctx)
-	} else {
-		err = e.innodbCleanup(ctx)
-	}
-	if err != nil {
-		return e.redact(fmt.Errorf("%s: cleanup: %w", e.name, err))
-	}
-	return nil
-}
-
-// innodbCleanup runs on the pool rather than on one connection: the driver closes a
-// connection whose statement ctx cancels, and the settings must be restored after that too.
-func (e *mysqlDB) innodbCleanup(ctx context.Context) (err error) {
-	var pct, lwm string
-	if err := e.db.QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_max_dirty_pages_pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm").
-		Scan(&pct, &lwm); err != nil {
-		return err
-	}
-	// The low-water mark may not exceed the maximum: lower it first, raise it last.
-	if _, err := e.db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0"); err != nil {
-		return err
-	}
-	defer func() {
-		// Restored even when ctx is done.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		_, err1 := e.db.ExecContext(rctx, "SET GLOBAL innodb_max_dirty_pages_pct = "+pct)
-		_, err2 := e.db.ExecContext(rctx, "SET GLOBAL innodb_max_dirty_pages_pct_lwm = "+lwm)
-		if rerr := errors.Join(err1, err2); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("restore innodb_max_dirty_pages_pct=%s, innodb_max_dirty_pages_pct_lwm=%s: %w", pct, lwm, rerr))
-		}
-	}()
-	if _, err := e.db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 0"); err != nil {
-		return err
-	}
-	lowest, lowestAt := math.Inf(1), time.Now()
-	for {
-		var name string
-		var dirty float64
-		if err := e.db.QueryRowContext(ctx, statusQuery("INNODB_BUFFER_POOL_PAGES_DIRTY")).Scan(&name, &dirty); err != nil {
-			return err
-		}
-		if dirty == 0 {
-			return nil
-		}
-		if dirty < lowest {
-			lowest, lowestAt = dirty, time.Now()
-		} else if time.Since(lowestAt) >= innodbFlushStable {
-			return nil
-		}
-		if err := sleepCtx(ctx, mysqlCleanupPoll); err != nil {
-			return err
-		}
-	}
-}
-
-func (e *mysqlDB) rocksCleanup(ctx context.Context) error {
-	if _, err := e.db.ExecContext(ctx, "SET GLOBAL rocksdb_force_flush_memtable_now = 1"); err != nil {
-		return err
-	}
-	for n := 0; n < rocksSettleChecks; {
-		st, err := e.rocksState(ctx)
-		if err != nil {
-			return err
-		}
-		if st.settled() {
-			n++
-		} else {
-			n = 0
-		}
-		if err := sleepCtx(ctx, mysqlCleanupPoll); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // sleepCtx sleeps for d, or returns ctx's error when it is done first.

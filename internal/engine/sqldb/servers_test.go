@@ -806,27 +806,74 @@ func testCleanupStats(t *testing.T, c serverCase, e *serverEngine) {
 				before["wal_bytes"], before["memtable_bytes"], before["snapshot_conflicts"])
 		}
 	}
-	var vacuums int64
+	// A second table, so that the cleanup's statements run on every table; it fills enough
+	// pages that InnoDB holds more than 1% of its buffer pool dirty.
+	e.exec(t, "CREATE TABLE cleanup2 (id INT PRIMARY KEY, v VARCHAR(200))"+e.Dialect().TableOptions())
+	defer e.exec(t, "DROP TABLE cleanup2")
+	for i := 0; i < 20; i++ {
+		var sb strings.Builder
+		for j := 0; j < 1000; j++ {
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, "(%d, '%s')", i*1000+j, strings.Repeat("x", 150+j%50))
+		}
+		e.exec(t, "INSERT INTO cleanup2 (id, v) VALUES "+sb.String())
+	}
 	var ckptBefore string
 	if c.kind == server.Postgres {
-		if err := e.SQL().QueryRow("SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'pi1'").Scan(&vacuums); err != nil {
-			t.Fatal(err)
-		}
 		if err := e.SQL().QueryRow("SELECT checkpoint_lsn::text FROM pg_control_checkpoint()").Scan(&ckptBefore); err != nil {
 			t.Fatal(err)
 		}
 	}
+	vacuumsBefore := pgVacuums(t, c, e)
+	if c.driver.Name == "innodb" {
+		// Stale statistics, so that the ANALYZE TABLEs show.
+		e.exec(t, "UPDATE mysql.innodb_table_stats SET n_rows = 0, last_update = '2001-01-01 00:00:00' WHERE database_name = DATABASE()")
+	}
 
-	if err := e.cleaner().Cleanup(ctx); err != nil {
+	var notes []string
+	waits := 0
+	h := engine.CleanupHooks{
+		Note: func(n string) { notes = append(notes, n) },
+		Wait: func(ctx context.Context) error {
+			waits++
+			if c.driver.Name == "innodb" {
+				checkInnoDBFlushing(ctx, t, e)
+			}
+			return ctx.Err()
+		},
+	}
+	if err := e.cleaner().Cleanup(ctx, h); err != nil {
 		t.Fatalf("Cleanup: %v", err)
 	}
+	t.Logf("Cleanup noted:\n%s", strings.Join(notes, "\n"))
 	after := e.stats(t)
+	want := map[string][]string{
+		"postgres": {"VACUUM (VERBOSE, ANALYZE, INDEX_CLEANUP ON), a connection per table in parallel: ", "CHECKPOINT: "},
+		"innodb": {"SET GLOBAL innodb_max_dirty_pages_pct_lwm = 1, innodb_max_dirty_pages_pct = 1 until",
+			"ANALYZE TABLE, a connection per table in parallel: "},
+		"myrocks": {"SET GLOBAL rocksdb_force_flush_memtable_now = 1", "SET GLOBAL rocksdb_force_flush_memtable_and_lzero_now = 1",
+			"ANALYZE TABLE, a connection per table in parallel: "},
+	}[c.driver.Name]
+	for _, w := range want {
+		found := false
+		for _, n := range notes {
+			everyTable := strings.Contains(n, "pi1") && strings.Contains(n, "cleanup2")
+			found = found || strings.Contains(n, w) && (everyTable || !strings.Contains(w, "per table"))
+		}
+		if !found {
+			t.Errorf("Cleanup's notes %q lack %q (with both tables)", notes, w)
+		}
+	}
+	// The servers wait with their settings in force (InnoDB) or after their LSM has settled
+	// (MyRocks); PostgreSQL's caller waits after the CHECKPOINT.
+	if wantWaits := map[string]int{"postgres": 0, "innodb": 1, "myrocks": 1}[c.driver.Name]; waits != wantWaits {
+		t.Errorf("Cleanup called Wait %d times, want %d", waits, wantWaits)
+	}
 	switch c.driver.Name {
 	case "postgres":
-		var n int64
-		if err := e.SQL().QueryRow("SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'pi1'").Scan(&n); err != nil || n != vacuums+1 {
-			t.Errorf("vacuum_count of pi1 %d -> %d (%v): Cleanup did not vacuum it", vacuums, n, err)
-		}
+		checkPGVacuumed(t, e, vacuumsBefore)
 		// The checkpointer publishes its counter after it has woken CHECKPOINT up: the control
 		// file says that a checkpoint happened.
 		var ckpt string
@@ -834,62 +881,141 @@ func testCleanupStats(t *testing.T, c serverCase, e *serverEngine) {
 			t.Errorf("checkpoint LSN %s -> %s (%v): Cleanup did not checkpoint", ckptBefore, ckpt, err)
 		}
 	case "innodb":
-		var name string
-		var flushed float64
-		if err := e.SQL().QueryRow(statusQuery("INNODB_BUFFER_POOL_PAGES_FLUSHED")).Scan(&name, &flushed); err != nil {
-			t.Fatal(err)
+		var stale int
+		if err := e.SQL().QueryRow("SELECT COUNT(*) FROM mysql.innodb_table_stats WHERE database_name = DATABASE() AND (n_rows = 0 OR last_update < '2002-01-01')").Scan(&stale); err != nil || stale != 0 {
+			t.Errorf("%d tables (%v) with the statistics of before Cleanup: it did not ANALYZE them", stale, err)
 		}
-		if before["dirty_pages"] > 0 && flushed <= flushedBefore {
-			t.Errorf("%v dirty pages before Cleanup, but pages flushed %v -> %v", before["dirty_pages"], flushedBefore, flushed)
-		}
-		var pct, lwm float64
-		if err := e.SQL().QueryRow("SELECT @@GLOBAL.innodb_max_dirty_pages_pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm").Scan(&pct, &lwm); err != nil ||
-			pct != 90 || lwm != 80 {
-			t.Errorf("after Cleanup innodb_max_dirty_pages_pct = %v, _lwm = %v (%v); want the settings 90, 80 restored", pct, lwm, err)
-		}
+		checkInnoDBRestored(t, e, "Cleanup")
 	case "myrocks":
 		if after["flush_bytes_written"] <= before["flush_bytes_written"] {
 			t.Errorf("flush_bytes_written %v -> %v: Cleanup flushed nothing", before["flush_bytes_written"], after["flush_bytes_written"])
 		}
-		if after["immutable_memtables"] != 0 || after["compaction_pending"] != 0 || after["compacting_files"] != 0 {
-			t.Errorf("after Cleanup: %v", after)
+		if after["l0_files"] != 0 || after["immutable_memtables"] != 0 || after["compaction_pending"] != 0 || after["compacting_files"] != 0 {
+			t.Errorf("after Cleanup, want no L0 file and nothing to flush or compact: %v", after)
 		}
 	}
 
 	if c.driver.Name == "innodb" {
-		// Canceled while it waits for the flush, Cleanup still restores the settings.
+		// Canceled while it waits, Cleanup still restores the settings.
 		e.exec(t, "UPDATE pi1 SET price = price + 1")
 		cctx, cancel := context.WithCancel(ctx)
-		go func() {
-			defer cancel()
-			for i := 0; i < 100; i++ {
-				var pct float64
-				if err := e.SQL().QueryRow("SELECT @@GLOBAL.innodb_max_dirty_pages_pct").Scan(&pct); err != nil || pct == 0 {
-					return
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-		}()
-		err := e.cleaner().Cleanup(cctx)
-		cancel()
-		t.Logf("Cleanup canceled while it flushes: %v", err)
-		if err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("canceled Cleanup: %v", err)
+		defer cancel()
+		err := e.cleaner().Cleanup(cctx, engine.CleanupHooks{Wait: func(ctx context.Context) error {
+			cancel()
+			return ctx.Err()
+		}})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Cleanup canceled in its wait = %v, want context.Canceled", err)
 		}
-		var pct, lwm float64
-		if err := e.SQL().QueryRow("SELECT @@GLOBAL.innodb_max_dirty_pages_pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm").Scan(&pct, &lwm); err != nil ||
-			pct != 90 || lwm != 80 {
-			t.Errorf("after a canceled Cleanup (%v) innodb_max_dirty_pages_pct = %v, _lwm = %v (%v); want 90, 80", err, pct, lwm, err)
-		}
+		checkInnoDBRestored(t, e, "a canceled Cleanup")
 	}
 
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := e.cleaner().Cleanup(canceled); !errors.Is(err, context.Canceled) {
+	if err := e.cleaner().Cleanup(canceled, engine.CleanupHooks{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Cleanup on a canceled context = %v, want context.Canceled", err)
 	}
 	if _, err := e.statser().Stats(canceled); err == nil {
 		t.Error("Stats on a canceled context succeeded")
+	}
+}
+
+// pgVacuums returns vacuum_count of every table of the current schema (nil for the other
+// servers).
+func pgVacuums(t *testing.T, c serverCase, e *serverEngine) map[string]int64 {
+	t.Helper()
+	if c.kind != server.Postgres {
+		return nil
+	}
+	rows, err := e.SQL().Query("SELECT relname, vacuum_count FROM pg_stat_user_tables WHERE schemaname = current_schema()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	m := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		m[name] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// checkPGVacuumed checks that every table was vacuumed once more than before, and analyzed.
+func checkPGVacuumed(t *testing.T, e *serverEngine, before map[string]int64) {
+	t.Helper()
+	rows, err := e.SQL().Query(`SELECT relname, vacuum_count, last_vacuum IS NOT NULL, last_analyze IS NOT NULL
+FROM pg_stat_user_tables WHERE schemaname = current_schema()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var name string
+		var count int64
+		var vacuumed, analyzed bool
+		if err := rows.Scan(&name, &count, &vacuumed, &analyzed); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if count != before[name]+1 || !vacuumed || !analyzed {
+			t.Errorf("%s: vacuum_count %d -> %d, last_vacuum set %v, last_analyze set %v: Cleanup did not VACUUM (ANALYZE) it",
+				name, before[name], count, vacuumed, analyzed)
+		}
+	}
+	if err := rows.Err(); err != nil || n < 2 {
+		t.Errorf("%d tables (%v), want pi1 and cleanup2", n, err)
+	}
+}
+
+// checkInnoDBFlushing checks, in the cleanup's wait, that the dirty-page settings are lowered
+// to 1, and waits (at most two minutes) until the page cleaner has brought the dirty pages
+// down to 1% of the buffer pool.
+func checkInnoDBFlushing(ctx context.Context, t *testing.T, e *serverEngine) {
+	var pct, lwm float64
+	if err := e.SQL().QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_max_dirty_pages_pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm").Scan(&pct, &lwm); err != nil ||
+		pct != 1 || lwm != 1 {
+		t.Errorf("in the wait innodb_max_dirty_pages_pct = %v, _lwm = %v (%v); want 1, 1", pct, lwm, err)
+	}
+	status := func() (dirty, total, flushed float64) {
+		st, err := e.DB.(*mysqlDB).status(ctx, map[string]string{"dirty": "INNODB_BUFFER_POOL_PAGES_DIRTY",
+			"total": "INNODB_BUFFER_POOL_PAGES_TOTAL", "flushed": "INNODB_BUFFER_POOL_PAGES_FLUSHED"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st["dirty"], st["total"], st["flushed"]
+	}
+	dirty0, total, flushed0 := status()
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	dirty, _, flushed := dirty0, total, flushed0
+	for dirty > 0.01*total {
+		if sleepCtx(wctx, 100*time.Millisecond) != nil {
+			t.Errorf("in the wait: %v of %v pages still dirty after two minutes", dirty, total)
+			return
+		}
+		dirty, _, flushed = status()
+	}
+	t.Logf("in the wait: dirty pages %v -> %v of %v, pages flushed %v -> %v", dirty0, dirty, total, flushed0, flushed)
+	if dirty0 > 0.01*total && flushed <= flushed0 {
+		t.Errorf("%v of %v pages dirty at the wait's start, and no page flushed", dirty0, total)
+	}
+}
+
+// checkInnoDBRestored checks that the dirty-page settings are back to the server's (90, 80).
+func checkInnoDBRestored(t *testing.T, e *serverEngine, after string) {
+	t.Helper()
+	var pct, lwm float64
+	if err := e.SQL().QueryRow("SELECT @@GLOBAL.innodb_max_dirty_pages_pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm").Scan(&pct, &lwm); err != nil ||
+		pct != 90 || lwm != 80 {
+		t.Errorf("after %s innodb_max_dirty_pages_pct = %v, _lwm = %v (%v); want the settings 90, 80 restored", after, pct, lwm, err)
 	}
 }
 

@@ -45,6 +45,9 @@ type Params struct {
 	DataMin      int      `json:"data_min"`
 	DataMax      int      `json:"data_max"`
 	DataRandPct  int      `json:"data_random_pct"`
+	// CleanupWaitSeconds is how long after its start the cleanup step waits before it ends
+	// (cleanup.go): by default the reference's rule scaled by the preset (DefaultCleanupWait).
+	CleanupWaitSeconds float64 `json:"cleanup_wait_seconds"`
 }
 
 // Scale is a preset of sizes (docs/insert-benchmark.md).
@@ -85,6 +88,7 @@ func DefaultParams(scale string) (Params, error) {
 		BatchI0: 100, BatchI1: 50, BatchI2: 5, BatchQ: 50, QueryRows: 10, PointIDs: 10, Resync: 1000,
 		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500,
 		DataMin: 10, DataMax: 20, DataRandPct: 37,
+		CleanupWaitSeconds: cleanupWaitScale(s.Name) * ReferenceCleanupWait(s.Rows*int64(s.Clients)),
 	}, nil
 }
 
@@ -124,6 +128,9 @@ func (p *Params) Validate() error {
 	}
 	if p.DataRandPct < 0 || p.DataRandPct > 100 {
 		return fmt.Errorf("--data-random-pct must be within 0..100, got %d", p.DataRandPct)
+	}
+	if err := validCleanupWait(p.CleanupWaitSeconds); err != nil {
+		return err
 	}
 	if len(p.Steps) == 0 {
 		return fmt.Errorf("--steps is empty")
@@ -189,6 +196,7 @@ func (p *Params) ParamMap() map[string]any {
 		"resync_batches": p.Resync, "cashregisters": p.CashRegs, "products": p.Products,
 		"customers": p.Customers, "max_price": p.MaxPrice, "data_min": p.DataMin,
 		"data_max": p.DataMax, "data_random_pct": p.DataRandPct,
+		"cleanup_wait_seconds": p.CleanupWaitSeconds,
 	}
 }
 

@@ -431,7 +431,9 @@ func (r *run) createIndexes() runner.Step {
 	return s
 }
 
-// cleanup reduces the engine's debt (flush, compaction, checkpoint) before the read steps.
+// cleanup reduces the engine's debt (analyze, vacuum, flush, compaction, checkpoint) before the
+// read steps, as the reference does for the engine, then waits until p.CleanupWaitSeconds after
+// the step's start (cleanup.go). The step's notes say what it did.
 func (r *run) cleanup(ctx context.Context) *result.Step {
 	c, ok := r.eng.(engine.Cleaner)
 	if !ok {
@@ -442,11 +444,13 @@ func (r *run) cleanup(ctx context.Context) *result.Step {
 	if s, ok := r.eng.(engine.Statser); ok {
 		before, _ = s.Stats(ctx) // the debt before; after is the step's engine_stats
 	}
+	cr := newCleanupRun(r.p, r.env.Runner.Clock)
 	st := r.env.Runner.Run(ctx, runner.Step{Name: "cleanup", Ops: []runner.OpSpec{{Name: "cleanup"}},
 		Workers: []runner.Worker{{Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return rec.Do(0, time.Time{}, func() (int64, error) { return 1, c.Cleanup(r.opCtx) })
+			return rec.Do(0, time.Time{}, func() (int64, error) { return 1, cr.run(r.opCtx, c) })
 		}}}})
 	st.EngineStatsBefore = before
+	st.Notes = cr.notes
 	return st
 }
 
