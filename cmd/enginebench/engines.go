@@ -93,9 +93,9 @@ func writeSettings(w io.Writer, d engine.Driver) error {
 	}
 	t.AppendHeader(table.Row{"setting", "default", "meaning", "source"})
 	t.SetColumnConfigs([]table.ColumnConfig{
-		{Number: 2, WidthMax: 40, WidthMaxEnforcer: text.WrapHard},
-		{Number: 3, WidthMax: 50, WidthMaxEnforcer: text.WrapSoft},
-		{Number: 4, WidthMax: 40, WidthMaxEnforcer: text.WrapSoft}})
+		{Number: 2, WidthMax: 28, WidthMaxEnforcer: text.WrapHard},
+		{Number: 3, WidthMax: 46, WidthMaxEnforcer: text.WrapSoft},
+		{Number: 4, WidthMax: 34, WidthMaxEnforcer: text.WrapSoft}})
 	for _, s := range d.Settings {
 		t.AppendRow(table.Row{s.Name, s.Default, s.Doc, s.Source})
 	}
