@@ -18,9 +18,9 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server"
 )
 
-// The innodb and myrocks engines: MariaDB through github.com/go-sql-driver/mysql, with tables of
-// ENGINE=InnoDB or ENGINE=ROCKSDB. They share everything but their settings, stats, cleanup and
-// data files.
+// The innodb and myrocks engines: MariaDB (or, with a DSN, any MySQL-protocol server) through
+// github.com/go-sql-driver/mysql, with tables of ENGINE=<table_engine>: InnoDB or ROCKSDB by
+// default. They share everything but their settings, stats, cleanup and data files.
 
 // Polling of the cleanups: how often the server is asked, and how long InnoDB's dirty page
 // count may stay above its lowest value before the flush counts as done (purge keeps
@@ -40,10 +40,11 @@ const mysqlTimeZone = "'+00:00'"
 // github.com/go-sql-driver/mysql, on a managed MariaDB server (package server) started on
 // Config.DataDir with the settings merged over innodbSettings, or on an existing server given by
 // Config.DSN (a go-sql-driver/mysql DSN naming a database), where it creates nothing but the
-// benchmark tables.
+// benchmark tables. The setting table_engine (a Client setting, also taken with a DSN) names
+// the storage engine of the tables.
 //
-// The engine implements DB, engine.Server, engine.Liveness, engine.Cleaner, engine.Statser and
-// engine.DataFiler. Statements a workload prepares on a connection are server-side prepared
+// The engine implements DB, engine.Server, engine.Liveness, engine.Cleaner, engine.Statser,
+// engine.DatabaseSizer and engine.DataFiler. Statements a workload prepares on a connection are server-side prepared
 // statements.
 func InnoDBDriver() engine.Driver {
 	return newServerDriver(serverDriverSpec{
@@ -61,8 +62,8 @@ func InnoDBDriver() engine.Driver {
 }
 
 // MyRocksDriver returns the driver of the "myrocks" engine: MariaDB's MyRocks (RocksDB) through
-// github.com/go-sql-driver/mysql, like InnoDBDriver with tables of ENGINE=ROCKSDB and the
-// plugin loaded on a managed server.
+// github.com/go-sql-driver/mysql, like InnoDBDriver with tables of ENGINE=ROCKSDB (by default) and
+// the plugin loaded on a managed server.
 func MyRocksDriver() engine.Driver {
 	return newServerDriver(serverDriverSpec{
 		name: "myrocks",

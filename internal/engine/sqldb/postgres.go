@@ -28,8 +28,8 @@ const serverMaxIdleConns = 64
 // by Config.DSN (a pgx connection string or URL), where it creates nothing but the benchmark
 // tables.
 //
-// The engine implements DB, engine.Server, engine.Liveness, engine.Cleaner, engine.Statser and
-// engine.DataFiler. Statements a workload prepares on a connection are server-side prepared
+// The engine implements DB, engine.Server, engine.Liveness, engine.Cleaner, engine.Statser,
+// engine.DatabaseSizer and engine.DataFiler. Statements a workload prepares on a connection are server-side prepared
 // statements.
 func PostgresDriver() engine.Driver {
 	defs := postgresSettings()
