@@ -2,8 +2,11 @@
 // threads append rows to purchases_index and its secondary indexes while one query thread per
 // index seeks to a random point of it and reads the next rows in index order. One step, run,
 // ends at a row count or a duration and reports every few seconds how the rates change as the
-// table grows. Each operation is written once for the SQL family (sql.go) and once for the KV
-// family (kv.go).
+// table grows. By default it reproduces its reference, iibench.py in its iiBench form
+// (docs/fidelity.md); Params.Variant corrected turns on enginebench's corrections. Rows and seek
+// points are made in gen.go; each operation is written for the SQL family, as the reference's
+// text statements (refsql.go) and as enginebench's prepared ones (sql.go), and for the KV family
+// (kv.go).
 package iibench
 
 import (
