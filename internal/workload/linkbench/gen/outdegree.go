@@ -47,9 +47,6 @@ func NewOutDegree(cdf *profile.CDF, start, max int64, linkTypes int, v Variant) 
 	}
 }
 
-// Variant returns the variant the out-degree (and the id2 chooser built on it) follows.
-func (d *OutDegree) Variant() Variant { return d.v }
-
 // Total returns the number of links of id1 over all types before they are split; 0 outside
 // [start, max). In the reference variant it is at least the number of link types, and the
 // types may hold fewer links than Total between them (see PerType).

@@ -42,7 +42,7 @@ func NewPayload(m profile.Motif, median, sigma float64, maxLen int, seed uint64,
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("payload: %w", err)
 	}
-	if maxLen < 0 || v == Reference && maxLen < 1 {
+	if maxLen < 0 {
 		return nil, fmt.Errorf("payload: maximum length %d", maxLen)
 	}
 	sizeMax := int64(maxLen) + 1
