@@ -71,11 +71,11 @@ func (r *run) newWriter(step string, c int, t *table, rounds int64, batch int, d
 // background workers of the step.
 func (w *writer) workers(bg bool) []runner.Worker {
 	ws := []runner.Worker{
-		{Client: w.client, Background: bg, Run: w.make},
-		{Client: w.client, Background: bg, Run: w.insert},
+		{Client: w.client, Background: bg, Run: w.maker},
+		{Client: w.client, Background: bg, Run: w.inserter},
 	}
 	if w.deletes {
-		ws = append(ws, runner.Worker{Client: w.client, Background: bg, Run: w.delete})
+		ws = append(ws, runner.Worker{Client: w.client, Background: bg, Run: w.deleter})
 	}
 	return ws
 }
@@ -93,9 +93,9 @@ func (w *writer) finished() bool {
 	}
 }
 
-// make is the statement maker: for each round, a batch of rows for the inserter, then (with
+// maker is the statement maker: for each round, a batch of rows for the inserter, then (with
 // deletes) the delete of as many of the oldest rows for the deleter, then the rate limit.
-func (w *writer) make(ctx context.Context, rec *runner.Recorder) error {
+func (w *writer) maker(ctx context.Context, rec *runner.Recorder) error {
 	defer close(w.ins)
 	if w.del != nil {
 		defer close(w.del)
@@ -150,16 +150,16 @@ func send(ctx context.Context, q chan<- job, j job) error {
 	}
 }
 
-// insert is the inserter: it runs every batch the maker made, in order.
-func (w *writer) insert(ctx context.Context, rec *runner.Recorder) error {
+// inserter runs every insert the maker made, in order, on a session of its own.
+func (w *writer) inserter(ctx context.Context, rec *runner.Recorder) error {
 	defer w.finish()
 	return w.execute(ctx, w.ins, func(sess session, j job) (int64, error) {
 		return int64(len(j.rows)), sess.insert(w.r.opCtx, w.t, j.rows)
 	}, rec, opInsert)
 }
 
-// delete is the deleter: it runs every delete the maker made, in order.
-func (w *writer) delete(ctx context.Context, rec *runner.Recorder) error {
+// deleter runs every delete the maker made, in order, on a session of its own.
+func (w *writer) deleter(ctx context.Context, rec *runner.Recorder) error {
 	defer w.finish()
 	return w.execute(ctx, w.del, func(sess session, j job) (int64, error) {
 		d, err := sess.deleteOldest(w.r.opCtx, w.t, j.low, j.n)
