@@ -291,6 +291,28 @@ func TestEnginesListsEveryEngine(t *testing.T) {
 	}
 }
 
+// The server engines show each default with its source (the published configuration files).
+func TestEnginesShowSources(t *testing.T) {
+	for eng, want := range map[string][]string{
+		"innodb":   {"SOURCE", "my.cnf.cz11a_c8r32", "log_bin", "innodb_adaptive_hash_index", "innodb_purge_threads", "table_engine", "scaled"},
+		"myrocks":  {"SOURCE", "my.cnf.cza1_c8r32", "rocksdb_max_background_jobs", "table_engine"},
+		"postgres": {"SOURCE", "conf.diff.cx10a_c8r32", "autovacuum_work_mem", "scaled"},
+	} {
+		code, stdout, _ := runCLI(t, "engines", eng)
+		if code != 0 {
+			t.Fatalf("engines %s: exit %d", eng, code)
+		}
+		for _, w := range want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("engines %s lacks %q:\n%s", eng, w, stdout)
+			}
+		}
+	}
+	if _, stdout, _ := runCLI(t, "engines", "sqlite"); strings.Contains(stdout, "SOURCE") {
+		t.Errorf("engines sqlite has a source column:\n%s", stdout)
+	}
+}
+
 func TestVersion(t *testing.T) {
 	code, stdout, _ := runCLI(t, "version")
 	if code != 0 || !strings.HasPrefix(stdout, "enginebench ") {

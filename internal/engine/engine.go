@@ -112,6 +112,16 @@ type DataFiler interface {
 	IsDataFile(rel string) bool
 }
 
+// DatabaseSizer is implemented by engines that tell the size of the benchmark database's own
+// files themselves, also when the data directory is unknown or holds other databases (a
+// server given by Config.DSN): DatabaseBytes returns the bytes of the benchmark database's
+// tables and indexes (what each engine counts is in docs/efficiency.md). dbgb1 is
+// DatabaseBytes where the engine implements it, else the DataFiler files; an error leaves
+// dbgb1 unmeasured.
+type DatabaseSizer interface {
+	DatabaseBytes(ctx context.Context) (int64, error)
+}
+
 // Server is implemented by engines whose DBMS runs in processes of its own (a managed or
 // remote server). ServerPID is the root of its process tree on this host, whose CPU, IO and
 // memory are the DBMS's; 0 when it is not on this host. Engines that do not implement Server
@@ -138,6 +148,13 @@ type Setting struct {
 	Name    string
 	Default string
 	Doc     string
+	// Source says where the default comes from (e.g. the published configuration file it
+	// follows, and how it was translated or scaled); empty for the engine's own choices.
+	Source string
+	// Client marks a setting of a server engine that is not a server variable but the
+	// engine's own (e.g. the storage engine of its tables): it is never written to a server's
+	// configuration, and is accepted with Config.DSN too.
+	Client bool
 }
 
 // Driver describes a registered engine and opens it.
@@ -220,8 +237,11 @@ func (r *Registry) Check(cfg Config) error {
 			return fmt.Errorf("engine %s is not available: %w", d.Name, err)
 		}
 	}
-	if d.Server && cfg.DSN != "" && len(cfg.Settings) > 0 {
-		return fmt.Errorf("engine %s: settings apply to a managed server only, not to one given by --dsn", d.Name)
+	if d.Server && cfg.DSN != "" {
+		if bad := serverSettings(d, cfg.Settings); len(bad) > 0 {
+			return fmt.Errorf("engine %s: settings apply to a managed server only, not to one given by --dsn: %s",
+				d.Name, strings.Join(bad, ", "))
+		}
 	}
 	if d.Server && d.CheckSettings != nil {
 		return d.CheckSettings(cfg.Settings)
@@ -254,6 +274,22 @@ func (r *Registry) Check(cfg Config) error {
 		}
 	}
 	return nil
+}
+
+// serverSettings returns the names of overrides that are not Client settings of d, sorted.
+func serverSettings(d Driver, overrides map[string]string) []string {
+	client := make(map[string]bool)
+	for _, s := range d.Settings {
+		client[s.Name] = s.Client
+	}
+	var out []string
+	for k := range overrides {
+		if !client[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Open checks cfg and opens the engine.

@@ -40,7 +40,18 @@ type OSOptions struct {
 	// IsDataFile reports whether a file (path relative to DataDir) is one of the engine's
 	// table or index files, counted in dbgb1; nil counts every file.
 	IsDataFile func(rel string) bool
+	// DatabaseBytes, when set, is the size of the benchmark database's own files as the engine
+	// tells it (engine.DatabaseSizer): dbgb1 is then its value, also without DataDir, and
+	// IsDataFile is used only when it fails. An error leaves dbgb1 unmeasured.
+	DatabaseBytes func(ctx context.Context) (int64, error)
 }
+
+// Bounds of one DatabaseBytes call: each second, so that a slow answer does not hold up the
+// intervals, and at a step's end.
+const (
+	sizeSampleTimeout = 500 * time.Millisecond
+	sizeEndTimeout    = 30 * time.Second
+)
 
 // OS accounts a step's resource use from /proc and the data directory: host CPU and context
 // switches (/proc/stat), the data device's IO (/proc/diskstats), CPU, IO and memory of the
@@ -98,13 +109,20 @@ func NewOS(opt OSOptions) (*OS, error) {
 	if _, err := pfs.Stat(); err != nil {
 		return nil, fmt.Errorf("os accounting: %w", err)
 	}
-	if opt.DataDir == "" {
+	switch {
+	case opt.DataDir == "" && opt.DatabaseBytes != nil:
+		o.notes = append(o.notes, "no data directory is known (--data-dir): the data device's IO "+
+			"(rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi, r_await, w_await, aqu-sz, %util) and the data "+
+			"directory's size (dbgb2) are not measured; dbgb1 is the engine's own account")
+	case opt.DataDir == "":
 		o.notes = append(o.notes, "no data directory is known (--data-dir): the data device's IO "+
 			"(rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi, r_await, w_await, aqu-sz, %util) and the "+
 			"database size (dbgb1, dbgb2) are not measured")
-	} else if o.device, err = FindDevice(pfs, bfs, opt.DataDir); err != nil {
-		o.notes = append(o.notes, "storage IO of the data device (rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi, "+
-			"r_await, w_await, aqu-sz, %util) is not available: "+err.Error())
+	default:
+		if o.device, err = FindDevice(pfs, bfs, opt.DataDir); err != nil {
+			o.notes = append(o.notes, "storage IO of the data device (rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi, "+
+				"r_await, w_await, aqu-sz, %util) is not available: "+err.Error())
+		}
 	}
 	switch {
 	case opt.RemoteDB:
@@ -385,7 +403,7 @@ func (o *OS) Sample(ctx context.Context, now time.Time) map[string]float64 {
 		}
 		o.rssOK = true
 	}
-	o.addSize(m)
+	o.addSize(ctx, m, sizeSampleTimeout)
 	return m
 }
 
@@ -403,19 +421,25 @@ func (o *OS) End(ctx context.Context, now time.Time, res *result.Step) {
 	if o.rssOK {
 		m[KeyMaxRSSMB] = o.maxRSS / (1 << 20)
 	}
-	o.addSize(m)
+	o.addSize(context.WithoutCancel(ctx), m, sizeEndTimeout)
 	if res.Usage == nil {
 		res.Usage = map[string]float64{}
 	}
 	for k, v := range m {
 		res.Usage[k] = v
 	}
-	if gb1, ok := m[KeyDBGB1]; ok {
-		gb2 := m[KeyDBGB2]
+	gb1, ok1 := m[KeyDBGB1]
+	gb2, ok2 := m[KeyDBGB2]
+	if ok1 || ok2 {
 		if res.Size == nil {
 			res.Size = &result.Size{}
 		}
-		res.Size.DBGB1, res.Size.DBGB2 = &gb1, &gb2
+		if ok1 {
+			res.Size.DBGB1 = &gb1
+		}
+		if ok2 {
+			res.Size.DBGB2 = &gb2
+		}
 	}
 }
 
@@ -464,8 +488,20 @@ func delta(a, b uint64) float64 {
 	return float64(b - a)
 }
 
-// addSize adds dbgb1 and dbgb2 to m; nothing if the data directory cannot be read.
-func (o *OS) addSize(m map[string]float64) {
+// addSize adds dbgb1 and dbgb2 to m: dbgb1 from DatabaseBytes (bounded by timeout) when set,
+// else from the data files of the data directory; dbgb2 from the data directory. A figure that
+// cannot be had is left out.
+func (o *OS) addSize(ctx context.Context, m map[string]float64, timeout time.Duration) {
+	fromEngine := false
+	if o.opt.DatabaseBytes != nil {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		n, err := o.opt.DatabaseBytes(ctx)
+		cancel()
+		if err == nil {
+			m[KeyDBGB1] = float64(n) / (1 << 30)
+			fromEngine = true
+		}
+	}
 	if o.opt.DataDir == "" {
 		return
 	}
@@ -473,7 +509,9 @@ func (o *OS) addSize(m map[string]float64) {
 	if err != nil {
 		return
 	}
-	m[KeyDBGB1] = float64(data) / (1 << 30)
+	if !fromEngine {
+		m[KeyDBGB1] = float64(data) / (1 << 30)
+	}
 	m[KeyDBGB2] = float64(all) / (1 << 30)
 }
 

@@ -419,3 +419,73 @@ func BenchmarkOSSample(b *testing.B) {
 		o.Sample(ctx, time.Now())
 	}
 }
+
+// dbgb1 is the engine's DatabaseBytes where it gives one, the data files otherwise; dbgb2 is
+// the data directory, and is not measured without one.
+func TestDatabaseBytes(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "data"), make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files, all, err := DirSize(dir, nil)
+	if err != nil || files == 0 {
+		t.Fatalf("DirSize = %d, %v", files, err)
+	}
+	const engineBytes = 5 << 30
+	failing := func(context.Context) (int64, error) { return 0, fmt.Errorf("no size") }
+	fixed := func(ctx context.Context) (int64, error) {
+		if _, ok := ctx.Deadline(); !ok {
+			return 0, fmt.Errorf("DatabaseBytes called without a deadline")
+		}
+		return engineBytes, nil
+	}
+	tests := []struct {
+		name       string
+		dataDir    string
+		size       func(context.Context) (int64, error)
+		gb1, gb2   float64 // -1: not measured
+		wantNoteOn string
+	}{
+		{"engine and data directory", dir, fixed, 5, float64(all) / (1 << 30), ""},
+		{"engine without data directory", "", fixed, 5, -1, "dbgb1 is the engine's own account"},
+		{"engine fails: the data files", dir, failing, float64(files) / (1 << 30), float64(all) / (1 << 30), ""},
+		{"engine fails, no data directory", "", failing, -1, -1, "(dbgb2) are not measured"},
+		{"no engine size, no data directory", "", nil, -1, -1, "(dbgb1, dbgb2) are not measured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := NewOS(OSOptions{ProcRoot: "testdata/proc-a", DataDir: tt.dataDir, DBPID: 4343, ClientPID: 4242, DatabaseBytes: tt.size})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantNoteOn != "" && !strings.Contains(strings.Join(o.Notes(), "\n"), tt.wantNoteOn) {
+				t.Errorf("notes %q lack %q", o.Notes(), tt.wantNoteOn)
+			}
+			ctx := context.Background()
+			o.Begin(ctx, time.Now())
+			m := o.Sample(ctx, time.Now())
+			res := &result.Step{}
+			o.End(ctx, time.Now(), res)
+			check := func(what string, got *float64, inSample float64, ok bool, want float64) {
+				t.Helper()
+				if want < 0 {
+					if got != nil || ok {
+						t.Errorf("%s measured (%v, sample %v), want not measured", what, got, inSample)
+					}
+					return
+				}
+				if got == nil || !approx(*got, want, 1e-9) || !ok || !approx(inSample, want, 1e-9) {
+					t.Errorf("%s = %v (sample %v), want %v", what, got, inSample, want)
+				}
+			}
+			var gb1, gb2 *float64
+			if res.Size != nil {
+				gb1, gb2 = res.Size.DBGB1, res.Size.DBGB2
+			}
+			s1, ok1 := m[KeyDBGB1]
+			s2, ok2 := m[KeyDBGB2]
+			check("dbgb1", gb1, s1, ok1, tt.gb1)
+			check("dbgb2", gb2, s2, ok2, tt.gb2)
+		})
+	}
+}
