@@ -81,7 +81,7 @@ func insertFlags(p *insertbench.Params) *pflag.FlagSet {
 	fl.Int64Var(&p.Rows, "rows", 0, "insert: rows per table loaded by l.i0 (default from --scale)")
 	fl.Int64Var(&p.RowsI1, "rows-l.i1", 0, "insert: rows inserted and deleted per table by l.i1 (default from --scale)")
 	fl.Int64Var(&p.RowsI2, "rows-l.i2", 0, "insert: rows inserted and deleted per table by l.i2 (default from --scale)")
-	fl.Float64Var(&p.QuerySeconds, "query-seconds", 0, "insert: seconds of each qr/qp step (default from --scale)")
+	fl.Float64Var(&p.QuerySeconds, "query-seconds", 0, "insert: seconds of each qr/qp step: its writers write rate x seconds rows per client (--variant corrected: it lasts that long) (default from --scale)")
 	fl.BoolVar(&p.SharedTable, "shared-table", false, "insert: all clients use one table instead of one table each")
 	fl.IntVar(&p.BatchI0, "batch-l.i0", 0, "insert: rows per insert in l.i0 (default 100)")
 	fl.IntVar(&p.BatchI1, "batch-l.i1", 0, "insert: rows per insert and delete in l.i1 (default 50)")
@@ -96,7 +96,7 @@ func insertFlags(p *insertbench.Params) *pflag.FlagSet {
 	fl.IntVar(&p.MaxPrice, "max-price", 0, "insert, iibench: price domain (default 500)")
 	fl.IntVar(&p.DataMin, "data-min", 0, "insert: minimum length of the data column (default 10)")
 	fl.IntVar(&p.DataMax, "data-max", 0, "insert: maximum length of the data column (default 20)")
-	fl.IntVar(&p.DataRandPct, "data-random-pct", 0, "insert: percent of the data column that is random characters (default 37)")
+	fl.IntVar(&p.DataRandPct, "data-random-pct", 0, "insert: the reference's data_random_pct: int(length x 0.75 x pct/100) characters of the data column are random (default 50)")
 	fl.Float64Var(&p.CleanupWaitSeconds, "cleanup-wait", 0, "insert: the cleanup step ends no earlier than `SECONDS` after its start (default from --scale: 0 for tiny and small, else the reference's 60 + 1 per million rows loaded, at most 1200)")
 	return fl
 }
