@@ -225,8 +225,7 @@ func (e conformanceEngine) correctedInsert(n int) string {
 	if e.pg {
 		tuple = "((to_timestamp(cast(? as bigint)) at time zone ?),?*5)"
 	}
-	return "insert into pi1 (dateandtime,cashregisterid,customerid,productid,price,data) values " +
-		strings.TrimSuffix(strings.Repeat(tuple+",", n), ",")
+	return fmt.Sprintf("insert into pi1 (dateandtime,cashregisterid,customerid,productid,price,data) values %s*%d", tuple, n)
 }
 
 // prepared adds a statement prepared once and executed n times: MariaDB logs both, PostgreSQL
