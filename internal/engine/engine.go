@@ -96,6 +96,14 @@ func (h CleanupHooks) Notef(format string, args ...any) {
 	}
 }
 
+// LogResetter is implemented by managed servers that keep a binary log. ResetLog removes it
+// (MySQL's RESET MASTER), as the Insert Benchmark's scripts do before and after every step so
+// that the log does not fill the disk. Engines on an existing server (--dsn) never remove its
+// logs: there ResetLog does nothing.
+type LogResetter interface {
+	ResetLog(ctx context.Context) error
+}
+
 // Statser is implemented by engines that expose internal counters (engine debt: compaction
 // backlog, WAL size, purge lag). Keys are stable snake_case names.
 type Statser interface {

@@ -221,13 +221,35 @@ type mysqlDB struct {
 }
 
 var (
-	_ DB               = (*mysqlDB)(nil)
-	_ engine.Server    = (*mysqlDB)(nil)
-	_ engine.Liveness  = (*mysqlDB)(nil)
-	_ engine.Cleaner   = (*mysqlDB)(nil)
-	_ engine.Statser   = (*mysqlDB)(nil)
-	_ engine.DataFiler = (*mysqlDB)(nil)
+	_ DB                 = (*mysqlDB)(nil)
+	_ engine.Server      = (*mysqlDB)(nil)
+	_ engine.Liveness    = (*mysqlDB)(nil)
+	_ engine.Cleaner     = (*mysqlDB)(nil)
+	_ engine.Statser     = (*mysqlDB)(nil)
+	_ engine.DataFiler   = (*mysqlDB)(nil)
+	_ engine.LogResetter = (*mysqlDB)(nil)
 )
+
+// ResetLog removes the binary log of a managed server (RESET MASTER), as the reference's np.sh
+// does before and after each step and iq.sh before its cleanup; a server without a binary log
+// (--set innodb.skip_log_bin) has nothing to remove. On an existing server (--dsn) it does
+// nothing: a user's binary logs are never removed.
+func (e *mysqlDB) ResetLog(ctx context.Context) error {
+	if e.srv == nil {
+		return nil
+	}
+	_, err := e.db.ExecContext(ctx, "RESET MASTER")
+	if me := (*mysql.MySQLError)(nil); errors.As(err, &me) && me.Number == mysqlBinlogClosed {
+		return nil
+	}
+	if err != nil {
+		return e.redact(fmt.Errorf("%s: RESET MASTER: %w", e.name, err))
+	}
+	return nil
+}
+
+// mysqlBinlogClosed is ER_FLUSH_MASTER_BINLOG_CLOSED: RESET MASTER without a binary log.
+const mysqlBinlogClosed = 1186
 
 // openMySQL opens the innodb or myrocks engine on a managed server or on the server of cfg.DSN.
 func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) (engine.Engine, error) {

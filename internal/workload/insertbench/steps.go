@@ -75,7 +75,13 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		st := r.step(ctx, name, i == len(w.p.Steps)-1)
+		last := i == len(w.p.Steps)-1
+		notes := r.resetLog(ctx, "before")
+		st := r.step(ctx, name, last)
+		if last {
+			notes = append(notes, r.resetLog(ctx, "after")...)
+		}
+		st.Notes = append(st.Notes, notes...)
 		emit(st)
 		switch st.Status {
 		case result.StatusOK, result.StatusSkipped:
@@ -84,6 +90,25 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 		default:
 			return fmt.Errorf("step %s failed: %s", name, st.Error)
 		}
+	}
+	return nil
+}
+
+// resetLogWait bounds a RESET MASTER.
+const resetLogWait = time.Minute
+
+// resetLog removes a managed server's binary log outside the step's time, as the reference's
+// np.sh does before and after every step (np.sh:65, :523), so that it does not fill the disk
+// over a run. As there, a failure does not stop the run: it is noted on the step.
+func (r *run) resetLog(ctx context.Context, when string) []string {
+	lr, ok := r.eng.(engine.LogResetter)
+	if !ok || ctx.Err() != nil {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, resetLogWait)
+	defer cancel()
+	if err := lr.ResetLog(rctx); err != nil {
+		return []string{fmt.Sprintf("binary log not reset %s the step: %v", when, err)}
 	}
 	return nil
 }
