@@ -76,6 +76,29 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
+// querier is a *sql.DB or a *sql.Conn.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// queryStrings returns the one text column of every row of q (the benchmark's tables).
+func queryStrings(ctx context.Context, db querier, q string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // timed runs one statement of a cleanup on conn and notes it with its seconds.
 func timed(ctx context.Context, conn execer, h engine.CleanupHooks, q string) error {
 	t0 := time.Now()

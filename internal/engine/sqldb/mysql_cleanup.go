@@ -63,21 +63,8 @@ func (e *mysqlDB) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 // tableNames lists the base tables of the connection's database (the benchmark's tables: the
 // engine creates nothing else).
 func (e *mysqlDB) tableNames(ctx context.Context) ([]string, error) {
-	rows, err := e.db.QueryContext(ctx, `SELECT TABLE_NAME FROM information_schema.TABLES
+	return queryStrings(ctx, e.db, `SELECT TABLE_NAME FROM information_schema.TABLES
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var tables []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		tables = append(tables, t)
-	}
-	return tables, rows.Err()
 }
 
 // analyzeTable runs ANALYZE TABLE on conn and fails when one of its messages is an error.

@@ -345,21 +345,8 @@ func (e *postgresDB) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 
 // pgTables lists the tables of the current schema, each as a quoted schema.table.
 func pgTables(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	rows, err := conn.QueryContext(ctx,
+	return queryStrings(ctx, conn,
 		"SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var tables []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		tables = append(tables, t)
-	}
-	return tables, rows.Err()
 }
 
 // closeIdle closes the pool's idle connections and waits (at most idleExitWait) until no
