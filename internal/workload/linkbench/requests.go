@@ -237,7 +237,7 @@ func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
 	case profile.MultigetLink:
 		ti := rng.IntN(q.r.p.LinkTypes)
 		id1 := m.linkRead.Choose(rng)
-		n := int(m.multiget.Choose(rng))
+		n := m.multigetSize(rng)
 		q.id2s = m.id2.Multiple(rng, id1, ti, n, gen.PGet, q.id2s[:0])
 		var found int
 		err = rec.Do(q.cur, intended, func() (int64, error) {
@@ -369,3 +369,6 @@ func (q *requester) forget(key [2]int64) {
 	}
 	q.history = q.history[:last]
 }
+
+// multigetSize draws the number of id2s of a MULTIGET_LINK.
+func (m *model) multigetSize(rng *rand.Rand) int { return int(m.multiget.Choose(rng)) }
