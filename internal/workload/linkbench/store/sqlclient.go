@@ -204,7 +204,24 @@ func (c *sqlClient) commit(ctx context.Context) error {
 // open. The corrected variant also rolls back a transaction whose last statement failed.
 // A failed ROLLBACK marks the client broken.
 func (c *sqlClient) rollback(ctx context.Context) error {
-	if !c.txOpen && !(c.s.opt.Corrected && c.txDirty) {
+	return c.rollbackIf(ctx, c.txOpen || (c.s.opt.Corrected && c.txDirty))
+}
+
+// rollbackAfter rolls back after the failed attempt err of a write: as the reference's driver
+// after a duplicate key (no ROLLBACK on MySQL), but always after any other error, which the
+// reference's driver does not roll back either on MySQL: its retry would go on in the same
+// transaction after a lock wait timeout (and could commit a link without its count), and an
+// error it gives up on ends its process, which rolls back (docs/fidelity.md).
+func (c *sqlClient) rollbackAfter(ctx context.Context, err error) error {
+	if c.s.d.DuplicateKey(err) {
+		return c.rollback(ctx)
+	}
+	return c.rollbackIf(ctx, c.txOpen || c.txDirty)
+}
+
+// rollbackIf sends ROLLBACK when send is set.
+func (c *sqlClient) rollbackIf(ctx context.Context, send bool) error {
+	if !send {
 		return nil
 	}
 	// Rolled back even when ctx is done.
@@ -233,8 +250,8 @@ func (c *sqlClient) UpdateLink(ctx context.Context, l *Link) (WriteResult, error
 // INSERT ... ON DUPLICATE KEY UPDATE, COMMIT) or updates it (SELECT visibility ... FOR
 // UPDATE, UPDATE, the count's UPDATE if it was hidden, COMMIT), starting with the insert when
 // insert is set. A duplicate key switches to the update and a missing link to the insert; a
-// transient conflict retries the same path. After a failed statement it calls rollback, which
-// sends ROLLBACK only when the reference's driver would. Each path counts its own attempts.
+// transient conflict retries the same path. After a failed attempt it rolls back as
+// rollbackAfter says. Each path counts its own attempts.
 func (c *sqlClient) writeLink(ctx context.Context, op string, l *Link, insert bool) (WriteResult, error) {
 	var tries [2]int // attempts of the update [0] and of the insert [1]
 	var last error
@@ -264,7 +281,7 @@ func (c *sqlClient) writeLink(ctx context.Context, op string, l *Link, insert bo
 			return res, nil
 		}
 		last = err
-		if rerr := c.rollback(ctx); rerr != nil {
+		if rerr := c.rollbackAfter(ctx, err); rerr != nil {
 			return 0, fmt.Errorf("%s: %w", op, errors.Join(err, rerr))
 		}
 		switch {
@@ -359,7 +376,7 @@ func (c *sqlClient) DeleteLink(ctx context.Context, id1, linkType, id2 int64, ex
 		if err == nil {
 			return found, nil
 		}
-		if rerr := c.rollback(ctx); rerr != nil {
+		if rerr := c.rollbackAfter(ctx, err); rerr != nil {
 			return false, fmt.Errorf("delete link: %w", errors.Join(err, rerr))
 		}
 		if err = c.again(ctx, "delete link", attempt, err, c.retryable(err)); err != nil {

@@ -76,7 +76,7 @@ type Options struct {
 	// reference's limit).
 	MaxRetries int
 	// Corrected runs the corrections of the reference's write path that docs/fidelity.md
-	// lists (SQL engines): a failed statement of a write transaction is rolled back on MySQL,
+	// lists (SQL engines): a duplicate-key INSERT is rolled back on MySQL before the update,
 	// links are read and written through the primary key where the dialect has hints, and
 	// PostgreSQL deadlocks are retried. Without it the SQL store sends what the reference
 	// (mdcallag/linkbench) sends, statement for statement.
