@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
@@ -80,11 +81,28 @@ func writeSettings(w io.Writer, d engine.Driver) error {
 	t := table.NewWriter()
 	t.SetOutputMirror(w)
 	t.SetStyle(table.StyleLight)
-	t.AppendHeader(table.Row{"setting", "default", "meaning"})
-	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, WidthMax: 70, WidthMaxEnforcer: text.WrapSoft}})
+	sourced := slices.ContainsFunc(d.Settings, func(s engine.Setting) bool { return s.Source != "" })
+	if !sourced {
+		t.AppendHeader(table.Row{"setting", "default", "meaning"})
+		t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, WidthMax: 70, WidthMaxEnforcer: text.WrapSoft}})
+		for _, s := range d.Settings {
+			t.AppendRow(table.Row{s.Name, s.Default, s.Doc})
+		}
+		t.Render()
+		return nil
+	}
+	t.AppendHeader(table.Row{"setting", "default", "meaning", "source"})
+	t.SetColumnConfigs([]table.ColumnConfig{
+		{Number: 2, WidthMax: 28, WidthMaxEnforcer: text.WrapHard},
+		{Number: 3, WidthMax: 46, WidthMaxEnforcer: text.WrapSoft},
+		{Number: 4, WidthMax: 34, WidthMaxEnforcer: text.WrapSoft}})
 	for _, s := range d.Settings {
-		t.AppendRow(table.Row{s.Name, s.Default, s.Doc})
+		t.AppendRow(table.Row{s.Name, s.Default, s.Doc, s.Source})
 	}
 	t.Render()
+	if d.Server {
+		_, err := fmt.Fprintln(w, "Sources: docs/servers.md (the published configuration files, their translation to this server, what has no equivalent).")
+		return err
+	}
 	return nil
 }

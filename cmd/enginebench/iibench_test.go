@@ -34,7 +34,7 @@ func TestIIBenchTinyRun(t *testing.T) {
 	}
 	p := run.Workload.Params
 	if p["secondary_indexes"] != float64(1) || p["query_threads"] != float64(2) || p["max_price"] != float64(50) ||
-		p["max_rows"] != float64(50000) {
+		p["max_rows"] != float64(50000) || p["variant"] != "reference" || p["query_after_rows"] != float64(0) {
 		t.Errorf("params %v", p)
 	}
 	for _, c := range run.Configs {

@@ -150,6 +150,8 @@ func (f *runFlags) params(fl *pflag.FlagSet) (insertbench.Params, error) {
 	set("data-min", func() { p.DataMin = o.DataMin })
 	set("data-max", func() { p.DataMax = o.DataMax })
 	set("data-random-pct", func() { p.DataRandPct = o.DataRandPct })
+	p.CleanupWaitSeconds = p.DefaultCleanupWait() // the preset's rule for the sizes set above
+	set("cleanup-wait", func() { p.CleanupWaitSeconds = o.CleanupWaitSeconds })
 	if f.steps != "" {
 		p.Steps = splitList(f.steps)
 	}

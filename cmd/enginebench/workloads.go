@@ -82,7 +82,7 @@ func insertFlags(p *insertbench.Params) *pflag.FlagSet {
 	fl.Int64Var(&p.Rows, "rows", 0, "insert: rows per table loaded by l.i0 (default from --scale)")
 	fl.Int64Var(&p.RowsI1, "rows-l.i1", 0, "insert: rows inserted and deleted per table by l.i1 (default from --scale)")
 	fl.Int64Var(&p.RowsI2, "rows-l.i2", 0, "insert: rows inserted and deleted per table by l.i2 (default from --scale)")
-	fl.Float64Var(&p.QuerySeconds, "query-seconds", 0, "insert: seconds of each qr/qp step (default from --scale)")
+	fl.Float64Var(&p.QuerySeconds, "query-seconds", 0, "insert: seconds of each qr/qp step: its writers write rate x seconds rows per client (--variant corrected: it lasts that long) (default from --scale)")
 	fl.BoolVar(&p.SharedTable, "shared-table", false, "insert: all clients use one table instead of one table each")
 	fl.IntVar(&p.BatchI0, "batch-l.i0", 0, "insert: rows per insert in l.i0 (default 100)")
 	fl.IntVar(&p.BatchI1, "batch-l.i1", 0, "insert: rows per insert and delete in l.i1 (default 50)")
@@ -97,7 +97,8 @@ func insertFlags(p *insertbench.Params) *pflag.FlagSet {
 	fl.IntVar(&p.MaxPrice, "max-price", 0, "insert, iibench: price domain (default 500)")
 	fl.IntVar(&p.DataMin, "data-min", 0, "insert: minimum length of the data column (default 10)")
 	fl.IntVar(&p.DataMax, "data-max", 0, "insert: maximum length of the data column (default 20)")
-	fl.IntVar(&p.DataRandPct, "data-random-pct", 0, "insert: percent of the data column that is random characters (default 37)")
+	fl.IntVar(&p.DataRandPct, "data-random-pct", 0, "insert: the reference's data_random_pct: int(length x 0.75 x pct/100) characters of the data column are random (default 50)")
+	fl.Float64Var(&p.CleanupWaitSeconds, "cleanup-wait", 0, "insert: the cleanup step ends no earlier than `SECONDS` after its start (default from --scale: 0 for tiny and small, else the reference's 60 + 1 per million rows loaded, at most 1200)")
 	return fl
 }
 
@@ -195,11 +196,11 @@ func iibenchFlags(p *iibench.Params) *pflag.FlagSet {
 	fl.Float64Var(&p.Seconds, "seconds", 0, "iibench: end the run after this many seconds (default 0: no time limit)")
 	fl.IntVar(&p.InsertThreads, "insert-threads", 0, "iibench: insert threads (default 1)")
 	fl.IntVar(&p.QueryThreads, "query-threads", 0, "iibench: query threads, each on one index in turn: primary key, then the secondary indexes; 0 for inserts only (default one per index)")
-	fl.IntVar(&p.InsertBatch, "insert-batch", 0, "iibench: rows per insert transaction (default 1000)")
+	fl.IntVar(&p.InsertBatch, "insert-batch", 0, "iibench: rows per insert statement and transaction; the reference variant inserts whole batches only (default 1000)")
 	fl.Float64Var(&p.MaxInsertRate, "max-insert-rate", 0, "iibench: at most this many rows inserted a second over all insert threads, spread evenly (default 0: no limit)")
 	fl.IntVar(&p.SecondaryIndexes, "secondary-indexes", 0, "iibench: secondary indexes, 0-3: marketsegment, registersegment, pdc (default 3)")
 	fl.IntVar(&p.QueryLimit, "query-limit", 0, "iibench: rows read by each query (default 1000)")
-	fl.Int64Var(&p.QueryAfterRows, "query-after-rows", 0, "iibench: queries start once this many rows exist (default from --scale)")
+	fl.Int64Var(&p.QueryAfterRows, "query-after-rows", 0, "iibench: queries start once this many rows exist (default: at once in the reference variant, from --scale in the corrected one)")
 	fl.Float64Var(&p.ReportSeconds, "report-seconds", 0, "iibench: seconds between over-time reports (default 10)")
 	fl.Float64Var(&p.CostPerHour, "cost-per-hour", 0, "iibench: machine price per hour, for the run's cost and the cost per billion inserts (default 0: no cost)")
 	fl.IntVar(&p.CharFields, "char-fields", 0, "iibench: padding columns charfield1..N (default 0)")

@@ -61,9 +61,39 @@ type Engine interface {
 }
 
 // Cleaner is implemented by engines that can reduce their debt (flush, compact, checkpoint,
-// vacuum) before the read steps of a workload.
+// vacuum, analyze) before the read steps of a workload.
 type Cleaner interface {
-	Cleanup(ctx context.Context) error
+	// Cleanup reduces the debt, as the reference's cleanup does for the engine. It calls
+	// h.Wait at most once, at the point where the reference waits (InnoDB: with its dirty-page
+	// settings lowered and its ANALYZE TABLEs running); when it does not, the caller waits
+	// after it returns. It says what it did through h.Note. It stops when ctx is done.
+	Cleanup(ctx context.Context, h CleanupHooks) error
+}
+
+// CleanupHooks connect an engine's Cleanup to its caller. The zero value waits for nothing and
+// drops the notes.
+type CleanupHooks struct {
+	// Wait blocks until the caller's wait has passed (at once when it has passed already), or
+	// until ctx is done, then returns ctx's error.
+	Wait func(ctx context.Context) error
+	// Note records one thing the cleanup did, such as the statements it ran and their seconds.
+	// Cleanup calls it from one goroutine at a time.
+	Note func(note string)
+}
+
+// WaitNow calls h.Wait, or returns ctx's error when h has no Wait.
+func (h CleanupHooks) WaitNow(ctx context.Context) error {
+	if h.Wait == nil {
+		return ctx.Err()
+	}
+	return h.Wait(ctx)
+}
+
+// Notef formats a note and hands it to h.Note, if set.
+func (h CleanupHooks) Notef(format string, args ...any) {
+	if h.Note != nil {
+		h.Note(fmt.Sprintf(format, args...))
+	}
 }
 
 // Statser is implemented by engines that expose internal counters (engine debt: compaction
@@ -80,6 +110,16 @@ type Statser interface {
 // files. Without it, dbgb1 counts every file in the data directory.
 type DataFiler interface {
 	IsDataFile(rel string) bool
+}
+
+// DatabaseSizer is implemented by engines that tell the size of the benchmark database's own
+// files themselves, also when the data directory is unknown or holds other databases (a
+// server given by Config.DSN): DatabaseBytes returns the bytes of the benchmark database's
+// tables and indexes (what each engine counts is in docs/efficiency.md). dbgb1 is
+// DatabaseBytes where the engine implements it, else the DataFiler files; an error leaves
+// dbgb1 unmeasured.
+type DatabaseSizer interface {
+	DatabaseBytes(ctx context.Context) (int64, error)
 }
 
 // Server is implemented by engines whose DBMS runs in processes of its own (a managed or
@@ -108,6 +148,13 @@ type Setting struct {
 	Name    string
 	Default string
 	Doc     string
+	// Source says where the default comes from (e.g. the published configuration file it
+	// follows, and how it was translated or scaled); empty for the engine's own choices.
+	Source string
+	// Client marks a setting of a server engine that is not a server variable but the
+	// engine's own (e.g. the storage engine of its tables): it is never written to a server's
+	// configuration, and is accepted with Config.DSN too.
+	Client bool
 }
 
 // Driver describes a registered engine and opens it.
@@ -190,8 +237,11 @@ func (r *Registry) Check(cfg Config) error {
 			return fmt.Errorf("engine %s is not available: %w", d.Name, err)
 		}
 	}
-	if d.Server && cfg.DSN != "" && len(cfg.Settings) > 0 {
-		return fmt.Errorf("engine %s: settings apply to a managed server only, not to one given by --dsn", d.Name)
+	if d.Server && cfg.DSN != "" {
+		if bad := serverSettings(d, cfg.Settings); len(bad) > 0 {
+			return fmt.Errorf("engine %s: settings apply to a managed server only, not to one given by --dsn: %s",
+				d.Name, strings.Join(bad, ", "))
+		}
 	}
 	if d.Server && d.CheckSettings != nil {
 		return d.CheckSettings(cfg.Settings)
@@ -224,6 +274,22 @@ func (r *Registry) Check(cfg Config) error {
 		}
 	}
 	return nil
+}
+
+// serverSettings returns the names of overrides that are not Client settings of d, sorted.
+func serverSettings(d Driver, overrides map[string]string) []string {
+	client := make(map[string]bool)
+	for _, s := range d.Settings {
+		client[s.Name] = s.Client
+	}
+	var out []string
+	for k := range overrides {
+		if !client[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Open checks cfg and opens the engine.

@@ -108,6 +108,7 @@ func TestCheckDSN(t *testing.T) {
 	reg, err := NewRegistry(
 		Driver{Name: "emb", Open: open},
 		Driver{Name: "srv", Server: true, Available: missing, Open: open,
+			Settings:      []Setting{{Name: "own", Default: "x", Client: true}, {Name: "var", Default: "1"}},
 			CheckSettings: func(map[string]string) error { return nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +121,9 @@ func TestCheckDSN(t *testing.T) {
 		{Config{Engine: "srv", DSN: "x"}, ""},
 		{Config{Engine: "srv"}, "not installed"},
 		{Config{Engine: "srv", DSN: "x", Settings: map[string]string{"a": "1"}}, "managed server only"},
+		// A Client setting is the engine's own: accepted with a DSN; a server variable is not.
+		{Config{Engine: "srv", DSN: "x", Settings: map[string]string{"own": "y"}}, ""},
+		{Config{Engine: "srv", DSN: "x", Settings: map[string]string{"own": "y", "var": "2"}}, "managed server only, not to one given by --dsn: var"},
 	} {
 		err := reg.Check(tc.cfg)
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {

@@ -40,7 +40,18 @@ type OSOptions struct {
 	// IsDataFile reports whether a file (path relative to DataDir) is one of the engine's
 	// table or index files, counted in dbgb1; nil counts every file.
 	IsDataFile func(rel string) bool
+	// DatabaseBytes, when set, is the size of the benchmark database's own files as the engine
+	// tells it (engine.DatabaseSizer): dbgb1 is then its value, also without DataDir, and
+	// IsDataFile is used only when it fails. An error leaves dbgb1 unmeasured.
+	DatabaseBytes func(ctx context.Context) (int64, error)
 }
+
+// Bounds of one DatabaseBytes call: each second, so that a slow answer does not hold up the
+// intervals, and at a step's end.
+const (
+	sizeSampleTimeout = 500 * time.Millisecond
+	sizeEndTimeout    = 30 * time.Second
+)
 
 // OS accounts a step's resource use from /proc and the data directory: host CPU and context
 // switches (/proc/stat), the data device's IO (/proc/diskstats), CPU, IO and memory of the
@@ -55,8 +66,10 @@ type OS struct {
 	notes  []string
 
 	begin, prev reading
-	maxRSS      float64 // bytes, peak over the current step
-	rssOK       bool
+	// beginAt and prevAt are the runner's times of begin and prev.
+	beginAt, prevAt time.Time
+	maxRSS          float64 // bytes, peak over the current step
+	rssOK           bool
 }
 
 // Device is the block device that holds a data directory.
@@ -96,19 +109,28 @@ func NewOS(opt OSOptions) (*OS, error) {
 	if _, err := pfs.Stat(); err != nil {
 		return nil, fmt.Errorf("os accounting: %w", err)
 	}
-	if opt.DataDir == "" {
+	switch {
+	case opt.DataDir == "" && opt.DatabaseBytes != nil:
 		o.notes = append(o.notes, "no data directory is known (--data-dir): the data device's IO "+
-			"(rpq, rkbpq, wpi, wkbpi) and the database size (dbgb1, dbgb2) are not measured")
-	} else if o.device, err = FindDevice(pfs, bfs, opt.DataDir); err != nil {
-		o.notes = append(o.notes, "storage IO of the data device (rpq, rkbpq, wpi, wkbpi) is not available: "+err.Error())
+			"(rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi, r_await, w_await, aqu-sz, %util) and the data "+
+			"directory's size (dbgb2) are not measured; dbgb1 is the engine's own account")
+	case opt.DataDir == "":
+		o.notes = append(o.notes, "no data directory is known (--data-dir): the data device's IO "+
+			"(rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi, r_await, w_await, aqu-sz, %util) and the "+
+			"database size (dbgb1, dbgb2) are not measured")
+	default:
+		if o.device, err = FindDevice(pfs, bfs, opt.DataDir); err != nil {
+			o.notes = append(o.notes, "storage IO of the data device (rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi, "+
+				"r_await, w_await, aqu-sz, %util) is not available: "+err.Error())
+		}
 	}
 	switch {
 	case opt.RemoteDB:
 		o.notes = append(o.notes, "the DBMS's process is not known (not on this host, or no --db-pid): "+
-			"its CPU, IO and memory (db_cpupq, prkbpq, pwkbpi, maxrss) are not measured")
+			"its CPU, IO and memory (db_cpupq, prkbpq, pwkbpi, rss, maxrss) are not measured")
 	case opt.DBPID == 0:
 		o.notes = append(o.notes, "embedded engine: the DBMS is the enginebench process, so db_cpupq, "+
-			"prkbpq, pwkbpi and maxrss include the harness (the null engine shows the harness's share)")
+			"prkbpq, pwkbpi, rss and maxrss include the harness (the null engine shows the harness's share)")
 	}
 	return o, nil
 }
@@ -228,6 +250,8 @@ func devMinor(dev uint64) uint32 { return uint32(dev&0xff | (dev>>12)&^0xff) }
 // reading is one reading of every counter; the ok flags say which could be read.
 type reading struct {
 	hostCPU   float64 // seconds
+	hostUsSy  float64 // user, nice, system, irq, softirq: vmstat's us+sy
+	hostAll   float64 // every state, idle and iowait included
 	cs        uint64
 	hostOK    bool
 	clientCPU float64
@@ -248,6 +272,8 @@ func (o *OS) read() reading {
 	if st, err := o.fs.Stat(); err == nil {
 		c := st.CPUTotal
 		r.hostCPU = c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
+		r.hostUsSy = c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ
+		r.hostAll = r.hostUsSy + c.Idle + c.Iowait + c.Steal
 		r.cs = st.ContextSwitches
 		r.hostOK = true
 	}
@@ -359,6 +385,7 @@ func (o *OS) tree(root int) []int {
 func (o *OS) Begin(ctx context.Context, now time.Time) {
 	o.begin = o.read()
 	o.prev = o.begin
+	o.beginAt, o.prevAt = now, now
 	o.maxRSS, o.rssOK = o.begin.dbRSS, o.begin.dbOK
 }
 
@@ -367,7 +394,8 @@ func (o *OS) Begin(ctx context.Context, now time.Time) {
 func (o *OS) Sample(ctx context.Context, now time.Time) map[string]float64 {
 	cur := o.read()
 	m := usage(o.prev, cur)
-	o.prev = cur
+	m[KeySeconds] = max(now.Sub(o.prevAt).Seconds(), 0)
+	o.prev, o.prevAt = cur, now
 	if cur.dbOK {
 		m[KeyRSSMB] = cur.dbRSS / (1 << 20)
 		if cur.dbRSS > o.maxRSS {
@@ -375,33 +403,43 @@ func (o *OS) Sample(ctx context.Context, now time.Time) map[string]float64 {
 		}
 		o.rssOK = true
 	}
-	o.addSize(m)
+	o.addSize(ctx, m, sizeSampleTimeout)
 	return m
 }
 
 // End implements runner.Sampler: the step's totals go to res.Usage and its size to res.Size.
+// They cover the time from Begin's now to End's, which the runner takes from its clock.
 func (o *OS) End(ctx context.Context, now time.Time, res *result.Step) {
 	cur := o.read()
 	m := usage(o.begin, cur)
-	if cur.dbOK && cur.dbRSS > o.maxRSS {
-		o.maxRSS = cur.dbRSS
+	m[KeySeconds] = max(now.Sub(o.beginAt).Seconds(), 0)
+	if cur.dbOK {
+		m[KeyRSSMB] = cur.dbRSS / (1 << 20)
+		o.maxRSS = max(o.maxRSS, cur.dbRSS)
+		o.rssOK = true
 	}
 	if o.rssOK {
 		m[KeyMaxRSSMB] = o.maxRSS / (1 << 20)
 	}
-	o.addSize(m)
+	o.addSize(context.WithoutCancel(ctx), m, sizeEndTimeout)
 	if res.Usage == nil {
 		res.Usage = map[string]float64{}
 	}
 	for k, v := range m {
 		res.Usage[k] = v
 	}
-	if gb1, ok := m[KeyDBGB1]; ok {
-		gb2 := m[KeyDBGB2]
+	gb1, ok1 := m[KeyDBGB1]
+	gb2, ok2 := m[KeyDBGB2]
+	if ok1 || ok2 {
 		if res.Size == nil {
 			res.Size = &result.Size{}
 		}
-		res.Size.DBGB1, res.Size.DBGB2 = &gb1, &gb2
+		if ok1 {
+			res.Size.DBGB1 = &gb1
+		}
+		if ok2 {
+			res.Size.DBGB2 = &gb2
+		}
 	}
 }
 
@@ -421,6 +459,8 @@ func usage(a, b reading) map[string]float64 {
 		// /proc/stat counts 10 ms ticks; the host was busy at least as long as the processes
 		// measured more precisely, which matters for steps of a few milliseconds.
 		m[KeyCPU] = max(b.hostCPU-a.hostCPU, procs)
+		m[KeyCPUUsSy] = max(b.hostUsSy-a.hostUsSy, 0)
+		m[KeyCPUAll] = max(b.hostAll-a.hostAll, 0)
 		m[KeyCS] = delta(a.cs, b.cs)
 	}
 	if a.dbIOOK && b.dbIOOK {
@@ -432,6 +472,10 @@ func usage(a, b reading) map[string]float64 {
 		m[KeyReadKB] = delta(a.disk.ReadSectors, b.disk.ReadSectors) * sectorBytes / 1024
 		m[KeyWrites] = delta(a.disk.WriteIOs, b.disk.WriteIOs)
 		m[KeyWriteKB] = delta(a.disk.WriteSectors, b.disk.WriteSectors) * sectorBytes / 1024
+		m[KeyReadMs] = delta(a.disk.ReadTicks, b.disk.ReadTicks)
+		m[KeyWriteMs] = delta(a.disk.WriteTicks, b.disk.WriteTicks)
+		m[KeyIOMs] = delta(a.disk.IOsTotalTicks, b.disk.IOsTotalTicks)
+		m[KeyQueueMs] = delta(a.disk.WeightedIOTicks, b.disk.WeightedIOTicks)
 	}
 	return m
 }
@@ -444,8 +488,20 @@ func delta(a, b uint64) float64 {
 	return float64(b - a)
 }
 
-// addSize adds dbgb1 and dbgb2 to m; nothing if the data directory cannot be read.
-func (o *OS) addSize(m map[string]float64) {
+// addSize adds dbgb1 and dbgb2 to m: dbgb1 from DatabaseBytes (bounded by timeout) when set,
+// else from the data files of the data directory; dbgb2 from the data directory. A figure that
+// cannot be had is left out.
+func (o *OS) addSize(ctx context.Context, m map[string]float64, timeout time.Duration) {
+	fromEngine := false
+	if o.opt.DatabaseBytes != nil {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		n, err := o.opt.DatabaseBytes(ctx)
+		cancel()
+		if err == nil {
+			m[KeyDBGB1] = float64(n) / (1 << 30)
+			fromEngine = true
+		}
+	}
 	if o.opt.DataDir == "" {
 		return
 	}
@@ -453,7 +509,9 @@ func (o *OS) addSize(m map[string]float64) {
 	if err != nil {
 		return
 	}
-	m[KeyDBGB1] = float64(data) / (1 << 30)
+	if !fromEngine {
+		m[KeyDBGB1] = float64(data) / (1 << 30)
+	}
 	m[KeyDBGB2] = float64(all) / (1 << 30)
 }
 

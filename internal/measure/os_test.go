@@ -100,9 +100,12 @@ func TestFixtureUsage(t *testing.T) {
 	u := res.Usage
 	// /proc/stat: busy (user+nice+system+irq+softirq+steal) 174721 -> 174755 ticks; ctxt +228.
 	// diskstats vda: writes 2693321 -> 2693338, sectors 96500600 -> 96517344; reads unchanged.
+	// vda's write ticks 2008373 -> 2008381 and weighted ticks 2139580 -> 2139588; read and io
+	// ticks unchanged. The cpu line: user +32, system +2, idle +369 ticks.
 	// Tree 4343+4344: utime+stime+cutime+cstime 3 -> 35 ticks; write_bytes 0 -> 8388608.
 	want := map[string]float64{
 		KeyCPU: 0.34, KeyCS: 228, KeyReads: 0, KeyReadKB: 0, KeyWrites: 17, KeyWriteKB: 16744 * 512 / 1024,
+		KeyReadMs: 0, KeyWriteMs: 8, KeyIOMs: 0, KeyQueueMs: 8, KeyCPUUsSy: 0.34, KeyCPUAll: 4.03,
 		KeyDBCPU: 0.32, KeyClientCPU: 0, KeyDBReadKB: 0, KeyDBWriteKB: 8192,
 	}
 	for k, v := range want {
@@ -115,6 +118,9 @@ func TestFixtureUsage(t *testing.T) {
 	page := float64(os.Getpagesize())
 	if got, want := u[KeyMaxRSSMB], (791+3327)*page/(1<<20); !approx(got, want, 1e-9) {
 		t.Errorf("maxrss_mb %v, want %v", got, want)
+	}
+	if got, want := u[KeyRSSMB], 791*page/(1<<20); !approx(got, want, 1e-9) {
+		t.Errorf("db_rss_mb at the end %v, want %v", got, want)
 	}
 	if res.Size == nil || res.Size.DBGB1 == nil || res.Size.DBGB2 == nil {
 		t.Errorf("size %+v", res.Size)
@@ -261,10 +267,14 @@ func TestTmpfsNotAvailable(t *testing.T) {
 	res := &result.Step{Ops: map[string]*result.Op{"insert": {Units: 1000}}}
 	o.End(ctx, time.Now(), res)
 	Derive(res, Basis{PerOp: "insert", BytesPerWrite: 100})
-	for _, k := range []string{KeyReads, KeyReadKB, KeyWrites, KeyWriteKB} {
+	for _, k := range []string{KeyReads, KeyReadKB, KeyWrites, KeyWriteKB, KeyReadMs, KeyWriteMs, KeyIOMs, KeyQueueMs} {
 		if _, ok := res.Usage[k]; ok {
 			t.Errorf("tmpfs: %s reported", k)
 		}
+	}
+	if r := res.Resources; r == nil || r.Rps != nil || r.RMBps != nil || r.Wps != nil || r.WMBps != nil ||
+		r.RAwaitMs != nil || r.WAwaitMs != nil || r.AquSz != nil || r.UtilPct != nil || r.RSSMB == nil {
+		t.Errorf("tmpfs: resources %+v: no device figure, the process's memory", r)
 	}
 	e := res.Efficiency
 	if e == nil || e.Wpi != nil || e.WKBpi != nil || e.Rpq != nil || e.CPUpq == nil {
@@ -407,5 +417,75 @@ func BenchmarkOSSample(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		o.Sample(ctx, time.Now())
+	}
+}
+
+// dbgb1 is the engine's DatabaseBytes where it gives one, the data files otherwise; dbgb2 is
+// the data directory, and is not measured without one.
+func TestDatabaseBytes(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "data"), make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files, all, err := DirSize(dir, nil)
+	if err != nil || files == 0 {
+		t.Fatalf("DirSize = %d, %v", files, err)
+	}
+	const engineBytes = 5 << 30
+	failing := func(context.Context) (int64, error) { return 0, fmt.Errorf("no size") }
+	fixed := func(ctx context.Context) (int64, error) {
+		if _, ok := ctx.Deadline(); !ok {
+			return 0, fmt.Errorf("DatabaseBytes called without a deadline")
+		}
+		return engineBytes, nil
+	}
+	tests := []struct {
+		name       string
+		dataDir    string
+		size       func(context.Context) (int64, error)
+		gb1, gb2   float64 // -1: not measured
+		wantNoteOn string
+	}{
+		{"engine and data directory", dir, fixed, 5, float64(all) / (1 << 30), ""},
+		{"engine without data directory", "", fixed, 5, -1, "dbgb1 is the engine's own account"},
+		{"engine fails: the data files", dir, failing, float64(files) / (1 << 30), float64(all) / (1 << 30), ""},
+		{"engine fails, no data directory", "", failing, -1, -1, "(dbgb2) are not measured"},
+		{"no engine size, no data directory", "", nil, -1, -1, "(dbgb1, dbgb2) are not measured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := NewOS(OSOptions{ProcRoot: "testdata/proc-a", DataDir: tt.dataDir, DBPID: 4343, ClientPID: 4242, DatabaseBytes: tt.size})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantNoteOn != "" && !strings.Contains(strings.Join(o.Notes(), "\n"), tt.wantNoteOn) {
+				t.Errorf("notes %q lack %q", o.Notes(), tt.wantNoteOn)
+			}
+			ctx := context.Background()
+			o.Begin(ctx, time.Now())
+			m := o.Sample(ctx, time.Now())
+			res := &result.Step{}
+			o.End(ctx, time.Now(), res)
+			check := func(what string, got *float64, inSample float64, ok bool, want float64) {
+				t.Helper()
+				if want < 0 {
+					if got != nil || ok {
+						t.Errorf("%s measured (%v, sample %v), want not measured", what, got, inSample)
+					}
+					return
+				}
+				if got == nil || !approx(*got, want, 1e-9) || !ok || !approx(inSample, want, 1e-9) {
+					t.Errorf("%s = %v (sample %v), want %v", what, got, inSample, want)
+				}
+			}
+			var gb1, gb2 *float64
+			if res.Size != nil {
+				gb1, gb2 = res.Size.DBGB1, res.Size.DBGB2
+			}
+			s1, ok1 := m[KeyDBGB1]
+			s2, ok2 := m[KeyDBGB2]
+			check("dbgb1", gb1, s1, ok1, tt.gb1)
+			check("dbgb2", gb2, s2, ok2, tt.gb2)
+		})
 	}
 }

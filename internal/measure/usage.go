@@ -13,6 +13,11 @@ const (
 	KeyClientCPU = "client_cpu_s"
 	// KeyDBCPU is the CPU seconds of the DBMS process tree (embedded: the enginebench process).
 	KeyDBCPU = "db_cpu_s"
+	// KeyCPUUsSy is host CPU seconds in user, nice, system, irq and softirq time: what vmstat
+	// shows as us+sy. KeyCPUAll is host CPU seconds in every state, idle and iowait included:
+	// the CPUs' whole time, vmstat's denominator.
+	KeyCPUUsSy = "cpu_ussy_s"
+	KeyCPUAll  = "cpu_all_s"
 	// KeyCS is host context switches.
 	KeyCS = "cs"
 	// KeyReads, KeyReadKB, KeyWrites and KeyWriteKB are completed storage requests and KB
@@ -21,6 +26,16 @@ const (
 	KeyReadKB  = "read_kb"
 	KeyWrites  = "writes"
 	KeyWriteKB = "write_kb"
+	// KeyReadMs and KeyWriteMs are the milliseconds the device's completed reads and writes took
+	// (each request's, summed); KeyIOMs the milliseconds it had requests in flight; KeyQueueMs
+	// the milliseconds of every request in flight, summed (/proc/diskstats fields 4, 8, 10, 11).
+	KeyReadMs  = "read_ms"
+	KeyWriteMs = "write_ms"
+	KeyIOMs    = "io_ms"
+	KeyQueueMs = "queue_ms"
+	// KeySeconds is the time the other keys cover: a step's from its start to its last interval,
+	// an interval's its length, both as the runner timed them.
+	KeySeconds = "usage_s"
 	// KeyDBReadKB and KeyDBWriteKB are the KB the DBMS processes read from and wrote to
 	// storage (/proc/PID/io read_bytes, write_bytes).
 	KeyDBReadKB  = "db_read_kb"
@@ -48,6 +63,21 @@ const (
 	KeyPRKBpq      = "prkbpq"
 	KeyPWKBpi      = "pwkbpi"
 	KeyWamp        = "wamp"
+)
+
+// Per-second metrics derived from the raw ones; the names of result.Resources's fields, and
+// columns of intervals.csv.
+const (
+	KeyRps     = "rps"
+	KeyRMBps   = "rmbps"
+	KeyWps     = "wps"
+	KeyWMBps   = "wmbps"
+	KeyCSps    = "csps"
+	KeyCPUps   = "cpups"
+	KeyRAwait  = "r_await_ms"
+	KeyWAwait  = "w_await_ms"
+	KeyAquSz   = "aqu_sz"
+	KeyUtilPct = "util_pct"
 )
 
 // Basis says what a step's resource totals are divided by.
@@ -89,6 +119,7 @@ func Derive(st *result.Step, b Basis) {
 		if *e != (result.Efficiency{}) {
 			st.Efficiency = e
 		}
+		st.Resources = resources(st.Usage)
 		if gb, ok := st.Usage[KeyDBGB1]; ok && b.LiveBytes > 0 {
 			if st.Size == nil {
 				st.Size = &result.Size{}
@@ -104,6 +135,9 @@ func Derive(st *result.Step, b Basis) {
 		}
 		pq := perOp(in.Metrics, in.Ops[b.PerOp].Units, in.Ops[b.PerWrite].Units, b.BytesPerWrite)
 		for k, v := range pq {
+			in.Metrics[k] = v
+		}
+		for k, v := range PerSecond(in.Metrics) {
 			in.Metrics[k] = v
 		}
 	}
@@ -138,6 +172,55 @@ func perOp(u map[string]float64, ops, writes int64, bytesPerWrite float64) map[s
 		}
 	}
 	return out
+}
+
+// PerSecond derives from the raw metrics u what vmstat and iostat show: rates per second of
+// KeySeconds, the host's us+sy CPU as a percentage of its CPUs' time, and the device's average
+// wait per read and per write, queue size and utilisation. A metric whose inputs are absent,
+// or whose divisor is zero (no time, no reads), is left out.
+func PerSecond(u map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	secs, timed := u[KeySeconds]
+	timed = timed && secs > 0
+	rate := func(key, raw string, scale float64) {
+		if v, ok := u[raw]; ok && timed {
+			out[key] = v * scale / secs
+		}
+	}
+	rate(KeyRps, KeyReads, 1)
+	rate(KeyRMBps, KeyReadKB, 1.0/1024)
+	rate(KeyWps, KeyWrites, 1)
+	rate(KeyWMBps, KeyWriteKB, 1.0/1024)
+	rate(KeyCSps, KeyCS, 1)
+	rate(KeyAquSz, KeyQueueMs, 1.0/1000)
+	if io, ok := u[KeyIOMs]; ok && timed {
+		// io_ms and the interval are timed by different clocks: a busy device can read 100.2%.
+		out[KeyUtilPct] = min(io/(secs*1000)*100, 100)
+	}
+	if busy, ok := u[KeyCPUUsSy]; ok && u[KeyCPUAll] > 0 {
+		out[KeyCPUps] = busy / u[KeyCPUAll] * 100
+	}
+	await := func(key, ms, n string) {
+		if v, ok := u[ms]; ok && u[n] > 0 {
+			out[key] = v / u[n]
+		}
+	}
+	await(KeyRAwait, KeyReadMs, KeyReads)
+	await(KeyWAwait, KeyWriteMs, KeyWrites)
+	return out
+}
+
+// resources is the step's result.Resources from its usage u; nil when none was measured.
+func resources(u map[string]float64) *result.Resources {
+	ps := PerSecond(u)
+	r := &result.Resources{Rps: ptr(ps, KeyRps), RMBps: ptr(ps, KeyRMBps), Wps: ptr(ps, KeyWps),
+		WMBps: ptr(ps, KeyWMBps), CSps: ptr(ps, KeyCSps), CPUps: ptr(ps, KeyCPUps),
+		RAwaitMs: ptr(ps, KeyRAwait), WAwaitMs: ptr(ps, KeyWAwait), AquSz: ptr(ps, KeyAquSz),
+		UtilPct: ptr(ps, KeyUtilPct), RSSMB: ptr(u, KeyRSSMB)}
+	if *r == (result.Resources{}) {
+		return nil
+	}
+	return r
 }
 
 func ptr(m map[string]float64, key string) *float64 {

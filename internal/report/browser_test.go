@@ -63,7 +63,7 @@ func TestReportInBrowser(t *testing.T) {
 		}
 		t.Skip("no Chromium installed (apt-get install chromium)")
 	}
-	for _, name := range []string{"insert", "linkbench", "iibench"} {
+	for _, name := range []string{"insert", "linkbench", "iibench", "resources"} {
 		t.Run(name, func(t *testing.T) {
 			p, err := NewPage([]Input{loadFixture(t, name)}, Options{})
 			if err != nil {

@@ -104,8 +104,8 @@ func TestIIBenchPublishedLayout(t *testing.T) {
 	for i, tb := range s.Tables {
 		titles[i] = tb.Title
 	}
-	want := []string{"iiBench", "Rates against rows inserted", "Cost", "Latency per operation",
-		"Per insert and per query", "Steps", "Efficiency: run"}
+	want := []string{"iiBench", "Rates against rows inserted", "Throughput: p50 and p99 of the per-second rate",
+		"Cost", "Latency per operation", "Per insert and per query", "Steps", "Efficiency: run", "Resources per second"}
 	if !slices.Equal(titles, want) {
 		t.Fatalf("tables %q, want %q", titles, want)
 	}

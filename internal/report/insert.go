@@ -17,7 +17,7 @@ import (
 func insertSections(r *result.Run, p *Page) []Section {
 	abs, rel := throughputTables(r, p.Base)
 	summary := Section{ID: "summary", Title: "Throughput"}
-	for _, t := range nonEmpty([]Table{abs, rel, slaTable(r)}) {
+	for _, t := range nonEmpty([]Table{abs, rel, ratePercentileTable(r), slaTable(r)}) {
 		summary.Blocks = append(summary.Blocks, Block{Table: &t})
 	}
 	steps := Section{ID: "steps", Title: "Steps"}
@@ -257,7 +257,8 @@ func stepSection(r *result.Run, base, step string) Section {
 	}
 	sec.Blocks = append(sec.Blocks, Block{Charts: []Chart{{ID: chartID(step, "rate"), Bars: bars,
 		Options: chart.Options{Title: step + ": " + unit(step), YLabel: unit(step)}}}})
-	for _, t := range nonEmpty([]Table{effTable(r, step), effRelTable(r, base, step), distributionTable(r, step), percentileTable(r, step)}) {
+	for _, t := range nonEmpty([]Table{effTable(r, step), effRelTable(r, base, step), stepResourceTable(r, step),
+		distributionTable(r, step), percentileTable(r, step)}) {
 		sec.Blocks = append(sec.Blocks, Block{Table: &t})
 	}
 	for _, op := range stepOps(r, step) {

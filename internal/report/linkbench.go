@@ -16,11 +16,13 @@ const maxLatencyIntervals = 6
 // efficiency.
 func buildLinkBench(r *result.Run) Summary {
 	s := Summary{Lines: header(r)}
-	tables := []Table{lbPublished(r), lbLoad(r), lbLatency(r), details(r)}
+	tables := []Table{lbPublished(r), lbLoad(r), ratePercentileTable(r), lbLatency(r), details(r)}
 	tables = append(tables, efficiency(r)...)
+	tables = append(tables, resourceTable(r))
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"load: seconds of the load step (and of the index step when id1_type is built afterwards); links/s: links loaded a second; GB: dbgb1, the database's own files at the step's end.",
+		"Load: links+counts/s and (link+count+node)/s: links and counts, and links, counts and nodes, loaded a second of the load step, as LinkBench's end-of-load line gives them.",
 		"run.N: the request intervals, of equal length; qps: requests a second over every operation; GB: dbgb1 at the interval's end. The warmup is not counted.",
 		"Latency: service time of each operation from full histograms (p50 p90 p99 p99.9 max mean); rt: response time from the intended start under --request-rate (includes queueing).",
 		"rows: links returned by GET_LINKS_LIST and found by MULTIGET_LINK. errors: operations that failed after their retries (transient conflicts); retries are in the Steps table.",
@@ -29,6 +31,7 @@ func buildLinkBench(r *result.Run) Summary {
 		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB loaded (load only).",
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
 	}
+	s.Legend = append(s.Legend, resourceLegend...)
 	return s
 }
 
@@ -86,7 +89,8 @@ func lbPublished(r *result.Run) Table {
 // lbLoad details each configuration's load: links, counts and nodes, their rates, and the
 // index step when there is one.
 func lbLoad(r *result.Run) Table {
-	t := Table{Title: "Load", Header: []string{"config", "step", "status", "time", "links", "links/s", "links+counts/s", "nodes", "links/node", "GB"}}
+	t := Table{Title: "Load", Header: []string{"config", "step", "status", "time", "links", "links/s", "links+counts/s",
+		"(link+count+node)/s", "nodes", "links/node", "GB"}}
 	for _, c := range r.Configs {
 		for _, name := range []string{"load", "index"} {
 			s := findStep(c, name)
@@ -99,11 +103,14 @@ func lbLoad(r *result.Run) Table {
 				links = s.Ops["index"]
 			}
 			if links == nil || s.Status != result.StatusOK {
-				row = append(row, missing, missing, missing, missing, missing)
+				row = append(row, missing, missing, missing, missing, missing, missing)
 			} else {
-				both := missing
+				both, all := missing, missing
 				if counts != nil && s.Seconds > 0 {
 					both = Num(float64(links.Units+counts.Units) / s.Seconds)
+					if nodes != nil {
+						all = Num(float64(links.Units+counts.Units+nodes.Units) / s.Seconds)
+					}
 				}
 				nodeCell, per := missing, missing
 				if nodes != nil {
@@ -112,7 +119,7 @@ func lbLoad(r *result.Run) Table {
 						per = Num(float64(links.Units) / float64(nodes.Units))
 					}
 				}
-				row = append(row, fmt.Sprint(links.Units), Num(links.PerSec), both, nodeCell, per)
+				row = append(row, fmt.Sprint(links.Units), Num(links.PerSec), both, all, nodeCell, per)
 			}
 			row = append(row, dbgb(s))
 			t.Rows = append(t.Rows, row)

@@ -15,7 +15,7 @@ import (
 // per-op latency, the steps and the efficiency.
 func linkBenchSections(r *result.Run, _ *Page) []Section {
 	sum := Section{ID: "summary", Title: "LinkBench"}
-	for _, t := range nonEmpty([]Table{lbPublished(r), lbLoad(r)}) {
+	for _, t := range nonEmpty([]Table{lbPublished(r), lbLoad(r), ratePercentileTable(r)}) {
 		sum.Blocks = append(sum.Blocks, Block{Table: &t})
 	}
 	ivs := intervalNames(r)
@@ -46,7 +46,7 @@ func iiBenchSections(r *result.Run, _ *Page) []Section {
 		{ID: "queries-by-rows", Series: periodSeries(r, "query"),
 			Options: chart.Options{Title: "queries/s against rows inserted (each report period)", XLabel: "rows in the table", YLabel: "queries/s", Legend: true}},
 	}})
-	if t := ibRates(r); len(t.Rows) > 0 {
+	for _, t := range nonEmpty([]Table{ibRates(r), ratePercentileTable(r)}) {
 		sum.Blocks = append(sum.Blocks, Block{Table: &t})
 	}
 	lat := Section{ID: "latency", Title: "Latency and resources per operation"}
@@ -66,7 +66,7 @@ func stepsAndEfficiency(r *result.Run) []Section {
 		steps.Blocks = append(steps.Blocks, Block{Table: &t})
 	}
 	eff := Section{ID: "efficiency", Title: "Efficiency"}
-	for _, t := range nonEmpty(efficiency(r)) {
+	for _, t := range nonEmpty(append(efficiency(r), resourceTable(r))) {
 		eff.Blocks = append(eff.Blocks, Block{Table: &t})
 	}
 	return nonEmptySections(steps, eff)

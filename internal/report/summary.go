@@ -48,9 +48,9 @@ func Build(r *result.Run) Summary {
 		return buildIIBench(r)
 	}
 	s := Summary{Lines: header(r)}
-	tables := []Table{throughput(r), latency(r), sla(r), details(r), phases(r)}
+	tables := []Table{throughput(r), ratePercentileTable(r), latency(r), sla(r), details(r), phases(r)}
 	tables = append(tables, efficiency(r)...)
-	tables = append(tables, cleanup(r))
+	tables = append(tables, resourceTable(r), cleanup(r))
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"ips: rows inserted (l.x: rows indexed; scan: rows read) per second; qps: queries per second.",
@@ -64,6 +64,7 @@ func Build(r *result.Run) Summary {
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
 		"cleanup: the engine's debt (flush, compaction, checkpoint, vacuum) before and after the step.",
 	}
+	s.Legend = append(s.Legend, resourceLegend...)
 	return s
 }
 
@@ -100,7 +101,8 @@ func header(r *result.Run) []string {
 	return append(lines, configLines(r.Configs)...)
 }
 
-// configLines describe each configuration: engine, version, status, error and notes.
+// configLines describe each configuration: engine, version, status, error, its notes and its
+// steps' notes (what the cleanup did).
 func configLines(configs []result.Config) []string {
 	var lines []string
 	for _, c := range configs {
@@ -115,6 +117,11 @@ func configLines(configs []result.Config) []string {
 		lines = append(lines, line)
 		for _, n := range c.Notes {
 			lines = append(lines, c.Name+": "+n)
+		}
+		for _, s := range c.Steps {
+			for _, n := range s.Notes {
+				lines = append(lines, c.Name+": "+s.Name+": "+n)
+			}
 		}
 	}
 	return lines

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,6 +95,18 @@ func TestLatencySLAAndSteps(t *testing.T) {
 	}
 	if p := row(t, s, "Steps", "a", "l.i0")[4]; p != missing {
 		t.Errorf("missing probe shows %q", p)
+	}
+}
+
+// TestStepNotes checks that what a step noted (the cleanup's statements and wait) is in the
+// header lines, after its configuration's own notes.
+func TestStepNotes(t *testing.T) {
+	r := fixture()
+	r.Configs[1].Steps[0].Notes = []string{"CHECKPOINT: 0.1 s", "waited 99.0 s"}
+	lines := strings.Join(Build(r).Lines, "\n")
+	want := "b: stores nothing\nb: l.i0: CHECKPOINT: 0.1 s\nb: l.i0: waited 99.0 s"
+	if !strings.Contains(lines, want) {
+		t.Errorf("header lines\n%s\nlack\n%s", lines, want)
 	}
 }
 
@@ -193,5 +206,51 @@ func TestHeaderNamesTheVariant(t *testing.T) {
 	r.Workload.Variant, r.Workload.Verify = "", ""
 	if got := header(r)[0]; strings.Contains(got, "variant") {
 		t.Errorf("a run without a recorded variant: header %q", got)
+	}
+}
+
+// The resources per second and the percentiles of the per-second rate show what was measured,
+// in the reference's units (MB/s, ms, GB), and "-" for what was not, never 0.
+func TestResourceAndRatePercentileCells(t *testing.T) {
+	r := fixture()
+	f := func(v float64) *float64 { return &v }
+	s := &r.Configs[0].Steps[0] // a's l.i0
+	s.Resources = &result.Resources{Rps: f(50), RMBps: f(0.390625), Wps: f(25), WMBps: f(1.5625),
+		CSps: f(1500), CPUps: f(35), RAwaitMs: f(3), AquSz: f(0.4), UtilPct: f(21.26), RSSMB: f(512)}
+	s.Efficiency = &result.Efficiency{MaxRSSMB: f(1536)}
+	s.Ops["insert"].RateP50, s.Ops["insert"].RateP99 = f(130000), f(91234.6)
+	sum := Build(r)
+
+	if got := row(t, sum, "Throughput: p50 and p99 of the per-second rate", "a", "l.i0"); !slices.Equal(got, []string{"a", "l.i0", "ips", "123457", "130000", "91235"}) {
+		t.Errorf("rate percentiles of a l.i0: %q", got)
+	}
+	// Too short for percentiles, and a failed step: "-".
+	if got := row(t, sum, "Throughput: p50 and p99 of the per-second rate", "a", "l.i1"); !slices.Equal(got[4:], []string{missing, missing}) {
+		t.Errorf("a l.i1 without percentiles: %q", got)
+	}
+	if got := row(t, sum, "Throughput: p50 and p99 of the per-second rate", "b", "l.i1"); !slices.Equal(got[3:], []string{"failed", missing, missing}) {
+		t.Errorf("failed b l.i1: %q", got)
+	}
+
+	// w_await not measured (no write timed): "-"; rss 512 MiB and maxrss 1536 MiB in GB.
+	wantRes := []string{"a", "l.i0", "50", "0.391", "25", "1.56", "1500", "35", "3", missing, "0.4", "21.3", "0.5", "1.5"}
+	if got := row(t, sum, "Resources per second", "a", "l.i0"); !slices.Equal(got, wantRes) {
+		t.Errorf("resources of a l.i0:\n got %q\nwant %q", got, wantRes)
+	}
+	for _, key := range [][]string{{"a", "qr100"}, {"b", "l.i1"}} {
+		got := row(t, sum, "Resources per second", key...)
+		for i, c := range got[2:] {
+			if c != missing {
+				t.Errorf("%v without resources: column %d is %q", key, i+2, c)
+			}
+		}
+	}
+
+	st := stepResourceTable(r, "l.i0")
+	if len(st.Header) != len(st.Rows[0]) || st.Header[1] != "ips" || st.Header[2] != "p50" || st.Header[4] != "rps" {
+		t.Fatalf("step table header %q, row %q", st.Header, st.Rows[0])
+	}
+	if got := st.Rows[0]; !slices.Equal(got, append([]string{"a", "123457", "130000", "91235"}, wantRes[2:]...)) {
+		t.Errorf("step table row a: %q", got)
 	}
 }

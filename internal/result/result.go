@@ -86,6 +86,7 @@ type Step struct {
 	Ops         map[string]*Op     `json:"ops,omitempty"`
 	Target      *Target            `json:"target,omitempty"`
 	Efficiency  *Efficiency        `json:"efficiency,omitempty"`
+	Resources   *Resources         `json:"resources,omitempty"`
 	Size        *Size              `json:"size,omitempty"`
 	Fairness    *Fairness          `json:"fairness,omitempty"`
 	Probe       *Probe             `json:"probe,omitempty"`
@@ -105,6 +106,9 @@ type Step struct {
 	Periods []Period `json:"periods,omitempty"`
 	// Cost is the machine cost of the step at a given price per hour (iiBench --cost-per-hour).
 	Cost *Cost `json:"cost,omitempty"`
+	// Notes say what the step did where its figures do not (the cleanup: each statement and
+	// its seconds, and the wait).
+	Notes []string `json:"notes,omitempty"`
 	// Intervals is the per-second series; it is written to intervals.csv, not to run.json.
 	Intervals []Interval `json:"-"`
 }
@@ -122,6 +126,12 @@ type Op struct {
 	Background bool     `json:"background,omitempty"`
 	// Found counts what a query found (rows returned); written only by workloads that report it.
 	Found int64 `json:"found,omitempty"`
+	// RateP50 and RateP99 are percentiles of the op's per-second rate over the step's whole
+	// intervals, as the Insert Benchmark publishes them: RateP50 is the median, and RateP99 the
+	// rate that 99% of the intervals reached or exceeded (a low rate, the throughput's tail).
+	// Nil with fewer than ten whole intervals.
+	RateP50 *float64 `json:"rate_p50,omitempty"`
+	RateP99 *float64 `json:"rate_p99,omitempty"`
 }
 
 // Latency is a latency distribution summary in microseconds.
@@ -164,6 +174,34 @@ type Efficiency struct {
 	Wamp        *float64 `json:"wamp,omitempty"`
 	// MaxRSSMB is the peak resident memory of the DBMS processes in MiB, sampled each second.
 	MaxRSSMB *float64 `json:"maxrss_mb,omitempty"`
+}
+
+// Resources holds what a step used per second of its measured time, as vmstat and iostat
+// show it, and the DBMS's resident memory at its end; nil fields were not measured.
+type Resources struct {
+	// Rps, RMBps, Wps and WMBps are completed reads, MB (2^20 bytes) read, completed writes and
+	// MB written per second on the data directory's device (iostat r/s, rkB/s/1024, w/s,
+	// wkB/s/1024).
+	Rps   *float64 `json:"rps,omitempty"`
+	RMBps *float64 `json:"rmbps,omitempty"`
+	Wps   *float64 `json:"wps,omitempty"`
+	WMBps *float64 `json:"wmbps,omitempty"`
+	// CSps is the host's context switches per second (vmstat cs).
+	CSps *float64 `json:"csps,omitempty"`
+	// CPUps is the host's user and system CPU time as a percentage of all its CPUs' time
+	// (vmstat us+sy): 100 is every CPU busy.
+	CPUps *float64 `json:"cpups,omitempty"`
+	// RAwaitMs and WAwaitMs are the average milliseconds a read or a write took on the device,
+	// queueing included (iostat r_await, w_await); nil when there was none.
+	RAwaitMs *float64 `json:"r_await_ms,omitempty"`
+	WAwaitMs *float64 `json:"w_await_ms,omitempty"`
+	// AquSz is the average number of requests queued or in service on the device (iostat
+	// aqu-sz); UtilPct the percentage of the time it had at least one (iostat %util).
+	AquSz   *float64 `json:"aqu_sz,omitempty"`
+	UtilPct *float64 `json:"util_pct,omitempty"`
+	// RSSMB is the resident memory of the DBMS processes in MiB at the step's end (its peak is
+	// Efficiency.MaxRSSMB).
+	RSSMB *float64 `json:"rss_mb,omitempty"`
 }
 
 // Size holds database sizes at the end of a step; nil fields were not measured.

@@ -190,6 +190,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	}
 	res.Fairness = fairness(start, clientEnd)
 	res.Intervals = st.intervals
+	ratePercentiles(res, start)
 	res.Periods = st.periods
 	for _, sm := range r.Samplers {
 		sm.End(ctx, st.last, res)
@@ -198,6 +199,34 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 		r.Progress.StepDone(res)
 	}
 	return res
+}
+
+// ratePercentiles sets the p50 and p99 of each op's per-second rate (see measure.RatePercentile)
+// over the step's whole intervals: every one but the last, which the step's end cuts short,
+// each its units over its length. An interval of no length (a manual clock that stood still)
+// has no rate.
+func ratePercentiles(res *result.Step, start time.Time) {
+	if len(res.Intervals) < 2 {
+		return
+	}
+	whole := res.Intervals[:len(res.Intervals)-1]
+	rates := make([]float64, 0, len(whole))
+	for name, op := range res.Ops {
+		rates = rates[:0]
+		from := start
+		for _, in := range whole {
+			if secs := in.Time.Sub(from).Seconds(); secs > 0 {
+				rates = append(rates, float64(in.Ops[name].Units)/secs)
+			}
+			from = in.Time
+		}
+		if v, ok := measure.RatePercentile(rates, 50); ok {
+			op.RateP50 = &v
+		}
+		if v, ok := measure.RatePercentile(rates, 99); ok {
+			op.RateP99 = &v
+		}
+	}
 }
 
 // normalEnd reports whether a worker's error is a normal end: nil, or its own cancelled

@@ -1030,3 +1030,118 @@ func TestShortLastPeriodJoinsThePrevious(t *testing.T) {
 		t.Errorf("periods %+v", st.periods)
 	}
 }
+
+// lockstepSampler drives a worker in step with the runner's ticks on a manual clock: at its
+// k-th Sample it moves the clock one second on and has the worker record batches[k-1] units,
+// which the next tick collects into an interval of exactly one second; after the last batch it
+// lets the worker return, without moving the clock, so that any later interval has no length.
+type lockstepSampler struct {
+	clock   *ManualClock
+	batches []int64
+	k       int
+	work    chan int64
+	ack     chan struct{}
+}
+
+func (s *lockstepSampler) Begin(ctx context.Context, now time.Time) {}
+
+func (s *lockstepSampler) Sample(ctx context.Context, now time.Time) map[string]float64 {
+	s.k++
+	switch {
+	case s.k <= len(s.batches):
+		s.clock.Advance(time.Second)
+		select {
+		case s.work <- s.batches[s.k-1]:
+		case <-ctx.Done():
+			return nil
+		}
+		select {
+		case <-s.ack:
+		case <-ctx.Done():
+		}
+	case s.k == len(s.batches)+1:
+		close(s.work)
+	}
+	return nil
+}
+
+func (s *lockstepSampler) End(ctx context.Context, now time.Time, res *result.Step) {}
+
+func (s *lockstepSampler) worker() Worker {
+	return Worker{Run: func(ctx context.Context, rec *Recorder) error {
+		for {
+			select {
+			case n, ok := <-s.work:
+				if !ok {
+					return nil
+				}
+				if err := rec.Do(0, time.Time{}, func() (int64, error) { return n, nil }); err != nil {
+					return err
+				}
+				s.ack <- struct{}{}
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}}
+}
+
+// The p50 and p99 of an op's per-second rate come from the step's whole intervals: with 20
+// seconds at 100, 200, ... 2000 units (in a shuffled order), half of the seconds reached 1100
+// and 99% of them (rounded: all 20) reached 100. Fewer than ten seconds have no percentiles.
+func TestRatePercentilesOfIntervals(t *testing.T) {
+	for _, n := range []int{20, 9} {
+		c := NewManualClock(t0)
+		s := &lockstepSampler{clock: c, work: make(chan int64), ack: make(chan struct{})}
+		for i := range n {
+			s.batches = append(s.batches, int64(100*(i+1)))
+		}
+		rand.New(rand.NewPCG(3, 4)).Shuffle(n, func(i, j int) { s.batches[i], s.batches[j] = s.batches[j], s.batches[i] })
+		r := &Runner{Clock: c, Tick: time.Millisecond, Samplers: []Sampler{s}}
+		res := r.Run(context.Background(), Step{Name: "l.i0", Ops: []OpSpec{{Name: "insert"}}, Workers: []Worker{s.worker()}})
+		if res.Status != result.StatusOK {
+			t.Fatalf("status %s %s", res.Status, res.Error)
+		}
+		op := res.Ops["insert"]
+		if want := int64(50 * n * (n + 1)); op.Units != want {
+			t.Fatalf("%d seconds: %d units, want %d", n, op.Units, want)
+		}
+		if n < 10 {
+			if op.RateP50 != nil || op.RateP99 != nil {
+				t.Errorf("%d seconds have percentiles %v %v", n, op.RateP50, op.RateP99)
+			}
+			continue
+		}
+		if op.RateP50 == nil || op.RateP99 == nil {
+			t.Fatalf("%d seconds: no percentiles", n)
+		}
+		if *op.RateP50 != 1100 || *op.RateP99 != 100 {
+			t.Errorf("p50 %v p99 %v, want 1100 and 100", *op.RateP50, *op.RateP99)
+		}
+	}
+}
+
+// The last interval, which the step's end cuts short, has no say in the percentiles, however
+// slow it looks; an interval of no length has none either.
+func TestRatePercentilesSkipTheLastInterval(t *testing.T) {
+	res := &result.Step{Ops: map[string]*result.Op{"insert": {}}}
+	at := t0
+	add := func(d time.Duration, units int64) {
+		at = at.Add(d)
+		res.Intervals = append(res.Intervals, result.Interval{Time: at,
+			Ops: map[string]result.IntervalOp{"insert": {Units: units}}})
+	}
+	add(0, 0) // a tick at the very start
+	for i := range 10 {
+		add(2*time.Second, int64(2000*(i+1))) // 1000/s, 2000/s, ... 10000/s
+	}
+	add(100*time.Millisecond, 1) // 10/s
+	ratePercentiles(res, t0)
+	op := res.Ops["insert"]
+	if op.RateP50 == nil || op.RateP99 == nil {
+		t.Fatal("no percentiles from ten whole intervals")
+	}
+	if *op.RateP50 != 6000 || *op.RateP99 != 1000 {
+		t.Errorf("p50 %v p99 %v, want 6000 (the 5th highest of 10) and 1000 (the slowest whole second)", *op.RateP50, *op.RateP99)
+	}
+}

@@ -67,6 +67,9 @@ func configRunner(base *runner.Runner, eng engine.Engine, dataDir string) (*runn
 	if df, ok := eng.(engine.DataFiler); ok {
 		opt.IsDataFile = df.IsDataFile
 	}
+	if ds, ok := eng.(engine.DatabaseSizer); ok {
+		opt.DatabaseBytes = ds.DatabaseBytes
+	}
 	if acct, err := measure.NewOS(opt); err != nil {
 		notes = append(notes, fmt.Sprintf("CPU, IO and size are not measured: %v", err))
 	} else {

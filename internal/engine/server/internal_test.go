@@ -131,6 +131,14 @@ func TestInstallFailure(t *testing.T) {
 		"2026-11-22 21:36:33 0 [ERROR] mariadbd: Error while setting value 'lots' to 'innodb_buffer_pool_size'",
 		"2026-11-22 21:36:33 0 [ERROR] Aborting",
 	}
+	crashed := []string{
+		"Installing MariaDB/MySQL system tables in '/tmp/x/data' ...",
+		"261123 22:01:34 [ERROR] /usr/sbin/mariadbd got signal 11 ;",
+		"Sorry, we probably made a mistake, and this is a bug.",
+	}
+	if !unexplainedAbort(crashed) {
+		t.Error("unexplainedAbort: a bootstrap that crashed on a signal is tried again")
+	}
 	if !unexplainedAbort(aborted) || unexplainedAbort(badValue) || unexplainedAbort([]string{"all fine"}) {
 		t.Error("unexplainedAbort: want true only for an abort with no other error")
 	}

@@ -134,10 +134,14 @@ func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, i
 	}
 }
 
-// unexplainedAbort reports whether mariadb-install-db's only error is "Aborting".
+// unexplainedAbort reports whether mariadb-install-db's only error is "Aborting", or the
+// bootstrap crashed on a signal (seen once, under load, with the MyRocks plugin).
 func unexplainedAbort(lines []string) bool {
 	n := 0
 	for _, l := range lines {
+		if strings.Contains(l, "[ERROR] /") && strings.Contains(l, " got signal ") {
+			return true
+		}
 		if msg := stripTimestamp(l); mariaBadLine(msg) {
 			if !strings.HasSuffix(strings.TrimSpace(msg), "[ERROR] Aborting") {
 				return false

@@ -558,3 +558,31 @@ func TestStartRefuses(t *testing.T) {
 		t.Error("Start of an unknown kind succeeded")
 	}
 }
+
+// The binary log of the published configurations: a relative log_bin goes into the data
+// directory, and a setting that only takes effect when the server is initialised
+// (innodb_undo_tablespaces) is in force, since the bootstrap reads the same option file.
+func TestMariaDBBinlogAndCreationSettings(t *testing.T) {
+	s := servertest.Start(t, server.MariaDB, map[string]string{
+		"log_bin": "binlog", "server_id": "77", "binlog_format": "ROW", "innodb_undo_tablespaces": "3"})
+	if got := query(t, s, "SELECT @@log_bin"); got != "1" {
+		t.Errorf("@@log_bin = %s, want 1", got)
+	}
+	if got := query(t, s, "SELECT @@log_bin_basename"); got != filepath.Join(s.DataDir(), "binlog") {
+		t.Errorf("@@log_bin_basename = %s, want %s", got, filepath.Join(s.DataDir(), "binlog"))
+	}
+	if _, err := os.Stat(filepath.Join(s.DataDir(), "binlog.000001")); err != nil {
+		t.Errorf("binary log file: %v", err)
+	}
+	if got := query(t, s, "SELECT @@innodb_undo_tablespaces"); got != "3" {
+		t.Errorf("@@innodb_undo_tablespaces = %s, want 3", got)
+	}
+	for _, f := range []string{"undo001", "undo002", "undo003"} {
+		if _, err := os.Stat(filepath.Join(s.DataDir(), f)); err != nil {
+			t.Errorf("undo tablespace: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.DataDir(), "undo004")); err == nil {
+		t.Error("undo004 exists with innodb_undo_tablespaces=3")
+	}
+}

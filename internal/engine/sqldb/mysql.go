@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/enginebench/enginebench/internal/redact"
 	"math"
-	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,17 +18,15 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server"
 )
 
-// The innodb and myrocks engines: MariaDB through github.com/go-sql-driver/mysql, with tables of
-// ENGINE=InnoDB or ENGINE=ROCKSDB. They share everything but their settings, stats, cleanup and
-// data files.
+// The innodb and myrocks engines: MariaDB (or, with a DSN, any MySQL-protocol server) through
+// github.com/go-sql-driver/mysql, with tables of ENGINE=<table_engine>: InnoDB or ROCKSDB by
+// default. They share everything but their settings, stats, cleanup and data files.
 
-// Polling of the cleanups: how often the server is asked, and how long InnoDB's dirty page
-// count may stay above its lowest value before the flush counts as done (purge keeps
-// dirtying pages after the last write).
+// Polling of the MyRocks cleanup (mysql_cleanup.go): how often the server is asked, and how
+// many settled readings in a row end a wait for compactions.
 const (
 	mysqlCleanupPoll  = 250 * time.Millisecond
-	innodbFlushStable = 5 * time.Second
-	rocksSettleChecks = 3 // consecutive settled readings that end a MyRocks cleanup
+	rocksSettleChecks = 3
 )
 
 // mysqlTimeZone is the session time zone of every connection: FROM_UNIXTIME and
@@ -37,81 +34,25 @@ const (
 // value could not round-trip.
 const mysqlTimeZone = "'+00:00'"
 
-// innodbSettings are the server variables the innodb engine writes to my.cnf of a managed
-// server. Any other MariaDB variable is accepted as an override and passed on.
-//
-// They follow the InnoDB configurations of the published Insert Benchmark results on small
-// servers (mdcallag/mytools bench/conf, e.g. my.cnf.cz10b_bee for MariaDB 10.11), scaled to a
-// 2-core, 24 GB machine: a buffer pool that holds the cached scale, a large redo log, commits
-// that write the redo log but sync it once a second, O_DIRECT, dirty pages allowed up to 90%
-// of the buffer pool, and an I/O capacity for SSDs. The binary log stays off (MariaDB's
-// default): a throwaway server has no replica.
-func innodbSettings() []engine.Setting {
-	return []engine.Setting{
-		portSetting(),
-		{Name: "innodb_buffer_pool_size", Default: "8G",
-			Doc: "buffer pool; the cached scale (about 2 GB per table with its indexes) fits in it"},
-		{Name: "innodb_log_file_size", Default: "2G",
-			Doc: "redo log size (one file, preallocated): checkpoints are driven by it"},
-		{Name: "innodb_flush_log_at_trx_commit", Default: "2",
-			Doc: "a commit writes the redo log; it is synced once a second"},
-		{Name: "innodb_flush_method", Default: "O_DIRECT",
-			Doc: "data files bypass the OS page cache"},
-		{Name: "innodb_max_dirty_pages_pct", Default: "90",
-			Doc: "dirty pages allowed in the buffer pool, in percent"},
-		{Name: "innodb_max_dirty_pages_pct_lwm", Default: "80",
-			Doc: "dirty page percentage from which pre-flushing starts"},
-		{Name: "innodb_io_capacity", Default: "10000",
-			Doc: "background flush rate in pages per second (an SSD)"},
-		{Name: "innodb_io_capacity_max", Default: "20000",
-			Doc: "background flush rate when flushing is behind"},
-		{Name: "innodb_autoinc_lock_mode", Default: "2",
-			Doc: "interleaved auto-increment locking: concurrent inserts into one table do not serialize on it"},
-		{Name: "innodb_buffer_pool_dump_at_shutdown", Default: "OFF",
-			Doc: "no buffer pool dump when the server stops"},
-		{Name: "innodb_buffer_pool_load_at_startup", Default: "OFF",
-			Doc: "no buffer pool load when the server starts"},
-	}
-}
-
-// myrocksSettings are the server variables the myrocks engine writes to my.cnf of a managed
-// server: the plugin, and MyRocks settings following the published configurations (a block
-// cache that holds the cached scale, leveled compaction with dynamic level sizes, LZ4, a WAL
-// synced once a second like InnoDB's redo log above).
-func myrocksSettings() []engine.Setting {
-	return []engine.Setting{
-		portSetting(),
-		{Name: "plugin_load_add", Default: "ha_rocksdb",
-			Doc: "loads the MyRocks storage engine (mariadb-plugin-rocksdb)"},
-		{Name: "rocksdb_block_cache_size", Default: "8G",
-			Doc: "block cache; the cached scale fits in it"},
-		{Name: "rocksdb_flush_log_at_trx_commit", Default: "2",
-			Doc: "a commit writes the WAL; it is synced once a second"},
-		{Name: "rocksdb_max_background_jobs", Default: "2",
-			Doc: "flush and compaction threads (2 cores)"},
-		{Name: "rocksdb_default_cf_options",
-			Default: "level_compaction_dynamic_level_bytes=true;compression=kLZ4Compression;bottommost_compression=kLZ4Compression",
-			Doc:     "options of the column families (RocksDB option string)"},
-	}
-}
-
 // InnoDBDriver returns the driver of the "innodb" engine: MariaDB's InnoDB through
 // github.com/go-sql-driver/mysql, on a managed MariaDB server (package server) started on
 // Config.DataDir with the settings merged over innodbSettings, or on an existing server given by
 // Config.DSN (a go-sql-driver/mysql DSN naming a database), where it creates nothing but the
-// benchmark tables.
+// benchmark tables. The setting table_engine (a Client setting, also taken with a DSN) names
+// the storage engine of the tables.
 //
-// The engine implements DB, engine.Server, engine.Liveness, engine.Cleaner, engine.Statser and
-// engine.DataFiler. Statements a workload prepares on a connection are server-side prepared
+// The engine implements DB, engine.Server, engine.Liveness, engine.Cleaner, engine.Statser,
+// engine.DatabaseSizer and engine.DataFiler. Statements a workload prepares on a connection are server-side prepared
 // statements.
 func InnoDBDriver() engine.Driver {
 	return newServerDriver(serverDriverSpec{
 		name: "innodb",
 		description: "MariaDB InnoDB (clustered B-tree, MVCC with purge) through github.com/go-sql-driver/mysql; " +
 			"a managed server, or an existing one with --dsn",
-		kind:      server.MariaDB,
-		settings:  innodbSettings(),
-		available: func() error { return server.Available(server.MariaDB) },
+		kind:        server.MariaDB,
+		settings:    innodbSettings(),
+		available:   func() error { return server.Available(server.MariaDB) },
+		checkClient: checkMySQLClient("innodb"),
 		open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 			return openMySQL(ctx, cfg, "innodb", false)
 		},
@@ -119,15 +60,16 @@ func InnoDBDriver() engine.Driver {
 }
 
 // MyRocksDriver returns the driver of the "myrocks" engine: MariaDB's MyRocks (RocksDB) through
-// github.com/go-sql-driver/mysql, like InnoDBDriver with tables of ENGINE=ROCKSDB and the
-// plugin loaded on a managed server.
+// github.com/go-sql-driver/mysql, like InnoDBDriver with tables of ENGINE=ROCKSDB (by default) and
+// the plugin loaded on a managed server.
 func MyRocksDriver() engine.Driver {
 	return newServerDriver(serverDriverSpec{
 		name: "myrocks",
 		description: "MariaDB MyRocks (RocksDB LSM) through github.com/go-sql-driver/mysql; " +
 			"a managed server, or an existing one with --dsn",
-		kind:     server.MariaDB,
-		settings: myrocksSettings(),
+		kind:        server.MariaDB,
+		settings:    myrocksSettings(),
+		checkClient: checkMySQLClient("myrocks"),
 		available: func() error {
 			if err := server.Available(server.MariaDB); err != nil {
 				return err
@@ -274,7 +216,8 @@ func (MySQLDialect) MaxParams() int { return 65535 }
 // mysqlDB is an open innodb or myrocks engine.
 type mysqlDB struct {
 	serverCore
-	rocks bool // myrocks
+	rocks    bool   // myrocks
+	database string // the benchmark database (the DSN's, or the managed server's)
 }
 
 var (
@@ -289,16 +232,18 @@ var (
 // openMySQL opens the innodb or myrocks engine on a managed server or on the server of cfg.DSN.
 func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) (engine.Engine, error) {
 	defs := innodbSettings()
-	dialect := MySQLDialect{Engine: "InnoDB"}
 	if rocks {
 		defs = myrocksSettings()
-		dialect = MySQLDialect{Engine: "ROCKSDB"}
 	}
-	e := &mysqlDB{serverCore: serverCore{name: name, dialect: dialect}, rocks: rocks}
+	settings := engine.MergeSettings(defs, cfg.Settings)
+	tableEngine := settings[TableEngineSetting]
+	if err := checkTableEngine(name, tableEngine); err != nil {
+		return nil, err
+	}
+	e := &mysqlDB{serverCore: serverCore{name: name, dialect: MySQLDialect{Engine: tableEngine}}, rocks: rocks}
 	var mc *mysql.Config
 	if cfg.DSN == "" {
-		settings := engine.MergeSettings(defs, cfg.Settings)
-		srv, err := startManaged(ctx, name, server.MariaDB, cfg, settings)
+		srv, err := startManaged(ctx, name, server.MariaDB, cfg, defs, settings)
 		if err != nil {
 			return nil, err
 		}
@@ -318,20 +263,43 @@ func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) 
 			return nil, fmt.Errorf("%s: the DSN names no database (user:password@tcp(host:port)/database): the benchmark tables go there", name)
 		}
 	}
-	if err := e.connect(ctx, mc); err != nil {
+	e.database = mc.DBName
+	if err := e.connect(ctx, mc, tableEngine); err != nil {
 		return nil, errors.Join(err, e.Close())
 	}
 	if cfg.DSN != "" {
 		if err := e.describeExternal(ctx, mc, defs); err != nil {
 			return nil, errors.Join(err, e.Close())
 		}
+		e.settings[TableEngineSetting] = tableEngine
 	}
 	return e, nil
 }
 
-// connect opens the pool on mc and checks that the server answers (and, for myrocks, that
-// it has the ROCKSDB engine).
-func (e *mysqlDB) connect(ctx context.Context, mc *mysql.Config) error {
+// tableEngineRE is what a storage engine's name may be: letters, digits and underscores.
+var tableEngineRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+
+// checkTableEngine checks the value of the table_engine setting of engine name.
+func checkTableEngine(name, v string) error {
+	if !tableEngineRE.MatchString(v) {
+		return fmt.Errorf("%s: setting %s: %q is not a storage engine name (letters, digits, _)", name, TableEngineSetting, v)
+	}
+	return nil
+}
+
+// checkMySQLClient is the checkClient of the innodb and myrocks drivers.
+func checkMySQLClient(name string) func(map[string]string) error {
+	return func(overrides map[string]string) error {
+		if v, ok := overrides[TableEngineSetting]; ok {
+			return checkTableEngine(name, v)
+		}
+		return nil
+	}
+}
+
+// connect opens the pool on mc and checks that the server answers and has the storage engine
+// of the tables.
+func (e *mysqlDB) connect(ctx context.Context, mc *mysql.Config, tableEngine string) error {
 	if mc.Params == nil {
 		mc.Params = map[string]string{}
 	}
@@ -353,17 +321,45 @@ func (e *mysqlDB) connect(ctx context.Context, mc *mysql.Config) error {
 	if err := e.db.PingContext(ctx); err != nil {
 		return e.redact(fmt.Errorf("%s: connect to the server: %w", e.name, err))
 	}
-	if e.rocks {
-		var support string
-		err := e.db.QueryRowContext(ctx, "SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE = 'ROCKSDB'").Scan(&support)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && support != "YES" && support != "DEFAULT") {
-			return fmt.Errorf("%s: the server has no usable ROCKSDB storage engine (load the plugin ha_rocksdb)", e.name)
+	return e.checkEngine(ctx, tableEngine)
+}
+
+// checkEngine checks that the server has the storage engine name enabled (information_schema.ENGINES
+// says YES or DEFAULT), so that a missing one fails before any table is created (a server whose
+// sql_mode lacks NO_ENGINE_SUBSTITUTION would silently create the tables with another engine).
+func (e *mysqlDB) checkEngine(ctx context.Context, name string) error {
+	rows, err := e.db.QueryContext(ctx, "SELECT ENGINE, SUPPORT FROM information_schema.ENGINES ORDER BY ENGINE")
+	if err != nil {
+		return e.redact(fmt.Errorf("%s: list the storage engines: %w", e.name, err))
+	}
+	defer rows.Close()
+	var usable []string
+	found := ""
+	for rows.Next() {
+		var eng, support string
+		if err := rows.Scan(&eng, &support); err != nil {
+			return e.redact(fmt.Errorf("%s: list the storage engines: %w", e.name, err))
 		}
-		if err != nil {
-			return e.redact(fmt.Errorf("%s: check the ROCKSDB engine: %w", e.name, err))
+		if support != "YES" && support != "DEFAULT" {
+			continue
+		}
+		usable = append(usable, eng)
+		if strings.EqualFold(eng, name) {
+			found = eng
 		}
 	}
-	return nil
+	if err := rows.Err(); err != nil {
+		return e.redact(fmt.Errorf("%s: list the storage engines: %w", e.name, err))
+	}
+	if found != "" {
+		return nil
+	}
+	hint := ""
+	if strings.EqualFold(name, "ROCKSDB") {
+		hint = "; load the plugin ha_rocksdb"
+	}
+	return fmt.Errorf("%s: the server has no usable storage engine %q (setting %s; it has %s)%s",
+		e.name, name, TableEngineSetting, strings.Join(usable, ", "), hint)
 }
 
 // describeExternal reads the version and the documented settings of an external server.
@@ -489,7 +485,8 @@ func (e *mysqlDB) status(ctx context.Context, keys map[string]string) (map[strin
 		byVar[v] = k
 		names = append(names, v)
 	}
-	rows, err := e.db.QueryContext(ctx, statusQuery(names...))
+	// SHOW GLOBAL STATUS rather than information_schema.GLOBAL_STATUS, which MySQL 8.0 lacks.
+	rows, err := e.db.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(names, "','")+"')")
 	if err != nil {
 		return nil, err
 	}
@@ -654,96 +651,6 @@ func (e *mysqlDB) rocksStats(ctx context.Context) (map[string]float64, error) {
 	return out, nil
 }
 
-// Cleanup reduces the engine's debt before the read steps. innodb: it sets
-// innodb_max_dirty_pages_pct (and its low-water mark) to 0, so that the page cleaner writes
-// every dirty page, waits until none is left or their number has not fallen for a few
-// seconds (purge keeps dirtying pages), and restores the two settings. myrocks: it flushes the
-// memtables (rocksdb_force_flush_memtable_now) and waits until no flush or compaction is
-// pending or running. It needs the SUPER privilege on an external server, and stops when ctx
-// is done.
-func (e *mysqlDB) Cleanup(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: cleanup: %w", e.name, err)
-	}
-	var err error
-	if e.rocks {
-		err = e.rocksCleanup(ctx)
-	} else {
-		err = e.innodbCleanup(ctx)
-	}
-	if err != nil {
-		return e.redact(fmt.Errorf("%s: cleanup: %w", e.name, err))
-	}
-	return nil
-}
-
-// innodbCleanup runs on the pool rather than on one connection: the driver closes a
-// connection whose statement ctx cancels, and the settings must be restored after that too.
-func (e *mysqlDB) innodbCleanup(ctx context.Context) (err error) {
-	var pct, lwm string
-	if err := e.db.QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_max_dirty_pages_pct, @@GLOBAL.innodb_max_dirty_pages_pct_lwm").
-		Scan(&pct, &lwm); err != nil {
-		return err
-	}
-	// The low-water mark may not exceed the maximum: lower it first, raise it last.
-	if _, err := e.db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0"); err != nil {
-		return err
-	}
-	defer func() {
-		// Restored even when ctx is done.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		_, err1 := e.db.ExecContext(rctx, "SET GLOBAL innodb_max_dirty_pages_pct = "+pct)
-		_, err2 := e.db.ExecContext(rctx, "SET GLOBAL innodb_max_dirty_pages_pct_lwm = "+lwm)
-		if rerr := errors.Join(err1, err2); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("restore innodb_max_dirty_pages_pct=%s, innodb_max_dirty_pages_pct_lwm=%s: %w", pct, lwm, rerr))
-		}
-	}()
-	if _, err := e.db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 0"); err != nil {
-		return err
-	}
-	lowest, lowestAt := math.Inf(1), time.Now()
-	for {
-		var name string
-		var dirty float64
-		if err := e.db.QueryRowContext(ctx, statusQuery("INNODB_BUFFER_POOL_PAGES_DIRTY")).Scan(&name, &dirty); err != nil {
-			return err
-		}
-		if dirty == 0 {
-			return nil
-		}
-		if dirty < lowest {
-			lowest, lowestAt = dirty, time.Now()
-		} else if time.Since(lowestAt) >= innodbFlushStable {
-			return nil
-		}
-		if err := sleepCtx(ctx, mysqlCleanupPoll); err != nil {
-			return err
-		}
-	}
-}
-
-func (e *mysqlDB) rocksCleanup(ctx context.Context) error {
-	if _, err := e.db.ExecContext(ctx, "SET GLOBAL rocksdb_force_flush_memtable_now = 1"); err != nil {
-		return err
-	}
-	for n := 0; n < rocksSettleChecks; {
-		st, err := e.rocksState(ctx)
-		if err != nil {
-			return err
-		}
-		if st.settled() {
-			n++
-		} else {
-			n = 0
-		}
-		if err := sleepCtx(ctx, mysqlCleanupPoll); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // sleepCtx sleeps for d, or returns ctx's error when it is done first.
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -754,33 +661,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// innodbDataFile matches the InnoDB files that hold tables, indexes and undo logs: the system
-// tablespace (ibdata1, ...) and the undo tablespaces (undo001, ...) in the data directory.
-var innodbDataFile = regexp.MustCompile(`^(ibdata[0-9]+|undo[0-9]{3})$`)
-
-// IsDataFile reports whether rel (relative to the data directory) holds the database.
-//
-// innodb: the tablespaces: <database>/<table>.ibd (one per table), the system tablespace
-// ibdata1 (which also holds the undo logs unless innodb_undo_tablespaces is set, and the
-// doublewrite buffer) and undo tablespaces undoNNN. The redo log ib_logfile0 is left out: it
-// is a circular file preallocated at innodb_log_file_size, so its size is a setting, not data;
-// so are the temporary tablespace ibtmp1, the .frm table definitions, Aria's system tables and
-// logs, and server.log.
-//
-// myrocks: the files of the RocksDB directory #rocksdb: its SST files and its WAL (*.log, which
-// holds the memtables' committed rows until they are flushed). Not its MANIFEST, OPTIONS or info
-// LOG, and none of the InnoDB or Aria files of the system tables.
-func (e *mysqlDB) IsDataFile(rel string) bool {
-	dir, file := path.Split(rel)
-	if e.rocks {
-		return dir == "#rocksdb/" && (strings.HasSuffix(file, ".sst") || strings.HasSuffix(file, ".log"))
-	}
-	if strings.HasSuffix(file, ".ibd") {
-		return true
-	}
-	return dir == "" && innodbDataFile.MatchString(file)
 }
 
 // RowValueSeek implements Dialect: MariaDB's range optimizer does not use an index for a

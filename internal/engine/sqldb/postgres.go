@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,47 +22,14 @@ import (
 // clients of one step find their connections again in the next.
 const serverMaxIdleConns = 64
 
-// postgresSettings are the server variables the postgres engine writes to postgresql.conf of a
-// managed server. Any other PostgreSQL variable is accepted as an override and passed on.
-//
-// They follow the configurations of the published Insert Benchmark results on small servers
-// (mdcallag/mytools bench/conf, e.g. conf.diff.cx8a1_bee for PostgreSQL 15), scaled to a 2-core,
-// 24 GB machine: a buffer pool that holds the "cached" scale, checkpoints spaced by time
-// rather than forced by WAL volume, commits that do not wait for the WAL fsync (as InnoDB's
-// innodb_flush_log_at_trx_commit=2), no parallel query, and autovacuum left on and made
-// somewhat more eager.
-func postgresSettings() []engine.Setting {
-	return []engine.Setting{
-		portSetting(),
-		{Name: "shared_buffers", Default: "8GB",
-			Doc: "buffer pool; the cached scale (about 2 GB per table with its indexes) fits in it"},
-		{Name: "max_wal_size", Default: "16GB",
-			Doc: "WAL volume that forces a checkpoint; large, so that checkpoint_timeout spaces them"},
-		{Name: "checkpoint_timeout", Default: "30min",
-			Doc: "time between checkpoints (published configurations: 1800s)"},
-		{Name: "synchronous_commit", Default: "off",
-			Doc: "commits do not wait for the WAL fsync (the WAL writer syncs within 3 x wal_writer_delay)"},
-		{Name: "wal_compression", Default: "lz4",
-			Doc: "compression of full-page images in the WAL"},
-		{Name: "max_parallel_workers_per_gather", Default: "0",
-			Doc: "no parallel query: every client is one backend, as in the published configurations"},
-		{Name: "autovacuum", Default: "on",
-			Doc: "autovacuum runs during the benchmark; its debt shows as dead_tuples and autovacuum_runs"},
-		{Name: "autovacuum_naptime", Default: "10s",
-			Doc: "delay between autovacuum runs on a database"},
-		{Name: "autovacuum_vacuum_cost_limit", Default: "2000",
-			Doc: "autovacuum I/O budget per cost delay (default 200): vacuum keeps up with the insert/delete queue"},
-	}
-}
-
 // PostgresDriver returns the driver of the "postgres" engine: PostgreSQL through pgx
 // (github.com/jackc/pgx/v5/stdlib), on a managed server (package server) started on
 // Config.DataDir with the settings merged over postgresSettings, or on an existing server given
 // by Config.DSN (a pgx connection string or URL), where it creates nothing but the benchmark
 // tables.
 //
-// The engine implements DB, engine.Server, engine.Liveness, engine.Cleaner, engine.Statser and
-// engine.DataFiler. Statements a workload prepares on a connection are server-side prepared
+// The engine implements DB, engine.Server, engine.Liveness, engine.Cleaner, engine.Statser,
+// engine.DatabaseSizer and engine.DataFiler. Statements a workload prepares on a connection are server-side prepared
 // statements.
 func PostgresDriver() engine.Driver {
 	defs := postgresSettings()
@@ -216,7 +184,8 @@ func (PostgresDialect) MaxParams() int { return 65535 }
 // postgresDB is an open postgres engine.
 type postgresDB struct {
 	serverCore
-	versionNum int // server_version_num, e.g. 150018
+	versionNum int    // server_version_num, e.g. 150018
+	dbOID      uint32 // the current database's oid: its directory base/<oid>/
 }
 
 var (
@@ -233,8 +202,9 @@ func openPostgres(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 	if cfg.DSN != "" {
 		return openPostgresExternal(ctx, cfg)
 	}
-	settings := engine.MergeSettings(postgresSettings(), cfg.Settings)
-	srv, err := startManaged(ctx, "postgres", server.Postgres, cfg, settings)
+	defs := postgresSettings()
+	settings := engine.MergeSettings(defs, cfg.Settings)
+	srv, err := startManaged(ctx, "postgres", server.Postgres, cfg, defs, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +269,8 @@ func (e *postgresDB) connect(ctx context.Context, pc *pgx.ConnConfig) error {
 	pc.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	e.db = stdlib.OpenDB(*pc)
 	e.db.SetMaxIdleConns(serverMaxIdleConns)
-	if err := e.db.QueryRowContext(ctx, "SELECT current_setting('server_version_num')::int").Scan(&e.versionNum); err != nil {
+	if err := e.db.QueryRowContext(ctx, "SELECT current_setting('server_version_num')::int, "+
+		"(SELECT oid FROM pg_database WHERE datname = current_database())").Scan(&e.versionNum, &e.dbOID); err != nil {
 		return err
 	}
 	return nil
@@ -331,46 +302,64 @@ func (e *postgresDB) readSettings(ctx context.Context) (map[string]string, error
 	return m, nil
 }
 
-// Cleanup runs VACUUM (ANALYZE) on every table of the current schema (the benchmark tables:
-// the engine creates nothing else), then CHECKPOINT, so that the read steps start without
-// dead tuples and with the buffer pool's dirty pages written. ctx cancels the running
-// statement.
-func (e *postgresDB) Cleanup(ctx context.Context) error {
+// pgVacuum returns the reference's VACUUM of the cleanup for a server version
+// (bench/ibench/iq.sh, vac_pg): INDEX_CLEANUP exists from PostgreSQL 12 on.
+func pgVacuum(versionNum int) string {
+	if versionNum < 120000 {
+		return "VACUUM (VERBOSE, ANALYZE)"
+	}
+	return "VACUUM (VERBOSE, ANALYZE, INDEX_CLEANUP ON)"
+}
+
+// Cleanup reduces the engine's debt before the read steps as the reference does: VACUUM
+// (VERBOSE, ANALYZE, INDEX_CLEANUP ON) (before PostgreSQL 12: without INDEX_CLEANUP) on every
+// table of the current schema (the benchmark tables: the engine creates nothing else), all at
+// once, each on its own connection, then CHECKPOINT once they have all ended, so that the read
+// steps start without dead tuples, with fresh statistics and with the buffer pool's dirty pages
+// written. The caller's wait comes after it. The VERBOSE messages are not kept. ctx cancels the
+// running statements.
+func (e *postgresDB) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return e.redact(fmt.Errorf("postgres: cleanup: %w", err))
 	}
 	defer conn.Close()
-	rows, err := conn.QueryContext(ctx,
-		"SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
+	tables, err := pgTables(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("postgres: cleanup: list the tables: %w", err)
 	}
+	e.closeIdle(ctx, conn)
+	vac := pgVacuum(e.versionNum)
+	vacuum := startPerTable(ctx, e.db, vac, tables, func(ctx context.Context, c *sql.Conn, t string) error {
+		_, err := c.ExecContext(ctx, vac+" "+t)
+		return err
+	})
+	if err := vacuum.wait(h); err != nil {
+		return e.redact(fmt.Errorf("postgres: cleanup: %w", err))
+	}
+	if err := timed(ctx, conn, h, "CHECKPOINT"); err != nil {
+		return fmt.Errorf("postgres: cleanup: %w", err)
+	}
+	return nil
+}
+
+// pgTables lists the tables of the current schema, each as a quoted schema.table.
+func pgTables(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	rows, err := conn.QueryContext(ctx,
+		"SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
 	var tables []string
 	for rows.Next() {
 		var t string
 		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return fmt.Errorf("postgres: cleanup: list the tables: %w", err)
+			return nil, err
 		}
 		tables = append(tables, t)
 	}
-	if err := rows.Err(); err != nil {
-		rows.Close()
-		return fmt.Errorf("postgres: cleanup: list the tables: %w", err)
-	}
-	rows.Close()
-	e.closeIdle(ctx, conn)
-	if len(tables) > 0 {
-		q := "VACUUM (ANALYZE) " + strings.Join(tables, ", ")
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("postgres: cleanup: %s: %w", q, err)
-		}
-	}
-	if _, err := conn.ExecContext(ctx, "CHECKPOINT"); err != nil {
-		return fmt.Errorf("postgres: cleanup: CHECKPOINT: %w", err)
-	}
-	return nil
+	return tables, rows.Err()
 }
 
 // closeIdle closes the pool's idle connections and waits (at most idleExitWait) until no
@@ -443,14 +432,15 @@ FROM pg_stat_user_tables WHERE schemaname = current_schema()`
 	}, nil
 }
 
-// IsDataFile reports whether rel (relative to the data directory, PGDATA) holds tables or
-// indexes: the files under base/ (the databases' relations, with their free space and
-// visibility maps) and global/ (the shared catalogs). pg_wal is left out: its size is set by
-// max_wal_size, min_wal_size and segment recycling rather than by the data (committed changes
-// not yet checkpointed are a fraction of it, and Cleanup's CHECKPOINT writes them to base/);
-// so are pg_xact and the other bookkeeping directories, the log and the configuration.
+// IsDataFile reports whether rel (relative to the data directory, PGDATA) is one of the
+// benchmark database's files, for the size measured from the data directory when
+// DatabaseBytes fails: the files under base/<oid>/ of the current database (its relations,
+// with their free space and visibility maps), what pg_database_size counts. Not the other
+// databases, the shared catalogs in global/, pg_wal (whose size is set by max_wal_size,
+// min_wal_size and segment recycling rather than by the data), pg_xact and the other
+// bookkeeping directories, the log and the configuration.
 func (e *postgresDB) IsDataFile(rel string) bool {
-	return strings.HasPrefix(rel, "base/") || strings.HasPrefix(rel, "global/")
+	return e.dbOID != 0 && strings.HasPrefix(rel, "base/"+strconv.FormatUint(uint64(e.dbOID), 10)+"/")
 }
 
 // pgQuote quotes a value of a keyword/value connection string.

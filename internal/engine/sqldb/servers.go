@@ -45,7 +45,9 @@ type serverDriverSpec struct {
 	kind              server.Kind
 	settings          []engine.Setting
 	available         func() error
-	open              func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
+	// checkClient, when set, validates the values of the engine's Client settings in overrides.
+	checkClient func(overrides map[string]string) error
+	open        func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 }
 
 // portSetting is the setting every managed server takes first: where it listens.
@@ -53,10 +55,11 @@ func portSetting() engine.Setting {
 	return engine.Setting{Name: "port", Default: "0", Doc: "0: unix socket only; N: also listen on 127.0.0.1:N"}
 }
 
-// newServerDriver returns the engine.Driver of a server engine. Its CheckSettings passes the
-// defaults merged with the overrides to server.CheckSettings (so that settings of a plugin the
-// defaults load are known), and accepts no overrides at all without looking for the server's
-// binaries (a run on an external server has none).
+// newServerDriver returns the engine.Driver of a server engine. Its CheckSettings checks the
+// Client settings with spec.checkClient, and passes the server settings of the defaults merged
+// with the overrides to server.CheckSettings (so that settings of a plugin the defaults load
+// are known); it accepts overrides of Client settings only, or none, without looking for the
+// server's binaries (a run on an external server has none).
 func newServerDriver(s serverDriverSpec) engine.Driver {
 	return engine.Driver{
 		Name:        s.name,
@@ -66,10 +69,15 @@ func newServerDriver(s serverDriverSpec) engine.Driver {
 		Available:   s.available,
 		Server:      true,
 		CheckSettings: func(overrides map[string]string) error {
-			if len(overrides) == 0 {
+			if s.checkClient != nil {
+				if err := s.checkClient(overrides); err != nil {
+					return err
+				}
+			}
+			if len(serverOnly(s.settings, overrides)) == 0 {
 				return nil
 			}
-			if err := server.CheckSettings(s.kind, engine.MergeSettings(s.settings, overrides)); err != nil {
+			if err := server.CheckSettings(s.kind, serverOnly(s.settings, engine.MergeSettings(s.settings, overrides))); err != nil {
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
 			return nil
@@ -79,12 +87,25 @@ func newServerDriver(s serverDriverSpec) engine.Driver {
 	}
 }
 
-// startManaged starts the managed server of cfg with settings (defaults merged with overrides).
-func startManaged(ctx context.Context, name string, kind server.Kind, cfg engine.Config, settings map[string]string) (*server.Server, error) {
+// serverOnly returns the settings of m that are server variables: all but the Client settings
+// of defs.
+func serverOnly(defs []engine.Setting, m map[string]string) map[string]string {
+	out := maps.Clone(m)
+	for _, d := range defs {
+		if d.Client {
+			delete(out, d.Name)
+		}
+	}
+	return out
+}
+
+// startManaged starts the managed server of cfg with the server variables of settings (defaults
+// merged with overrides; defs tells which are Client settings).
+func startManaged(ctx context.Context, name string, kind server.Kind, cfg engine.Config, defs []engine.Setting, settings map[string]string) (*server.Server, error) {
 	if cfg.DataDir == "" {
 		return nil, fmt.Errorf("%s: open: no data directory", name)
 	}
-	srv, err := server.Start(ctx, kind, server.Options{DataDir: cfg.DataDir, Settings: settings, Log: cfg.Log})
+	srv, err := server.Start(ctx, kind, server.Options{DataDir: cfg.DataDir, Settings: serverOnly(defs, settings), Log: cfg.Log})
 	if err != nil {
 		return nil, fmt.Errorf("%s: start the managed server: %w", name, err)
 	}

@@ -59,6 +59,19 @@ type Dialect interface {
 	// DeleteOldest returns a statement that deletes at most limit rows of table with the
 	// smallest values of the integer column pk that are >= the single bind parameter.
 	DeleteOldest(table, pk string, limit int) string
+	// DeleteOldestByKey returns a statement that deletes what DeleteOldest deletes, written as
+	// the Insert Benchmark's reference writes it: DELETE ... ORDER BY pk ASC LIMIT where the
+	// dialect has it (MySQL), else DELETE ... WHERE pk IN (SELECT pk ... ORDER BY pk ASC LIMIT
+	// limit); DeleteOldest may use a faster form.
+	DeleteOldestByKey(table, pk string, limit int) string
+	// AddIndexes returns the statements that create the secondary indexes of table: one
+	// ALTER TABLE that adds them all where the storage engine builds them in one pass of the
+	// table (InnoDB), else one statement per index (indexes.go).
+	AddIndexes(table string, indexes []Index) []string
+	// SequenceCache returns the statement that makes each session take n values at a time from
+	// the sequence of table's AutoIncrementPK column col, or "" where the column has no
+	// sequence (PostgreSQL has one).
+	SequenceCache(table, col string, n int) string
 	// Retryable reports whether err is a transient conflict (deadlock, lock wait timeout,
 	// serialization failure, busy) after which the statement or transaction may be retried.
 	Retryable(err error) bool

@@ -219,25 +219,6 @@ func (e *sqliteDB) Close() error {
 	return nil
 }
 
-// Cleanup copies the whole WAL into the database and truncates it to zero bytes
-// (PRAGMA wal_checkpoint(TRUNCATE)). It waits up to busy_timeout_ms for other connections'
-// transactions, and fails if one still holds the WAL, or when ctx is done.
-func (e *sqliteDB) Cleanup(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("sqlite: cleanup: %w", err)
-	}
-	var busy, logPages, done int64
-	err := e.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logPages, &done)
-	if err != nil {
-		return fmt.Errorf("sqlite: cleanup: wal_checkpoint(TRUNCATE): %w", err)
-	}
-	if busy != 0 {
-		return fmt.Errorf("sqlite: cleanup: wal_checkpoint(TRUNCATE) blocked by another connection "+
-			"(%d of %d WAL pages checkpointed)", done, logPages)
-	}
-	return nil
-}
-
 // IsDataFile reports whether rel holds the database: the database file and its WAL (where
 // committed pages live until a checkpoint), not the shared-memory index.
 func (e *sqliteDB) IsDataFile(rel string) bool { return rel == SQLiteFile || rel == SQLiteFile+"-wal" }

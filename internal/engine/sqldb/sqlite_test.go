@@ -498,8 +498,18 @@ func TestSQLiteCleanupStatsVersion(t *testing.T) {
 		t.Errorf("Stats() before cleanup = %v", stats)
 	}
 
-	if err := cl.Cleanup(ctx); err != nil {
+	var notes []string
+	if err := cl.Cleanup(ctx, engine.CleanupHooks{Note: func(n string) { notes = append(notes, n) }}); err != nil {
 		t.Fatalf("Cleanup: %v", err)
+	}
+	// It analyzed the table (sqlite_stat1 holds its statistics) and said so, then checkpointed.
+	var analyzed int
+	if err := db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'pi1'").Scan(&analyzed); err != nil || analyzed == 0 {
+		t.Errorf("sqlite_stat1 has %d rows of pi1 (%v): Cleanup did not ANALYZE it", analyzed, err)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "ANALYZE") || !strings.Contains(notes[0], "pi1") ||
+		!strings.Contains(notes[1], "wal_checkpoint(TRUNCATE)") {
+		t.Errorf("Cleanup noted %q, want the ANALYZE of pi1, then the checkpoint", notes)
 	}
 	dir := filepath.Dir(db.(*sqliteDB).path)
 	fi, err := os.Stat(filepath.Join(dir, SQLiteFile+"-wal"))
@@ -516,7 +526,7 @@ func TestSQLiteCleanupStatsVersion(t *testing.T) {
 
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := cl.Cleanup(canceled); !errors.Is(err, context.Canceled) {
+	if err := cl.Cleanup(canceled, engine.CleanupHooks{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Cleanup on a canceled context = %v, want context.Canceled", err)
 	}
 

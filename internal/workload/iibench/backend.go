@@ -3,7 +3,6 @@ package iibench
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"sync/atomic"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -52,46 +51,8 @@ var colNames = [...]string{colID: "transactionid", colPrice: "price", colCustome
 	colRegister: "cashregisterid", colDate: "dateandtime"}
 
 // Key is the value of an index's columns, in index order (unused entries are 0): a query's seek
-// point and each row it returns.
+// point and each row it returns. A price is in cents (see Row), a dateandtime in unix seconds.
 type Key [3]int64
-
-// Row is one row of purchases_index. Pad points into the generator's arena (CharFields fields
-// of CharLength bytes, back to back) and is valid until the next call to Batch.
-type Row struct {
-	ID             int64 // transactionid; assigned by SQL engines, by the client on KV engines
-	DateAndTime    int64 // unix seconds: the time the batch was generated (one value per batch)
-	CashRegisterID int64
-	CustomerID     int64
-	ProductID      int64
-	Price          int64
-	Pad            []byte
-}
-
-// col returns the value of column c of r.
-func (r *Row) col(c int) int64 {
-	switch c {
-	case colID:
-		return r.ID
-	case colPrice:
-		return r.Price
-	case colCustomer:
-		return r.CustomerID
-	case colRegister:
-		return r.CashRegisterID
-	case colDate:
-		return r.DateAndTime
-	}
-	panic(fmt.Sprintf("iibench: no column %d", c))
-}
-
-// key returns r's key in index idx.
-func (r *Row) key(idx int) Key {
-	var k Key
-	for i, c := range indexes[idx].cols {
-		k[i] = r.col(c)
-	}
-	return k
-}
 
 // compareKeys compares the first n columns of a and b.
 func compareKeys(a, b Key, n int) int {
@@ -104,86 +65,6 @@ func compareKeys(a, b Key, n int) int {
 		}
 	}
 	return 0
-}
-
-// Gen generates rows from a seeded generator. It is used by one goroutine and allocates
-// nothing once warm.
-type Gen struct {
-	rng   *rand.Rand
-	p     *Params
-	rows  []Row
-	arena []byte
-}
-
-// NewGen returns a generator for stream of seed (each insert thread uses its own stream).
-func NewGen(p *Params, seed, stream uint64) *Gen {
-	return &Gen{rng: rand.New(rand.NewPCG(seed, stream)), p: p}
-}
-
-// Batch returns n new rows generated at unix time now; the slice and the rows' Pad are reused
-// by the next call. Values are uniform in their domains, as the Insert Benchmark's; each padding
-// column is random letters followed by CompressiblePct percent of 'a', as the original's.
-func (g *Gen) Batch(n int, now int64) []Row {
-	p := g.p
-	pad := p.CharFields * p.CharLength
-	if cap(g.rows) < n {
-		g.rows = make([]Row, n)
-		g.arena = make([]byte, n*pad)
-	}
-	g.rows = g.rows[:n]
-	for i := range g.rows {
-		r := &g.rows[i]
-		r.ID = 0
-		r.DateAndTime = now
-		r.CashRegisterID = g.rng.Int64N(int64(p.CashRegs))
-		r.CustomerID = g.rng.Int64N(int64(p.Customers))
-		r.ProductID = g.rng.Int64N(int64(p.Products))
-		r.Price = g.rng.Int64N(int64(p.MaxPrice))
-		r.Pad = g.arena[i*pad : (i+1)*pad : (i+1)*pad]
-		g.fillPad(r.Pad)
-	}
-	return g.rows
-}
-
-// fillPad fills the padding columns of one row.
-func (g *Gen) fillPad(b []byte) {
-	p := g.p
-	random := p.CharLength - p.CharLength*p.CompressiblePct/100
-	for f := 0; f < p.CharFields; f++ {
-		field := b[f*p.CharLength : (f+1)*p.CharLength]
-		var bits uint64
-		for i := 0; i < random; i++ {
-			if i%12 == 0 {
-				bits = g.rng.Uint64()
-			}
-			field[i] = 'a' + byte(bits%26)
-			bits /= 26
-		}
-		for i := random; i < len(field); i++ {
-			field[i] = 'a'
-		}
-	}
-}
-
-// seek returns a random seek point of index idx: a transactionid among the rows inserted, or
-// each column uniform in its domain (dateandtime between from and to, unix seconds).
-func seek(rng *rand.Rand, p *Params, idx int, rows, from, to int64) Key {
-	var k Key
-	for i, c := range indexes[idx].cols {
-		switch c {
-		case colID:
-			k[i] = 1 + rng.Int64N(max(rows, 1))
-		case colPrice:
-			k[i] = rng.Int64N(int64(p.MaxPrice))
-		case colCustomer:
-			k[i] = rng.Int64N(int64(p.Customers))
-		case colRegister:
-			k[i] = rng.Int64N(int64(p.CashRegs))
-		case colDate:
-			k[i] = from + rng.Int64N(max(to-from+1, 1))
-		}
-	}
-	return k
 }
 
 // backend is iiBench on one engine family.

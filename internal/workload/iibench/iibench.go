@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -73,7 +73,7 @@ type run struct {
 	// opCtx is the context of engine calls: cancelled on interrupt but not at the normal end
 	// of the step, so that an operation in flight then completes and is not an error.
 	opCtx context.Context
-	start int64 // unix seconds at the start of the run: the first dateandtime
+	start time.Time // the start of the run: the first dateandtime
 }
 
 // Run implements workload.Workload: create the table, run, verify.
@@ -102,7 +102,7 @@ func (r *run) step(ctx context.Context) *result.Step {
 		return &result.Step{Name: stepName, Status: result.StatusFailed, Error: err.Error(), StartedAt: started}
 	}
 	p := r.p
-	r.start = r.env.Runner.Clock.Now().Unix()
+	r.start = r.env.Runner.Clock.Now()
 	s := runner.Step{Name: stepName, Ops: []runner.OpSpec{{Name: "insert"}, {Name: "query"}},
 		ExpectUnits: p.MaxRows, ProgressOp: opInsert,
 		Duration: time.Duration(p.Seconds * float64(time.Second)),
@@ -112,6 +112,9 @@ func (r *run) step(ctx context.Context) *result.Step {
 		rows := int64(0)
 		if p.MaxRows > 0 {
 			rows = share(p.MaxRows, p.InsertThreads, c)
+			if !p.Corrected() { // whole batches, as the reference's
+				rows = (rows + int64(p.InsertBatch) - 1) / int64(p.InsertBatch) * int64(p.InsertBatch)
+			}
 		}
 		s.Workers = append(s.Workers, runner.Worker{Client: c, Run: func(ctx context.Context, rec *runner.Recorder) error {
 			return r.inserter(ctx, rec, c, rows)
@@ -126,7 +129,7 @@ func (r *run) step(ctx context.Context) *result.Step {
 	}
 	st := r.env.Runner.Run(ctx, s)
 	st.Primary = "insert"
-	if st.Status == result.StatusOK {
+	if st.Status == result.StatusOK && p.VerifyAfter(true, true) { // one step: the last
 		st.Verify = r.verify(ctx)
 		if st.Verify != nil && !st.Verify.OK {
 			st.Status = result.StatusFailed
@@ -218,7 +221,7 @@ func (r *run) inserter(ctx context.Context, rec *runner.Recorder, c int, rows in
 		} else if err := ctx.Err(); err != nil {
 			return err
 		}
-		batch := gen.Batch(n, rec.Now().Unix())
+		batch := gen.Batch(n, r.batchTime(rec.Now(), done))
 		if err := r.do(rec, opInsert, func() (int64, error) {
 			return int64(n), sess.insert(r.opCtx, batch)
 		}); err != nil {
@@ -230,13 +233,23 @@ func (r *run) inserter(ctx context.Context, rec *runner.Recorder, c int, rows in
 	return nil
 }
 
+// batchTime is the dateandtime of a batch made at now by an inserter that made done rows
+// before it: now in the corrected variant; in the reference variant a second later for every
+// rowsPerSecond rows, as the reference's, truncated to the second.
+func (r *run) batchTime(now time.Time, done int64) int64 {
+	if r.p.Corrected() {
+		return now.Unix()
+	}
+	return int64(math.Floor(float64(now.UnixNano())/1e9 + float64(done)/rowsPerSecond))
+}
+
 // queryWait is how often a query thread looks whether enough rows exist to start.
 const queryWait = 10 * time.Millisecond
 
 // querier repeats the query of index idx from random seek points until the run ends, once
 // QueryAfterRows rows exist.
 func (r *run) querier(ctx context.Context, rec *runner.Recorder, q, idx int) error {
-	for r.inserted.Load() < max(r.p.QueryAfterRows, 1) {
+	for r.inserted.Load() < r.p.QueryAfterRows {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -248,10 +261,10 @@ func (r *run) querier(ctx context.Context, rec *runner.Recorder, q, idx int) err
 		return err
 	}
 	defer sess.close()
-	rng := rand.New(rand.NewPCG(r.p.Seed, 1<<32+uint64(q))) // apart from the insert threads' streams
+	sk := newSeeker(r.p, 1<<32+uint64(q), r.start) // apart from the insert threads' streams
 	out := make([]Key, 0, r.p.QueryLimit)
 	for ctx.Err() == nil {
-		k := seek(rng, r.p, idx, r.inserted.Load(), r.start, rec.Now().Unix())
+		k := sk.next(idx, r.inserted.Load(), rec.Now())
 		if err := r.do(rec, opQuery, func() (int64, error) {
 			out, err = sess.query(r.opCtx, idx, k, r.p.QueryLimit, out)
 			return 1, err

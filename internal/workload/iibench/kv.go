@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 
 	"github.com/enginebench/enginebench/internal/engine/kv"
@@ -19,10 +20,11 @@ import (
 //	pdc:             price, dateandtime, customerid, transactionid    -> empty
 //
 // The int columns take 4 bytes, transactionid and dateandtime 8, all order-preserving (sign bit
-// flipped, big endian). The primary key value holds dateandtime, cashregisterid, customerid,
-// productid and price in fixed width, then the padding columns.
-
-const pkValueFixed = 8 + 4*4
+// flipped, big endian). price takes 4 bytes, the single-precision float that the SQL engines'
+// FLOAT (real) column stores, made order-preserving (sign bit flipped for a positive value, every
+// bit for a negative one). The primary key value holds dateandtime, cashregisterid, customerid,
+// productid and price (its float bits) in fixed width, then the data column and the padding
+// columns.
 
 type kvBackend struct {
 	db  kv.DB
@@ -35,10 +37,22 @@ func appendInt32(dst []byte, v int64) []byte {
 	return binary.BigEndian.AppendUint32(dst, uint32(int32(v))^(1<<31))
 }
 
+// priceBits returns the single-precision float of a price in cents, as a FLOAT column stores it.
+func priceBits(cents int64) uint32 { return math.Float32bits(float32(priceDecimal(cents))) }
+
 // appendCol appends the key part of column c with value v.
 func appendCol(dst []byte, c int, v int64) []byte {
-	if c == colID || c == colDate {
+	switch c {
+	case colID, colDate:
 		return kv.AppendInt64(dst, v)
+	case colPrice:
+		bits := priceBits(v)
+		if bits&(1<<31) != 0 {
+			bits = ^bits
+		} else {
+			bits |= 1 << 31
+		}
+		return binary.BigEndian.AppendUint32(dst, bits)
 	}
 	return appendInt32(dst, v)
 }
@@ -51,7 +65,16 @@ func decodeCol(b []byte, c int) (v int64, rest []byte, err error) {
 	if len(b) < 4 {
 		return 0, nil, fmt.Errorf("short key part: %d bytes", len(b))
 	}
-	return int64(int32(binary.BigEndian.Uint32(b) ^ (1 << 31))), b[4:], nil
+	u := binary.BigEndian.Uint32(b)
+	if c == colPrice {
+		if u&(1<<31) != 0 {
+			u &^= 1 << 31
+		} else {
+			u = ^u
+		}
+		return centsOf(float64(math.Float32frombits(u))), b[4:], nil
+	}
+	return int64(int32(u ^ (1 << 31))), b[4:], nil
 }
 
 // appendKey appends the key of index idx whose columns are k (the seek prefix, without the
@@ -78,7 +101,8 @@ func appendPKValue(dst []byte, r *Row) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, uint32(r.CashRegisterID))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(r.CustomerID))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(r.ProductID))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(r.Price))
+	dst = binary.BigEndian.AppendUint32(dst, priceBits(r.Price))
+	dst = append(dst, r.Data...)
 	return append(dst, r.Pad...)
 }
 

@@ -2,8 +2,11 @@
 // threads append rows to purchases_index and its secondary indexes while one query thread per
 // index seeks to a random point of it and reads the next rows in index order. One step, run,
 // ends at a row count or a duration and reports every few seconds how the rates change as the
-// table grows. Each operation is written once for the SQL family (sql.go) and once for the KV
-// family (kv.go).
+// table grows. By default it reproduces its reference, iibench.py in its iiBench form
+// (docs/fidelity.md); Params.Variant corrected turns on enginebench's corrections. Rows and seek
+// points are made in gen.go; each operation is written for the SQL family, as the reference's
+// text statements (refsql.go) and as enginebench's prepared ones (sql.go), and for the KV family
+// (kv.go).
 package iibench
 
 import (
@@ -27,26 +30,32 @@ type Params struct {
 	// QueryThreads run queries; thread i queries index i modulo the primary key and the
 	// secondary indexes. -1 means one per index (Validate sets it); 0: inserts only.
 	QueryThreads int `json:"query_threads"`
-	InsertBatch  int `json:"insert_batch"` // rows per insert transaction
+	// InsertBatch is the rows of one insert statement and transaction. The reference variant
+	// inserts whole batches only, so the last may go past MaxRows, as the reference's.
+	InsertBatch int `json:"insert_batch"`
 	// MaxInsertRate caps the rows inserted a second over all insert threads, spread evenly
 	// (batch by batch); 0: as fast as possible.
 	MaxInsertRate    float64 `json:"max_insert_rate"`
 	SecondaryIndexes int     `json:"secondary_indexes"` // 0-3: marketsegment, registersegment, pdc
 	QueryLimit       int     `json:"query_limit"`       // rows read by each query
-	QueryAfterRows   int64   `json:"query_after_rows"`  // queries start once this many rows exist
-	ReportSeconds    float64 `json:"report_seconds"`
-	CostPerHour      float64 `json:"cost_per_hour"` // machine price per hour; 0: no cost figure
-	CharFields       int     `json:"char_fields"`   // padding columns charfield1..N
-	CharLength       int     `json:"char_length"`   // bytes of each padding column
-	CompressiblePct  int     `json:"compressible_pct"`
-	CashRegs         int     `json:"cashregisters"`
-	Products         int     `json:"products"`
-	Customers        int     `json:"customers"`
-	MaxPrice         int     `json:"max_price"`
-	Seed             uint64  `json:"seed"`
+	// QueryAfterRows: queries start once this many rows exist. -1 (the default) means the
+	// variant's: 0 in the reference variant, whose queries start with the inserts, the scale's
+	// preset in the corrected one (Validate sets it).
+	QueryAfterRows  int64   `json:"query_after_rows"`
+	ReportSeconds   float64 `json:"report_seconds"`
+	CostPerHour     float64 `json:"cost_per_hour"` // machine price per hour; 0: no cost figure
+	CharFields      int     `json:"char_fields"`   // padding columns charfield1..N
+	CharLength      int     `json:"char_length"`   // bytes of each padding column
+	CompressiblePct int     `json:"compressible_pct"`
+	CashRegs        int     `json:"cashregisters"`
+	Products        int     `json:"products"`
+	Customers       int     `json:"customers"`
+	// MaxPrice is the width of a price's random part: (rand x MaxPrice + customerid) / 100.
+	MaxPrice int    `json:"max_price"`
+	Seed     uint64 `json:"seed"`
 }
 
-// Scale is a size preset (docs/iibench.md).
+// Scale is a size preset (docs/iibench.md). QueryAfterRows applies in the corrected variant.
 type Scale struct {
 	Name           string
 	MaxRows        int64
@@ -65,7 +74,7 @@ func Scales() []Scale { return slices.Clone(scales) }
 // DefaultParams returns the parameters of a scale preset with every other option at its
 // default, or an error for an unknown scale.
 func DefaultParams(scale string) (Params, error) {
-	i := slices.IndexFunc(scales, func(s Scale) bool { return s.Name == scale })
+	i := scaleIndex(scale)
 	if i < 0 {
 		names := make([]string, len(scales))
 		for j, s := range scales {
@@ -76,17 +85,24 @@ func DefaultParams(scale string) (Params, error) {
 	s := scales[i]
 	return Params{
 		Fidelity: workload.DefaultFidelity(), Scale: s.Name, MaxRows: s.MaxRows, InsertThreads: 1, QueryThreads: -1, InsertBatch: 1000,
-		SecondaryIndexes: 3, QueryLimit: 1000, QueryAfterRows: s.QueryAfterRows, ReportSeconds: 10,
+		SecondaryIndexes: 3, QueryLimit: 1000, QueryAfterRows: -1, ReportSeconds: 10,
 		CharLength: 1000, CompressiblePct: 90,
 		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500, Seed: 1017,
 	}, nil
 }
 
-// maxPadBytes bounds the padding columns of a row: MariaDB refuses a table whose VARCHAR
-// columns may hold more than 65,535 bytes, 4 bytes a character in utf8mb4.
-const maxPadBytes = 16_000
+// scaleIndex returns the index of the preset named scale in scales, or -1.
+func scaleIndex(scale string) int {
+	return slices.IndexFunc(scales, func(s Scale) bool { return s.Name == scale })
+}
 
-// Validate checks every parameter and sets QueryThreads to one per index when it is -1.
+// maxPadBytes bounds the padding columns of a row: MariaDB refuses a table whose VARCHAR
+// columns may hold more than 65,535 bytes, 4 bytes a character in utf8mb4, and the data column,
+// VARCHAR(4000), takes 16,000 of them.
+const maxPadBytes = 12_000
+
+// Validate checks every parameter, sets QueryThreads to one per index when it is -1 and
+// QueryAfterRows to the variant's when it is -1.
 func (p *Params) Validate() error {
 	if err := p.Fidelity.Validate(); err != nil {
 		return err
@@ -122,7 +138,7 @@ func (p *Params) Validate() error {
 		return fmt.Errorf("--max-insert-rate must be >= 0 (0: no limit), got %g", p.MaxInsertRate)
 	case p.SecondaryIndexes < 0 || p.SecondaryIndexes > 3:
 		return fmt.Errorf("--secondary-indexes must be within 0..3, got %d", p.SecondaryIndexes)
-	case p.QueryAfterRows < 0:
+	case p.QueryAfterRows < -1:
 		return fmt.Errorf("--query-after-rows must be >= 0, got %d", p.QueryAfterRows)
 	case p.ReportSeconds < 1:
 		return fmt.Errorf("--report-seconds must be at least 1, got %g", p.ReportSeconds)
@@ -140,6 +156,12 @@ func (p *Params) Validate() error {
 	}
 	if p.QueryThreads == -1 {
 		p.QueryThreads = 1 + p.SecondaryIndexes
+	}
+	if p.QueryAfterRows == -1 {
+		p.QueryAfterRows = 0
+		if i := scaleIndex(p.Scale); i >= 0 && p.Corrected() {
+			p.QueryAfterRows = scales[i].QueryAfterRows
+		}
 	}
 	return nil
 }
@@ -160,10 +182,10 @@ func (p *Params) ParamMap() map[string]any {
 }
 
 // RowBytes is the logical size of one row: transactionid and dateandtime (8 bytes each), the
-// four int columns (4 each) and the padding columns. It is the denominator of write and space
-// amplification.
+// three int columns and price (4 each), the data column and the padding columns. It is the
+// denominator of write and space amplification.
 func (p *Params) RowBytes() float64 {
-	return 32 + float64(p.CharFields*p.CharLength)
+	return 32 + dataLen + float64(p.CharFields*p.CharLength)
 }
 
 // Indexes returns the indexes the table has: the primary key and the first

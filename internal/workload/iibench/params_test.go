@@ -13,6 +13,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/workload"
 )
 
 func TestScalesAndValidate(t *testing.T) {
@@ -31,6 +32,14 @@ func TestScalesAndValidate(t *testing.T) {
 	if _, err := DefaultParams("cached"); err == nil || !strings.Contains(err.Error(), "tiny, small, large") {
 		t.Errorf("unknown scale: %v", err)
 	}
+	// Queries start at once in the reference variant, after the scale's rows in the corrected.
+	for v, want := range map[workload.Variant]int64{workload.Reference: 0, workload.Corrected: 10_000} {
+		p, _ := DefaultParams("small")
+		p.Variant = v
+		if err := p.Validate(); err != nil || p.QueryAfterRows != want {
+			t.Errorf("%s: queries after %d rows (%v), want %d", v, p.QueryAfterRows, err, want)
+		}
+	}
 	p, _ := DefaultParams("tiny")
 	p.SecondaryIndexes = 1
 	if err := p.Validate(); err != nil || p.QueryThreads != 2 || len(p.Indexes()) != 2 {
@@ -48,7 +57,8 @@ func TestScalesAndValidate(t *testing.T) {
 		{func(p *Params) { p.ReportSeconds = 0.5 }, "--report-seconds"},
 		{func(p *Params) { p.CostPerHour = -2 }, "--cost-per-hour"},
 		{func(p *Params) { p.QueryThreads = -2 }, "--query-threads"},
-		{func(p *Params) { p.CharFields, p.CharLength = 5, 4000 }, "at most 16000 bytes a row"},
+		{func(p *Params) { p.QueryAfterRows = -2 }, "--query-after-rows"},
+		{func(p *Params) { p.CharFields, p.CharLength = 4, 3001 }, "at most 12000 bytes a row"},
 	}
 	for _, b := range bad {
 		p, _ := DefaultParams("tiny")

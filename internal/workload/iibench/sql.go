@@ -6,18 +6,25 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
 
+// sqlBackend is iiBench on a SQL engine. In the reference variant MariaDB and PostgreSQL run the
+// reference's statements, sent as text (refsql.go); otherwise, and always on SQLite, which no
+// reference runs, sessions prepare enginebench's statements on the server (this file).
 type sqlBackend struct {
-	db *sql.DB
-	d  sqldb.Dialect
-	p  *Params
+	db  *sql.DB
+	d   sqldb.Dialect
+	p   *Params
+	ref bool
 }
 
 func newSQLBackend(db sqldb.DB, p *Params) *sqlBackend {
-	return &sqlBackend{db: db.SQL(), d: db.Dialect(), p: p}
+	d := db.Dialect()
+	ref := !p.Corrected() && (d.Name() == "mysql" || d.Name() == "postgres")
+	return &sqlBackend{db: db.SQL(), d: d, p: p, ref: ref}
 }
 
 func (b *sqlBackend) retryable(err error) bool { return b.d.Retryable(err) }
@@ -33,28 +40,6 @@ func (b *sqlBackend) hint(idx int) string {
 // colList returns the SQL column names of index idx, joined by sep.
 func colList(idx int, sep string) string { return strings.Join(indexCols(idx), sep) }
 
-func (b *sqlBackend) create(ctx context.Context) error {
-	d := b.d
-	var pad strings.Builder
-	for f := 1; f <= b.p.CharFields; f++ {
-		fmt.Fprintf(&pad, ", charfield%d %s NOT NULL", f, d.Type(sqldb.VarChar, b.p.CharLength))
-	}
-	q := fmt.Sprintf("CREATE TABLE %s (transactionid %s, dateandtime %s NOT NULL, cashregisterid %s NOT NULL, "+
-		"customerid %s NOT NULL, productid %s NOT NULL, price %s NOT NULL%s)%s",
-		tableName, d.AutoIncrementPK(), d.Type(sqldb.Timestamp, 0), d.Type(sqldb.Int, 0),
-		d.Type(sqldb.Int, 0), d.Type(sqldb.Int, 0), d.Type(sqldb.Int, 0), pad.String(), d.TableOptions())
-	if _, err := b.db.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("create table %s: %w", tableName, err)
-	}
-	for _, idx := range b.p.Indexes()[1:] {
-		q := fmt.Sprintf("CREATE INDEX %s ON %s (%s)", indexes[idx].name, tableName, colList(idx, ", "))
-		if _, err := b.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("create index %s: %w", indexes[idx].name, err)
-		}
-	}
-	return nil
-}
-
 // indexCols returns the SQL names of the columns of index idx.
 func indexCols(idx int) []string {
 	names := make([]string, len(indexes[idx].cols))
@@ -62,6 +47,84 @@ func indexCols(idx int) []string {
 		names[i] = colNames[c]
 	}
 	return names
+}
+
+func (b *sqlBackend) create(ctx context.Context) error {
+	for _, q := range b.createStatements() {
+		if _, err := b.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("create %s: %s: %w", tableName, q, err)
+		}
+	}
+	return nil
+}
+
+// createStatements returns the DDL of purchases_index, as the reference's: its columns and
+// types (an int transactionid, bigint in the corrected variant; a single-precision price), the
+// secondary indexes declared with the table on MariaDB, created after it elsewhere. On
+// PostgreSQL the reference variant caches the sequence as iibench.py does.
+func (b *sqlBackend) createStatements() []string {
+	d := b.d
+	mysql := d.Name() == "mysql"
+	ty := b.columnTypes()
+	var cols strings.Builder
+	fmt.Fprintf(&cols, "transactionid %s, dateandtime %s, cashregisterid %[3]s not null, customerid %[3]s not null, "+
+		"productid %[3]s not null, price %s not null, data %s(4000)", b.pkType(), ty.date, ty.int, ty.float, ty.varchar)
+	for f := 1; f <= b.p.CharFields; f++ {
+		fmt.Fprintf(&cols, ", charfield%d %s(%d) not null", f, ty.varchar, b.p.CharLength)
+	}
+	var after []string
+	if mysql {
+		cols.WriteString(", primary key (transactionid)")
+	}
+	for _, idx := range b.p.Indexes()[1:] {
+		if mysql {
+			fmt.Fprintf(&cols, ", key %s (%s)", indexes[idx].name, colList(idx, ", "))
+			continue
+		}
+		after = append(after, fmt.Sprintf("create index %s on %s (%s)", indexes[idx].name, tableName, colList(idx, ", ")))
+	}
+	out := []string{"drop table if exists " + tableName,
+		fmt.Sprintf("create table %s (%s)%s", tableName, cols.String(), d.TableOptions())}
+	out = append(out, after...)
+	if b.ref && d.Name() == "postgres" {
+		out = append(out, "alter sequence "+tableName+"_transactionid_seq cache 1000")
+	}
+	return out
+}
+
+// sqlTypes are the names of the column types of purchases_index on one dialect.
+type sqlTypes struct{ int, date, float, varchar string }
+
+// columnTypes returns the types as the reference names them: FLOAT is single precision (real on
+// PostgreSQL); SQLite, which no reference runs, has only double precision and is given the
+// single-precision values.
+func (b *sqlBackend) columnTypes() sqlTypes {
+	switch b.d.Name() {
+	case "mysql":
+		return sqlTypes{"int", "datetime", "float", "varchar"}
+	case "postgres":
+		return sqlTypes{"int", "timestamp without time zone", "real", "varchar"}
+	}
+	return sqlTypes{"integer", "integer", "real", "varchar"}
+}
+
+// pkType is the type of transactionid: an auto-increment int as the reference's, bigint in the
+// corrected variant (an int runs out after 2^31 rows).
+func (b *sqlBackend) pkType() string {
+	wide := b.p.Corrected()
+	switch b.d.Name() {
+	case "mysql":
+		if wide {
+			return "bigint not null auto_increment"
+		}
+		return "int not null auto_increment"
+	case "postgres":
+		if wide {
+			return "bigserial primary key"
+		}
+		return "serial primary key"
+	}
+	return b.d.AutoIncrementPK() // SQLite's integer key has 64 bits
 }
 
 // count counts the table through index idx: forced with the dialect's hint, or read in that
@@ -74,6 +137,33 @@ func (b *sqlBackend) count(ctx context.Context, idx int) (int64, error) {
 	}
 	return n, nil
 }
+
+// insertColumns is the column list of an insert: every column but transactionid.
+func (b *sqlBackend) insertColumns() string {
+	var sb strings.Builder
+	sb.WriteString("dateandtime,cashregisterid,customerid,productid,price,data")
+	for f := 1; f <= b.p.CharFields; f++ {
+		fmt.Fprintf(&sb, ",charfield%d", f)
+	}
+	return sb.String()
+}
+
+// insertText returns an INSERT of n rows whose row is tuple.
+func (b *sqlBackend) insertText(n int, tuple string) string {
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO " + tableName + " (" + b.insertColumns() + ") VALUES ")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(tuple)
+	}
+	return sqldb.Bind(b.d, sb.String())
+}
+
+// chunk is the most rows one insert statement takes: all of a batch unless it has more values
+// than the dialect takes in one statement.
+func (b *sqlBackend) chunk() int { return max(b.d.MaxParams()/(6+b.p.CharFields), 1) }
 
 // queryText returns the query of index idx: the rows at or after a seek point in index order,
 // the index's columns only (the index covers the query). The seek is a row-value comparison
@@ -131,10 +221,34 @@ func (b *sqlBackend) queryText(idx, limit int) (q string, args []int) {
 	return sqldb.Bind(b.d, q), args
 }
 
+// keyArg returns the statement argument of key column c whose value is v: for a price, the
+// decimal the reference writes in a text statement, else the single-precision value the column
+// stores (so that equality holds); for a dateandtime, the reference's text, else unix seconds.
+func (b *sqlBackend) keyArg(c int, v int64) any {
+	switch c {
+	case colPrice:
+		if b.ref {
+			return priceDecimal(v)
+		}
+		return priceStored(v)
+	case colDate:
+		if b.ref {
+			return dateText(v)
+		}
+	}
+	return v
+}
+
+// dateText writes unix seconds as the reference writes dateandtime ('%Y-%m-%d %H:%M:%S'), in UTC.
+func dateText(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.DateTime) }
+
 func (b *sqlBackend) newSession(ctx context.Context) (session, error) {
 	conn, err := b.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
+	}
+	if b.ref {
+		return newRefSession(ctx, b, conn)
 	}
 	return &sqlSession{b: b, conn: conn, inserts: map[int]*sql.Stmt{}, queries: map[queryKey]*prepared{}}, nil
 }
@@ -147,14 +261,15 @@ type prepared struct {
 	args []int
 }
 
-// sqlSession is one connection with its prepared statements.
+// sqlSession is one connection with its prepared statements (the corrected variant, and
+// SQLite).
 type sqlSession struct {
 	b       *sqlBackend
 	conn    *sql.Conn
 	inserts map[int]*sql.Stmt // by rows per statement
 	queries map[queryKey]*prepared
 	args    []any
-	k       Key
+	scan    keyScan
 }
 
 func (s *sqlSession) close() error {
@@ -172,21 +287,8 @@ func (s *sqlSession) insertStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	if st, ok := s.inserts[n]; ok {
 		return st, nil
 	}
-	var sb strings.Builder
-	sb.WriteString("INSERT INTO " + tableName + " (dateandtime, cashregisterid, customerid, productid, price")
-	for f := 1; f <= s.b.p.CharFields; f++ {
-		fmt.Fprintf(&sb, ", charfield%d", f)
-	}
-	sb.WriteString(") VALUES ")
-	tuple := "(" + s.b.d.TimestampFromUnix("?") + ",?,?,?,?" + strings.Repeat(",?", s.b.p.CharFields) + ")"
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		sb.WriteString(tuple)
-	}
-	q := sqldb.Bind(s.b.d, sb.String())
-	st, err := s.conn.PrepareContext(ctx, q)
+	tuple := "(" + s.b.d.TimestampFromUnix("?") + ",?,?,?,?,?" + strings.Repeat(",?", s.b.p.CharFields) + ")"
+	st, err := s.conn.PrepareContext(ctx, s.b.insertText(n, tuple))
 	if err != nil {
 		return nil, fmt.Errorf("prepare the insert of %d rows: %w", n, err)
 	}
@@ -197,8 +299,7 @@ func (s *sqlSession) insertStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 // insert inserts rows in one statement, or in one transaction of several statements when the
 // batch has more values than the dialect takes in one statement.
 func (s *sqlSession) insert(ctx context.Context, rows []Row) (err error) {
-	cols := 5 + s.b.p.CharFields
-	chunk := max(s.b.d.MaxParams()/cols, 1)
+	chunk := s.b.chunk()
 	if len(rows) > chunk {
 		if _, err := s.conn.ExecContext(ctx, s.b.d.BeginWrite()); err != nil {
 			return fmt.Errorf("insert into %s: begin: %w", tableName, err)
@@ -232,7 +333,7 @@ func (s *sqlSession) insertRows(ctx context.Context, rows []Row) error {
 	s.args = s.args[:0]
 	for i := range rows {
 		r := &rows[i]
-		s.args = append(s.args, r.DateAndTime, r.CashRegisterID, r.CustomerID, r.ProductID, r.Price)
+		s.args = append(s.args, r.DateAndTime, r.CashRegisterID, r.CustomerID, r.ProductID, priceStored(r.Price), r.Data)
 		for f := 0; f < p.CharFields; f++ {
 			s.args = append(s.args, r.Pad[f*p.CharLength:(f+1)*p.CharLength])
 		}
@@ -244,45 +345,131 @@ func (s *sqlSession) insertRows(ctx context.Context, rows []Row) error {
 }
 
 func (s *sqlSession) query(ctx context.Context, idx int, seek Key, limit int, out []Key) ([]Key, error) {
-	out = out[:0]
 	key := queryKey{idx, limit}
 	q, ok := s.queries[key]
 	if !ok {
 		text, args := s.b.queryText(idx, limit)
 		st, err := s.conn.PrepareContext(ctx, text)
 		if err != nil {
-			return out, fmt.Errorf("prepare %q: %w", text, err)
+			return out[:0], fmt.Errorf("prepare %q: %w", text, err)
 		}
 		q = &prepared{st: st, args: args}
 		s.queries[key] = q
 	}
 	s.args = s.args[:0]
 	for _, a := range q.args {
-		s.args = append(s.args, seek[a])
+		s.args = append(s.args, s.b.keyArg(indexes[idx].cols[a], seek[a]))
 	}
 	rows, err := q.st.QueryContext(ctx, s.args...)
 	if err != nil {
-		return out, fmt.Errorf("query %s: %w", indexes[idx].name, err)
+		return out[:0], fmt.Errorf("query %s: %w", indexes[idx].name, err)
 	}
-	n := len(indexes[idx].cols)
+	return s.scan.all(rows, idx, indexes[idx].cols, out)
+}
+
+// colSkip marks a selected column that is no part of the index's key.
+const colSkip = -1
+
+// keyScan reads the rows of a query into Keys, reusing its destinations.
+type keyScan struct {
+	k     Key
+	price float64
+	date  unixTime
+	dest  []any
+}
+
+// all reads every row of rows, whose columns are cols (colSkip: not a key column), into the Keys
+// of index idx appended to out[:0], and closes rows.
+func (s *keyScan) all(rows *sql.Rows, idx int, cols []int, out []Key) ([]Key, error) {
+	out = out[:0]
+	s.dest = s.dest[:0]
+	pricePos, datePos := -1, -1
+	for i, c := range cols {
+		switch c {
+		case colSkip:
+			s.dest = append(s.dest, discard{})
+		case colPrice:
+			s.dest, pricePos = append(s.dest, &s.price), i
+		case colDate:
+			s.dest, datePos = append(s.dest, &s.date), i
+		default:
+			s.dest = append(s.dest, &s.k[i])
+		}
+	}
 	for rows.Next() {
 		s.k = Key{}
-		switch n {
-		case 1:
-			err = rows.Scan(&s.k[0])
-		case 2:
-			err = rows.Scan(&s.k[0], &s.k[1])
-		default:
-			err = rows.Scan(&s.k[0], &s.k[1], &s.k[2])
-		}
-		if err != nil {
+		if err := rows.Scan(s.dest...); err != nil {
 			rows.Close()
 			return out, fmt.Errorf("query %s: %w", indexes[idx].name, err)
+		}
+		if pricePos >= 0 {
+			s.k[pricePos] = centsOf(s.price)
+		}
+		if datePos >= 0 {
+			s.k[datePos] = s.date.v
 		}
 		out = append(out, s.k)
 	}
 	if err := rows.Err(); err != nil {
+		rows.Close()
 		return out, fmt.Errorf("query %s: %w", indexes[idx].name, err)
 	}
 	return out, rows.Close()
+}
+
+// discard is a scan destination that drops the value.
+type discard struct{}
+
+// Scan implements sql.Scanner.
+func (discard) Scan(any) error { return nil }
+
+// unixTime is a scan destination for a dateandtime, read back as unix seconds: an integer (as
+// enginebench's statements select it), a time, or the text of a DATETIME in UTC.
+type unixTime struct{ v int64 }
+
+// Scan implements sql.Scanner.
+func (u *unixTime) Scan(src any) error {
+	var err error
+	switch s := src.(type) {
+	case int64:
+		u.v = s
+	case time.Time:
+		u.v = s.Unix()
+	case []byte:
+		u.v, err = parseUnix(s)
+	case string:
+		u.v, err = parseUnix(s)
+	default:
+		err = fmt.Errorf("dateandtime: unexpected %T", src)
+	}
+	return err
+}
+
+// parseUnix parses a DATETIME's text in UTC ("2006-01-02 15:04:05", fractions ignored) or an
+// integer of unix seconds, without allocating.
+func parseUnix[T string | []byte](s T) (int64, error) {
+	num := func(from, to int) (int, bool) {
+		n := 0
+		for i := from; i < to; i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		return n, true
+	}
+	if len(s) >= 19 && s[4] == '-' {
+		y, ok1 := num(0, 4)
+		mo, ok2 := num(5, 7)
+		d, ok3 := num(8, 10)
+		h, ok4 := num(11, 13)
+		mi, ok5 := num(14, 16)
+		sec, ok6 := num(17, 19)
+		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 {
+			return time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC).Unix(), nil
+		}
+	} else if n, ok := num(0, len(s)); ok && len(s) > 0 && len(s) < 19 {
+		return int64(n), nil
+	}
+	return 0, fmt.Errorf("dateandtime: cannot parse %q", string(s))
 }

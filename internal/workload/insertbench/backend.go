@@ -26,13 +26,13 @@ var indexSuffix = [numIndexes]string{"", "marketsegment", "registersegment", "pd
 var indexNames = [numIndexes]string{"pk", "marketsegment", "registersegment", "pdc"}
 
 // table is the client-side state of one benchmark table. Its counters are atomics because
-// an inserter, a deleter and a query client of one table run side by side.
+// writers and query clients of one table run side by side.
 type table struct {
 	name string
 	no   int // 1-based
 
-	maxID    atomic.Int64 // highest transactionid inserted (assigned by the client on KV engines)
-	low      atomic.Int64 // the deleters' running estimate of the smallest transactionid
+	maxID    atomic.Int64 // highest transactionid assigned by the client (KV engines only)
+	low      atomic.Int64 // corrected variant: the deleters' shared estimate of the smallest transactionid
 	inserted atomic.Int64 // rows inserted
 	deleted  atomic.Int64 // rows deleted
 	indexed  atomic.Bool  // secondary indexes exist
@@ -42,7 +42,7 @@ type table struct {
 func (t *table) live() int64 { return t.inserted.Load() - t.deleted.Load() }
 
 // claimDelete returns the low bound of the next delete of n rows and advances the estimate,
-// so that deleters sharing a table delete disjoint rows.
+// so that deleters sharing a table delete disjoint rows (corrected variant).
 func (t *table) claimDelete(n int) int64 { return t.low.Add(int64(n)) - int64(n) }
 
 // resync moves the delete estimate forward to min (never backwards).
@@ -58,13 +58,17 @@ func (t *table) resync(min int64) {
 // backend is the Insert Benchmark on one engine family.
 type backend interface {
 	createTable(ctx context.Context, t *table) error
-	newSession(ctx context.Context) (session, error)
-	// minID returns the smallest transactionid of t (ok false when empty).
-	minID(ctx context.Context, t *table) (id int64, ok bool, err error)
+	// newSession opens a client connection. announce is true for the connections on which
+	// the reference's statement executors and query threads start (iibench.py:984,1290: on
+	// PostgreSQL they send SELECT pg_backend_pid()).
+	newSession(ctx context.Context, announce bool) (session, error)
 	// count counts t's rows by a full scan of index idx (idxPK .. idxPDC).
 	count(ctx context.Context, t *table, idx int) (int64, error)
 	// retryable reports whether err is a transient conflict worth retrying.
 	retryable(err error) bool
+	// rowLocks reports whether the engine serialises two deletes of the same rows, so that
+	// each row is deleted, and counted, once (SQL engines; not the KV engines).
+	rowLocks() bool
 }
 
 // session is one client connection. It is used by one goroutine.
@@ -75,7 +79,14 @@ type session interface {
 	createIndexes(ctx context.Context, t *table) (int64, error)
 	// deleteOldest deletes up to n rows with the smallest transactionids >= low.
 	deleteOldest(ctx context.Context, t *table, low int64, n int) (int64, error)
-	// rangeQuery reads up to limit entries of index idx from start on, in index order.
+	// minID and maxID return the smallest and largest transactionid of t (ok false when empty).
+	minID(ctx context.Context, t *table) (id int64, ok bool, err error)
+	maxID(ctx context.Context, t *table) (id int64, ok bool, err error)
+	// prepareQueries readies the session for range (point false) or point queries on t: the
+	// reference's query thread prepares them on PostgreSQL (iibench.py:1001-1005).
+	prepareQueries(ctx context.Context, t *table, point bool) error
+	// rangeQuery reads up to limit entries of index idx from start on, in index order; after
+	// start (>) for registersegment in the reference variant.
 	rangeQuery(ctx context.Context, t *table, idx int, start int64, limit int) (int, error)
 	// pointQuery fetches the rows with transactionid in ids and returns how many exist.
 	pointQuery(ctx context.Context, t *table, ids []int64) (int, error)
@@ -88,7 +99,12 @@ func newBackend(eng engine.Engine, p *Params) (backend, error) {
 	case sqldb.DB:
 		return newSQLBackend(db, p), nil
 	case kv.DB:
-		return newKVBackend(db), nil
+		return newKVBackend(db, p), nil
 	}
 	return nil, fmt.Errorf("engine family %q is not supported by the insert benchmark", eng.Family())
 }
+
+// rangeAfter reports whether the range query on index idx reads the entries after its start
+// value (>) rather than from it (>=): the reference's registersegment query does
+// (iibench.py:709, :717); the corrected variant reads from it, as the other two.
+func rangeAfter(p *Params, idx int) bool { return idx == idxRegister && !p.Corrected() }

@@ -53,70 +53,89 @@ func drivers() []engine.Driver {
 	return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver(), wiredtiger.Driver()}
 }
 
+// variants are the two variants, each test runs under both.
+var variants = []workload.Variant{workload.Reference, workload.Corrected}
+
 // TestSharedTableAndSmallBatches runs the write steps with two clients on one table, where
-// two deleters share a table, and checks the counts through every index.
+// two writers share a table, and checks the counts through every index after the last step.
 func TestSharedTableAndSmallBatches(t *testing.T) {
 	for _, d := range drivers() {
-		t.Run(d.Name, func(t *testing.T) {
-			p, _ := DefaultParams("tiny")
-			p.Clients, p.SharedTable = 2, true
-			p.Rows, p.RowsI1, p.RowsI2 = 3000, 2000, 500
-			p.BatchI1 = 7 // batches that do not divide the rows
-			p.Resync = 10
-			p.Steps = []string{"l.i0", "l.x", "l.i1", "l.i2", "scan"}
-			steps := runSteps(t, d, p)
-			for _, s := range steps {
-				if s.Status != result.StatusOK {
-					t.Fatalf("%s: %s %s", s.Name, s.Status, s.Error)
+		for _, v := range variants {
+			t.Run(d.Name+"/"+string(v), func(t *testing.T) {
+				p, _ := DefaultParams("tiny")
+				p.Variant = v
+				p.Clients, p.SharedTable = 2, true
+				p.Rows, p.RowsI1, p.RowsI2 = 3000, 2000, 500
+				p.BatchI1 = 7 // batches that do not divide the rows
+				p.Resync = 10
+				p.Steps = []string{"l.i0", "l.x", "l.i1", "l.i2", "scan"}
+				steps := runSteps(t, d, p)
+				for _, s := range steps {
+					if s.Status != result.StatusOK {
+						t.Fatalf("%s: %s %s", s.Name, s.Status, s.Error)
+					}
+					if last := s.Name == "scan"; (s.Verify != nil) != last || last && !s.Verify.OK {
+						t.Errorf("%s: verify %+v, want one after the last step only", s.Name, s.Verify)
+					}
 				}
-				if writes(s.Name) && (s.Verify == nil || !s.Verify.OK) {
-					t.Errorf("%s: verify %+v", s.Name, s.Verify)
+				// Each client writes whole batches: ceil(1000/7) of 7 rows, as the reference's rounds.
+				li1 := steps[2]
+				if ins, del := li1.Ops["insert"].Units, li1.Ops["delete"].Units; ins != 2*1001 || del != 2*1001 {
+					t.Errorf("l.i1 inserted %d and deleted %d rows, want 2002 each", ins, del)
 				}
-			}
-			li1 := steps[2]
-			if ins, del := li1.Ops["insert"].Units, li1.Ops["delete"].Units; ins != 2000 || del != 2000 {
-				t.Errorf("l.i1 inserted %d and deleted %d rows, want 2000 each", ins, del)
-			}
-			scan := steps[4]
-			for _, ph := range scan.Phases {
-				if ph.Rows != 3000 {
-					t.Errorf("scan %s read %d rows, want 3000 (the table stays the size of the load)", ph.Name, ph.Rows)
+				// The reference's l.x inserts one batch of BatchI0 rows before it indexes.
+				want := p.Rows + int64(p.BatchI0)
+				if v == workload.Corrected {
+					want = p.Rows
 				}
-			}
-		})
+				for _, ph := range steps[4].Phases {
+					if ph.Rows != want {
+						t.Errorf("scan %s read %d rows, want %d (the table stays the size of the load)", ph.Name, ph.Rows, want)
+					}
+				}
+			})
+		}
 	}
 }
 
 // TestQueryStepsFindRows runs a point and a range query step and checks that queries find
-// what the table holds and that the background writer kept its rate.
+// what the table holds, that each writer wrote what the variant says (the reference: rate x
+// QuerySeconds rows) and that each step has its min(transactionid) probe.
 func TestQueryStepsFindRows(t *testing.T) {
 	for _, d := range drivers() {
-		t.Run(d.Name, func(t *testing.T) {
-			p, _ := DefaultParams("tiny")
-			p.Rows = 5000
-			p.QuerySeconds = 1
-			p.Steps = []string{"l.i0", "l.x", "cleanup", "qr100", "qp100"}
-			steps := runSteps(t, d, p)
-			for _, s := range steps[3:] {
-				q := s.Ops["query"]
-				if s.Status != result.StatusOK || q == nil || q.Units == 0 {
-					t.Fatalf("%s: %s %s %+v", s.Name, s.Status, s.Error, q)
+		for _, v := range variants {
+			t.Run(d.Name+"/"+string(v), func(t *testing.T) {
+				p, _ := DefaultParams("tiny")
+				p.Variant = v
+				p.Rows = 5000
+				p.QuerySeconds = 1
+				p.Steps = []string{"l.i0", "l.x", "cleanup", "qr100", "qp100"}
+				steps := runSteps(t, d, p)
+				for _, s := range steps[3:] {
+					q := s.Ops["query"]
+					if s.Status != result.StatusOK || q == nil || q.Units == 0 {
+						t.Fatalf("%s: %s %s %+v", s.Name, s.Status, s.Error, q)
+					}
+					want := int64(p.QueryRows) // every range query reads QueryRows entries unless it starts near the end
+					if s.Name == "qp100" {
+						want = int64(p.PointIDs) // ids are drawn from the live range, so nearly all exist
+					}
+					if avg := float64(q.Found) / float64(q.Units); avg < 0.8*float64(want) {
+						t.Errorf("%s found %.1f rows per query, want about %d", s.Name, avg, want)
+					}
+					ins, del := s.Ops["insert"], s.Ops["delete"]
+					if v == workload.Reference && (ins.Units != 100 || del.Units != 100) {
+						t.Errorf("%s: wrote %d and deleted %d rows, want 100 x 1 s each", s.Name, ins.Units, del.Units)
+					}
+					if ins.Units == 0 || ins.Response == nil || s.Target == nil || s.Target.InsertsPerSec != 100 {
+						t.Errorf("%s: insert %+v, target %+v", s.Name, ins, s.Target)
+					}
+					if s.Probe == nil || len(s.Probe.Tables) != 1 {
+						t.Errorf("%s: probe %+v", s.Name, s.Probe)
+					}
 				}
-				want := int64(p.QueryRows) // every range query reads QueryRows entries unless it starts near the end
-				if s.Name == "qp100" {
-					want = int64(p.PointIDs) // ids are drawn from the live range, so nearly all exist
-				}
-				if avg := float64(q.Found) / float64(q.Units); avg < 0.8*float64(want) {
-					t.Errorf("%s found %.1f rows per query, want about %d", s.Name, avg, want)
-				}
-				if s.Target == nil || !s.Target.SLAMet {
-					t.Errorf("%s: background writer missed 100 rows/s: %+v", s.Name, s.Target)
-				}
-				if s.Probe == nil || len(s.Probe.Tables) != 1 {
-					t.Errorf("%s: probe %+v", s.Name, s.Probe)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -124,27 +143,44 @@ func TestQueryStepsFindRows(t *testing.T) {
 // Discarder), so verification must catch it.
 type lossy struct{ kv.DB }
 
+// TestVerificationCatchesLostRows checks that verification fails the step after which it
+// runs: after every write step with --verify each-step, else only after the last step.
 func TestVerificationCatchesLostRows(t *testing.T) {
-	eng, err := null.Driver().Open(context.Background(), engine.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ := DefaultParams("tiny")
-	p.Rows = 500
-	p.Steps = []string{"l.i0", "l.x"}
-	if err := p.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
-	var steps []*result.Step
-	err = (&Workload{p: p}).Run(context.Background(), env, lossy{eng.(kv.DB)}, func(s *result.Step) { steps = append(steps, s) })
-	if err == nil || len(steps) != 1 {
-		t.Fatalf("run did not stop at the first step: err %v, %d steps", err, len(steps))
-	}
-	s := steps[0]
-	if s.Status != result.StatusFailed || s.Verify == nil || s.Verify.OK ||
-		!strings.Contains(s.Verify.Detail, "expected 500, pk=0") || !strings.Contains(s.Error, "verification failed") {
-		t.Errorf("step %s: status %s, error %q, verify %+v", s.Name, s.Status, s.Error, s.Verify)
+	for _, c := range []struct {
+		verify workload.Verify
+		steps  int    // steps run: the run stops at the step whose verification fails
+		detail string // l.x's reference insert of BatchI0 rows counts at the end
+	}{
+		{workload.VerifyEachStep, 1, "expected 500, pk=0"},
+		{workload.VerifyEnd, 2, "expected 600, pk=0 marketsegment=0"},
+	} {
+		t.Run(string(c.verify), func(t *testing.T) {
+			eng, err := null.Driver().Open(context.Background(), engine.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := DefaultParams("tiny")
+			p.Rows = 500
+			p.Steps = []string{"l.i0", "l.x"}
+			p.Verify = c.verify
+			if err := p.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
+			var steps []*result.Step
+			err = (&Workload{p: p}).Run(context.Background(), env, lossy{eng.(kv.DB)}, func(s *result.Step) { steps = append(steps, s) })
+			if err == nil || len(steps) != c.steps {
+				t.Fatalf("run did not stop at step %d: err %v, %d steps", c.steps, err, len(steps))
+			}
+			if c.steps == 2 && steps[0].Verify != nil {
+				t.Errorf("l.i0 verified with --verify end: %+v", steps[0].Verify)
+			}
+			s := steps[c.steps-1]
+			if s.Status != result.StatusFailed || s.Verify == nil || s.Verify.OK ||
+				!strings.Contains(s.Verify.Detail, c.detail) || !strings.Contains(s.Error, "verification failed") {
+				t.Errorf("step %s: status %s, error %q, verify %+v", s.Name, s.Status, s.Error, s.Verify)
+			}
+		})
 	}
 }
 

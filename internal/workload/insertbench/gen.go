@@ -23,8 +23,13 @@ const dataAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 // Gen generates rows from a seeded generator: the same seed and stream give the same values,
 // payload bytes included. It is used by one goroutine and allocates nothing once warm.
 type Gen struct {
-	rng   *rand.Rand
-	p     *Params
+	rng *rand.Rand
+	p   *Params
+	own rowBuf // the buffer of Batch
+}
+
+// rowBuf holds a batch of rows and their data bytes, reused by the next batch generated into it.
+type rowBuf struct {
 	rows  []Row
 	arena []byte
 }
@@ -39,35 +44,47 @@ func (g *Gen) Rand() *rand.Rand { return g.rng }
 
 // Batch returns n new rows generated at unix time now. The slice and the rows' Data are reused
 // by the next call.
-func (g *Gen) Batch(n int, now int64) []Row {
-	if cap(g.rows) < n {
-		g.rows = make([]Row, n)
-		g.arena = make([]byte, 0, n*g.p.DataMax)
+func (g *Gen) Batch(n int, now int64) []Row { return g.fill(&g.own, n, now) }
+
+// fill generates n new rows at unix time now into b, in the reference's order of draws
+// (iibench.py:533-546): cashregisterid, productid, customerid, price, then the data column.
+func (g *Gen) fill(b *rowBuf, n int, now int64) []Row {
+	if cap(b.rows) < n {
+		b.rows = make([]Row, n)
+		b.arena = make([]byte, 0, n*g.p.DataMax)
 	}
-	g.rows = g.rows[:n]
-	g.arena = g.arena[:0]
+	b.rows = b.rows[:n]
+	b.arena = b.arena[:0]
 	p := g.p
-	for i := range g.rows {
-		r := &g.rows[i]
+	for i := range b.rows {
+		r := &b.rows[i]
 		r.ID = 0
 		r.DateAndTime = now
 		r.CashRegisterID = g.rng.Int64N(int64(p.CashRegs))
 		r.ProductID = g.rng.Int64N(int64(p.Products))
 		r.CustomerID = g.rng.Int64N(int64(p.Customers))
 		r.Price = g.rng.Int64N(int64(p.MaxPrice))
-		start := len(g.arena)
-		g.arena = g.appendData(g.arena)
-		r.Data = g.arena[start:len(g.arena):len(g.arena)]
+		start := len(b.arena)
+		b.arena = g.appendData(b.arena)
+		r.Data = b.arena[start:len(b.arena):len(b.arena)]
 	}
-	return g.rows
+	return b.rows
 }
 
-// appendData appends one data value: a length uniform in [DataMin, DataMax], of which
-// DataRandPct percent are random characters after a constant pad, as the reference does.
+// randomChars returns how many of a data value of length n are random: the reference's
+// int(n * 0.75 * (data_random_pct / 100)), whose 0.75 stands for base64's overhead
+// (iibench.py:539-540), computed in the same floating-point operations.
+func randomChars(n, pct int) int {
+	return int(float64(n) * 0.75 * (float64(pct) / 100))
+}
+
+// appendData appends one data value as the reference makes it (iibench.py:538-545): a length
+// uniform in [DataMin, DataMax], of which randomChars are random base64 characters after a
+// pad of 'a'.
 func (g *Gen) appendData(dst []byte) []byte {
 	p := g.p
 	n := p.DataMin + g.rng.IntN(p.DataMax-p.DataMin+1)
-	nrand := n * p.DataRandPct / 100
+	nrand := randomChars(n, p.DataRandPct)
 	for i := 0; i < n-nrand; i++ {
 		dst = append(dst, 'a')
 	}

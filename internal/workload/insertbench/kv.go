@@ -26,9 +26,12 @@ const pkValueFixed = 8 + 4*4
 // createIndexBatch is how many rows' index entries createIndexes commits at once.
 const createIndexBatch = 1000
 
-type kvBackend struct{ db kv.DB }
+type kvBackend struct {
+	db kv.DB
+	p  *Params
+}
 
-func newKVBackend(db kv.DB) *kvBackend { return &kvBackend{db: db} }
+func newKVBackend(db kv.DB, p *Params) *kvBackend { return &kvBackend{db: db, p: p} }
 
 func appendPrefix(dst []byte, t *table, idx int) []byte {
 	dst = kv.AppendUint64(dst, uint64(t.no))
@@ -101,8 +104,10 @@ func (b *kvBackend) createTable(_ context.Context, t *table) error {
 
 func (b *kvBackend) retryable(error) bool { return false }
 
-func (b *kvBackend) newSession(context.Context) (session, error) {
-	return &kvSession{db: b.db, batch: b.db.NewBatch()}, nil
+func (b *kvBackend) rowLocks() bool { return false }
+
+func (b *kvBackend) newSession(context.Context, bool) (session, error) {
+	return &kvSession{db: b.db, p: b.p, batch: b.db.NewBatch()}, nil
 }
 
 // indexRange returns the key range of index idx of t: the next index number bounds it.
@@ -110,19 +115,34 @@ func indexRange(t *table, idx int) (lower, upper []byte) {
 	return appendPrefix(nil, t, idx), appendPrefix(nil, t, idx+1)
 }
 
-func (b *kvBackend) minID(_ context.Context, t *table) (int64, bool, error) {
+// minID returns the first transactionid of t's primary key range.
+func (s *kvSession) minID(_ context.Context, t *table) (int64, bool, error) {
+	return s.edgeID(t, kv.Iter.First)
+}
+
+// maxID returns the last transactionid of t's primary key range.
+func (s *kvSession) maxID(_ context.Context, t *table) (int64, bool, error) {
+	return s.edgeID(t, kv.Iter.Last)
+}
+
+// edgeID positions an iterator over t's primary key with pos (First or Last) and decodes the
+// transactionid there.
+func (s *kvSession) edgeID(t *table, pos func(kv.Iter) bool) (int64, bool, error) {
 	lo, hi := indexRange(t, idxPK)
-	it, err := b.db.NewIter(lo, hi)
+	it, err := s.db.NewIter(lo, hi)
 	if err != nil {
 		return 0, false, err
 	}
 	defer it.Close()
-	if !it.First() {
+	if !pos(it) {
 		return 0, false, it.Err()
 	}
 	id, _, err := kv.DecodeInt64(it.Key()[len(lo):])
 	return id, err == nil, err
 }
+
+// prepareQueries implements session: a KV engine has nothing to prepare.
+func (s *kvSession) prepareQueries(context.Context, *table, bool) error { return nil }
 
 func (b *kvBackend) count(ctx context.Context, t *table, idx int) (int64, error) {
 	lo, hi := indexRange(t, idx)
@@ -132,6 +152,7 @@ func (b *kvBackend) count(ctx context.Context, t *table, idx int) (int64, error)
 // kvSession reuses one batch and its key buffers for every operation.
 type kvSession struct {
 	db    kv.DB
+	p     *Params
 	batch kv.Batch
 	key   []byte
 	val   []byte
@@ -230,7 +251,12 @@ func (s *kvSession) deleteOldest(_ context.Context, t *table, low int64, n int) 
 	return deleted, nil
 }
 
+// rangeQuery reads limit entries from start on (after start where rangeAfter: > v is >= v+1 on
+// an integer column).
 func (s *kvSession) rangeQuery(_ context.Context, t *table, idx int, start int64, limit int) (int, error) {
+	if rangeAfter(s.p, idx) {
+		start++
+	}
 	if idx == idxPK {
 		s.lo = kv.AppendInt64(appendPrefix(s.lo[:0], t, idx), start)
 	} else {

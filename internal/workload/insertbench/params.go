@@ -1,10 +1,14 @@
 // Package insertbench implements the Insert Benchmark (docs/insert-benchmark.md): tables,
-// row generator, and the steps l.i0, l.x, l.i1, l.i2, cleanup, scan and qr/qp 100..1000.
-// Each operation is written once for the SQL family (sql.go) and once for the KV family (kv.go).
+// row generator, and the steps l.i0, l.x, l.i1, l.i2, cleanup, scan and qr/qp 100..1000. By
+// default it does what the reference (mdcallag/mytools bench/ibench/iibench.py and its scripts)
+// does, statement for statement; --variant corrected turns on the corrections that
+// docs/fidelity.md lists. Each operation is written once for the SQL family (sql.go) and once
+// for the KV family (kv.go); writer.go is the reference's statement maker, inserter and deleter.
 package insertbench
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -18,16 +22,22 @@ var stepNames = []string{"l.i0", "l.x", "l.i1", "l.i2", "cleanup", "scan",
 // StepNames returns every step name in the order the benchmark runs them.
 func StepNames() []string { return slices.Clone(stepNames) }
 
+// DefaultSteps returns the steps a run runs unless --steps says otherwise: the reference's
+// (bench/ibench/cl.repro.sh), every step but scan, which stays available by name.
+func DefaultSteps() []string {
+	return slices.DeleteFunc(StepNames(), func(s string) bool { return s == "scan" })
+}
+
 // Params are every size and option of the Insert Benchmark. Sizes are per table.
 type Params struct {
 	// Fidelity is the variant and when the run verifies (docs/fidelity.md).
 	workload.Fidelity
 	Scale        string   `json:"scale"`
 	Clients      int      `json:"clients"`
-	Rows         int64    `json:"rows"`      // l.i0 rows per table
-	RowsI1       int64    `json:"rows_l.i1"` // rows inserted (and deleted) per table in l.i1
-	RowsI2       int64    `json:"rows_l.i2"` // rows inserted (and deleted) per table in l.i2
-	QuerySeconds float64  `json:"query_seconds"`
+	Rows         int64    `json:"rows"`          // l.i0 rows per table
+	RowsI1       int64    `json:"rows_l.i1"`     // rows inserted (and deleted) per table in l.i1
+	RowsI2       int64    `json:"rows_l.i2"`     // rows inserted (and deleted) per table in l.i2
+	QuerySeconds float64  `json:"query_seconds"` // the reference's nsecs: a query step writes rate x QuerySeconds rows per client
 	Steps        []string `json:"steps"`
 	SharedTable  bool     `json:"shared_table"`
 	Seed         uint64   `json:"seed"`
@@ -37,14 +47,17 @@ type Params struct {
 	BatchQ       int      `json:"batch_q"` // rows per background insert in the query steps
 	QueryRows    int      `json:"query_rows"`
 	PointIDs     int      `json:"point_ids"`
-	Resync       int      `json:"resync_batches"` // deletes between SELECT min(transactionid) resyncs
+	Resync       int      `json:"resync_batches"` // the reference's resync_get_min: min(transactionid) again after this many more batches
 	CashRegs     int      `json:"cashregisters"`
 	Products     int      `json:"products"`
 	Customers    int      `json:"customers"`
 	MaxPrice     int      `json:"max_price"`
 	DataMin      int      `json:"data_min"`
 	DataMax      int      `json:"data_max"`
-	DataRandPct  int      `json:"data_random_pct"`
+	DataRandPct  int      `json:"data_random_pct"` // the reference's data_random_pct: int(length x 0.75 x pct/100) characters are random
+	// CleanupWaitSeconds is how long after its start the cleanup step waits before it ends
+	// (cleanup.go): by default the reference's rule scaled by the preset (DefaultCleanupWait).
+	CleanupWaitSeconds float64 `json:"cleanup_wait_seconds"`
 }
 
 // Scale is a preset of sizes (docs/insert-benchmark.md).
@@ -60,7 +73,7 @@ type Scale struct {
 var scales = []Scale{
 	{"tiny", 1, 20_000, 20_000, 5_000, 3},
 	{"small", 2, 500_000, 200_000, 50_000, 10},
-	{"cached", 4, 10_000_000, 16_000_000, 4_000_000, 300},
+	{"cached", 4, 10_000_000, 16_000_000, 4_000_000, 1800},
 	{"iobound", 4, 200_000_000, 4_000_000, 1_000_000, 1800},
 }
 
@@ -81,10 +94,11 @@ func DefaultParams(scale string) (Params, error) {
 	s := scales[i]
 	return Params{
 		Fidelity: workload.DefaultFidelity(), Scale: s.Name, Clients: s.Clients, Rows: s.Rows, RowsI1: s.RowsI1, RowsI2: s.RowsI2,
-		QuerySeconds: s.QuerySeconds, Steps: StepNames(), Seed: 3221223452,
+		QuerySeconds: s.QuerySeconds, Steps: DefaultSteps(), Seed: 3221223452,
 		BatchI0: 100, BatchI1: 50, BatchI2: 5, BatchQ: 50, QueryRows: 10, PointIDs: 10, Resync: 1000,
 		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500,
-		DataMin: 10, DataMax: 20, DataRandPct: 37,
+		DataMin: 10, DataMax: 20, DataRandPct: 50,
+		CleanupWaitSeconds: cleanupWaitScale(s.Name) * ReferenceCleanupWait(s.Rows*int64(s.Clients)),
 	}, nil
 }
 
@@ -124,6 +138,9 @@ func (p *Params) Validate() error {
 	}
 	if p.DataRandPct < 0 || p.DataRandPct > 100 {
 		return fmt.Errorf("--data-random-pct must be within 0..100, got %d", p.DataRandPct)
+	}
+	if err := validCleanupWait(p.CleanupWaitSeconds); err != nil {
+		return err
 	}
 	if len(p.Steps) == 0 {
 		return fmt.Errorf("--steps is empty")
@@ -189,6 +206,7 @@ func (p *Params) ParamMap() map[string]any {
 		"resync_batches": p.Resync, "cashregisters": p.CashRegs, "products": p.Products,
 		"customers": p.Customers, "max_price": p.MaxPrice, "data_min": p.DataMin,
 		"data_max": p.DataMax, "data_random_pct": p.DataRandPct,
+		"cleanup_wait_seconds": p.CleanupWaitSeconds,
 	}
 }
 
@@ -197,4 +215,21 @@ func (p *Params) ParamMap() map[string]any {
 // mean length of data. It is the denominator of write and space amplification.
 func (p *Params) RowBytes() float64 {
 	return 32 + float64(p.DataMin+p.DataMax)/2
+}
+
+// rounds returns how many batches of batch rows write rows rows: the reference's
+// ceil(max_rows / rows_per_commit) (iibench.py:1425), each a full batch, so the last one may
+// write up to batch-1 rows more than rows (iibench.py:796).
+func rounds(rows int64, batch int) int64 {
+	return (rows + int64(batch) - 1) / int64(batch)
+}
+
+// queryBatch returns the rows per background write of a query step of rate rows a second: the
+// reference lowers rows_per_commit to the rate when the rate is smaller (iibench.py:257-258).
+func (p *Params) queryBatch(rate int) int { return min(p.BatchQ, rate) }
+
+// queryStepRows returns the rows each client's background writer writes in a query step of
+// rate rows a second: the reference's max_rows = rate x nsecs (cl.repro.sh:172), at least one.
+func (p *Params) queryStepRows(rate int) int64 {
+	return max(int64(math.Round(float64(rate)*p.QuerySeconds)), 1)
 }

@@ -55,6 +55,54 @@ func TestValidateRejectsBadValues(t *testing.T) {
 	}
 }
 
+// TestDefaultStepsAreTheReferences checks the default step list: cl.repro.sh's steps with
+// the cleanup between l.i2 and qr100, and no scan, which stays available by name.
+func TestDefaultStepsAreTheReferences(t *testing.T) {
+	want := []string{"l.i0", "l.x", "l.i1", "l.i2", "cleanup", "qr100", "qp100", "qr500", "qp500", "qr1000", "qp1000"}
+	for _, s := range Scales() {
+		p, _ := DefaultParams(s.Name)
+		if !slices.Equal(p.Steps, want) {
+			t.Errorf("%s: steps %v, want %v", s.Name, p.Steps, want)
+		}
+	}
+	p, _ := DefaultParams("tiny")
+	p.Steps = []string{"l.i0", "l.x", "scan"}
+	if err := p.Validate(); err != nil || !slices.Contains(StepNames(), "scan") {
+		t.Errorf("scan by name: %v", err)
+	}
+}
+
+// TestQueryStepSizes checks the query steps' sizes against the reference: rate x nsecs rows
+// per client (cl.repro.sh:172), in batches of min(50, rate) (iibench.py:257-258), written in
+// whole batches (iibench.py:1425), and the published step length of the cached preset
+// (cl.repro.sh:11, run_ibench.sh:94: 180000 rows at 100/s).
+func TestQueryStepSizes(t *testing.T) {
+	p, _ := DefaultParams("cached")
+	if p.QuerySeconds != 1800 {
+		t.Errorf("cached: query steps of %v s, want 1800", p.QuerySeconds)
+	}
+	if got := p.queryStepRows(100); got != 180000 {
+		t.Errorf("cached qr100 writes %d rows per client, want 180000", got)
+	}
+	p.QuerySeconds = 0.29
+	if got := p.queryStepRows(100); got != 29 {
+		t.Errorf("0.29 s at 100/s: %d rows, want 29", got)
+	}
+	p.BatchQ = 200
+	if got := p.queryBatch(100); got != 100 {
+		t.Errorf("batch of 200 at 100/s: %d, want the rate, 100", got)
+	}
+	for _, c := range []struct {
+		rows  int64
+		batch int
+		want  int64
+	}{{100, 50, 2}, {101, 50, 3}, {29, 50, 1}, {1000, 7, 143}, {0, 5, 0}} {
+		if got := rounds(c.rows, c.batch); got != c.want {
+			t.Errorf("rounds(%d, %d) = %d, want %d", c.rows, c.batch, got, c.want)
+		}
+	}
+}
+
 func TestValidateOrdersSteps(t *testing.T) {
 	p, _ := DefaultParams("tiny")
 	p.Steps = []string{"qp100", "l.x", "l.i0"}
@@ -106,31 +154,6 @@ func TestGenReproducibleFromSeed(t *testing.T) {
 		if bytes.Equal(ba, batchBytes(other.Batch(100, 1))) {
 			t.Fatalf("batch %d equal for two clients' streams", i)
 		}
-	}
-}
-
-func TestGenValuesWithinDomains(t *testing.T) {
-	p, _ := DefaultParams("tiny")
-	g := NewGen(&p, 1, 1)
-	var randChars, total int
-	for i := 0; i < 100; i++ {
-		for _, r := range g.Batch(100, 42) {
-			if r.CashRegisterID < 0 || r.CashRegisterID >= int64(p.CashRegs) ||
-				r.CustomerID < 0 || r.CustomerID >= int64(p.Customers) ||
-				r.ProductID < 0 || r.ProductID >= int64(p.Products) ||
-				r.Price < 0 || r.Price >= int64(p.MaxPrice) || r.DateAndTime != 42 {
-				t.Fatalf("row out of its domains: %+v", r)
-			}
-			if len(r.Data) < p.DataMin || len(r.Data) > p.DataMax {
-				t.Fatalf("data length %d outside [%d, %d]", len(r.Data), p.DataMin, p.DataMax)
-			}
-			total += len(r.Data)
-			randChars += len(bytes.TrimLeft(r.Data, "a"))
-		}
-	}
-	// The random share should be close to DataRandPct (leading random 'a's are rare).
-	if pct := 100 * float64(randChars) / float64(total); pct < float64(p.DataRandPct)-6 || pct > float64(p.DataRandPct)+2 {
-		t.Errorf("random share %.1f%%, want about %d%%", pct, p.DataRandPct)
 	}
 }
 

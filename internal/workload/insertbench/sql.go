@@ -3,9 +3,13 @@ package insertbench
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
@@ -18,13 +22,33 @@ var indexColumns = [numIndexes]string{
 	"price, dateandtime, customerid",
 }
 
+// preparedNames are the names of the reference's PREPAREd range queries on PostgreSQL
+// (iibench.py:601, :658, :715), by index; the point query is pointPrepared.
+var preparedNames = [numIndexes]string{"", "market_query_ps", "register_query_ps", "pdc_query_ps"}
+
+// pointPrepared is the name of the reference's PREPAREd point query (iibench.py:755).
+const pointPrepared = "pk_query_ps"
+
+// insertColumns is the column list of every insert, as the reference writes it (iibench.py:806).
+const insertColumns = "(dateandtime,cashregisterid,customerid,productid,price,data)"
+
 type sqlBackend struct {
 	db *sql.DB
 	d  sqldb.Dialect
+	p  *Params
+	// text is the reference's protocol (iibench.py:1047, :1344): every statement goes to the
+	// server as text with its values in it, and PostgreSQL's queries are PREPAREd and
+	// EXECUTEd by name in text (np.sh:285-288 passes --use_prepared_query). Otherwise (the
+	// corrected variant, and SQLite, which has no protocol) statements are prepared once per
+	// session through the driver and executed with bind parameters.
+	text bool
+	pg   bool // PostgreSQL
 }
 
-func newSQLBackend(db sqldb.DB, _ *Params) *sqlBackend {
-	return &sqlBackend{db: db.SQL(), d: db.Dialect()}
+func newSQLBackend(db sqldb.DB, p *Params) *sqlBackend {
+	d := db.Dialect()
+	return &sqlBackend{db: db.SQL(), d: d, p: p,
+		text: !p.Corrected() && d.Name() != "sqlite", pg: d.Name() == "postgres"}
 }
 
 func (b *sqlBackend) retryable(err error) bool { return b.d.Retryable(err) }
@@ -40,25 +64,25 @@ func (b *sqlBackend) hint(t *table, idx int) string {
 	return b.d.IndexHint(indexName(t, idx))
 }
 
+// createTable drops and creates t, as the reference's setup does (iibench.py:395-428,
+// :457-515), and on PostgreSQL gives its sequence a cache of 1000 values (iibench.py:509).
 func (b *sqlBackend) createTable(ctx context.Context, t *table) error {
 	d := b.d
-	q := fmt.Sprintf("CREATE TABLE %s (transactionid %s, dateandtime %s, cashregisterid %s NOT NULL, "+
-		"customerid %s NOT NULL, productid %s NOT NULL, price %s NOT NULL, data %s)%s",
-		t.name, d.AutoIncrementPK(), d.Type(sqldb.Timestamp, 0), d.Type(sqldb.Int, 0),
-		d.Type(sqldb.Int, 0), d.Type(sqldb.Int, 0), d.Type(sqldb.Int, 0),
-		d.Type(sqldb.VarChar, 4000), d.TableOptions())
-	if _, err := b.db.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("create table %s: %w", t.name, err)
+	stmts := []string{"DROP TABLE IF EXISTS " + t.name,
+		fmt.Sprintf("CREATE TABLE %s (transactionid %s, dateandtime %s, cashregisterid %s NOT NULL, "+
+			"customerid %s NOT NULL, productid %s NOT NULL, price %s NOT NULL, data %s)%s",
+			t.name, d.AutoIncrementPK(), d.Type(sqldb.Timestamp, 0), d.Type(sqldb.Int, 0),
+			d.Type(sqldb.Int, 0), d.Type(sqldb.Int, 0), d.Type(sqldb.Int, 0),
+			d.Type(sqldb.VarChar, 4000), d.TableOptions())}
+	if q := d.SequenceCache(t.name, "transactionid", 1000); q != "" {
+		stmts = append(stmts, q)
+	}
+	for _, q := range stmts {
+		if _, err := b.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("create table %s: %s: %w", t.name, q, err)
+		}
 	}
 	return nil
-}
-
-func (b *sqlBackend) minID(ctx context.Context, t *table) (int64, bool, error) {
-	var v sql.NullInt64
-	if err := b.db.QueryRowContext(ctx, "SELECT min(transactionid) FROM "+t.name).Scan(&v); err != nil {
-		return 0, false, fmt.Errorf("select min(transactionid) from %s: %w", t.name, err)
-	}
-	return v.Int64, v.Valid, nil
 }
 
 // count counts t through index idx: forced with the dialect's hint, or read in that index's
@@ -72,15 +96,20 @@ func (b *sqlBackend) count(ctx context.Context, t *table, idx int) (int64, error
 	return n, nil
 }
 
-// bind replaces each ? of q with the dialect's placeholder.
-func (b *sqlBackend) bind(q string) string { return sqldb.Bind(b.d, q) }
-
-func (b *sqlBackend) newSession(ctx context.Context) (session, error) {
+func (b *sqlBackend) newSession(ctx context.Context, announce bool) (session, error) {
 	conn, err := b.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	return &sqlSession{b: b, conn: conn, stmts: map[stmtKey]*sql.Stmt{}}, nil
+	s := &sqlSession{b: b, conn: conn, stmts: map[stmtKey]*sql.Stmt{}, texts: map[stmtKey]string{}}
+	s.dest = []any{&s.cols[0], &s.cols[1], &s.cols[2]}
+	if announce && b.text && b.pg {
+		var pid int64
+		if err := conn.QueryRowContext(ctx, "select pg_backend_pid()").Scan(&pid); err != nil {
+			return nil, errors.Join(fmt.Errorf("select pg_backend_pid(): %w", err), conn.Close())
+		}
+	}
+	return s, nil
 }
 
 type stmtKind int
@@ -96,88 +125,197 @@ type stmtKey struct {
 	table, kind, idx, n int
 }
 
-// sqlSession is one connection with its prepared statements, cached per table, kind and size.
+// sqlSession is one connection with its statements, cached per table, kind and size: their
+// texts in the text protocol, else prepared statements.
 type sqlSession struct {
 	b     *sqlBackend
 	conn  *sql.Conn
 	stmts map[stmtKey]*sql.Stmt
-	args  []any
-	a, c  int64
-	p     int64
-	data  sql.RawBytes
+	texts map[stmtKey]string
+	// prepared is set once the session has PREPAREd statements by name (PostgreSQL, text
+	// protocol): its connection is then not given back to the pool, as the reference's
+	// process ends with its connection.
+	prepared bool
+	args     []any
+	buf      []byte
+	cols     [3]sql.RawBytes
+	dest     []any  // pointers to cols
+	whenSec  int64  // the unix second whenText shows
+	whenText []byte // the reference's dateandtime: local time, "YYYY-MM-DD HH:MM:SS"
 }
 
 func (s *sqlSession) close() error {
 	for _, st := range s.stmts {
 		st.Close()
 	}
+	if s.prepared {
+		// driver.ErrBadConn from Raw makes database/sql close the connection.
+		s.conn.Raw(func(any) error { return driver.ErrBadConn })
+		return nil
+	}
 	return s.conn.Close()
 }
 
-// stmt returns the prepared statement for key, preparing text() on first use.
-func (s *sqlSession) stmt(ctx context.Context, key stmtKey, text func() string) (*sql.Stmt, error) {
+// statement returns the text of the statement key (built by text() on first use) to run as
+// text, or prepares it once on the session's connection.
+func (s *sqlSession) statement(ctx context.Context, key stmtKey, text func() string) (string, *sql.Stmt, error) {
+	if s.b.text {
+		q, ok := s.texts[key]
+		if !ok {
+			q = s.b.bind(text())
+			s.texts[key] = q
+		}
+		return q, nil, nil
+	}
 	if st, ok := s.stmts[key]; ok {
-		return st, nil
+		return "", st, nil
 	}
 	q := s.b.bind(text())
 	st, err := s.conn.PrepareContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("prepare %q: %w", q, err)
+		return "", nil, fmt.Errorf("prepare %q: %w", q, err)
 	}
 	s.stmts[key] = st
-	return st, nil
+	return "", st, nil
 }
 
-func (s *sqlSession) insert(ctx context.Context, t *table, rows []Row) error {
-	n := len(rows)
-	st, err := s.stmt(ctx, stmtKey{t.no, int(stmtInsert), 0, n}, func() string {
-		var sb strings.Builder
-		sb.WriteString("INSERT INTO " + t.name +
-			" (dateandtime, cashregisterid, customerid, productid, price, data) VALUES ")
-		tuple := "(" + s.b.d.TimestampFromUnix("?") + ",?,?,?,?,?)"
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			sb.WriteString(tuple)
-		}
-		return sb.String()
-	})
+// exec runs statement key with s.args: as text (the driver interpolates the values) or prepared.
+func (s *sqlSession) exec(ctx context.Context, key stmtKey, text func() string) (sql.Result, error) {
+	q, st, err := s.statement(ctx, key, text)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	if st != nil {
+		return st.ExecContext(ctx, s.args...)
+	}
+	return s.conn.ExecContext(ctx, q, s.args...)
+}
+
+// query is exec for a statement that returns rows.
+func (s *sqlSession) query(ctx context.Context, key stmtKey, text func() string) (*sql.Rows, error) {
+	q, st, err := s.statement(ctx, key, text)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		return st.QueryContext(ctx, s.args...)
+	}
+	return s.conn.QueryContext(ctx, q, s.args...)
+}
+
+// bind replaces each ? of q with the dialect's placeholder.
+func (b *sqlBackend) bind(q string) string { return sqldb.Bind(b.d, q) }
+
+func (s *sqlSession) insert(ctx context.Context, t *table, rows []Row) error {
+	var err error
+	if s.b.text {
+		_, err = s.conn.ExecContext(ctx, string(s.insertText(t, rows)))
+	} else {
+		err = s.insertPrepared(ctx, t, rows)
+	}
+	if err != nil {
+		return fmt.Errorf("insert into %s: %w", t.name, err)
+	}
+	t.inserted.Add(int64(len(rows)))
+	return nil
+}
+
+// insertText returns the reference's insert of rows (iibench.py:554-558, :797-807): every
+// value a literal, dateandtime the local time of the batch and price with two decimals.
+func (s *sqlSession) insertText(t *table, rows []Row) []byte {
+	b := append(s.buf[:0], "insert into "...)
+	b = append(b, t.name...)
+	b = append(b, " "+insertColumns+" values "...)
+	when := s.localTime(rows[0].DateAndTime)
+	for i := range rows {
+		r := &rows[i]
+		if i > 0 {
+			b = append(b, ",\n"...)
+		}
+		b = append(b, "('"...)
+		b = append(b, when...)
+		b = append(b, "',"...)
+		b = strconv.AppendInt(b, r.CashRegisterID, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, r.CustomerID, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, r.ProductID, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, r.Price, 10)
+		b = append(b, ".00,'"...)
+		b = append(b, r.Data...) // 'a' and base64 characters: nothing to escape
+		b = append(b, "')"...)
+	}
+	s.buf = b
+	return b
+}
+
+// localTime returns unix second sec as the reference writes dateandtime: the local time as
+// YYYY-MM-DD HH:MM:SS (iibench.py:792).
+func (s *sqlSession) localTime(sec int64) []byte {
+	if s.whenText == nil || sec != s.whenSec {
+		s.whenSec = sec
+		s.whenText = time.Unix(sec, 0).Local().AppendFormat(s.whenText[:0], time.DateTime)
+	}
+	return s.whenText
+}
+
+// insertPrepared inserts rows with a prepared statement, dateandtime bound as unix seconds.
+func (s *sqlSession) insertPrepared(ctx context.Context, t *table, rows []Row) error {
 	s.args = s.args[:0]
 	for i := range rows {
 		r := &rows[i]
 		s.args = append(s.args, r.DateAndTime, r.CashRegisterID, r.CustomerID, r.ProductID, r.Price, r.Data)
 	}
-	if _, err := st.ExecContext(ctx, s.args...); err != nil {
-		return fmt.Errorf("insert into %s: %w", t.name, err)
-	}
-	t.inserted.Add(int64(n))
-	t.maxID.Add(int64(n))
-	return nil
+	_, err := s.exec(ctx, stmtKey{t.no, int(stmtInsert), 0, len(rows)}, func() string {
+		tuple := "(" + s.b.d.TimestampFromUnix("?") + ",?,?,?,?,?)"
+		return "INSERT INTO " + t.name + " " + insertColumns + " VALUES " +
+			strings.TrimSuffix(strings.Repeat(tuple+",", len(rows)), ",")
+	})
+	return err
 }
 
-func (s *sqlSession) createIndexes(ctx context.Context, t *table) (int64, error) {
+// secondaryIndexes returns the three secondary indexes of t.
+func secondaryIndexes(t *table) []sqldb.Index {
+	out := make([]sqldb.Index, 0, numIndexes-1)
 	for idx := idxMarket; idx <= idxPDC; idx++ {
-		q := fmt.Sprintf("CREATE INDEX %s ON %s (%s)", indexName(t, idx), t.name, indexColumns[idx])
+		out = append(out, sqldb.Index{Name: indexName(t, idx), Columns: strings.Split(indexColumns[idx], ", ")})
+	}
+	return out
+}
+
+// createIndexes creates t's secondary indexes as the reference does for the engine
+// (iibench.py:347-393, :430-455: InnoDB one ALTER TABLE for all three, MyRocks an ALTER TABLE
+// each, PostgreSQL a CREATE INDEX each); the corrected variant runs a CREATE INDEX each on
+// every engine.
+func (s *sqlSession) createIndexes(ctx context.Context, t *table) (int64, error) {
+	idxs := secondaryIndexes(t)
+	stmts := s.b.d.AddIndexes(t.name, idxs)
+	if s.b.p.Corrected() {
+		stmts = stmts[:0:0]
+		for _, ix := range idxs {
+			stmts = append(stmts, fmt.Sprintf("CREATE INDEX %s ON %s (%s)", ix.Name, t.name, strings.Join(ix.Columns, ", ")))
+		}
+	}
+	for _, q := range stmts {
 		if _, err := s.conn.ExecContext(ctx, q); err != nil {
-			return 0, fmt.Errorf("create index %s: %w", indexName(t, idx), err)
+			return 0, fmt.Errorf("create the indexes of %s: %s: %w", t.name, q, err)
 		}
 	}
 	t.indexed.Store(true)
 	return t.live(), nil
 }
 
+// deleteOldest runs the reference's delete (iibench.py:1178-1183), or in the corrected
+// variant the dialect's DeleteOldest (on PostgreSQL by ctid, whatever the statistics).
 func (s *sqlSession) deleteOldest(ctx context.Context, t *table, low int64, n int) (int64, error) {
-	st, err := s.stmt(ctx, stmtKey{t.no, int(stmtDelete), 0, n}, func() string {
-		return s.b.d.DeleteOldest(t.name, "transactionid", n)
+	s.args = append(s.args[:0], low)
+	res, err := s.exec(ctx, stmtKey{t.no, int(stmtDelete), 0, n}, func() string {
+		if s.b.p.Corrected() {
+			return s.b.d.DeleteOldest(t.name, "transactionid", n)
+		}
+		return s.b.d.DeleteOldestByKey(t.name, "transactionid", n)
 	})
-	if err != nil {
-		return 0, err
-	}
-	res, err := st.ExecContext(ctx, low)
 	if err != nil {
 		return 0, fmt.Errorf("delete from %s: %w", t.name, err)
 	}
@@ -188,67 +326,132 @@ func (s *sqlSession) deleteOldest(ctx context.Context, t *table, low int64, n in
 	return d, nil
 }
 
-func (s *sqlSession) rangeQuery(ctx context.Context, t *table, idx int, start int64, limit int) (int, error) {
-	st, err := s.stmt(ctx, stmtKey{t.no, int(stmtRange), idx, limit}, func() string {
-		cols := indexColumns[idx]
-		first := strings.SplitN(cols, ",", 2)[0]
-		// dateandtime (of pdc) is read back as unix seconds.
-		sel := strings.Replace(cols, "dateandtime", s.b.d.TimestampToUnix("dateandtime"), 1)
-		return fmt.Sprintf("SELECT %s FROM %s%s WHERE %s >= ? ORDER BY %s LIMIT %d",
-			sel, t.name, s.b.hint(t, idx), first, cols, limit)
-	})
-	if err != nil {
-		return 0, err
+func (s *sqlSession) minID(ctx context.Context, t *table) (int64, bool, error) {
+	return s.aggregate(ctx, t, "min")
+}
+
+func (s *sqlSession) maxID(ctx context.Context, t *table) (int64, bool, error) {
+	return s.aggregate(ctx, t, "max")
+}
+
+// aggregate runs the reference's select min|max(transactionid) from t as text
+// (iibench.py:838-841).
+func (s *sqlSession) aggregate(ctx context.Context, t *table, fn string) (int64, bool, error) {
+	q := "select " + fn + "(transactionid) from " + t.name
+	var v sql.NullInt64
+	if err := s.conn.QueryRowContext(ctx, q).Scan(&v); err != nil {
+		return 0, false, fmt.Errorf("%s: %w", q, err)
 	}
-	rows, err := st.QueryContext(ctx, start)
+	return v.Int64, v.Valid, nil
+}
+
+// rangeSelect returns the range query on index idx of t reading limit entries, with one ?.
+func (s *sqlSession) rangeSelect(t *table, idx, limit int) string {
+	cols := indexColumns[idx]
+	first, _, _ := strings.Cut(cols, ",")
+	op := ">="
+	if rangeAfter(s.b.p, idx) {
+		op = ">"
+	}
+	return fmt.Sprintf("SELECT %s FROM %s%s WHERE (%s %s ?) ORDER BY %s LIMIT %d",
+		cols, t.name, s.b.hint(t, idx), first, op, cols, limit)
+}
+
+// pointSelect returns the point query on t for n ids, with n ?s.
+func pointSelect(t *table, n int) string {
+	return "SELECT transactionid, productid, data FROM " + t.name +
+		" WHERE transactionid IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
+}
+
+// byName reports whether the session's queries are PREPAREd and EXECUTEd by name, as the
+// reference's on PostgreSQL.
+func (s *sqlSession) byName() bool { return s.b.text && s.b.pg }
+
+// prepareQueries PREPAREs the reference's queries by name on PostgreSQL (iibench.py:600-612,
+// :657-669, :714-726, :750-768): the three range queries, or the point query.
+func (s *sqlSession) prepareQueries(ctx context.Context, t *table, point bool) error {
+	if !s.byName() {
+		return nil
+	}
+	var stmts []string
+	if point {
+		n := s.b.p.PointIDs
+		types := strings.TrimSuffix(strings.Repeat("int,", n), ",")
+		stmts = append(stmts, "PREPARE "+pointPrepared+" ("+types+") AS "+s.b.bind(pointSelect(t, n)))
+	} else {
+		for idx := idxMarket; idx <= idxPDC; idx++ {
+			stmts = append(stmts, "PREPARE "+preparedNames[idx]+" (int) AS "+s.b.bind(s.rangeSelect(t, idx, s.b.p.QueryRows)))
+		}
+	}
+	s.prepared = true
+	for _, q := range stmts {
+		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// execute returns EXECUTE name (?, ...) with n ?s.
+func execute(name string, n int) string {
+	return "EXECUTE " + name + " (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
+}
+
+func (s *sqlSession) rangeQuery(ctx context.Context, t *table, idx int, start int64, limit int) (int, error) {
+	s.args = append(s.args[:0], start)
+	rows, err := s.query(ctx, stmtKey{t.no, int(stmtRange), idx, limit}, func() string {
+		if s.byName() {
+			return execute(preparedNames[idx], 1)
+		}
+		return s.rangeSelect(t, idx, limit)
+	})
 	if err != nil {
 		return 0, fmt.Errorf("range query on %s: %w", indexName(t, idx), err)
 	}
-	n := 0
-	for rows.Next() {
-		if idx == idxPK {
-			err = rows.Scan(&s.a)
-		} else {
-			err = rows.Scan(&s.a, &s.c, &s.p)
-		}
-		if err != nil {
-			rows.Close()
-			return n, fmt.Errorf("range query on %s: %w", indexName(t, idx), err)
-		}
-		n++
-	}
-	if err := rows.Err(); err != nil {
+	n, err := s.scanAll(rows)
+	if err != nil {
 		return n, fmt.Errorf("range query on %s: %w", indexName(t, idx), err)
 	}
-	return n, rows.Close()
+	return n, nil
 }
 
 func (s *sqlSession) pointQuery(ctx context.Context, t *table, ids []int64) (int, error) {
-	st, err := s.stmt(ctx, stmtKey{t.no, int(stmtPoint), 0, len(ids)}, func() string {
-		return "SELECT transactionid, productid, data FROM " + t.name + " WHERE transactionid IN (" +
-			strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",") + ")"
-	})
-	if err != nil {
-		return 0, err
-	}
 	s.args = s.args[:0]
 	for _, id := range ids {
 		s.args = append(s.args, id)
 	}
-	rows, err := st.QueryContext(ctx, s.args...)
+	rows, err := s.query(ctx, stmtKey{t.no, int(stmtPoint), 0, len(ids)}, func() string {
+		if s.byName() {
+			return execute(pointPrepared, len(ids))
+		}
+		return pointSelect(t, len(ids))
+	})
 	if err != nil {
 		return 0, fmt.Errorf("point query on %s: %w", t.name, err)
 	}
+	n, err := s.scanAll(rows)
+	if err != nil {
+		return n, fmt.Errorf("point query on %s: %w", t.name, err)
+	}
+	return n, nil
+}
+
+// scanAll reads every row of rows (three columns each, as every query of the benchmark
+// returns) and closes it; it returns the number of rows.
+func (s *sqlSession) scanAll(rows *sql.Rows) (int, error) {
 	n := 0
 	for rows.Next() {
-		if err := rows.Scan(&s.a, &s.p, &s.data); err != nil {
+		if err := rows.Scan(s.dest...); err != nil {
 			rows.Close()
-			return n, fmt.Errorf("point query on %s: %w", t.name, err)
+			return n, err
 		}
 		n++
 	}
 	if err := rows.Err(); err != nil {
-		return n, fmt.Errorf("point query on %s: %w", t.name, err)
+		rows.Close()
+		return n, err
 	}
 	return n, rows.Close()
 }
+
+func (b *sqlBackend) rowLocks() bool { return true }

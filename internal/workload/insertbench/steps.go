@@ -56,8 +56,8 @@ type run struct {
 	// opCtx is the context of engine calls: cancelled on interrupt but not at the normal end
 	// of a fixed-duration step, so an operation in flight then completes and is not an error.
 	opCtx context.Context
-	// stepName is the step that is running, for messages.
-	stepName string
+	// writers are the writers of the step that runs (for its probe).
+	writers []*writer
 }
 
 // Run implements workload.Workload: every selected step in order; it stops at the first step
@@ -71,11 +71,11 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 	for i := 0; i < w.p.Tables(); i++ {
 		r.tables = append(r.tables, &table{name: fmt.Sprintf("pi%d", i+1), no: i + 1})
 	}
-	for _, name := range w.p.Steps {
+	for i, name := range w.p.Steps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		st := r.step(ctx, name)
+		st := r.step(ctx, name, i == len(w.p.Steps)-1)
 		emit(st)
 		switch st.Status {
 		case result.StatusOK, result.StatusSkipped:
@@ -93,17 +93,12 @@ func failed(name string, start time.Time, err error) *result.Step {
 	return &result.Step{Name: name, Status: result.StatusFailed, Error: err.Error(), StartedAt: start}
 }
 
-// step runs one step: probe, the step itself, verification and engine stats.
-func (r *run) step(ctx context.Context, name string) *result.Step {
+// step runs one step: the step itself (whose writers probe min(transactionid) within its
+// time, as the reference's statement maker does), verification when p.VerifyAfter says so,
+// and engine stats.
+func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	start := time.Now()
-	r.stepName = name
-	var probe *result.Probe
-	if name != "l.i0" {
-		var err error
-		if probe, err = r.probe(ctx); err != nil {
-			return failed(name, start, err)
-		}
-	}
+	r.writers = r.writers[:0]
 	var (
 		st  *result.Step
 		err error
@@ -128,8 +123,8 @@ func (r *run) step(ctx context.Context, name string) *result.Step {
 		return failed(name, start, err)
 	}
 	st.Primary = primaryOp(name)
-	st.Probe = probe
-	if st.Status == result.StatusOK && writes(name) {
+	st.Probe = r.probe()
+	if st.Status == result.StatusOK && r.p.VerifyAfter(writes(name), last) {
 		st.Verify = r.verify(ctx)
 		if st.Verify != nil && !st.Verify.OK {
 			st.Status = result.StatusFailed
@@ -175,41 +170,8 @@ func primaryOp(step string) string {
 	return "insert"
 }
 
-// writes reports whether a step changes data and so is verified after it.
+// writes reports whether a step changes data, after which --verify each-step verifies.
 func writes(step string) bool { return step != "cleanup" && step != "scan" }
-
-// probeNotice is how long the min(transactionid) probe of one table may take before the run
-// says that it is waiting for it.
-const probeNotice = 5 * time.Second
-
-// probe times SELECT min(transactionid) on every table (the MVCC-debt probe) and resyncs the
-// deleters' estimates.
-func (r *run) probe(ctx context.Context) (*result.Probe, error) {
-	p := &result.Probe{}
-	for _, t := range r.tables {
-		t0 := time.Now()
-		// The probe can take minutes where purge or vacuum lags: say so while it runs.
-		slow := time.AfterFunc(probeNotice, func() {
-			fmt.Fprintf(r.env.Log, "%s: SELECT min(transactionid) on %s is taking more than %v (MVCC debt: purge or vacuum lag)\n",
-				r.stepName, t.name, probeNotice)
-		})
-		min, ok, err := r.be.minID(ctx, t)
-		secs := time.Since(t0).Seconds()
-		if !slow.Stop() {
-			fmt.Fprintf(r.env.Log, "%s: SELECT min(transactionid) on %s took %.1fs\n", r.stepName, t.name, secs)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("min(transactionid) probe: %w", err)
-		}
-		if !ok {
-			min = t.maxID.Load() + 1
-		}
-		t.low.Store(min)
-		p.Tables = append(p.Tables, secs)
-		p.MinTrxIDSeconds = max(p.MinTrxIDSeconds, secs)
-	}
-	return p, nil
-}
 
 // share returns client c's part of total split over n clients.
 func share(total int64, n, c int) int64 {
@@ -236,38 +198,21 @@ func (r *run) rowsOf(perTable int64, c int) int64 {
 	return perTable
 }
 
-// load is l.i0: create the tables, then insert in primary-key order with no secondary index.
-func (r *run) load(ctx context.Context) (*result.Step, error) {
-	for _, t := range r.tables {
-		if err := r.be.createTable(ctx, t); err != nil {
-			return nil, err
-		}
+// clock returns the runner's clock.
+func (r *run) clock() runner.Clock {
+	if r.env.Runner.Clock != nil {
+		return r.env.Runner.Clock
 	}
-	s := runner.Step{Name: "l.i0", Ops: []runner.OpSpec{{Name: "insert"}},
-		ExpectUnits: r.p.Rows * int64(r.p.Tables())}
-	for c := 0; c < r.p.Clients; c++ {
-		c := c
-		t, rows := r.tableOf(c), r.rowsOf(r.p.Rows, c)
-		s.Workers = append(s.Workers, runner.Worker{Client: c, Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return r.inserter(ctx, rec, "l.i0", c, t, rows, r.p.BatchI0, 0, 0, 0, nil)
-		}})
-	}
-	return r.env.Runner.Run(ctx, s), nil
+	return runner.SystemClock()
 }
 
-// session opens a session or wraps its error.
-func (r *run) session() (session, error) {
-	s, err := r.be.newSession(r.opCtx)
+// session opens a session (see backend.newSession for announce) or wraps its error.
+func (r *run) session(announce bool) (session, error) {
+	s, err := r.be.newSession(r.opCtx, announce)
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
 	return s, nil
-}
-
-// token passes one inserted batch from an inserter to its deleter.
-type token struct {
-	n        int
-	intended time.Time
 }
 
 // do runs fn as op through rec, retrying transient conflicts (counted) until ctx ends.
@@ -286,143 +231,60 @@ func (r *run) do(rec *runner.Recorder, op runner.Op, intended time.Time, fn func
 	})
 }
 
-// inserter inserts rows rows (0: until ctx ends) in batches of batch into t, at perSec rows a
-// second when perSec > 0 (open loop). Each batch is announced to the deleter through tokens
-// (nil: no deleter), which is then closed.
-//
-// A paced inserter schedules no batch at or after span from its start (when span > 0), so the
-// achieved rate of a fixed-duration step is not inflated by a batch due exactly at its end.
-func (r *run) inserter(ctx context.Context, rec *runner.Recorder, step string, c int, t *table,
-	rows int64, batch int, perSec float64, span time.Duration, op runner.Op, tokens chan<- token) error {
-	if tokens != nil {
-		defer close(tokens)
+// writersStep returns a step of one writer per client (rows per table, in batches of batch,
+// with a delete per insert when deletes) and records the writers in r.writers for the probe.
+func (r *run) writersStep(name string, rows int64, batch int, deletes bool) runner.Step {
+	ops := []runner.OpSpec{{Name: "insert"}}
+	if deletes {
+		ops = append(ops, runner.OpSpec{Name: "delete"})
 	}
-	sess, err := r.session()
-	if err != nil {
-		return err
+	s := runner.Step{Name: name, Ops: ops}
+	r.writers = r.writers[:0]
+	for c := 0; c < r.p.Clients; c++ {
+		w := r.newWriter(name, c, r.tableOf(c), rounds(r.rowsOf(rows, c), batch), batch, deletes)
+		r.writers = append(r.writers, w)
+		s.Workers = append(s.Workers, w.workers(false)...)
+		s.ExpectUnits += w.rounds * int64(batch)
 	}
-	defer sess.close()
-	gen := NewGen(r.p, r.p.Seed, streamOf(step, c, 0))
-	var (
-		pacer *runner.Pacer
-		until time.Time
-	)
-	if perSec > 0 {
-		start := rec.Now()
-		pacer = runner.NewPacer(r.env.Runner.Clock, start, perSec/float64(batch))
-		if span > 0 {
-			until = start.Add(span)
-		}
-	}
-	for done := int64(0); rows == 0 || done < rows; {
-		n := batch
-		if rows > 0 {
-			n = int(min(int64(batch), rows-done))
-		}
-		var intended time.Time
-		if pacer != nil {
-			if intended, err = pacer.Next(ctx); err != nil {
-				return err
-			}
-			if !until.IsZero() && !intended.Before(until) {
-				return nil
-			}
-		} else if err := ctx.Err(); err != nil {
-			return err
-		}
-		batchRows := gen.Batch(n, rec.Now().Unix())
-		if tokens != nil {
-			select {
-			case tokens <- token{n: n, intended: intended}:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		if err := r.do(rec, op, intended, func() (int64, error) {
-			return int64(n), sess.insert(r.opCtx, t, batchRows)
-		}); err != nil {
-			return err
-		}
-		done += int64(n)
-	}
-	return nil
+	return s
 }
 
-// deleter deletes, for every batch announced on tokens, as many of t's oldest rows, resyncing
-// its estimate of the smallest transactionid every Resync batches, as the reference does.
-func (r *run) deleter(ctx context.Context, rec *runner.Recorder, t *table, op runner.Op, tokens <-chan token) error {
-	sess, err := r.session()
-	if err != nil {
-		return err
-	}
-	defer sess.close()
-	for batches := 1; ; batches++ {
-		var tok token
-		var ok bool
-		select {
-		case tok, ok = <-tokens:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if !ok {
-			return nil
-		}
-		low := t.claimDelete(tok.n)
-		if err := r.do(rec, op, tok.intended, func() (int64, error) {
-			d, err := sess.deleteOldest(r.opCtx, t, low, tok.n)
-			t.deleted.Add(d)
-			return d, err
-		}); err != nil {
-			return err
-		}
-		if batches%r.p.Resync == 0 {
-			min, ok, err := r.be.minID(r.opCtx, t)
-			if err != nil {
-				return err
-			}
-			if ok {
-				t.resync(min)
-			}
+// load is l.i0: create the tables, then insert in primary-key order with no secondary index.
+func (r *run) load(ctx context.Context) (*result.Step, error) {
+	for _, t := range r.tables {
+		if err := r.be.createTable(ctx, t); err != nil {
+			return nil, err
 		}
 	}
-}
-
-// writerPair returns an inserter and its deleter for client c.
-func (r *run) writerPair(step string, c int, t *table, rows int64, batch int, perSec float64, span time.Duration, bg bool) []runner.Worker {
-	tokens := make(chan token, 8) // the reference's statement queues hold 8
-	return []runner.Worker{
-		{Client: c, Background: bg, Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return r.inserter(ctx, rec, step, c, t, rows, batch, perSec, span, 0, tokens)
-		}},
-		{Client: c, Background: bg, Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return r.deleter(ctx, rec, t, 1, tokens)
-		}},
-	}
+	return r.env.Runner.Run(ctx, r.writersStep("l.i0", r.p.Rows, r.p.BatchI0, false)), nil
 }
 
 // insertDelete is l.i1 and l.i2: each client inserts and deletes side by side, so each table
 // stays the same size.
 func (r *run) insertDelete(name string, rowsPerTable int64, batch int) runner.Step {
-	s := runner.Step{Name: name, Ops: []runner.OpSpec{{Name: "insert"}, {Name: "delete"}},
-		ExpectUnits: rowsPerTable * int64(r.p.Tables())}
-	for c := 0; c < r.p.Clients; c++ {
-		s.Workers = append(s.Workers, r.writerPair(name, c, r.tableOf(c), r.rowsOf(rowsPerTable, c), batch, 0, 0, false)...)
-	}
-	return s
+	return r.writersStep(name, rowsPerTable, batch, true)
 }
 
-// createIndexes is l.x: the three secondary indexes of each table, one client per table.
+// createIndexes is l.x: the three secondary indexes of each table, one client per table. As
+// the reference's l.x, which is iibench.py with --secondary_at_end and a max_rows of 100 or
+// less (cl.repro.sh:75, run_ibench.sh:42), the client first inserts one batch of BatchI0 rows
+// (iibench.py:1425, :796); the corrected variant does not.
 func (r *run) createIndexes() runner.Step {
 	s := runner.Step{Name: "l.x", Ops: []runner.OpSpec{{Name: "index"}}}
 	for i, t := range r.tables {
-		t := t
 		s.ExpectUnits += t.live()
 		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {
-			sess, err := r.session()
+			sess, err := r.session(!r.p.Corrected())
 			if err != nil {
 				return err
 			}
 			defer sess.close()
+			if !r.p.Corrected() {
+				rows := NewGen(r.p, r.p.Seed, streamOf("l.x", i, 0)).Batch(r.p.BatchI0, rec.Now().Unix())
+				if err := sess.insert(r.opCtx, t, rows); err != nil {
+					return err
+				}
+			}
 			return r.do(rec, 0, time.Time{}, func() (int64, error) {
 				return sess.createIndexes(r.opCtx, t)
 			})
@@ -431,7 +293,32 @@ func (r *run) createIndexes() runner.Step {
 	return s
 }
 
-// cleanup reduces the engine's debt (flush, compaction, checkpoint) before the read steps.
+// probe returns the MVCC-debt probe of the step's writers: the first min(transactionid) of
+// each (the slowest of a table's writers for that table), or nil when no writer deletes.
+func (r *run) probe() *result.Probe {
+	var p *result.Probe
+	for _, t := range r.tables {
+		secs := -1.0
+		for _, w := range r.writers {
+			if w.t == t {
+				secs = max(secs, w.probe)
+			}
+		}
+		if secs < 0 {
+			continue
+		}
+		if p == nil {
+			p = &result.Probe{}
+		}
+		p.Tables = append(p.Tables, secs)
+		p.MinTrxIDSeconds = max(p.MinTrxIDSeconds, secs)
+	}
+	return p
+}
+
+// cleanup reduces the engine's debt (analyze, vacuum, flush, compaction, checkpoint) before the
+// read steps, as the reference does for the engine, then waits until p.CleanupWaitSeconds after
+// the step's start (cleanup.go). The step's notes say what it did.
 func (r *run) cleanup(ctx context.Context) *result.Step {
 	c, ok := r.eng.(engine.Cleaner)
 	if !ok {
@@ -442,11 +329,13 @@ func (r *run) cleanup(ctx context.Context) *result.Step {
 	if s, ok := r.eng.(engine.Statser); ok {
 		before, _ = s.Stats(ctx) // the debt before; after is the step's engine_stats
 	}
+	cr := newCleanupRun(r.p, r.env.Runner.Clock)
 	st := r.env.Runner.Run(ctx, runner.Step{Name: "cleanup", Ops: []runner.OpSpec{{Name: "cleanup"}},
 		Workers: []runner.Worker{{Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return rec.Do(0, time.Time{}, func() (int64, error) { return 1, c.Cleanup(r.opCtx) })
+			return rec.Do(0, time.Time{}, func() (int64, error) { return 1, cr.run(r.opCtx, c) })
 		}}}})
 	st.EngineStatsBefore = before
+	st.Notes = cr.notes
 	return st
 }
 
@@ -496,84 +385,6 @@ func (r *run) scan(ctx context.Context) *result.Step {
 		}
 	}
 	return st
-}
-
-// query is qrN and qpN: one query client per client runs range (qr) or point (qp) queries as
-// fast as it can for QuerySeconds while a background writer per table inserts and deletes N
-// rows a second, open loop.
-func (r *run) query(ctx context.Context, name string) *result.Step {
-	rate := float64(queryRate(name))
-	s := runner.Step{Name: name, Duration: time.Duration(r.p.QuerySeconds * float64(time.Second)),
-		Ops:        []runner.OpSpec{{Name: "insert", Background: true}, {Name: "delete", Background: true}, {Name: "query"}},
-		ProgressOp: 2}
-	for i, t := range r.tables {
-		s.Workers = append(s.Workers, r.writerPair(name, i, t, 0, r.p.BatchQ, rate, s.Duration, true)...)
-	}
-	for c := 0; c < r.p.Clients; c++ {
-		c, t := c, r.tableOf(c)
-		point := strings.HasPrefix(name, "qp")
-		s.Workers = append(s.Workers, runner.Worker{Client: c, Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return r.querier(ctx, rec, name, c, t, point)
-		}})
-	}
-	st := r.env.Runner.Run(ctx, s)
-	if st.Status != result.StatusOK {
-		return st
-	}
-	target := rate * float64(len(r.tables))
-	var achieved, deleted float64
-	if op := st.Ops["insert"]; op != nil {
-		achieved = op.PerSec
-	}
-	if op := st.Ops["delete"]; op != nil {
-		deleted = op.PerSec
-	}
-	st.Target = runner.SLA(target, achieved)
-	st.Target.DeletesPerSec = target
-	st.Target.AchievedDeletesPerSec = deleted
-	return st
-}
-
-// querier runs queries on t until ctx ends: range queries on a secondary index chosen at
-// random from a start uniform in its first column's domain, or PointIDs primary-key lookups
-// uniform in the table's live range.
-func (r *run) querier(ctx context.Context, rec *runner.Recorder, step string, c int, t *table, point bool) error {
-	sess, err := r.session()
-	if err != nil {
-		return err
-	}
-	defer sess.close()
-	rng := NewGen(r.p, r.p.Seed, streamOf(step, c, 2)).Rand()
-	domains := [numIndexes]int64{0, int64(r.p.Products), int64(r.p.CashRegs), int64(r.p.MaxPrice)}
-	ids := make([]int64, r.p.PointIDs)
-	const op = 2
-	for ctx.Err() == nil {
-		var found int
-		if point {
-			lo, hi := t.low.Load(), t.maxID.Load()
-			for i := range ids {
-				ids[i] = lo + rng.Int64N(max(hi-lo+1, 1))
-			}
-			err = r.do(rec, op, time.Time{}, func() (int64, error) {
-				var err error
-				found, err = sess.pointQuery(r.opCtx, t, ids)
-				return 1, err
-			})
-		} else {
-			idx := 1 + rng.IntN(3)
-			start := rng.Int64N(domains[idx])
-			err = r.do(rec, op, time.Time{}, func() (int64, error) {
-				var err error
-				found, err = sess.rangeQuery(r.opCtx, t, idx, start, r.p.QueryRows)
-				return 1, err
-			})
-		}
-		if err != nil {
-			return err
-		}
-		rec.Found(op, int64(found))
-	}
-	return ctx.Err()
 }
 
 // verify counts every table through its primary key and each secondary index: all counts must

@@ -131,6 +131,7 @@ func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, i int, next 
 	}
 	defer closeClient(cl, &err)
 	rng := rand.New(rand.NewPCG(p.Seed, uint64(i)+1))
+	payload := m.linkPayload.ForClient(rng)
 	links := make([]store.Link, 0, p.LoadBatch)
 	counts := make([]store.Count, 0, p.LoadBatch)
 	var a arena
@@ -180,7 +181,7 @@ func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, i int, next 
 					// that id2 and time are not correlated.
 					tm := nowMs - 1<<31 + int64(int32(rng.Uint32()))
 					newest = max(newest, tm)
-					a.scratch = m.linkPayload.Fill(rng, a.scratch)
+					a.scratch = payload.Fill(rng, a.scratch)
 					links = append(links, store.Link{ID1: id1, LinkType: lt, ID2: id1 + j,
 						Visibility: store.Visible, Data: a.put(a.scratch), Time: tm})
 					t.links++
@@ -221,6 +222,7 @@ func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (e
 		return err
 	}
 	rng := rand.New(rand.NewPCG(p.Seed, 0))
+	payload := m.nodePayload.ForClient(rng)
 	nodes := make([]store.Node, 0, p.LoadBatch)
 	var a arena
 	now := int32(time.Now().Unix())
@@ -229,7 +231,7 @@ func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (e
 			return err
 		}
 		for ; id < p.MaxID1 && len(nodes) < p.LoadBatch; id++ {
-			a.scratch = m.nodePayload.Fill(rng, a.scratch)
+			a.scratch = payload.Fill(rng, a.scratch)
 			nodes = append(nodes, store.Node{ID: id, Type: store.NodeType, Version: 1, Time: now,
 				Data: a.put(a.scratch)})
 			t.bytes += nodeFixedBytes + int64(len(a.scratch))

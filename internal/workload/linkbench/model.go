@@ -2,6 +2,7 @@ package linkbench
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/enginebench/enginebench/internal/workload/linkbench/gen"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
@@ -21,15 +22,41 @@ type model struct {
 	linkRead, linkWrite              *gen.Blend
 	nodeRead, nodeUpdate, nodeDelete *gen.Access
 	multiget                         *gen.Geometric
-	linkPayload, linkUpdatePayload   *gen.Payload
-	nodePayload, nodeUpdatePayload   *gen.Payload
+	// The payload generators: each client takes its own with payloads.
+	linkPayload, linkUpdatePayload *gen.Payload
+	nodePayload, nodeUpdatePayload *gen.Payload
+}
+
+// payloads are the payload generators of one client.
+type payloads struct {
+	link, linkUpdate, node, nodeUpdate *gen.Payload
+}
+
+// payloads returns the payload generators of a client whose random stream is r: in the
+// reference variant with motifs of its own, drawn from r (docs/fidelity.md).
+func (m *model) payloads(r *rand.Rand) payloads {
+	return payloads{
+		link:       m.linkPayload.ForClient(r),
+		linkUpdate: m.linkUpdatePayload.ForClient(r),
+		node:       m.nodePayload.ForClient(r),
+		nodeUpdate: m.nodeUpdatePayload.ForClient(r),
+	}
+}
+
+// variant is the generators' variant of the run's.
+func variant(p *Params) gen.Variant {
+	if p.Corrected() {
+		return gen.Corrected
+	}
+	return gen.Reference
 }
 
 func newModel(p *Params) (*model, error) {
 	prof := p.prof
 	start, end := p.StartID1, p.MaxID1
 	m := &model{p: p, prof: prof}
-	m.deg = gen.NewOutDegree(prof.Dist.NLinks, start, end, p.LinkTypes)
+	v := variant(p)
+	m.deg = gen.NewOutDegree(prof.Dist.NLinks, start, end, p.LinkTypes, v)
 	m.id2 = gen.NewID2(m.deg)
 	m.mix = gen.NewOpMix(prof.Mix)
 	var err error
@@ -39,10 +66,9 @@ func newModel(p *Params) (*model, error) {
 		}
 	}
 	var e error
-	m.linkRead, e = gen.NewLinkAccess(prof.ReadCorr, prof.ReadUncorr, prof.ReadUncorrBlend, start, end)
+	m.linkRead, e = gen.NewLinkReads(prof, start, end)
 	wrap("link read access", e)
-	// The write blend is the profile's own (the reference used the read settings for writes).
-	m.linkWrite, e = gen.NewLinkAccess(prof.WriteCorr, prof.WriteUncorr, prof.WriteUncorrBlend, start, end)
+	m.linkWrite, e = gen.NewLinkWrites(prof, start, end, v)
 	wrap("link write access", e)
 	m.nodeRead, e = gen.NewNodeAccess(prof.NodeRead, start, end)
 	wrap("node read access", e)
@@ -50,16 +76,15 @@ func newModel(p *Params) (*model, error) {
 	wrap("node update access", e)
 	m.nodeDelete, e = gen.NewNodeAccess(prof.NodeDelete, start, end)
 	wrap("node delete access", e)
-	// The profile's maximum is inclusive; the generator's range is not.
-	m.multiget, e = gen.NewGeometric(int64(prof.MultigetMin), int64(prof.MultigetMax)+1, prof.MultigetP)
+	m.multiget, e = gen.NewMultigetSize(prof, v)
 	wrap("multiget size", e)
-	m.linkPayload, e = gen.NewPayload(prof.LinkAddMotif, prof.LinkDataMedian, prof.DataSigma, store.MaxLinkData, gen.SeedLinkAddMotif)
+	m.linkPayload, e = gen.NewPayload(prof.LinkAddMotif, prof.LinkDataMedian, prof.DataSigma, store.MaxLinkData, gen.SeedLinkAddMotif, v)
 	wrap("link payload", e)
-	m.linkUpdatePayload, e = gen.NewPayload(prof.LinkUpdateMotif, prof.LinkDataMedian, prof.DataSigma, store.MaxLinkData, gen.SeedLinkUpdateMotif)
+	m.linkUpdatePayload, e = gen.NewPayload(prof.LinkUpdateMotif, prof.LinkDataMedian, prof.DataSigma, store.MaxLinkData, gen.SeedLinkUpdateMotif, v)
 	wrap("link update payload", e)
-	m.nodePayload, e = gen.NewPayload(prof.NodeAddMotif, prof.NodeDataMedian, prof.DataSigma, store.MaxNodeData, gen.SeedNodeAddMotif)
+	m.nodePayload, e = gen.NewPayload(prof.NodeAddMotif, prof.NodeDataMedian, prof.DataSigma, store.MaxNodeData, gen.SeedNodeAddMotif, v)
 	wrap("node payload", e)
-	m.nodeUpdatePayload, e = gen.NewPayload(prof.NodeUpdateMotif, prof.NodeDataMedian, prof.DataSigma, store.MaxNodeData, gen.SeedNodeUpdateMotif)
+	m.nodeUpdatePayload, e = gen.NewPayload(prof.NodeUpdateMotif, prof.NodeDataMedian, prof.DataSigma, store.MaxNodeData, gen.SeedNodeUpdateMotif, v)
 	wrap("node update payload", e)
 	if err != nil {
 		return nil, err

@@ -50,6 +50,7 @@ type requester struct {
 	node store.Node
 	id2s []int64
 	data []byte
+	pay  payloads
 	// history holds GET_LINKS_LIST calls that filled their limit, to page further back.
 	history []histEntry
 	histIdx map[[2]int64]int
@@ -79,6 +80,7 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 			return fmt.Errorf("step run.1 failed: %s", st.Error)
 		}
 		q.cl = cl
+		q.pay = r.m.payloads(q.rng)
 		reqs[i] = q
 	}
 	type plan struct {
@@ -187,9 +189,9 @@ func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
 	var err error
 	switch op {
 	case profile.AddLink, profile.UpdateLink:
-		pExist, payload := gen.PAdd, m.linkPayload
+		pExist, payload := gen.PAdd, q.pay.link
 		if op == profile.UpdateLink {
-			pExist, payload = gen.PUpdate, m.linkUpdatePayload
+			pExist, payload = gen.PUpdate, q.pay.linkUpdate
 		}
 		ti := rng.IntN(q.r.p.LinkTypes)
 		l := &q.link
@@ -253,7 +255,7 @@ func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
 	case profile.AddNode:
 		n := &q.node
 		n.ID, n.Type, n.Version, n.Time = 0, store.NodeType, 1, int32(time.Now().Unix())
-		q.data = m.nodePayload.Fill(rng, q.data)
+		q.data = q.pay.node.Fill(rng, q.data)
 		n.Data = q.data
 		err = rec.Do(q.cur, intended, func() (int64, error) {
 			_, err := q.cl.AddNode(ctx, n)
@@ -265,7 +267,7 @@ func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
 	case profile.UpdateNode:
 		n := &q.node
 		n.ID, n.Type, n.Version, n.Time = m.nodeUpdate.Choose(rng), store.NodeType, 2, int32(time.Now().Unix())
-		q.data = m.nodeUpdatePayload.Fill(rng, q.data)
+		q.data = q.pay.nodeUpdate.Fill(rng, q.data)
 		n.Data = q.data
 		err = rec.Do(q.cur, intended, func() (int64, error) {
 			_, err := q.cl.UpdateNode(ctx, n)

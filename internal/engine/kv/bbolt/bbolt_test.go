@@ -132,9 +132,7 @@ func TestStatsCleanupAndDataFile(t *testing.T) {
 	if st["write_txs"] != 2 || st["pages_written"] <= 0 || st["read_txs"] < 1 || st["file_bytes"] <= 0 || st["pending_pages"] <= 0 {
 		t.Errorf("stats after 2 batches and a delete of half the keys: %v", st)
 	}
-	if err := d.Cleanup(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	kvtest.Cleanup(t, d, "fsync")
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if !d.IsDataFile(e.Name()) {

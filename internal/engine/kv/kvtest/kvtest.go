@@ -1025,3 +1025,21 @@ func CheckNotBuilt(t *testing.T, d engine.Driver, tag string) {
 		t.Error("opened an engine that is not built in")
 	}
 }
+
+// Cleanup runs c's Cleanup with hooks that keep its notes and count its waits, fails t on
+// error, and checks that it noted one thing that contains want and called Wait at most once.
+func Cleanup(t testing.TB, c engine.Cleaner, want string) {
+	t.Helper()
+	var notes []string
+	waits := 0
+	h := engine.CleanupHooks{
+		Wait: func(ctx context.Context) error { waits++; return ctx.Err() },
+		Note: func(n string) { notes = append(notes, n) },
+	}
+	if err := c.Cleanup(context.Background(), h); err != nil {
+		t.Fatalf("Cleanup: %v", err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], want) || waits > 1 {
+		t.Errorf("Cleanup noted %q and waited %d times, want one note with %q and at most one wait", notes, waits, want)
+	}
+}

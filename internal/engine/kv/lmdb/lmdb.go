@@ -114,6 +114,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -371,9 +372,10 @@ func (c *cursor) Close() error {
 	return nil
 }
 
-// Cleanup flushes the environment to the disk (mdb_env_sync, forced): LMDB keeps no other debt
-// (no compaction, no checkpoint); freed pages are reused in place.
-func (d *db) Cleanup(ctx context.Context) error {
+// Cleanup flushes the environment to the disk (mdb_env_sync, forced), LMDB's analogue of the
+// servers' cleanup: LMDB keeps no other debt (no compaction, no checkpoint, no statistics);
+// freed pages are reused in place. The caller's wait comes after it.
+func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("lmdb: cleanup: %w", err)
 	}
@@ -381,7 +383,12 @@ func (d *db) Cleanup(ctx context.Context) error {
 		return err
 	}
 	defer d.leave()
-	return lmdbErr("cleanup: sync", C.mdb_env_sync(d.env, 1))
+	t0 := time.Now()
+	if err := lmdbErr("cleanup: sync", C.mdb_env_sync(d.env, 1)); err != nil {
+		return err
+	}
+	h.Notef("mdb_env_sync (forced): %.1f s", time.Since(t0).Seconds())
+	return nil
 }
 
 // Stats returns the engine's counters:

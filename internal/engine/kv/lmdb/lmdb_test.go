@@ -77,9 +77,7 @@ func TestStatsCleanupAndDataFile(t *testing.T) {
 		st["map_size_bytes"] != 65536<<20 || st["pages_in_use"]*st["page_size"] < 5000*100 {
 		t.Errorf("stats after 5000 keys: %v", st)
 	}
-	if err := d.Cleanup(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	kvtest.Cleanup(t, d, "mdb_env_sync")
 	if !d.IsDataFile("data.mdb") || d.IsDataFile("lock.mdb") {
 		t.Error("IsDataFile")
 	}

@@ -342,22 +342,25 @@ func (s *stallCounter) seconds() float64 {
 // cleanupPoll is how often Cleanup reads the metrics while it waits for compactions.
 const cleanupPoll = 20 * time.Millisecond
 
-// Cleanup flushes the memtables and waits, honouring ctx, until the LSM has settled: no flush or
-// compaction runs, and either pebble's estimated compaction debt is 0 or no level's compaction
-// score reaches 1 (the automatic compactions have nothing left to do). It runs no manual
-// compaction.
+// Cleanup is pebble's analogue of the MyRocks cleanup: it flushes the memtables and waits,
+// honouring ctx, until the LSM has settled: no flush or compaction runs, and either pebble's
+// estimated compaction debt is 0 or no level's compaction score reaches 1 (the automatic
+// compactions have nothing left to do). It runs no manual compaction: pebble can compact a key
+// range through every level, but not L0 alone, as MyRocks' cleanup does. The caller's wait
+// comes after it.
 //
 // The estimated debt can stay above 0 after Cleanup: pebble counts all of L0 (plus Lbase) as
 // debt whenever both hold data, even when L0 holds fewer sublevels than l0_compaction_threshold,
 // and no compaction will pay it until more writes arrive. Stats reports it as
 // pending_compaction_bytes.
-func (d *db) Cleanup(ctx context.Context) error {
+func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 	if err := d.checkOpen("cleanup"); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("pebble: cleanup: %w", err)
 	}
+	t0 := time.Now()
 	flushed, err := d.pdb.AsyncFlush()
 	if err != nil {
 		return fmt.Errorf("pebble: cleanup: flush: %w", err)
@@ -377,6 +380,7 @@ func (d *db) Cleanup(ctx context.Context) error {
 		if settled(m) {
 			quiet++
 			if quiet == 2 {
+				h.Notef("flush the memtables, then wait until no flush or compaction runs or is owed: %.1f s", time.Since(t0).Seconds())
 				return nil
 			}
 		} else {

@@ -210,7 +210,7 @@ func TestUseAfterClose(t *testing.T) {
 	checks := map[string]error{
 		"second close": d.Close(),
 		"commit":       b.Commit(),
-		"cleanup":      d.Cleanup(context.Background()),
+		"cleanup":      d.Cleanup(context.Background(), engine.CleanupHooks{}),
 	}
 	_, _, checks["get"] = d.Get([]byte("k"), nil)
 	_, checks["new iter"] = d.NewIter(nil, nil)
@@ -262,7 +262,7 @@ func TestCleanupPaysTheDebt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	start := time.Now()
-	if err := d.Cleanup(ctx); err != nil {
+	if err := d.Cleanup(ctx, engine.CleanupHooks{}); err != nil {
 		t.Fatalf("cleanup: %v", err)
 	}
 	after, err := d.Stats(context.Background())
@@ -307,7 +307,7 @@ func TestCleanupDefaultThresholds(t *testing.T) {
 	for round := int64(0); round < 3; round++ {
 		load(t, d, round, 15000, 200)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		err := d.Cleanup(ctx)
+		err := d.Cleanup(ctx, engine.CleanupHooks{})
 		cancel()
 		if err != nil {
 			t.Fatalf("round %d: cleanup: %v", round, err)
@@ -329,13 +329,13 @@ func TestCleanupHonoursContext(t *testing.T) {
 	load(t, d, 1, 1000, 100)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := d.Cleanup(ctx); !errors.Is(err, context.Canceled) {
+	if err := d.Cleanup(ctx, engine.CleanupHooks{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cleanup with a canceled context: %v", err)
 	}
 	// An empty database settles at once.
 	e := openTest(t, t.TempDir(), nil)
 	closeAtEnd(t, e)
-	if err := e.Cleanup(context.Background()); err != nil {
+	if err := e.Cleanup(context.Background(), engine.CleanupHooks{}); err != nil {
 		t.Errorf("cleanup of an empty database: %v", err)
 	}
 }
@@ -372,9 +372,7 @@ func TestStats(t *testing.T) {
 	if st["wal_bytes"] == 0 || st["memtable_bytes"] == 0 {
 		t.Errorf("after writes: wal_bytes %v memtable_bytes %v", st["wal_bytes"], st["memtable_bytes"])
 	}
-	if err := d.Cleanup(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	kvtest.Cleanup(t, d, "flush the memtables")
 	if st = check("after cleanup"); st["flush_bytes_written"] == 0 || st["disk_bytes"] == 0 {
 		t.Errorf("after cleanup: %v", st)
 	}

@@ -391,13 +391,17 @@ func (it *iter) Close() error {
 // settleTimeout bounds how long Cleanup waits for compactions after the flush.
 const settleTimeout = 10 * time.Minute
 
-// Cleanup flushes the memtables and waits until no flush or compaction runs or is pending (not
-// a full manual compaction), as the pebble engine does.
-func (d *db) Cleanup(ctx context.Context) error {
+// Cleanup is RocksDB's analogue of the MyRocks cleanup: it flushes the memtables and waits
+// until no flush or compaction runs or is pending, as the pebble engine does. It does not
+// compact L0 as MyRocks' cleanup does: RocksDB's C API compacts a key range through every
+// level (a full manual compaction), but has no call that compacts L0 alone. The caller's wait
+// comes after it.
+func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 	if err := d.enter("cleanup"); err != nil {
 		return err
 	}
 	defer d.leave()
+	t0 := time.Now()
 	fo := grocksdb.NewDefaultFlushOptions()
 	fo.SetWait(true)
 	err := d.rdb.Flush(fo)
@@ -410,6 +414,7 @@ func (d *db) Cleanup(ctx context.Context) error {
 		busy := d.intProp("rocksdb.num-running-compactions") + d.intProp("rocksdb.num-running-flushes") +
 			d.intProp("rocksdb.compaction-pending") + d.intProp("rocksdb.mem-table-flush-pending")
 		if busy == 0 {
+			h.Notef("flush the memtables, then wait until no flush or compaction runs or is pending: %.1f s", time.Since(t0).Seconds())
 			return nil
 		}
 		if time.Now().After(deadline) {

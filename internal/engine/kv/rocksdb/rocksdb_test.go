@@ -74,9 +74,7 @@ func TestStatsAndCleanup(t *testing.T) {
 	if err := errors.Join(b.Commit(), b.Close()); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Cleanup(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	kvtest.Cleanup(t, d, "flush the memtables")
 	st, err := d.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)

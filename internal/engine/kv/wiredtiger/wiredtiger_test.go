@@ -54,9 +54,7 @@ func TestStatsCleanupClose(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := d.Cleanup(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			kvtest.Cleanup(t, d, "checkpoint")
 			after, err := d.Stats(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -262,7 +260,7 @@ func TestRangesTables(t *testing.T) {
 	if _, ok, _ := d.Get([]byte{0, 'x'}, nil); ok {
 		t.Error("half of a failed batch is visible")
 	}
-	if err := d.Cleanup(context.Background()); err != nil {
+	if err := d.Cleanup(context.Background(), engine.CleanupHooks{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Close(); err != nil {

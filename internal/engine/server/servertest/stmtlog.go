@@ -160,7 +160,6 @@ var (
 	shapeParam  = regexp.MustCompile(`\$\d+`)
 	shapeSpace  = regexp.MustCompile(`\s+`)
 	shapeList   = regexp.MustCompile(`\?(?:\s*,\s*\?)+`)
-	shapeTuples = regexp.MustCompile(`\(([^()]*)\)(?:\s*,\s*\(([^()]*)\))+`)
 )
 
 // Shape returns a statement's shape: lower case, one space for any run of white space, every
@@ -178,38 +177,85 @@ func Shape(sql string) string {
 	return collapseTuples(s)
 }
 
-// collapseTuples writes each run of equal parenthesised tuples "(x), (x), (x)" as "(x)*3".
+// collapseTuples writes each run of equal parenthesised tuples "(x), (x), (x)" as "(x)*3",
+// also where a tuple holds parentheses of its own ("(from_unixtime(?),?)").
 func collapseTuples(s string) string {
-	return shapeTuples.ReplaceAllStringFunc(s, func(m string) string {
-		var tuples []string
-		depth, start := 0, 0
-		for i, c := range m {
-			switch c {
-			case '(':
-				if depth == 0 {
-					start = i
-				}
-				depth++
-			case ')':
-				depth--
-				if depth == 0 {
-					tuples = append(tuples, m[start:i+1])
-				}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		end := matchParen(s, i)
+		if end < 0 {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		// A run of tuples separated by commas: s[i:end], then ", (" ... .
+		tuples, next := []string{s[i:end]}, end
+		for {
+			j := next
+			for j < len(s) && s[j] == ' ' {
+				j++
+			}
+			if j >= len(s) || s[j] != ',' {
+				break
+			}
+			j++
+			for j < len(s) && s[j] == ' ' {
+				j++
+			}
+			e := matchParen(s, j)
+			if e < 0 {
+				break
+			}
+			tuples, next = append(tuples, s[j:e]), e
+		}
+		if len(tuples) == 1 {
+			b.WriteByte('(') // a lone group: collapse what it holds
+			b.WriteString(collapseTuples(s[i+1 : end-1]))
+			b.WriteByte(')')
+			i = end
+			continue
+		}
+		b.WriteString(runs(tuples))
+		i = next
+	}
+	return b.String()
+}
+
+// matchParen returns the index after the parenthesis that closes the one at s[i], or -1 when
+// s[i] is not '(' or it is not closed.
+func matchParen(s string, i int) int {
+	if i >= len(s) || s[i] != '(' {
+		return -1
+	}
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return j + 1
 			}
 		}
-		out, n := tuples[0], 1
-		var parts []string
-		for _, tp := range tuples[1:] {
-			if tp == out {
-				n++
-				continue
-			}
-			parts = append(parts, times(out, n))
-			out, n = tp, 1
+	}
+	return -1
+}
+
+// runs writes tuples with each run of equal ones (but for spaces) as "(x)*n".
+func runs(tuples []string) string {
+	var parts []string
+	cur, n := tuples[0], 1
+	for _, tp := range tuples[1:] {
+		if strings.ReplaceAll(tp, " ", "") == strings.ReplaceAll(cur, " ", "") {
+			n++
+			continue
 		}
-		parts = append(parts, times(out, n))
-		return strings.Join(parts, ", ")
-	})
+		parts = append(parts, times(cur, n))
+		cur, n = tp, 1
+	}
+	parts = append(parts, times(cur, n))
+	return strings.Join(parts, ", ")
 }
 
 func times(tuple string, n int) string {

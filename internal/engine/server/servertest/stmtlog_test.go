@@ -17,6 +17,8 @@ func TestShape(t *testing.T) {
 			"delete from pi1 where transactionid in (select transactionid from pi1 where transactionid >= ? order by transactionid asc limit ?)"},
 		{"INSERT INTO t VALUES (1,2),(3,4),(5)", "insert into t values (?*2)*2, (?)"},
 		{"execute pdc_query_ps (17)", "execute pdc_query_ps (?)"},
+		{"INSERT INTO t (a,b) VALUES (FROM_UNIXTIME(1),2),(FROM_UNIXTIME(3), 4)", "insert into t (a,b) values (from_unixtime(?),?)*2"},
+		{"select count(*) from (select a from t where a in (1,2)) x", "select count(*) from (select a from t where a in (?*2)) x"},
 	}
 	for _, c := range cases {
 		if got := Shape(c.in); got != c.want {

@@ -68,9 +68,7 @@ func (b *Blend) Choose(r *rand.Rand) int64 {
 // NewLinkAccess returns the id1 chooser of link reads or link writes over the nodes
 // [start, max): corr shuffled as the out-degree (SeedOutDegree), so that its rank 0 is the
 // most-linked node, blended with uncorr (SeedUncorrelated) for uncorrPct percent of draws.
-// Pass the profile's ReadCorr, ReadUncorr, ReadUncorrBlend for reads and WriteCorr,
-// WriteUncorr, WriteUncorrBlend for writes (the reference used the read blend for writes:
-// its bug 1).
+// NewLinkReads and NewLinkWrites pass a profile's settings.
 func NewLinkAccess(corr, uncorr profile.Access, uncorrPct float64, start, max int64) (*Blend, error) {
 	if !(uncorrPct >= 0 && uncorrPct <= 100) {
 		return nil, fmt.Errorf("access: blend %v percent outside [0, 100]", uncorrPct)
@@ -84,6 +82,26 @@ func NewLinkAccess(corr, uncorr profile.Access, uncorrPct float64, start, max in
 		return nil, fmt.Errorf("uncorrelated %w", err)
 	}
 	return NewBlend(c, u, uncorrPct), nil
+}
+
+// NewLinkReads returns the id1 chooser of link reads over the nodes [start, max): the profile's
+// ReadCorr, ReadUncorr and ReadUncorrBlend.
+func NewLinkReads(p *profile.Profile, start, max int64) (*Blend, error) {
+	return NewLinkAccess(p.ReadCorr, p.ReadUncorr, p.ReadUncorrBlend, start, max)
+}
+
+// NewLinkWrites returns the id1 chooser of link writes over the nodes [start, max).
+//
+// Corrected variant: the profile's WriteCorr, WriteUncorr and WriteUncorrBlend (fb2011 and
+// fb2017: Zipf 0.741 on both sides, 95% uncorrelated). Reference variant: the settings the
+// reference reads, whose uncorrelated write keys carry the read_uncorr_ prefix (a typo): the
+// correlated side is WriteCorr, the uncorrelated side and the blend are ReadUncorr and
+// ReadUncorrBlend (Zipf 0.8 for 99.5% of writes, the very distribution of uncorrelated reads).
+func NewLinkWrites(p *profile.Profile, start, max int64, v Variant) (*Blend, error) {
+	if v == Corrected {
+		return NewLinkAccess(p.WriteCorr, p.WriteUncorr, p.WriteUncorrBlend, start, max)
+	}
+	return NewLinkAccess(p.WriteCorr, p.ReadUncorr, p.ReadUncorrBlend, start, max)
 }
 
 // NewNodeAccess returns the id chooser of node reads, updates or deletes over [start, max)

@@ -3,6 +3,8 @@
 // shuffler, the deterministic out-degree of a node, the id1 (access) and id2 choosers, the
 // payload generator and the op mix.
 //
+// Where the reference and enginebench's corrections differ, a generator takes a Variant.
+//
 // Every generator draws from a *rand.Rand (math/rand/v2) that the caller owns, one per
 // goroutine, and allocates nothing per draw. Generators are immutable once built, so several
 // goroutines may share one, each with its own *rand.Rand.
@@ -19,7 +21,8 @@ const (
 	SeedNode         uint64 = 0x6e6f646573687533
 )
 
-// Motif seeds: each payload kind has its own motif buffer, the same for every client.
+// Motif seeds: in the corrected variant each payload kind has its own motif buffer, the same
+// for every client (in the reference variant each client draws its own: Payload.ForClient).
 const (
 	SeedLinkAddMotif    uint64 = 0x6d6f7469666c6131
 	SeedLinkUpdateMotif uint64 = 0x6d6f7469666c7532

@@ -30,7 +30,8 @@ func fb2011() Profile {
 		ReadUncorrBlend: 99.5,                // properties: read_uncorr_blend
 		WriteCorr:       Access{Zipf, 0.741}, // properties: write_function, write_shape
 		// properties: write_uncorr_shape (it names no write_uncorr_function: zipf as for
-		// writes; the reference read read_uncorr_* here, its bug 1)
+		// writes). The reference reads read_uncorr_* instead (Config.java:
+		// WRITE_UNCORR_CONFIG_PREFIX), and so does its variant (gen.NewLinkWrites).
 		WriteUncorr:      Access{Zipf, 0.741},
 		WriteUncorrBlend: 95,                  // properties: write_uncorr_blend
 		NodeRead:         Access{Zipf, 0.625}, // properties: node_read_function, node_read_shape
@@ -45,7 +46,8 @@ func fb2011() Profile {
 		NodeDataMedian: 128, // properties: node_datasize
 		DataSigma:      1.0, // Config.java: LINK_DATASIZE_SIGMA, NODE_DATASIZE_SIGMA
 
-		// properties: link_add_datagen_{startbyte,endbyte,uniqueness,motif_length}
+		// properties: link_add_datagen_{startbyte,endbyte,uniqueness,motif_length}; the
+		// reference never reads motif_length (gen.ReferenceMotifLength)
 		LinkAddMotif: Motif{Start: 32, End: 100, Uniqueness: 0.225, Length: 128},
 		// properties: link_up_datagen_*
 		LinkUpdateMotif: Motif{Start: 32, End: 100, Uniqueness: 0.225, Length: 128},

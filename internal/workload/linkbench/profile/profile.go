@@ -70,8 +70,9 @@ const (
 )
 
 // Motif configures the payload generator: bytes are drawn from [Start, End] (End
-// inclusive), either at random (a chunk with probability Uniqueness) or copied from a shared
-// motif buffer of Length bytes.
+// inclusive), either at random (a chunk with probability Uniqueness) or copied from a motif
+// buffer of Length bytes. (The reference variant ignores Length, as the reference does: see
+// package gen.)
 type Motif struct {
 	Start, End int
 	Uniqueness float64
@@ -85,21 +86,23 @@ type Profile struct {
 
 	Mix        [NumOps]float64 // percent of requests per op; sums to 100
 	HistoryPct float64         // percent of GET_LINKS_LIST calls that page into history
-	LinkTypes  int             // number of link types; a node's links are split evenly over them
+	LinkTypes  int             // number of link types; a node's links are split over them (package gen)
 
 	// Which id1 a link read touches: ReadUncorr (uncorrelated with out-degree) for
 	// ReadUncorrBlend percent of reads, else ReadCorr (rank 0 = the most-linked node).
 	ReadCorr, ReadUncorr Access
 	ReadUncorrBlend      float64
-	// The same for link writes, with their own blend (the reference read the read blend: its
-	// bug 1).
+	// The same for link writes, with their own blend. The reference reads its uncorrelated
+	// write settings and blend under the read_uncorr_ prefix (a typo); its variant does too
+	// (gen.NewLinkWrites).
 	WriteCorr, WriteUncorr Access
 	WriteUncorrBlend       float64
 	// Which node a node read, update or delete touches.
 	NodeRead, NodeUpdate, NodeDelete Access
 
-	// Number of id2s of a MULTIGET_LINK: geometric with probability MultigetP in
-	// [MultigetMin, MultigetMax).
+	// Number of id2s of a MULTIGET_LINK: geometric with probability MultigetP from
+	// MultigetMin up to MultigetMax (gen.NewMultigetSize: exclusive in the reference variant,
+	// inclusive in the corrected).
 	MultigetMin, MultigetMax int
 	MultigetP                float64
 

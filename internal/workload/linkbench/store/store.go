@@ -161,7 +161,8 @@ type Client interface {
 	// it read and the last one's time (for the next, older page).
 	GetLinkList(ctx context.Context, id1, linkType, maxTime int64, offset, limit int) (n int, lastTime int64, err error)
 	// MultigetLinks reads the links (id1, linkType, id2) for each id2 (visible or not) and
-	// returns how many exist. The id2s are distinct.
+	// returns how many it read: the SQL store sends one id2 IN (...) and counts the rows (a
+	// repeated id2, which the reference's chooser draws, is one row), the KV store reads each.
 	MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64) (found int, err error)
 	// CountLinks reads counttable.count of (id1, linkType); 0 when there is no row.
 	CountLinks(ctx context.Context, id1, linkType int64) (int64, error)

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestCleanupWaitFlag checks the cleanup wait the run takes: the preset's rule for the sizes
+// the flags set, or --cleanup-wait.
+func TestCleanupWaitFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want float64
+	}{
+		{[]string{"--scale", "tiny"}, 0},
+		{[]string{"--scale", "small", "--rows", "900000000"}, 0},
+		{[]string{"--scale", "cached"}, 100},                                         // 60 + 4 x 10M rows / 1M
+		{[]string{"--scale", "cached", "--rows", "20000000", "--clients", "2"}, 100}, // 60 + 2 x 20M / 1M
+		{[]string{"--scale", "cached", "--shared-table"}, 70},
+		{[]string{"--scale", "iobound"}, 860},
+		{[]string{"--scale", "iobound", "--cleanup-wait", "5.5"}, 5.5},
+		{[]string{"--scale", "tiny", "--cleanup-wait", "30"}, 30},
+	} {
+		cmd, f := runCommand(nil, nil)
+		fl := cmd.Flags()
+		if err := fl.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.params(fl)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if p.CleanupWaitSeconds != c.want || p.ParamMap()["cleanup_wait_seconds"] != c.want {
+			t.Errorf("%v: cleanup wait %v s, want %v", c.args, p.CleanupWaitSeconds, c.want)
+		}
+	}
+}
+
+func TestCleanupWaitFlagRejectsBadValues(t *testing.T) {
+	for _, v := range []string{"-1", "NaN", "+Inf"} {
+		t.Run(v, func(t *testing.T) {
+			runBad(t, "--cleanup-wait must be a finite number of seconds >= 0", "run", "--scale", "tiny",
+				"--out", filepath.Join(t.TempDir(), "results"), "--data-dir", filepath.Join(t.TempDir(), "d"),
+				"--cleanup-wait", v)
+		})
+	}
+}

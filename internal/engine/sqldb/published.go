@@ -1,0 +1,193 @@
+package sqldb
+
+import "github.com/enginebench/enginebench/internal/engine"
+
+// The defaults of the managed servers are the configurations of the published Insert Benchmark
+// results on a small server: mdcallag/mytools (commit e1ba3d9e), bench/conf/arc/jun24.pn53/, the
+// files of an 8-core, 32 GB server ("c8r32"). Each Setting's Source names the file and says how
+// a value was translated to MariaDB 10.11 or PostgreSQL 15, or scaled. docs/servers.md lists the
+// files' settings that have no equivalent here.
+//
+// Sizes are the one deliberate departure: the published buffer pool, block cache, shared
+// buffers, redo and WAL sizes are for 32 GB of RAM and scales far larger than a 2-core, 24 GB
+// machine runs, so they are scaled to hold the "cached" scale here (a run overrides them with
+// --set).
+const (
+	srcInnoDB  = "my.cnf.cz11a_c8r32"    // ma1011/etc/: MariaDB 10.11, InnoDB
+	srcMyRocks = "my.cnf.cza1_c8r32"     // myrocks8032/: FB MySQL 8.0.32, MyRocks
+	srcPG      = "conf.diff.cx10a_c8r32" // pg15/: PostgreSQL 15
+	srcIIBench = "iibench.py --engine (engine= of its CREATE TABLE)"
+	srcScaled  = " (size scaled to this machine)"
+)
+
+// TableEngineSetting is the name of the setting of the innodb and myrocks engines that names
+// the storage engine of every table the workloads create.
+const TableEngineSetting = "table_engine"
+
+// mysqlCommon are the server settings the InnoDB and MyRocks configurations share, with src the
+// file they come from.
+func mysqlCommon(src string, maxBinlog string) []engine.Setting {
+	return []engine.Setting{
+		{Name: "log_bin", Default: "binlog", Source: src + ": log_bin (here in the data directory)",
+			Doc: "binary log on, as the references ran (their scripts run RESET MASTER): data directory/binlog.NNNNNN"},
+		{Name: "server_id", Default: "77", Source: src, Doc: "server id, required with the binary log"},
+		{Name: "binlog_format", Default: "ROW", Source: src, Doc: "row-based binary log"},
+		{Name: "max_binlog_size", Default: maxBinlog, Source: src, Doc: "binary log file size before it rotates"},
+		{Name: "sync_binlog", Default: "0", Source: src, Doc: "the binary log is not synced at commit (the OS writes it back)"},
+		{Name: "sql_mode", Default: "NO_ENGINE_SUBSTITUTION,NO_UNSIGNED_SUBTRACTION", Source: src,
+			Doc: "no strict mode; an unknown table engine is an error, not a silent substitution"},
+		{Name: "default_tmp_storage_engine", Default: "MyISAM", Source: src, Doc: "engine of CREATE TEMPORARY TABLE"},
+		{Name: "long_query_time", Default: "5", Source: src, Doc: "slow query threshold in seconds"},
+		{Name: "performance_schema", Default: "ON", Source: src + ": performance_schema=1", Doc: "performance schema on"},
+		{Name: "ssl", Default: "0", Source: src, Doc: "no TLS"},
+		{Name: "character_set_server", Default: "latin1", Source: src, Doc: "server character set"},
+		{Name: "collation_server", Default: "latin1_swedish_ci", Source: src, Doc: "server collation"},
+		{Name: "eq_range_index_dive_limit", Default: "10", Source: src,
+			Doc: "IN lists longer than this are estimated from index statistics, not dives"},
+	}
+}
+
+// innodbSettings are the defaults of the innodb engine: its table engine, and the server
+// variables it writes to my.cnf of a managed server (any other MariaDB variable is accepted as
+// an override and passed on). From my.cnf.cz11a_c8r32 (see above).
+func innodbSettings() []engine.Setting {
+	s := []engine.Setting{
+		portSetting(),
+		{Name: TableEngineSetting, Default: "InnoDB", Client: true, Source: srcIIBench,
+			Doc: "storage engine of the benchmark tables (CREATE TABLE ... ENGINE=); also with --dsn, e.g. TokuDB"},
+	}
+	s = append(s, mysqlCommon(srcInnoDB, "256M")...)
+	return append(s, []engine.Setting{
+		{Name: "query_cache_type", Default: "0", Source: srcInnoDB, Doc: "no query cache"},
+		{Name: "query_cache_size", Default: "0", Source: srcInnoDB, Doc: "no query cache memory"},
+		{Name: "slow_query_log", Default: "1", Source: srcInnoDB, Doc: "slow query log on (data directory/<host>-slow.log)"},
+		{Name: "innodb_file_per_table", Default: "1", Source: srcInnoDB, Doc: "a tablespace file per table"},
+		{Name: "innodb_data_file_path", Default: "ibdata1:12M:autoextend", Source: srcInnoDB + ": ibdata1:512M:autoextend" + srcScaled,
+			Doc: "system tablespace"},
+		{Name: "innodb_fast_shutdown", Default: "1", Source: srcInnoDB, Doc: "shutdown skips the full purge and change buffer merge"},
+		{Name: "innodb_doublewrite", Default: "1", Source: srcInnoDB, Doc: "doublewrite buffer on"},
+		{Name: "innodb_flush_method", Default: "O_DIRECT_NO_FSYNC", Source: srcInnoDB,
+			Doc: "data files bypass the OS page cache, and are not fsynced after each write"},
+		{Name: "innodb_autoinc_lock_mode", Default: "2", Source: srcInnoDB,
+			Doc: "interleaved auto-increment locking: concurrent inserts into one table do not serialize on it"},
+		{Name: "innodb_flush_neighbors", Default: "0", Source: srcInnoDB, Doc: "a page flush does not flush its neighbours (SSD)"},
+		{Name: "innodb_buffer_pool_load_at_startup", Default: "OFF", Source: srcInnoDB, Doc: "no buffer pool load when the server starts"},
+		{Name: "innodb_buffer_pool_dump_at_shutdown", Default: "OFF", Source: srcInnoDB, Doc: "no buffer pool dump when the server stops"},
+		{Name: "innodb_purge_threads", Default: "4", Source: srcInnoDB, Doc: "purge threads"},
+		{Name: "innodb_flush_log_at_trx_commit", Default: "2", Source: srcInnoDB,
+			Doc: "a commit writes the redo log; it is synced once a second"},
+		{Name: "innodb_buffer_pool_size", Default: "8G", Source: srcInnoDB + ": 23G" + srcScaled,
+			Doc: "buffer pool; the cached scale (about 2 GB per table with its indexes) fits in it"},
+		{Name: "innodb_log_file_size", Default: "2G", Source: srcInnoDB + ": 30G" + srcScaled,
+			Doc: "redo log size (one file, preallocated): checkpoints are driven by it"},
+		{Name: "innodb_max_dirty_pages_pct_lwm", Default: "80", Source: srcInnoDB, Doc: "dirty page percentage from which pre-flushing starts"},
+		{Name: "innodb_max_dirty_pages_pct", Default: "90", Source: srcInnoDB, Doc: "dirty pages allowed in the buffer pool, in percent"},
+		{Name: "innodb_io_capacity", Default: "10000", Source: srcInnoDB, Doc: "background flush rate in pages per second (an SSD)"},
+		{Name: "innodb_io_capacity_max", Default: "20000", Source: srcInnoDB, Doc: "background flush rate when flushing is behind"},
+		{Name: "innodb_adaptive_hash_index", Default: "OFF", Source: srcInnoDB, Doc: "no adaptive hash index"},
+		{Name: "innodb_read_io_threads", Default: "4", Source: srcInnoDB, Doc: "background read threads"},
+		{Name: "innodb_write_io_threads", Default: "4", Source: srcInnoDB, Doc: "background write threads"},
+		{Name: "innodb_undo_tablespaces", Default: "32", Source: srcInnoDB,
+			Doc: "undo logs in 32 undo tablespaces (undo001..undo032), set when the server is initialised"},
+		{Name: "innodb_change_buffering", Default: "none", Source: srcInnoDB, Doc: "no change buffering of secondary index changes"},
+		{Name: "innodb_checksum_algorithm", Default: "crc32", Source: srcInnoDB, Doc: "page checksums"},
+		{Name: "innodb_lru_scan_depth", Default: "5000", Source: srcInnoDB, Doc: "pages the page cleaner scans per buffer pool instance for free pages"},
+		{Name: "innodb_max_purge_lag", Default: "500000", Source: srcInnoDB,
+			Doc: "history list length above which DML is delayed so that purge keeps up"},
+		{Name: "innodb_max_purge_lag_delay", Default: "1000000", Source: srcInnoDB, Doc: "the longest such delay, in microseconds"},
+	}...)
+}
+
+// myrocksSettings are the defaults of the myrocks engine: its table engine, the plugin, and the
+// MyRocks configuration of the published results, from FB MySQL 8.0.32 translated to MariaDB
+// 10.11 (see above).
+func myrocksSettings() []engine.Setting {
+	s := []engine.Setting{
+		portSetting(),
+		{Name: TableEngineSetting, Default: "ROCKSDB", Client: true, Source: srcIIBench,
+			Doc: "storage engine of the benchmark tables (CREATE TABLE ... ENGINE=)"},
+		{Name: "plugin_load_add", Default: "ha_rocksdb", Source: srcMyRocks + ": rocksdb (FB MySQL has MyRocks built in)",
+			Doc: "loads the MyRocks storage engine (mariadb-plugin-rocksdb)"},
+		{Name: "default_storage_engine", Default: "ROCKSDB", Source: srcMyRocks + ": default-storage-engine=rocksdb",
+			Doc: "engine of a CREATE TABLE without ENGINE="},
+	}
+	s = append(s, mysqlCommon(srcMyRocks, "128M")...)
+	return append(s, []engine.Setting{
+		{Name: "binlog_checksum", Default: "CRC32", Source: srcMyRocks + ": crc32", Doc: "binary log event checksums"},
+		{Name: "query_cache_type", Default: "0", Source: srcMyRocks + ": none (MySQL 8.0 has no query cache)", Doc: "no query cache"},
+		{Name: "query_cache_size", Default: "0", Source: srcMyRocks + ": none (MySQL 8.0 has no query cache)", Doc: "no query cache memory"},
+		{Name: "slow_query_log", Default: "0", Source: srcMyRocks, Doc: "no slow query log"},
+		{Name: "transaction_isolation", Default: "READ-COMMITTED", Source: srcMyRocks + ": transaction-isolation",
+			Doc: "isolation level of every transaction (LinkBench's README: read committed for MyRocks)"},
+		{Name: "rocksdb_flush_log_at_trx_commit", Default: "2", Source: srcMyRocks,
+			Doc: "a commit writes the WAL; it is synced once a second"},
+		{Name: "rocksdb_block_cache_size", Default: "8G", Source: srcMyRocks + ": 20G" + srcScaled,
+			Doc: "block cache; the cached scale fits in it"},
+		{Name: "rocksdb_max_background_jobs", Default: "4",
+			Source: srcMyRocks + ": rocksdb_max_background_compactions=3 + rocksdb_max_background_flushes=1 (MariaDB has only the sum)",
+			Doc:    "flush and compaction threads"},
+		{Name: "rocksdb_default_cf_options",
+			Default: "level_compaction_dynamic_level_bytes=true;" +
+				"block_based_table_factory={cache_index_and_filter_blocks=1;filter_policy=bloomfilter:10:false;whole_key_filtering=1};" +
+				"optimize_filters_for_hits=true;max_write_buffer_number=4;write_buffer_size=32m;max_bytes_for_level_base=256m;" +
+				"compression_per_level=kNoCompression;bottommost_compression=kLZ4Compression",
+			Source: srcMyRocks + " (x6b)",
+			Doc: "column family options (RocksDB option string): leveled compaction with dynamic level sizes, bloom filters, " +
+				"32 MB memtables, no compression but LZ4 on the last level"},
+		{Name: "rocksdb_block_size", Default: "8192", Source: srcMyRocks, Doc: "data block size in bytes"},
+		{Name: "rocksdb_cache_index_and_filter_with_high_priority", Default: "ON", Source: srcMyRocks,
+			Doc: "index and filter blocks go to the high-priority pool of the block cache"},
+		{Name: "rocksdb_cache_high_pri_pool_ratio", Default: "0.5", Source: srcMyRocks, Doc: "share of the block cache for high-priority blocks"},
+		{Name: "rocksdb_max_subcompactions", Default: "2", Source: srcMyRocks, Doc: "threads that split one compaction"},
+		{Name: "rocksdb_compaction_sequential_deletes", Default: "14999", Source: srcMyRocks,
+			Doc: "an SST file with this many deletes in a window is marked for compaction"},
+		{Name: "rocksdb_compaction_sequential_deletes_count_sd", Default: "ON", Source: srcMyRocks, Doc: "single deletes count as deletes there"},
+		{Name: "rocksdb_compaction_sequential_deletes_window", Default: "15000", Source: srcMyRocks, Doc: "the window, in keys"},
+		{Name: "rocksdb_merge_combine_read_size", Default: "64M", Source: srcMyRocks, Doc: "memory of an index build's merge"},
+	}...)
+}
+
+// postgresSettings are the server variables the postgres engine writes to postgresql.conf of a
+// managed server (any other PostgreSQL variable is accepted as an override and passed on), from
+// conf.diff.cx10a_c8r32 (see above).
+func postgresSettings() []engine.Setting {
+	return []engine.Setting{
+		portSetting(),
+		{Name: "huge_pages", Default: "off", Source: srcPG, Doc: "no huge pages"},
+		{Name: "max_parallel_workers_per_gather", Default: "0", Source: srcPG,
+			Doc: "no parallel query: every client is one backend"},
+		{Name: "max_parallel_workers", Default: "0", Source: srcPG, Doc: "no parallel workers"},
+		{Name: "checkpoint_warning", Default: "1800s", Source: srcPG, Doc: "log checkpoints forced by WAL volume closer than this"},
+		{Name: "wal_sync_method", Default: "fdatasync", Source: srcPG, Doc: "how the WAL is synced"},
+		{Name: "wal_level", Default: "replica", Source: srcPG, Doc: "WAL for a replica"},
+		{Name: "full_page_writes", Default: "on", Source: srcPG, Doc: "full page images after each checkpoint"},
+		{Name: "track_io_timing", Default: "on", Source: srcPG, Doc: "time block reads and writes"},
+		{Name: "synchronous_commit", Default: "off", Source: srcPG,
+			Doc: "commits do not wait for the WAL fsync (the WAL writer syncs within 3 x wal_writer_delay)"},
+		{Name: "shared_buffers", Default: "8GB", Source: srcPG + ": 23GB" + srcScaled,
+			Doc: "buffer pool; the cached scale (about 2 GB per table with its indexes) fits in it"},
+		{Name: "bgwriter_lru_maxpages", Default: "2000", Source: srcPG, Doc: "buffers the background writer writes per round"},
+		{Name: "bgwriter_delay", Default: "100ms", Source: srcPG, Doc: "time between background writer rounds"},
+		{Name: "wal_compression", Default: "off", Source: srcPG, Doc: "no compression of full-page images in the WAL"},
+		{Name: "max_wal_size", Default: "16GB", Source: srcPG + ": 40GB" + srcScaled,
+			Doc: "WAL volume that forces a checkpoint; large, so that checkpoint_timeout spaces them"},
+		{Name: "min_wal_size", Default: "8GB", Source: srcPG + ": 20GB" + srcScaled + ", half of max_wal_size as there",
+			Doc: "WAL kept for recycling"},
+		{Name: "log_autovacuum_min_duration", Default: "0", Source: srcPG, Doc: "every autovacuum run is logged (server.log)"},
+		{Name: "log_checkpoints", Default: "on", Source: srcPG, Doc: "checkpoints are logged (server.log)"},
+		{Name: "checkpoint_timeout", Default: "1800s", Source: srcPG, Doc: "time between checkpoints"},
+		{Name: "checkpoint_completion_target", Default: "0.9", Source: srcPG, Doc: "checkpoint writes spread over this share of the interval"},
+		{Name: "autovacuum", Default: "on", Source: srcPG + ": not set (PostgreSQL's default, on)",
+			Doc: "autovacuum runs during the benchmark; its debt shows as dead_tuples and autovacuum_runs"},
+		{Name: "autovacuum_max_workers", Default: "4", Source: srcPG, Doc: "autovacuum workers"},
+		{Name: "autovacuum_naptime", Default: "10s", Source: srcPG, Doc: "delay between autovacuum runs on a database"},
+		{Name: "autovacuum_vacuum_cost_delay", Default: "1ms", Source: srcPG, Doc: "autovacuum sleep when its cost limit is reached"},
+		{Name: "autovacuum_vacuum_cost_limit", Default: "4000", Source: srcPG, Doc: "autovacuum I/O budget per cost delay"},
+		{Name: "autovacuum_vacuum_scale_factor", Default: "0.05", Source: srcPG,
+			Doc: "a table is vacuumed when 5% of its rows are dead"},
+		{Name: "autovacuum_vacuum_insert_scale_factor", Default: "0.05", Source: srcPG,
+			Doc: "a table is vacuumed when 5% of its rows were inserted since the last vacuum"},
+		{Name: "autovacuum_work_mem", Default: "256MB", Source: srcPG, Doc: "memory of each autovacuum worker for dead tuple ids"},
+		{Name: "jit", Default: "off", Source: srcPG, Doc: "no JIT compilation of queries"},
+	}
+}

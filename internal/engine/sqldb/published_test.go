@@ -1,0 +1,203 @@
+package sqldb
+
+import (
+	"database/sql"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
+
+// Every default has its source, and the sizes scaled to this machine say so.
+func TestPublishedSources(t *testing.T) {
+	for _, c := range serverCases() {
+		for _, s := range c.driver.Settings {
+			if s.Name == "port" {
+				continue
+			}
+			if s.Source == "" {
+				t.Errorf("%s: setting %s has no source", c.driver.Name, s.Name)
+			}
+		}
+		for _, size := range []string{"innodb_buffer_pool_size", "innodb_log_file_size", "rocksdb_block_cache_size",
+			"shared_buffers", "max_wal_size"} {
+			if i := slices.IndexFunc(c.driver.Settings, func(s engine.Setting) bool { return s.Name == size }); i >= 0 &&
+				!strings.Contains(c.driver.Settings[i].Source, "scaled") {
+				t.Errorf("%s: size %s does not say it is scaled: %q", c.driver.Name, size, c.driver.Settings[i].Source)
+			}
+		}
+	}
+}
+
+// notVariables are settings of the defaults that the running server does not show as a
+// variable of the same name and value (checked otherwise, or not at all).
+var notVariables = map[string]bool{
+	"port": true, "plugin_load_add": true, "ssl": true, "log_bin": true,
+}
+
+// mariaVariable maps a setting to the variable MariaDB 10.11 shows it as.
+var mariaVariable = map[string]string{"transaction_isolation": "tx_isolation"}
+
+// checkInForce checks that every server setting of want (the engine's defaults merged with the
+// test's overrides) is in force on the engine's server, and that the binary log is on where the
+// defaults turn it on.
+func checkInForce(t *testing.T, c serverCase, db *sql.DB, want map[string]string) {
+	t.Helper()
+	n := 0
+	for _, s := range c.driver.Settings {
+		if s.Client || notVariables[s.Name] {
+			continue
+		}
+		w := want[s.Name]
+		var got, norm string
+		var err error
+		if c.driver.Name == "postgres" {
+			var unit string
+			err = db.QueryRow("SELECT setting, coalesce(unit, '') FROM pg_settings WHERE name = $1", s.Name).Scan(&got, &unit)
+			got, norm = pgNormal(got, unit), pgNormal(w, unit)
+		} else {
+			v := s.Name
+			if m, ok := mariaVariable[v]; ok {
+				v = m
+			}
+			err = db.QueryRow("SELECT CAST(@@GLOBAL." + v + " AS CHAR)").Scan(&got)
+			got, norm = mariaNormal(got), mariaNormal(w)
+		}
+		if err != nil || got != norm {
+			t.Errorf("%s: %s = %q (%v), want %q (%q)", c.driver.Name, s.Name, got, err, norm, w)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Errorf("%s: only %d settings checked", c.driver.Name, n)
+	}
+	if c.driver.Name == "postgres" {
+		return
+	}
+	var on int
+	var base string
+	if err := db.QueryRow("SELECT @@GLOBAL.log_bin, @@GLOBAL.log_bin_basename").Scan(&on, &base); err != nil || on != 1 ||
+		!strings.HasSuffix(base, "/"+want["log_bin"]) {
+		t.Errorf("%s: log_bin = %d, log_bin_basename = %q (%v), want on with %s", c.driver.Name, on, base, err, want["log_bin"])
+	}
+	var file string
+	var pos int64
+	var rest []any
+	rows, err := db.Query("SHOW MASTER STATUS")
+	if err != nil {
+		t.Fatalf("SHOW MASTER STATUS: %v", err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	if !rows.Next() {
+		t.Fatalf("%s: SHOW MASTER STATUS: no binary log", c.driver.Name)
+	}
+	rest = make([]any, len(cols)-2)
+	for i := range rest {
+		rest[i] = new(sql.RawBytes)
+	}
+	if err := rows.Scan(append([]any{&file, &pos}, rest...)...); err != nil || !strings.HasPrefix(file, want["log_bin"]+".") || pos <= 0 {
+		t.Errorf("%s: SHOW MASTER STATUS = %q, %d (%v)", c.driver.Name, file, pos, err)
+	}
+}
+
+// mariaSize matches a MariaDB size with a suffix.
+var mariaSize = regexp.MustCompile(`^([0-9]+)([KMGT])$`)
+
+// mariaNormal is a MariaDB setting's value in the form SELECT @@var shows it: sizes in bytes,
+// booleans as 1 and 0, numbers in their shortest form, sets sorted, in upper case.
+func mariaNormal(v string) string {
+	v = strings.ToUpper(strings.TrimSpace(v))
+	switch v {
+	case "ON", "TRUE":
+		return "1"
+	case "OFF", "FALSE":
+		return "0"
+	}
+	if m := mariaSize.FindStringSubmatch(v); m != nil {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		return strconv.FormatInt(n<<(10*(strings.Index("KMGT", m[2])+1)), 10)
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	if strings.Contains(v, ",") && !strings.Contains(v, "=") {
+		parts := strings.Split(v, ",")
+		slices.Sort(parts)
+		return strings.Join(parts, ",")
+	}
+	return v
+}
+
+// pgValue matches a PostgreSQL value with an optional unit.
+var pgValue = regexp.MustCompile(`^(-?[0-9.]+)\s*([A-Za-z]*)$`)
+
+// pgUnits are PostgreSQL's units in bytes and milliseconds.
+var pgUnits = map[string]float64{"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40,
+	"ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000}
+
+// pgNormal is a PostgreSQL value in base units (bytes, milliseconds): a number with a unit,
+// of its own or else in unit (pg_settings' unit, e.g. "8kB"); a boolean as on/off; anything
+// else in lower case.
+func pgNormal(v, unit string) string {
+	v = strings.TrimSpace(v)
+	if m := pgValue.FindStringSubmatch(v); m != nil {
+		f, err := strconv.ParseFloat(m[1], 64)
+		if err == nil {
+			switch {
+			case m[2] != "":
+				f *= pgUnits[m[2]]
+			case unit != "":
+				u := pgValue.FindStringSubmatch(unit)
+				mult, base := 1.0, unit
+				if u != nil {
+					mult, _ = strconv.ParseFloat(u[1], 64)
+					base = u[2]
+				}
+				f *= mult * pgUnits[base]
+			}
+			return strconv.FormatFloat(f, 'f', -1, 64)
+		}
+	}
+	switch strings.ToLower(v) {
+	case "on", "true", "yes", "1":
+		return "on"
+	case "off", "false", "no", "0":
+		return "off"
+	}
+	return strings.ToLower(v)
+}
+
+func TestNormalForms(t *testing.T) {
+	tests := []struct{ a, b string }{
+		{mariaNormal("256M"), mariaNormal("268435456")},
+		{mariaNormal("ON"), mariaNormal("1")},
+		{mariaNormal("NO_ENGINE_SUBSTITUTION,NO_UNSIGNED_SUBTRACTION"), mariaNormal("NO_UNSIGNED_SUBTRACTION,NO_ENGINE_SUBSTITUTION")},
+		{mariaNormal("0.5"), mariaNormal("0.500000")},
+		{pgNormal("8GB", "8kB"), pgNormal("1048576", "8kB")},
+		{pgNormal("1800s", "s"), pgNormal("1800", "s")},
+		{pgNormal("100ms", "ms"), pgNormal("100", "ms")},
+		{pgNormal("16GB", "MB"), pgNormal("16384", "MB")},
+		{pgNormal("0", "ms"), pgNormal("0", "ms")},
+		{pgNormal("off", ""), pgNormal("off", "")},
+	}
+	for i, tt := range tests {
+		if tt.a != tt.b {
+			t.Errorf("%d: %q != %q", i, tt.a, tt.b)
+		}
+	}
+	differ := []struct{ a, b string }{
+		{mariaNormal("256M"), mariaNormal("128M")},
+		{pgNormal("8GB", "8kB"), pgNormal("1024", "8kB")},
+		{pgNormal("30min", "s"), pgNormal("1799", "s")},
+		{pgNormal("lz4", ""), pgNormal("off", "")},
+	}
+	for i, tt := range differ {
+		if tt.a == tt.b {
+			t.Errorf("differ %d: both %q", i, tt.a)
+		}
+	}
+}
