@@ -6,6 +6,8 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +21,8 @@ import (
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
-// TestServerStatements runs a small LinkBench (3,000 nodes, one loader, one requester, the
-// fb2017 mix) on managed InnoDB, MyRocks and PostgreSQL servers that log every statement, in
+// TestServerStatements runs a small LinkBench (3,000 nodes of at most 20 links, one loader, one
+// requester, the fb2017 mix) on managed InnoDB, MyRocks and PostgreSQL servers that log every statement, in
 // both variants, and checks what each step sent against the reference (mdcallag/linkbench;
 // the store's tests compare every operation's statements one by one):
 //
@@ -65,6 +67,12 @@ func TestServerStatements(t *testing.T) {
 					}
 					p := tinyParams(t)
 					p.MaxID1, p.Loaders, p.Requesters, p.Profile = 3001, 1, 1, "fb2017"
+					// A small out-degree CDF (at most 20 links): the reference's gives its top
+					// node the CDF's maximum, millions of links, at any size.
+					p.DistributionFile = filepath.Join(t.TempDir(), "nlinks.dat")
+					if err := os.WriteFile(p.DistributionFile, []byte("nlinks\n0 40\n1 60\n3 80\n8 95\n20 100\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
 					p.Intervals, p.IntervalSeconds, p.Variant = 2, 2, v
 					w, err := New(p)
 					if err != nil {
