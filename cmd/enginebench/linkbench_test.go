@@ -96,3 +96,28 @@ func TestLinkBenchInterrupt(t *testing.T) {
 		t.Errorf("data directory left behind: %v", err)
 	}
 }
+
+// TestLinkBenchFidelityFlags refuses, before any work, --partitions on an engine that cannot
+// partition, a bad partition count, and --expunge without --variant corrected; the data
+// directory is not created.
+func TestLinkBenchFidelityFlags(t *testing.T) {
+	for _, c := range []struct {
+		want  string
+		extra []string
+	}{
+		{"configuration sqlite: --partitions: engine sqlite cannot partition its tables", []string{"--partitions", "16"}},
+		{"--partitions must be 0 (none) to 1024", []string{"--partitions", "2000"}},
+		{"--expunge: the reference never expunges", []string{"--expunge"}},
+	} {
+		args, _ := tinyArgs(t, "sqlite", c.extra...)
+		args = append(args[:1], append([]string{"linkbench"}, args[1:]...)...)
+		runBad(t, c.want, args...)
+		for i, a := range args {
+			if a == "--data-dir" {
+				if _, err := os.Stat(args[i+1]); !os.IsNotExist(err) {
+					t.Errorf("%v: the data directory exists (%v)", c.extra, err)
+				}
+			}
+		}
+	}
+}

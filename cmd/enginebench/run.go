@@ -469,6 +469,9 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 		return usageError{err}
 	}
 	notices = append(notices, more...)
+	if err := checkEngines(w, reg, cps); err != nil {
+		return usageError{err}
+	}
 	var all, external, managed []string
 	for _, c := range cps {
 		all = append(all, c.Name)

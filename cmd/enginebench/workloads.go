@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/iibench"
 	"github.com/enginebench/enginebench/internal/workload/insertbench"
@@ -119,8 +120,32 @@ func linkbenchFlags(p *linkbench.Params) *pflag.FlagSet {
 	fl.IntVar(&p.LoadChunk, "load-chunk", 0, "linkbench: id1s a loader takes at a time (default 2048)")
 	fl.IntVar(&p.LoadBatch, "load-batch", 0, "linkbench: rows per insert during the load (default 1024)")
 	fl.IntVar(&p.RangeLimit, "range-limit", 0, "linkbench: rows at most per GET_LINKS_LIST (default 10000)")
-	fl.BoolVar(&p.Expunge, "expunge", false, "linkbench: DELETE_LINK deletes the row instead of hiding it")
+	fl.BoolVar(&p.Expunge, "expunge", false, "linkbench: DELETE_LINK deletes the row instead of hiding it (--variant corrected only)")
+	fl.IntVar(&p.Partitions, "partitions", 0, "linkbench: hash-partition linktable by id1 into N partitions on innodb, myrocks and postgres (the reference README's DDL has 16) (default 0: none)")
 	return fl
+}
+
+// engineChecker is a workload that refuses engines its parameters cannot run on.
+type engineChecker interface {
+	CheckEngine(engine.Driver) error
+}
+
+// checkEngines asks the workload about the engine of every configuration before work starts.
+func checkEngines(w benchmark, reg *engine.Registry, cps []configPlan) error {
+	ch, ok := w.(engineChecker)
+	if !ok {
+		return nil
+	}
+	for _, c := range cps {
+		d, err := reg.Lookup(c.Engine)
+		if err != nil {
+			return err
+		}
+		if err := ch.CheckEngine(d); err != nil {
+			return fmt.Errorf("%sconfiguration %s: %w", c.at, c.Name, err)
+		}
+	}
+	return nil
 }
 
 // linkbenchParams returns LinkBench's scale preset overridden by every flag that was given.
@@ -151,6 +176,7 @@ func (f *runFlags) linkbenchParams(fl *pflag.FlagSet) (linkbench.Params, error) 
 	set("load-batch", func() { p.LoadBatch = o.LoadBatch })
 	set("range-limit", func() { p.RangeLimit = o.RangeLimit })
 	set("expunge", func() { p.Expunge = o.Expunge })
+	set("partitions", func() { p.Partitions = o.Partitions })
 	set("seed", func() { p.Seed = f.seed })
 	f.fidelity(fl, &p.Fidelity)
 	if f.steps != "" {

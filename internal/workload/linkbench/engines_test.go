@@ -68,8 +68,8 @@ func open(t *testing.T, ctx context.Context, d engine.Driver, settings map[strin
 	return eng
 }
 
-// checkRun checks a whole run: load (and index) then the intervals, all ok, verified after the
-// load and at the end, with requests of every kind and links listed.
+// checkRun checks a whole run: load (and index) then the intervals, all ok, verified at the end
+// only (--verify end), with requests of every kind and links listed.
 func checkRun(t *testing.T, p Params, steps []*result.Step, err error) {
 	t.Helper()
 	if err != nil {
@@ -101,8 +101,10 @@ func checkRun(t *testing.T, p Params, steps []*result.Step, err error) {
 		}
 	}
 	load := steps[0]
-	if load.Verify == nil || !load.Verify.OK {
-		t.Errorf("load: verify %+v", load.Verify)
+	for _, s := range steps[:len(steps)-1] {
+		if s.Verify != nil {
+			t.Errorf("%s verified before the last step: %+v", s.Name, s.Verify)
+		}
 	}
 	if n := load.Ops["node"].Units; n != p.Nodes() {
 		t.Errorf("load wrote %d nodes, want %d", n, p.Nodes())
@@ -143,6 +145,7 @@ func TestEmbeddedEngines(t *testing.T) {
 				p := tinyParams(t)
 				if deferred {
 					p.DeferIndex, p.WarmupSeconds, p.Profile, p.Expunge = true, 0.5, "fb2017", true
+					p.Variant = workload.Corrected // --expunge is a correction
 				}
 				w, err := New(p)
 				if err != nil {
@@ -231,20 +234,65 @@ func TestVerificationCatchesLostRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	p := tinyParams(t)
-	p.MaxID1 = 1001
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
+	for _, verify := range []workload.Verify{workload.VerifyEachStep, workload.VerifyEnd} {
+		p := tinyParams(t)
+		p.MaxID1, p.Verify, p.Intervals, p.IntervalSeconds = 1001, verify, 1, 0.2
+		w, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, err := runOn(t, context.Background(), w, lossy{eng.(kv.DB)})
+		// each-step stops at the load; end finds the loss after run.1.
+		want := map[workload.Verify]int{workload.VerifyEachStep: 1, workload.VerifyEnd: 2}[verify]
+		if err == nil || len(steps) != want {
+			t.Fatalf("--verify %s: err %v, %d steps, want a failure in step %d", verify, err, len(steps), want)
+		}
+		s := steps[len(steps)-1]
+		if s.Status != result.StatusFailed || s.Verify == nil || s.Verify.OK ||
+			!strings.Contains(s.Verify.Detail, "expected") || !strings.Contains(s.Error, "verification failed") {
+			t.Errorf("--verify %s: %s: status %s, error %q, verify %+v", verify, s.Name, s.Status, s.Error, s.Verify)
+		}
 	}
-	steps, err := runOn(t, context.Background(), w, lossy{eng.(kv.DB)})
-	if err == nil || len(steps) != 1 {
-		t.Fatalf("run did not stop at the load: err %v, %d steps", err, len(steps))
-	}
-	s := steps[0]
-	if s.Status != result.StatusFailed || s.Verify == nil || s.Verify.OK ||
-		!strings.Contains(s.Verify.Detail, "expected") || !strings.Contains(s.Error, "verification failed") {
-		t.Errorf("load: status %s, error %q, verify %+v", s.Name, s.Status, s.Verify)
+}
+
+// TestVerifyPolicy runs load, index and two intervals on Pebble: verified once after the last
+// step by default, after every step with --verify each-step; --steps load verifies the load.
+func TestVerifyPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		verify workload.Verify
+		steps  []string
+		want   string // the steps verified
+	}{
+		{workload.VerifyEnd, nil, "run.2"},
+		{workload.VerifyEachStep, nil, "load,index,run.1,run.2"},
+		{workload.VerifyEnd, []string{"load"}, "index"},
+	} {
+		ctx := context.Background()
+		p := tinyParams(t)
+		p.MaxID1, p.Verify, p.DeferIndex, p.IntervalSeconds = 1001, tt.verify, true, 0.2
+		if tt.steps != nil {
+			p.Steps = tt.steps
+		}
+		w, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, err := runOn(t, ctx, w, open(t, ctx, pebble.Driver(), nil, t.TempDir()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range steps {
+			if s.Verify != nil {
+				if !s.Verify.OK {
+					t.Errorf("%s: %+v", s.Name, s.Verify)
+				}
+				got = append(got, s.Name)
+			}
+		}
+		if strings.Join(got, ",") != tt.want {
+			t.Errorf("--verify %s --steps %v: verified %v, want %s", tt.verify, tt.steps, got, tt.want)
+		}
 	}
 }
 

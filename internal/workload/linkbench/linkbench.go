@@ -50,6 +50,15 @@ func (w *Workload) Params() map[string]any { return w.p.ParamMap() }
 // Fidelity is the variant the workload runs and when it verifies.
 func (w *Workload) Fidelity() workload.Fidelity { return w.p.Fidelity }
 
+// CheckEngine refuses, before the run starts, an engine the parameters cannot run on:
+// --partitions needs a MySQL or PostgreSQL server (the SQL server engines).
+func (w *Workload) CheckEngine(d engine.Driver) error {
+	if w.p.Partitions > 0 && (d.Family != engine.FamilySQL || !d.Server) {
+		return fmt.Errorf("--partitions: engine %s cannot partition its tables (innodb, myrocks and postgres can)", d.Name)
+	}
+	return nil
+}
+
 // EstimateBytes is a rough upper bound of the data directory size one configuration needs:
 // about 1 KB a node with its links, counts and index entries.
 func (w *Workload) EstimateBytes() int64 { return w.p.Nodes() * 1024 }
@@ -70,7 +79,7 @@ type run struct {
 
 // Run implements workload.Workload: load (and index), then the warmup and the intervals.
 func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine, emit func(*result.Step)) error {
-	st, err := store.Open(eng, store.Options{DeferIndex: w.p.DeferIndex})
+	st, err := store.Open(eng, store.Options{DeferIndex: w.p.DeferIndex, Corrected: w.p.Corrected(), Partitions: w.p.Partitions})
 	if err != nil {
 		return err
 	}
@@ -99,12 +108,23 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 	return nil
 }
 
+// lastStep reports whether the step named name (load or index) is the run's last: no index
+// step follows the load, and no request steps follow either.
+func (r *run) lastStep(name string) bool {
+	if slices.Contains(r.p.Steps, "run") {
+		return false
+	}
+	return name == "index" || !r.p.DeferIndex
+}
+
 // failed returns a failed step result for an error outside the runner.
 func failed(name string, start time.Time, err error) *result.Step {
 	return &result.Step{Name: name, Status: result.StatusFailed, Error: err.Error(), StartedAt: start}
 }
 
-// finish verifies a step that ended ok when check is set, and derives its efficiency.
+// finish verifies a step that ended ok when check is set (after the last step, or after every
+// writing step with --verify each-step: a verification between steps would warm the cache for
+// the next measured one), and derives its efficiency.
 func (r *run) finish(st *result.Step, check bool, b measure.Basis) *result.Step {
 	if check && st.Status == result.StatusOK {
 		st.Verify = r.verify(r.opCtx)

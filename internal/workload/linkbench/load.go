@@ -101,7 +101,7 @@ func (r *run) load(ctx context.Context) *result.Step {
 		b.BytesPerWrite = float64(r.tally.bytes) / float64(r.tally.links)
 	}
 	b.LiveBytes = float64(r.tally.bytes)
-	return r.finish(st, true, b)
+	return r.finish(st, p.VerifyAfter(true, r.lastStep("load")), b)
 }
 
 // client opens a store client whose retries are counted as retries of *op through *rec.
@@ -217,6 +217,10 @@ func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (e
 		return err
 	}
 	defer closeClient(cl, &err)
+	// As the reference's node loader: the engine assigns ids from startid1 on.
+	if err := cl.ResetNodes(r.opCtx, p.StartID1); err != nil {
+		return err
+	}
 	rng := rand.New(rand.NewPCG(p.Seed, 0))
 	payload := m.nodePayload.ForClient(rng)
 	nodes := make([]store.Node, 0, p.LoadBatch)
@@ -244,7 +248,8 @@ func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (e
 	return nil
 }
 
-// index builds id1_type after a load without it, then verifies through it.
+// index builds id1_type after a load without it (and verifies through it when it is the last
+// step or --verify each-step).
 func (r *run) index(ctx context.Context) *result.Step {
 	s := runner.Step{Name: "index", Ops: []runner.OpSpec{{Name: "index"}},
 		Workers: []runner.Worker{{Run: func(ctx context.Context, rec *runner.Recorder) error {
@@ -257,5 +262,5 @@ func (r *run) index(ctx context.Context) *result.Step {
 		r.indexed = true
 	}
 	st.Primary = "index"
-	return r.finish(st, true, measure.Basis{PerOp: "index", LiveBytes: float64(r.tally.bytes)})
+	return r.finish(st, r.p.VerifyAfter(true, r.lastStep("index")), measure.Basis{PerOp: "index", LiveBytes: float64(r.tally.bytes)})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
+	"github.com/enginebench/enginebench/internal/workload/linkbench/store"
 )
 
 // Phases a run can select with --steps: load (always), then run (the warmup and the
@@ -38,11 +39,14 @@ type Params struct {
 	// inter-arrival times); 0: as fast as possible.
 	RequestRate float64 `json:"request_rate"`
 	// DeferIndex loads without id1_type and builds it in its own step, index.
-	DeferIndex bool     `json:"defer_index"`
-	LoadChunk  int      `json:"load_chunk"` // id1s a loader takes at a time
-	LoadBatch  int      `json:"load_batch"` // rows per insert statement or batch
-	RangeLimit int      `json:"range_limit"`
-	Expunge    bool     `json:"expunge"` // DELETE_LINK deletes the row instead of hiding it
+	DeferIndex bool `json:"defer_index"`
+	LoadChunk  int  `json:"load_chunk"` // id1s a loader takes at a time
+	LoadBatch  int  `json:"load_batch"` // rows per insert statement or batch
+	RangeLimit int  `json:"range_limit"`
+	Expunge    bool `json:"expunge"` // DELETE_LINK deletes the row instead of hiding it (corrected variant)
+	// Partitions hash-partitions linktable by id1 (MySQL: PARTITION BY KEY(id1) PARTITIONS n,
+	// the reference README's DDL with 16; PostgreSQL: PARTITION BY HASH); 0: none.
+	Partitions int      `json:"partitions"`
 	Seed       uint64   `json:"seed"`
 	Steps      []string `json:"steps"`
 
@@ -147,6 +151,12 @@ func (p *Params) Validate() error {
 	if p.LoadBatch > 10000 {
 		return fmt.Errorf("--load-batch must be at most 10000, got %d", p.LoadBatch)
 	}
+	if p.Partitions < 0 || p.Partitions > store.MaxPartitions {
+		return fmt.Errorf("--partitions must be 0 (none) to %d, got %d", store.MaxPartitions, p.Partitions)
+	}
+	if p.Expunge && !p.Corrected() {
+		return fmt.Errorf("--expunge: the reference never expunges a link (it hides it); use it with --variant corrected")
+	}
 	if p.IntervalSeconds <= 0 {
 		return fmt.Errorf("--interval-seconds must be > 0, got %g", p.IntervalSeconds)
 	}
@@ -186,7 +196,7 @@ func (p *Params) ParamMap() map[string]any {
 		"intervals": p.Intervals, "interval_seconds": p.IntervalSeconds,
 		"warmup_seconds": p.WarmupSeconds, "requests_per_requester": p.Requests,
 		"request_rate": p.RequestRate, "defer_index": p.DeferIndex, "load_chunk": p.LoadChunk,
-		"load_batch": p.LoadBatch, "range_limit": p.RangeLimit, "expunge": p.Expunge,
+		"load_batch": p.LoadBatch, "range_limit": p.RangeLimit, "expunge": p.Expunge, "partitions": p.Partitions,
 		"seed": p.Seed, "steps": p.Steps,
 	}
 	if p.DistributionFile != "" {

@@ -101,8 +101,7 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 		}
 		st := r.interval(ctx, reqs, pl.name, pl.secs, pl.warmup)
 		last := i == len(plans)-1 || r.allDone(reqs)
-		check := !pl.warmup && last
-		r.finish(st, check, measure.Basis{PerOp: "requests"})
+		r.finish(st, p.VerifyAfter(true, last), measure.Basis{PerOp: "requests"})
 		emit(st)
 		switch st.Status {
 		case result.StatusOK:
@@ -202,10 +201,16 @@ func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
 		l.Visibility, l.Version, l.Time = store.Visible, 0, time.Now().UnixMilli()
 		q.data = payload.Fill(rng, q.data)
 		l.Data = q.data
+		// ADD_LINK tries the insert first, UPDATE_LINK the update (the reference's addLink and
+		// updateLink).
 		var res store.WriteResult
 		err = rec.Do(q.cur, intended, func() (int64, error) {
 			var err error
-			res, err = q.cl.AddLink(ctx, l)
+			if op == profile.UpdateLink {
+				res, err = q.cl.UpdateLink(ctx, l)
+			} else {
+				res, err = q.cl.AddLink(ctx, l)
+			}
 			return 1, err
 		})
 		if err == nil && res == store.Inserted {
@@ -234,7 +239,7 @@ func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
 	case profile.MultigetLink:
 		ti := rng.IntN(q.r.p.LinkTypes)
 		id1 := m.linkRead.Choose(rng)
-		n := int(m.multiget.Choose(rng))
+		n := m.multigetSize(rng)
 		q.id2s = m.id2.Multiple(rng, id1, ti, n, gen.PGet, q.id2s[:0])
 		var found int
 		err = rec.Do(q.cur, intended, func() (int64, error) {
@@ -366,3 +371,6 @@ func (q *requester) forget(key [2]int64) {
 	}
 	q.history = q.history[:last]
 }
+
+// multigetSize draws the number of id2s of a MULTIGET_LINK.
+func (m *model) multigetSize(rng *rand.Rand) int { return int(m.multiget.Choose(rng)) }

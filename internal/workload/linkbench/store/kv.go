@@ -423,6 +423,14 @@ func (c *kvClient) InsertNodes(_ context.Context, nodes []Node) error {
 	return nil
 }
 
+// UpdateLink is AddLink: one batch decides insert or update either way.
+func (c *kvClient) UpdateLink(ctx context.Context, l *Link) (WriteResult, error) {
+	return c.AddLink(ctx, l)
+}
+
+// ResetNodes does nothing: the nodes are written with their ids.
+func (c *kvClient) ResetNodes(ctx context.Context, _ int64) error { return ctx.Err() }
+
 // AddLink reads the link and its count and writes both (and the index entries) in one batch,
 // under the lock of (id1, link_type).
 func (c *kvClient) AddLink(_ context.Context, l *Link) (WriteResult, error) {

@@ -67,14 +67,27 @@ const (
 // (deadlock, lock wait timeout, serialization failure, busy) after every retry.
 var ErrConflict = errors.New("transient conflict")
 
-// Options says how a Store lays out its schema.
+// Options says how a Store lays out its schema and runs its operations.
 type Options struct {
 	// DeferIndex: Create leaves out the id1_type index; CreateIndex builds it later.
 	DeferIndex bool
 	// MaxRetries is how many times an operation is retried after a transient conflict
-	// before it fails with ErrConflict; 0 means the default (10).
+	// before it fails with ErrConflict; 0 means the default (DefaultMaxRetries, the
+	// reference's limit).
 	MaxRetries int
+	// Corrected runs the corrections of the reference's write path that docs/fidelity.md
+	// lists (SQL engines): a duplicate-key INSERT is rolled back on MySQL before the update,
+	// links are read and written through the primary key where the dialect has hints, and
+	// PostgreSQL deadlocks are retried. Without it the SQL store sends what the reference
+	// (mdcallag/linkbench) sends, statement for statement.
+	Corrected bool
+	// Partitions, when > 0, hash-partitions linktable by id1 into that many partitions (the
+	// reference's README: PARTITION BY key(id1) PARTITIONS 16); MySQL and PostgreSQL only.
+	Partitions int
 }
+
+// MaxPartitions is the largest Options.Partitions (MySQL's limit is 8192).
+const MaxPartitions = 1024
 
 // Store is the LinkBench schema on one open engine.
 type Store interface {
@@ -122,15 +135,23 @@ type Client interface {
 	InsertLinks(ctx context.Context, links []Link) error
 	// InsertCounts inserts new counttable rows in one batch (load phase).
 	InsertCounts(ctx context.Context, counts []Count) error
-	// InsertNodes inserts nodes with the given ids in one batch (load phase).
+	// ResetNodes makes the engine assign node ids from startID on (load phase, before
+	// InsertNodes; the reference's resetNodeStore).
+	ResetNodes(ctx context.Context, startID int64) error
+	// InsertNodes inserts nodes in one batch (load phase). Their ids must be consecutive
+	// from the next id the engine assigns (as after ResetNodes): MySQL and PostgreSQL assign
+	// them, as the reference lets them, and an id that differs is an error.
 	InsertNodes(ctx context.Context, nodes []Node) error
 
 	// AddLink inserts l, or makes the existing link visible with l's data, time and version,
 	// and adds 1 to the count when a link became visible: the link and its count change in
 	// one transaction (SQL) or one atomic batch under a lock on (id1, link type) (KV).
-	// l.Visibility is ignored: the link is always left visible. UPDATE_LINK calls it too: the
-	// two differ only in how their id2 is chosen.
+	// l.Visibility is ignored: the link is always left visible. The SQL store tries the
+	// INSERT first and updates the link when it exists (ADD_LINK of the reference).
 	AddLink(ctx context.Context, l *Link) (WriteResult, error)
+	// UpdateLink does what AddLink does; the SQL store reads the link for update first and
+	// inserts it when it does not exist (UPDATE_LINK of the reference).
+	UpdateLink(ctx context.Context, l *Link) (WriteResult, error)
 	// DeleteLink hides the link (deletes it when expunge) and subtracts 1 from the count if
 	// it was visible, never below 0, atomically as AddLink. found is false when the link
 	// does not exist.
@@ -140,7 +161,8 @@ type Client interface {
 	// it read and the last one's time (for the next, older page).
 	GetLinkList(ctx context.Context, id1, linkType, maxTime int64, offset, limit int) (n int, lastTime int64, err error)
 	// MultigetLinks reads the links (id1, linkType, id2) for each id2 (visible or not) and
-	// returns how many exist. The id2s are distinct.
+	// returns how many it read: the SQL store sends one id2 IN (...) and counts the rows (a
+	// repeated id2, which the reference's chooser draws, is one row), the KV store reads each.
 	MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64) (found int, err error)
 	// CountLinks reads counttable.count of (id1, linkType); 0 when there is no row.
 	CountLinks(ctx context.Context, id1, linkType int64) (int64, error)

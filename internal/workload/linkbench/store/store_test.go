@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
@@ -53,6 +54,17 @@ func addLink(t *testing.T, c Client, l Link, want WriteResult) {
 	}
 	if got != want {
 		t.Errorf("AddLink(%d, %d, %d) = %v, want %v", l.ID1, l.LinkType, l.ID2, got, want)
+	}
+}
+
+func updateLink(t *testing.T, c Client, l Link, want WriteResult) {
+	t.Helper()
+	got, err := c.UpdateLink(context.Background(), &l)
+	if err != nil {
+		t.Fatalf("UpdateLink(%d, %d, %d): %v", l.ID1, l.LinkType, l.ID2, err)
+	}
+	if got != want {
+		t.Errorf("UpdateLink(%d, %d, %d) = %v, want %v", l.ID1, l.LinkType, l.ID2, got, want)
 	}
 }
 
@@ -128,8 +140,15 @@ func testLinks(t *testing.T, e *testEngine) {
 	deleteLink(t, c, 10, lt0, 11, false, true)
 	deleteLink(t, c, 10, lt0, 11, true, true) // a hidden link expunged: no count change
 	wantCount(t, c, 10, lt0, 1)
+	// UPDATE_LINK inserts a missing link and updates an existing one.
+	updateLink(t, c, Link{ID1: 10, LinkType: lt0, ID2: 13, Time: 6}, Inserted)
+	updateLink(t, c, Link{ID1: 10, LinkType: lt0, ID2: 13, Time: 7, Data: []byte("c")}, Updated)
+	deleteLink(t, c, 10, lt0, 13, false, true)
+	updateLink(t, c, Link{ID1: 10, LinkType: lt0, ID2: 13, Time: 8}, Revealed)
+	deleteLink(t, c, 10, lt0, 13, true, true)
+	wantCount(t, c, 10, lt0, 1)
 
-	// A count never drops below 0: a visible link whose count is 0, and one without a count row.
+	// A visible link whose count is 0, and one without a count row.
 	if err := c.InsertLinks(ctx, []Link{
 		{ID1: 20, LinkType: lt0, ID2: 21, Visibility: Visible, Time: 1},
 		{ID1: 30, LinkType: lt0, ID2: 31, Visibility: Visible, Time: 1},
@@ -140,22 +159,36 @@ func testLinks(t *testing.T, e *testEngine) {
 		t.Fatal(err)
 	}
 	deleteLink(t, c, 20, lt0, 21, false, true)
-	wantCount(t, c, 20, lt0, 0)
-	deleteLink(t, c, 30, lt0, 31, true, true)
-	wantCount(t, c, 30, lt0, 0)
-
-	r := check(t, st, 0, 100)
 	wantVisible := map[[2]int64]int64{{10, lt0}: 1, {10, lt0 + 1}: 1}
 	wantStored := map[[2]int64]int64{{10, lt0}: 1, {10, lt0 + 1}: 1, {20, lt0}: 0, {30, lt0}: 0}
+	wantRows := Rows{LinksByPK: 3, LinksByIndex: 3, Counts: 4} // (10, lt0, 12), (10, lt0+1, 12), (20, lt0, 21) hidden
+	if e.shared == nil {
+		// The KV store never takes a count below 0 and creates a missing one.
+		wantCount(t, c, 20, lt0, 0)
+		deleteLink(t, c, 30, lt0, 31, true, true)
+		wantCount(t, c, 30, lt0, 0)
+	} else {
+		// The SQL store sends the reference's UPDATE count = count - 1: it goes below 0, and
+		// without a count row the deletion fails and is rolled back.
+		wantCount(t, c, 20, lt0, -1)
+		if _, err := c.DeleteLink(ctx, 30, lt0, 31, true); err == nil || !strings.Contains(err.Error(), "0 rows updated") {
+			t.Errorf("DeleteLink of a link without a count row: %v", err)
+		}
+		wantStored[[2]int64{20, lt0}] = -1
+		delete(wantStored, [2]int64{30, lt0})
+		wantVisible[[2]int64{30, lt0}] = 1
+		wantRows = Rows{LinksByPK: 4, LinksByIndex: 4, Counts: 3}
+	}
+
+	r := check(t, st, 0, 100)
 	if !reflect.DeepEqual(r.Visible, wantVisible) || !reflect.DeepEqual(r.Stored, wantStored) {
 		t.Errorf("Check = visible %v, stored %v; want %v, %v", r.Visible, r.Stored, wantVisible, wantStored)
 	}
 	if r := check(t, st, 11, 20); len(r.Visible)+len(r.Stored) != 0 {
 		t.Errorf("Check(11, 20) = %+v, want nothing", r)
 	}
-	// Links: (10, lt0, 12), (10, lt0+1, 12), (20, lt0, 21) hidden.
-	if got, want := rows(t, st), (Rows{LinksByPK: 3, LinksByIndex: 3, Counts: 4}); got != want {
-		t.Errorf("Rows = %+v, want %+v", got, want)
+	if got := rows(t, st); got != wantRows {
+		t.Errorf("Rows = %+v, want %+v", got, wantRows)
 	}
 }
 
@@ -335,7 +368,15 @@ func testNodes(t *testing.T, e *testEngine) {
 	}
 	upd := Node{ID: 5, Type: NodeType, Version: 2, Time: 77, Data: []byte("updated")}
 	update(upd, true)
-	update(upd, true) // nothing changes: still found (MySQL counts no affected row)
+	// Nothing changes: InnoDB counts no changed row, and the reference's connection sees none
+	// (MyRocks answers either way).
+	if e.name == "myrocks" {
+		if _, err := c.UpdateNode(ctx, &upd); err != nil {
+			t.Errorf("UpdateNode(%d): %v", upd.ID, err)
+		}
+	} else {
+		update(upd, e.name != "innodb")
+	}
 	update(Node{ID: 999, Type: NodeType, Version: 2}, false)
 	get(5, true)
 	if n := (*got)[0]; !reflect.DeepEqual(n, upd) {
@@ -440,8 +481,7 @@ func loadData(lo, hi int64) (links []Link, counts []Count, visible map[[2]int64]
 	return links, counts, visible
 }
 
-// load inserts loadData(lo, hi) in batches of 1000 links (which the SQL store splits into
-// statements of powers of two) and returns it.
+// load inserts loadData(lo, hi) in batches of 1000 links and returns it.
 func load(t *testing.T, c Client, lo, hi int64) ([]Link, []Count, map[[2]int64]int64) {
 	t.Helper()
 	ctx := context.Background()
@@ -533,13 +573,13 @@ func testDeferredIndex(t *testing.T, e *testEngine) {
 	}
 }
 
-// testHammer runs random AddLink and DeleteLink on few (id1, link type) from 8 goroutines,
+// testHammer runs random AddLink, UpdateLink and DeleteLink on few (id1, link type) from 8 goroutines,
 // then checks every count. Eight writers on six rows conflict all the time (InnoDB deadlocks):
 // with 100 retries instead of the default 10, an operation that still fails is a retry that
 // does not work, not a busy machine.
-func testHammer(t *testing.T, e *testEngine) {
+func testHammer(t *testing.T, e *testEngine, corrected bool) {
 	const workers, ops = 8, 400
-	st := e.store(t, Options{MaxRetries: 100})
+	st := e.store(t, Options{MaxRetries: 100, Corrected: corrected})
 	ctx := context.Background()
 	var retries, conflicts atomic.Int64
 	var wg sync.WaitGroup
@@ -555,10 +595,15 @@ func testHammer(t *testing.T, e *testEngine) {
 			for i := 0; i < ops; i++ {
 				id1, lt, id2 := 1+rng.Int64N(3), lt0+rng.Int64N(2), 1+rng.Int64N(20)
 				var err error
-				if rng.IntN(10) < 6 {
+				switch r := rng.IntN(10); {
+				case r < 6:
 					l = Link{ID1: id1, LinkType: lt, ID2: id2, Visibility: Visible, Data: []byte{byte(i)}, Time: int64(i), Version: int64(w)}
-					_, err = c.AddLink(ctx, &l)
-				} else {
+					if r < 4 {
+						_, err = c.AddLink(ctx, &l)
+					} else {
+						_, err = c.UpdateLink(ctx, &l)
+					}
+				default:
 					_, err = c.DeleteLink(ctx, id1, lt, id2, rng.IntN(5) == 0)
 				}
 				if errors.Is(err, ErrConflict) {
@@ -595,9 +640,12 @@ func testHammer(t *testing.T, e *testEngine) {
 	}
 }
 
-// testExplain checks that the queries read the intended index, with the dialect's hints.
-func testExplain(t *testing.T, e *testEngine) {
-	st := e.store(t, Options{}).(*sqlStore)
+// testExplain checks that the queries read the intended index: GET_LINKS_LIST and the
+// verification's queries always; a link's point reads and writes the primary key in the
+// corrected variant, which forces it where the dialect has hints (the reference's plans are
+// logged).
+func testExplain(t *testing.T, e *testEngine, corrected bool) {
+	st := e.store(t, Options{Corrected: corrected}).(*sqlStore)
 	c := client(t, st)
 	load(t, c, 1000, 1400)
 	ctx := context.Background()
@@ -609,19 +657,20 @@ func testExplain(t *testing.T, e *testEngine) {
 	}
 	visible, _ := st.checkQueries()
 	rq := st.rowsQueries()
+	mg := &sqlClient{s: st}
 	queries := []struct {
 		name, index, q string
 		args           []any
 	}{
-		{"get link list", indexName, st.text[stGetLinkList], []any{1007, lt0, int64(math.MaxInt64), 10000, 0}},
+		{"get link list", indexName, st.text[stGetLinkList], []any{1007, lt0, 0, int64(math.MaxInt64), 10000, 0}},
 		{"check", indexName, visible, []any{1000, 1100}},
 		{"rows through the primary key", "pk", rq[0].q, nil},
 		{"rows through id1_type", indexName, rq[1].q, nil},
-		{"multiget", "pk", st.multigetQuery(4), []any{lt0, 1007, 1007, 1008, 1009, 1010}},
-		{"visibility for update", "pk", st.text[stGetVisibility], []any{lt0, 1007, 1008}},
-		{"update link", "pk", st.text[stUpdateLink], []any{1, "'x'", 1, 1, lt0, 1007, 1008}},
-		{"hide link", "pk", st.text[stHideLink], []any{lt0, 1007, 1008}},
-		{"delete link", "pk", st.text[stDeleteLink], []any{lt0, 1007, 1008}},
+		{"multiget", "pk", mg.multigetText(1007, lt0, []int64{1007, 1008, 1009, 1010}), nil},
+		{"visibility for update", "pk", st.text[stGetVisibility], []any{1007, 1008, lt0}},
+		{"update link", "pk", st.text[stUpdateLink], []any{1, "'x'", 1, 1, 1007, 1008, lt0}},
+		{"hide link", "pk", st.text[stHideLink], []any{1007, 1008, lt0}},
+		{"delete link", "pk", st.text[stDeleteLink], []any{1007, 1008, lt0}},
 	}
 	// Without hints, the counts read each index's order under the dialect's settings.
 	if settings := d.IndexOrderSettings(); len(settings) > 0 {
@@ -638,6 +687,10 @@ func testExplain(t *testing.T, e *testEngine) {
 	}
 	for _, q := range queries {
 		plan := explain(t, st, inline(d, q.q, q.args...))
+		if q.index == "pk" && !corrected {
+			t.Logf("%s (the reference's, no hint): %s", q.name, plan) // the planner's choice
+			continue
+		}
 		switch d.Name() {
 		case "mysql":
 			want := q.index
@@ -795,6 +848,7 @@ func TestNullAllocs(t *testing.T) {
 	id2s := []int64{1, 2, 3}
 	for name, op := range map[string]func() error{
 		"AddLink":       func() error { _, err := c.AddLink(ctx, &l); return err },
+		"UpdateLink":    func() error { _, err := c.UpdateLink(ctx, &l); return err },
 		"DeleteLink":    func() error { _, err := c.DeleteLink(ctx, 1, lt0, 2, false); return err },
 		"GetLinkList":   func() error { _, _, err := c.GetLinkList(ctx, 1, lt0, math.MaxInt64, 0, 10000); return err },
 		"MultigetLinks": func() error { _, err := c.MultigetLinks(ctx, 1, lt0, id2s); return err },
@@ -842,15 +896,28 @@ func TestOpen(t *testing.T) {
 	}
 }
 
+// noSleep records the pauses before retries instead of sleeping.
+func noSleep(paused *[]time.Duration) func(context.Context, time.Duration) error {
+	return func(ctx context.Context, d time.Duration) error {
+		*paused = append(*paused, d)
+		return ctx.Err()
+	}
+}
+
 func TestRetry(t *testing.T) {
 	ctx := context.Background()
 	var hooked int
-	r := retryState{maxRetries: 3, hook: func() { hooked++ }}
+	var paused []time.Duration
+	r := retryState{maxRetries: 3, hook: func() { hooked++ }, sleep: noSleep(&paused)}
 	transient := errors.New("busy")
 	for attempt := 0; attempt < 3; attempt++ {
 		if err := r.again(ctx, "add link", attempt, transient, true); err != nil {
 			t.Fatalf("attempt %d: %v, want a retry", attempt, err)
 		}
+	}
+	// The reference's backoff: 20 ms times the retry's number.
+	if want := []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 60 * time.Millisecond}; !reflect.DeepEqual(paused, want) {
+		t.Errorf("paused %v before the retries, want %v", paused, want)
 	}
 	err := r.again(ctx, "add link", 3, transient, true)
 	if !errors.Is(err, ErrConflict) || !errors.Is(err, transient) || !strings.HasPrefix(err.Error(), "add link: ") || hooked != 3 {
@@ -865,6 +932,14 @@ func TestRetry(t *testing.T) {
 	if err := r.again(canceled, "add link", 0, transient, true); err == nil || errors.Is(err, ErrConflict) {
 		t.Errorf("a transient error after ctx is done: %v", err)
 	}
+	// The pause ends with ctx.
+	r.sleep = nil
+	if err := r.again(canceled, "add link", 1, transient, true); err == nil {
+		t.Error("a retry after ctx is done")
+	}
+	if err := sleepCtx(canceled, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("sleepCtx with ctx done = %v", err)
+	}
 }
 
 // TestSQLiteConflict holds SQLite's write lock from another connection with no busy timeout:
@@ -874,6 +949,8 @@ func TestSQLiteConflict(t *testing.T) {
 	c.small = map[string]string{"busy_timeout_ms": "0"}
 	e := c.open(t)
 	st := e.store(t, Options{MaxRetries: 3})
+	var paused []time.Duration
+	st.(*sqlStore).sleep = noSleep(&paused)
 	cl := client(t, st)
 	ctx := context.Background()
 	conn, err := e.shared.SQL().Conn(ctx)
