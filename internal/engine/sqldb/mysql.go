@@ -418,12 +418,6 @@ func (e *mysqlDB) describeExternal(ctx context.Context, mc *mysql.Config, defs [
 	return nil
 }
 
-// statusQuery returns a query of global status variables (upper case names) as name, value.
-func statusQuery(names ...string) string {
-	return "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('" +
-		strings.Join(names, "','") + "')"
-}
-
 // innodbStatus maps the stats keys of the innodb engine to their global status variables.
 var innodbStatus = map[string]string{
 	"history_list_length":   "INNODB_HISTORY_LIST_LENGTH",

@@ -144,8 +144,8 @@ func (e *mysqlDB) readVars(ctx context.Context, vars []*flushVar) error {
 	for i, v := range vars {
 		names[i] = v.name
 	}
-	rows, err := e.db.QueryContext(ctx, "SELECT LOWER(VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN ('"+
-		strings.ToUpper(strings.Join(names, "','"))+"')")
+	// SHOW GLOBAL VARIABLES rather than information_schema.GLOBAL_VARIABLES, which MySQL 8.0 lacks.
+	rows, err := e.db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('"+strings.Join(names, "','")+"')")
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (e *mysqlDB) readVars(ctx context.Context, vars []*flushVar) error {
 			return fmt.Errorf("%s = %q: not a number", name, value)
 		}
 		for _, v := range vars {
-			if v.name == name {
+			if v.name == strings.ToLower(name) {
 				v.was = value
 			}
 		}

@@ -1365,3 +1365,9 @@ func testCountThrough(t *testing.T, e *serverEngine) {
 		}
 	}
 }
+
+// statusQuery returns a query of global status variables (upper case names) as name, value.
+func statusQuery(names ...string) string {
+	return "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('" +
+		strings.Join(names, "','") + "')"
+}
