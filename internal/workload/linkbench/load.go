@@ -75,7 +75,7 @@ func (r *run) load(ctx context.Context) *result.Step {
 	nowMs := time.Now().UnixMilli()
 	s := runner.Step{Name: "load",
 		Ops:         []runner.OpSpec{{Name: "link"}, {Name: "count"}, {Name: "node"}},
-		ExpectUnits: int64(r.m.prof.Dist.NLinks.Mean() * float64(p.Nodes())),
+		ExpectUnits: r.m.deg.EstimateLoaded(),
 		ProgressOp:  opLoadLink}
 	for i := 0; i < p.Loaders; i++ {
 		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {

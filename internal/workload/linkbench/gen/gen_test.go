@@ -683,3 +683,27 @@ func BenchmarkLinkAccessChoose(b *testing.B) {
 		a.Choose(r)
 	}
 }
+
+// EstimateLoaded is exact where it sums every rank, and close to the sum of Loaded over every
+// node where it samples, in both variants and both profiles.
+func TestEstimateLoaded(t *testing.T) {
+	for _, prof := range []string{"fb2011", "fb2017"} {
+		p := lookup(t, prof)
+		for _, v := range []Variant{Reference, Corrected} {
+			for _, n := range []int64{10_000, 1_000_000} {
+				d := NewOutDegree(p.Dist.NLinks, 1, 1+n, p.LinkTypes, v)
+				var exact int64
+				for id := int64(1); id < 1+n; id++ {
+					exact += d.Loaded(id)
+				}
+				got := d.EstimateLoaded()
+				if n <= estimateHead && got != exact {
+					t.Errorf("%s %v n=%d: estimate %d, exact %d", prof, v, n, got, exact)
+				}
+				if rel := math.Abs(float64(got-exact)) / float64(exact); rel > 0.01 {
+					t.Errorf("%s %v n=%d: estimate %d is %.2f%% off the exact %d", prof, v, n, got, 100*rel, exact)
+				}
+			}
+		}
+	}
+}
