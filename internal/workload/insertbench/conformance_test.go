@@ -13,6 +13,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
@@ -338,19 +339,18 @@ func (x expectation) check(t *testing.T, st *result.Step, got map[string]int) {
 // TestConformance runs the conformance runs, the reference variant then the corrected one, on
 // one managed server of each engine.
 func TestConformance(t *testing.T) {
-	for _, c := range serverCases() {
-		t.Run(c.driver.Name, func(t *testing.T) {
-			c.require(t)
-			reg, err := engine.NewRegistry(c.driver)
+	for _, c := range sqldbtest.Servers() {
+		t.Run(c.Driver.Name, func(t *testing.T) {
+			c.Require(t)
+			reg, err := engine.NewRegistry(c.Driver)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			settings := maps.Clone(c.small)
-			maps.Copy(settings, servertest.StatementLogSettings(c.kind))
+			settings := c.Settings(servertest.StatementLogSettings(c.Kind))
 			dir := servertest.DataDir(t)
-			eng, err := reg.Open(ctx, engine.Config{Name: c.driver.Name, Engine: c.driver.Name,
+			eng, err := reg.Open(ctx, engine.Config{Name: c.Driver.Name, Engine: c.Driver.Name,
 				Settings: settings, DataDir: dir, Log: servertest.Logger(t)})
 			if err != nil {
 				t.Fatal(err)
@@ -360,8 +360,8 @@ func TestConformance(t *testing.T) {
 					t.Errorf("close: %v", err)
 				}
 			}()
-			e := conformanceEngine{pg: c.kind == server.Postgres, rocks: c.plugin != ""}
-			log := servertest.NewStatementLog(t, c.kind, dir)
+			e := conformanceEngine{pg: c.Kind == server.Postgres, rocks: c.Plugin != ""}
+			log := servertest.NewStatementLog(t, c.Kind, dir)
 			for _, v := range variants {
 				t.Run(string(v), func(t *testing.T) { conform(ctx, t, eng, log, e, v) })
 			}

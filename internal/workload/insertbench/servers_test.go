@@ -7,55 +7,28 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
-	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
-	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
-// serverCase is a server engine and the settings a test runs it with.
-type serverCase struct {
-	driver engine.Driver
-	kind   server.Kind
-	plugin string
-	small  map[string]string // memory sizes small enough for a test; every other default in force
-}
-
-// serverCases are postgres, innodb and myrocks.
-func serverCases() []serverCase {
-	return []serverCase{
-		{sqldb.PostgresDriver(), server.Postgres, "", map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
-		{sqldb.InnoDBDriver(), server.MariaDB, "", map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
-		{sqldb.MyRocksDriver(), server.MariaDB, "ha_rocksdb", map[string]string{"rocksdb_block_cache_size": "64M"}},
-	}
-}
-
-// require skips (or under CI fails) the test where the case's server is not installed.
-func (c serverCase) require(t *testing.T) {
-	if c.plugin != "" {
-		servertest.RequirePlugin(t, c.plugin)
-	} else {
-		servertest.Require(t, c.kind)
-	}
-}
-
 // TestServerEngines runs every step of the Insert Benchmark (scan too) at tiny scale (with
 // short query steps) on a managed postgres, innodb and myrocks server, with verification after
 // every write step (--verify each-step) and the engine's stats sampled as a run samples them.
 func TestServerEngines(t *testing.T) {
-	for _, c := range serverCases() {
-		t.Run(c.driver.Name, func(t *testing.T) {
-			c.require(t)
-			reg, err := engine.NewRegistry(c.driver)
+	for _, c := range sqldbtest.Servers() {
+		t.Run(c.Driver.Name, func(t *testing.T) {
+			c.Require(t)
+			reg, err := engine.NewRegistry(c.Driver)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			eng, err := reg.Open(ctx, engine.Config{Name: c.driver.Name, Engine: c.driver.Name,
-				Settings: c.small, DataDir: servertest.DataDir(t), Log: servertest.Logger(t)})
+			eng, err := reg.Open(ctx, engine.Config{Name: c.Driver.Name, Engine: c.Driver.Name,
+				Settings: c.Small, DataDir: servertest.DataDir(t), Log: servertest.Logger(t)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/enginebench/enginebench/internal/engine"
-	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
@@ -34,29 +33,14 @@ import (
 //     ROLLBACK after a failed INSERT only where the reference's driver sends it (PostgreSQL) or
 //     in the corrected variant; MULTIGET_LINK is text with the drawn number of ids.
 func TestServerStatements(t *testing.T) {
-	cases := []struct {
-		driver engine.Driver
-		kind   server.Kind
-		plugin string
-		small  map[string]string
-	}{
-		{sqldb.PostgresDriver(), server.Postgres, "", map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
-		{sqldb.InnoDBDriver(), server.MariaDB, "", map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
-		{sqldb.MyRocksDriver(), server.MariaDB, "ha_rocksdb", map[string]string{"rocksdb_block_cache_size": "64M"}},
-	}
-	for _, c := range cases {
-		t.Run(c.driver.Name, func(t *testing.T) {
-			if c.plugin != "" {
-				servertest.RequirePlugin(t, c.plugin)
-			} else {
-				servertest.Require(t, c.kind)
-			}
+	for _, c := range sqldbtest.Servers() {
+		t.Run(c.Driver.Name, func(t *testing.T) {
+			c.Require(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			dir := servertest.DataDir(t)
-			settings := maps.Clone(c.small)
-			maps.Copy(settings, servertest.StatementLogSettings(c.kind))
-			eng := open(t, ctx, c.driver, settings, dir)
+			settings := c.Settings(servertest.StatementLogSettings(c.Kind))
+			eng := open(t, ctx, c.Driver, settings, dir)
 			for _, v := range []workload.Variant{workload.Reference, workload.Corrected} {
 				t.Run(string(v), func(t *testing.T) {
 					db := eng.(sqldb.DB)
@@ -78,7 +62,7 @@ func TestServerStatements(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					log := servertest.NewStatementLog(t, c.kind, dir)
+					log := servertest.NewStatementLog(t, c.Kind, dir)
 					logged := map[string][]servertest.Statement{}
 					var steps []*result.Step
 					env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}

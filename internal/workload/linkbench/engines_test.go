@@ -16,9 +16,9 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
-	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
@@ -161,28 +161,14 @@ func TestEmbeddedEngines(t *testing.T) {
 
 // TestServerEngines runs every step at tiny scale on managed postgres, innodb and myrocks.
 func TestServerEngines(t *testing.T) {
-	cases := []struct {
-		driver engine.Driver
-		kind   server.Kind
-		plugin string
-		small  map[string]string
-	}{
-		{sqldb.PostgresDriver(), server.Postgres, "", map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
-		{sqldb.InnoDBDriver(), server.MariaDB, "", map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
-		{sqldb.MyRocksDriver(), server.MariaDB, "ha_rocksdb", map[string]string{"rocksdb_block_cache_size": "64M"}},
-	}
-	for _, c := range cases {
-		t.Run(c.driver.Name, func(t *testing.T) {
-			if c.plugin != "" {
-				servertest.RequirePlugin(t, c.plugin)
-			} else {
-				servertest.Require(t, c.kind)
-			}
+	for _, c := range sqldbtest.Servers() {
+		t.Run(c.Driver.Name, func(t *testing.T) {
+			c.Require(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			eng := open(t, ctx, c.driver, c.small, servertest.DataDir(t))
+			eng := open(t, ctx, c.Driver, c.Small, servertest.DataDir(t))
 			p := tinyParams(t)
-			p.DeferIndex = c.driver.Name == "myrocks" // as the MyRocks-era runs load
+			p.DeferIndex = c.Driver.Name == "myrocks" // as the MyRocks-era runs load
 			w, err := New(p)
 			if err != nil {
 				t.Fatal(err)

@@ -1,0 +1,50 @@
+// Package sqldbtest holds the server engines that the workloads' tests run on: managed
+// PostgreSQL, InnoDB and MyRocks servers with memory sizes small enough for a test.
+package sqldbtest
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+)
+
+// Server is a server engine and the settings a test runs it with.
+type Server struct {
+	Driver engine.Driver
+	Kind   server.Kind
+	Plugin string // the MariaDB plugin the engine needs, if any
+	// Small overrides the memory sizes of the defaults, so that several test servers fit side
+	// by side; every other default is in force.
+	Small map[string]string
+}
+
+// Servers are postgres, innodb and myrocks.
+func Servers() []Server {
+	return []Server{
+		{sqldb.PostgresDriver(), server.Postgres, "", map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
+		{sqldb.InnoDBDriver(), server.MariaDB, "", map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
+		{sqldb.MyRocksDriver(), server.MariaDB, "ha_rocksdb", map[string]string{"rocksdb_block_cache_size": "64M"}},
+	}
+}
+
+// Require skips the test (or fails it with CI=true) where the server or its plugin is not
+// installed.
+func (s Server) Require(t testing.TB) {
+	t.Helper()
+	if s.Plugin != "" {
+		servertest.RequirePlugin(t, s.Plugin)
+		return
+	}
+	servertest.Require(t, s.Kind)
+}
+
+// Settings returns the small sizes with extra settings on top (e.g. the statement log's).
+func (s Server) Settings(extra map[string]string) map[string]string {
+	m := maps.Clone(s.Small)
+	maps.Copy(m, extra)
+	return m
+}
