@@ -182,40 +182,66 @@ func (q *requester) loop(ctx context.Context, rec *runner.Recorder, warmup bool)
 // one draws an operation from the mix and runs it. A transient conflict that outlasted its
 // retries is counted as an error of the operation; any other error ends the step.
 func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
-	m, ctx := q.r.m, q.r.opCtx
-	rng := q.rng
-	op := m.mix.Choose(rng)
+	ctx := q.r.opCtx
+	op := q.r.m.mix.Choose(q.rng)
 	q.cur = runner.Op(op)
 	var err error
 	switch op {
 	case profile.AddLink, profile.UpdateLink:
-		pExist, payload := gen.PAdd, q.pay.link
+		err = q.writeLink(rec, intended, op)
+	case profile.DeleteLink, profile.CountLink, profile.MultigetLink:
+		err = q.linkOp(rec, intended, op)
+	case profile.GetLinksList:
+		err = q.getLinksList(rec, intended)
+	default:
+		err = q.nodeOp(rec, intended, op)
+	}
+	switch {
+	case err == nil, errors.Is(err, store.ErrConflict):
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// writeLink runs ADD_LINK or UPDATE_LINK: ADD_LINK tries the insert first, UPDATE_LINK the
+// update (the reference's addLink and updateLink).
+func (q *requester) writeLink(rec *runner.Recorder, intended time.Time, op profile.Op) error {
+	m, ctx, rng := q.r.m, q.r.opCtx, q.rng
+	pExist, payload := gen.PAdd, q.pay.link
+	if op == profile.UpdateLink {
+		pExist, payload = gen.PUpdate, q.pay.linkUpdate
+	}
+	ti := rng.IntN(q.r.p.LinkTypes)
+	l := &q.link
+	l.ID1 = m.linkWrite.Choose(rng)
+	l.LinkType = linkType(ti)
+	l.ID2 = m.id2.ForOp(rng, l.ID1, ti, pExist)
+	l.Visibility, l.Version, l.Time = store.Visible, 0, time.Now().UnixMilli()
+	q.data = payload.Fill(rng, q.data)
+	l.Data = q.data
+	var res store.WriteResult
+	err := rec.Do(q.cur, intended, func() (int64, error) {
+		var err error
 		if op == profile.UpdateLink {
-			pExist, payload = gen.PUpdate, q.pay.linkUpdate
+			res, err = q.cl.UpdateLink(ctx, l)
+		} else {
+			res, err = q.cl.AddLink(ctx, l)
 		}
-		ti := rng.IntN(q.r.p.LinkTypes)
-		l := &q.link
-		l.ID1 = m.linkWrite.Choose(rng)
-		l.LinkType = linkType(ti)
-		l.ID2 = m.id2.ForOp(rng, l.ID1, ti, pExist)
-		l.Visibility, l.Version, l.Time = store.Visible, 0, time.Now().UnixMilli()
-		q.data = payload.Fill(rng, q.data)
-		l.Data = q.data
-		// ADD_LINK tries the insert first, UPDATE_LINK the update (the reference's addLink and
-		// updateLink).
-		var res store.WriteResult
-		err = rec.Do(q.cur, intended, func() (int64, error) {
-			var err error
-			if op == profile.UpdateLink {
-				res, err = q.cl.UpdateLink(ctx, l)
-			} else {
-				res, err = q.cl.AddLink(ctx, l)
-			}
-			return 1, err
-		})
-		if err == nil && res == store.Inserted {
-			q.t.linksInserted++
-		}
+		return 1, err
+	})
+	if err == nil && res == store.Inserted {
+		q.t.linksInserted++
+	}
+	return err
+}
+
+// linkOp runs DELETE_LINK, COUNT_LINK or MULTIGET_LINK.
+func (q *requester) linkOp(rec *runner.Recorder, intended time.Time, op profile.Op) error {
+	m, ctx, rng := q.r.m, q.r.opCtx, q.rng
+	var err error
+	switch op {
 	case profile.DeleteLink:
 		ti := rng.IntN(q.r.p.LinkTypes)
 		id1 := m.linkWrite.Choose(rng)
@@ -250,8 +276,15 @@ func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
 		if err == nil {
 			rec.Found(q.cur, int64(found))
 		}
-	case profile.GetLinksList:
-		err = q.getLinksList(rec, intended)
+	}
+	return err
+}
+
+// nodeOp runs ADD_NODE, UPDATE_NODE, DELETE_NODE or GET_NODE.
+func (q *requester) nodeOp(rec *runner.Recorder, intended time.Time, op profile.Op) error {
+	m, ctx, rng := q.r.m, q.r.opCtx, q.rng
+	var err error
+	switch op {
 	case profile.AddNode:
 		n := &q.node
 		n.ID, n.Type, n.Version, n.Time = 0, store.NodeType, 1, int32(time.Now().Unix())
@@ -291,13 +324,7 @@ func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
 			return 1, err
 		})
 	}
-	switch {
-	case err == nil, errors.Is(err, store.ErrConflict):
-		return nil
-	case ctx.Err() != nil:
-		return ctx.Err()
-	}
-	return fmt.Errorf("%s: %w", op, err)
+	return err
 }
 
 // getLinksList lists the newest links of an (id1, link type), or with the profile's history
