@@ -42,7 +42,7 @@ func serverCases() []serverCase {
 }
 
 // require skips (or with CI=true fails) the test when the engine's server is not installed.
-func (c serverCase) require(t *testing.T) {
+func (c serverCase) require(t testing.TB) {
 	t.Helper()
 	if c.driver.Name == "myrocks" {
 		servertest.RequirePlugin(t, "ha_rocksdb")
@@ -53,7 +53,7 @@ func (c serverCase) require(t *testing.T) {
 
 // open opens the engine through a registry: a managed server on a fresh data directory when
 // cfg.DSN is empty. The engine is closed at the end of the test.
-func (c serverCase) open(t *testing.T, cfg engine.Config) (*serverEngine, error) {
+func (c serverCase) open(t testing.TB, cfg engine.Config) (*serverEngine, error) {
 	t.Helper()
 	reg, err := engine.NewRegistry(c.driver)
 	if err != nil {
@@ -77,7 +77,7 @@ func (c serverCase) open(t *testing.T, cfg engine.Config) (*serverEngine, error)
 }
 
 // openManaged opens the engine on a managed server with the small memory settings.
-func (c serverCase) openManaged(t *testing.T) *serverEngine {
+func (c serverCase) openManaged(t testing.TB) *serverEngine {
 	t.Helper()
 	c.require(t)
 	e, err := c.open(t, engine.Config{Settings: c.small})
