@@ -342,24 +342,10 @@ func TestConformance(t *testing.T) {
 	for _, c := range sqldbtest.Servers() {
 		t.Run(c.Driver.Name, func(t *testing.T) {
 			c.Require(t)
-			reg, err := engine.NewRegistry(c.Driver)
-			if err != nil {
-				t.Fatal(err)
-			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			settings := c.Settings(servertest.StatementLogSettings(c.Kind))
 			dir := servertest.DataDir(t)
-			eng, err := reg.Open(ctx, engine.Config{Name: c.Driver.Name, Engine: c.Driver.Name,
-				Settings: settings, DataDir: dir, Log: servertest.Logger(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				if err := eng.Close(); err != nil {
-					t.Errorf("close: %v", err)
-				}
-			}()
+			eng := c.Open(t, ctx, c.Settings(servertest.StatementLogSettings(c.Kind)), dir)
 			e := conformanceEngine{pg: c.Kind == server.Postgres, rocks: c.Plugin != ""}
 			log := servertest.NewStatementLog(t, c.Kind, dir)
 			for _, v := range variants {

@@ -21,22 +21,9 @@ func TestServerEngines(t *testing.T) {
 	for _, c := range sqldbtest.Servers() {
 		t.Run(c.Driver.Name, func(t *testing.T) {
 			c.Require(t)
-			reg, err := engine.NewRegistry(c.Driver)
-			if err != nil {
-				t.Fatal(err)
-			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			eng, err := reg.Open(ctx, engine.Config{Name: c.Driver.Name, Engine: c.Driver.Name,
-				Settings: c.Small, DataDir: servertest.DataDir(t), Log: servertest.Logger(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				if err := eng.Close(); err != nil {
-					t.Errorf("close: %v", err)
-				}
-			}()
+			eng := c.Open(t, ctx, c.Small, servertest.DataDir(t))
 
 			p, _ := DefaultParams("tiny")
 			p.QuerySeconds = 1
@@ -49,7 +36,7 @@ func TestServerEngines(t *testing.T) {
 				Samplers: []runner.Sampler{workload.EngineStats{Engine: eng.(engine.Statser)}},
 			}}
 			var steps []*result.Step
-			err = (&Workload{p: p}).Run(ctx, env, eng, func(s *result.Step) { steps = append(steps, s) })
+			err := (&Workload{p: p}).Run(ctx, env, eng, func(s *result.Step) { steps = append(steps, s) })
 			if err != nil {
 				for _, s := range steps {
 					t.Logf("%s: %s %s", s.Name, s.Status, s.Error)

@@ -3,6 +3,7 @@
 package sqldbtest
 
 import (
+	"context"
 	"maps"
 	"testing"
 
@@ -47,4 +48,25 @@ func (s Server) Settings(extra map[string]string) map[string]string {
 	m := maps.Clone(s.Small)
 	maps.Copy(m, extra)
 	return m
+}
+
+// Open starts the server on the data directory dir with settings and opens the engine on it;
+// the engine is closed (and the server stopped) at the end of the test.
+func (s Server) Open(t testing.TB, ctx context.Context, settings map[string]string, dir string) engine.Engine {
+	t.Helper()
+	reg, err := engine.NewRegistry(s.Driver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := reg.Open(ctx, engine.Config{Name: s.Driver.Name, Engine: s.Driver.Name,
+		Settings: settings, DataDir: dir, Log: servertest.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := eng.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return eng
 }
