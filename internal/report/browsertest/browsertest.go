@@ -206,7 +206,7 @@ func Open(ctx context.Context, path string, width int) (*Result, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, c := range charts {
-		res.Charts = append(res.Charts, Chart{ID: c.ID, Width: c.Width, Height: c.Height, Marks: c.Marks, Colors: c.Colors})
+		res.Charts = append(res.Charts, Chart(c))
 	}
 	res.Screenshot, res.Width, res.Height = shot, cfg.Width, cfg.Height
 	out := *res
