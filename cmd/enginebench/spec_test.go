@@ -483,3 +483,20 @@ func TestFinishExternalRedacts(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecVariant: a run spec sets the variant and the verification policy under params, as any
+// flag, and run.json records them.
+func TestSpecVariant(t *testing.T) {
+	spec := writeSpec(t, "workload: iibench\nscale: tiny\nparams:\n  variant: corrected\n  verify: each-step\nconfigs:\n  - name: n1\n    engine: \"null\"\n")
+	out := filepath.Join(t.TempDir(), "results")
+	if code, stdout, stderr := runCLI(t, "run", "--config", spec, "--out", out, "--data-dir", filepath.Join(t.TempDir(), "d")); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	run, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := run.Workload; w.Variant != "corrected" || w.Verify != "each-step" {
+		t.Errorf("run.json: variant %q, verify %q", w.Variant, w.Verify)
+	}
+}
