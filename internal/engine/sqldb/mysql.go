@@ -334,11 +334,12 @@ func (e *mysqlDB) connect(ctx context.Context, mc *mysql.Config, tableEngine str
 	if mc.Timeout == 0 {
 		mc.Timeout = 30 * time.Second
 	}
+	mc.DialFunc = e.conns.wrapDial(mc.DialFunc)
 	conn, err := mysql.NewConnector(mc)
 	if err != nil {
 		return e.redact(fmt.Errorf("%s: connection settings: %w", e.name, err))
 	}
-	e.db = sql.OpenDB(conn)
+	e.db = sql.OpenDB(e.conns.connector(conn))
 	e.db.SetMaxIdleConns(serverMaxIdleConns)
 	if err := e.db.PingContext(ctx); err != nil {
 		return e.redact(fmt.Errorf("%s: connect to the server: %w", e.name, err))

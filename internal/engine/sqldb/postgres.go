@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strconv"
@@ -267,7 +268,9 @@ func (e *postgresDB) connect(ctx context.Context, pc *pgx.ConnConfig) error {
 	// as one text query (the simple protocol), as psycopg2 sends iibench.py's; a statement
 	// prepared with Prepare is prepared on the server and executed with the extended protocol.
 	pc.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-	e.db = stdlib.OpenDB(*pc)
+	pc.DialFunc = pgconn.DialFunc(e.conns.wrapDial(dialFunc(pc.DialFunc)))
+	e.conns.cancelRequest = pgCancelRequest
+	e.db = sql.OpenDB(e.conns.connector(stdlib.GetConnector(*pc)))
 	e.db.SetMaxIdleConns(serverMaxIdleConns)
 	if err := e.db.QueryRowContext(ctx, "SELECT current_setting('server_version_num')::int, "+
 		"(SELECT oid FROM pg_database WHERE datname = current_database())").Scan(&e.versionNum, &e.dbOID); err != nil {
@@ -442,4 +445,12 @@ func (PostgresDialect) RowValueSeek() bool { return true }
 // out, the only plan left for an ORDER BY is a scan of the index in that order.
 func (PostgresDialect) IndexOrderSettings() []string {
 	return []string{"SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off", "SET LOCAL enable_sort = off"}
+}
+
+// pgCancelRequest returns the cancel request of a pgx connection (see netConns.cancelRequest).
+func pgCancelRequest(dc driver.Conn) func(context.Context) error {
+	if c, ok := dc.(*stdlib.Conn); ok {
+		return c.Conn().PgConn().CancelRequest
+	}
+	return nil
 }

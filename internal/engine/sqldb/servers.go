@@ -34,6 +34,8 @@ type serverCore struct {
 	settings map[string]string
 	dialect  Dialect
 	secrets  []string // strings that must not appear in a message (the DSN, its password)
+	// conns are the network connections of db's pool, for Connect to interrupt.
+	conns netConns
 
 	closeOnce sync.Once
 	closeErr  error
@@ -202,3 +204,6 @@ func lastLogError(tail string) string {
 	}
 	return "its log is empty"
 }
+
+// netConns returns the network connections of the engine's pool (see Connect).
+func (c *serverCore) netConns() *netConns { return &c.conns }
