@@ -2,11 +2,11 @@ package iibench
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
 
 // The reference's statements (the reference variant on MariaDB and PostgreSQL), as iibench.py in
@@ -85,7 +85,7 @@ func (b *sqlBackend) pgRefQuery(idx, limit int) refQuery {
 // refSession is one connection that sends the reference's statements.
 type refSession struct {
 	b     *sqlBackend
-	conn  *sql.Conn
+	conn  *sqldb.Conn
 	pg    bool
 	texts map[int]string // insert statements by rows
 	ready map[queryKey]refQuery
@@ -99,7 +99,7 @@ type refSession struct {
 
 // newRefSession starts the reference's session on conn: MySQLdb turns autocommit off when it
 // connects.
-func newRefSession(ctx context.Context, b *sqlBackend, conn *sql.Conn) (*refSession, error) {
+func newRefSession(ctx context.Context, b *sqlBackend, conn *sqldb.Conn) (*refSession, error) {
 	s := &refSession{b: b, conn: conn, pg: b.d.Name() == "postgres", texts: map[int]string{}, ready: map[queryKey]refQuery{}}
 	if !s.pg {
 		if err := s.exec(ctx, "set autocommit=0"); err != nil {
@@ -111,8 +111,8 @@ func newRefSession(ctx context.Context, b *sqlBackend, conn *sql.Conn) (*refSess
 
 // exec runs a statement without values.
 func (s *refSession) exec(ctx context.Context, q string) error {
-	if _, err := s.conn.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("%s: %w", q, err)
+	if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q); err != nil {
+		return fmt.Errorf("%s: %w", q, s.conn.Err(err))
 	}
 	return nil
 }
@@ -120,14 +120,8 @@ func (s *refSession) exec(ctx context.Context, q string) error {
 // close drops the connection rather than returning it to the pool with autocommit off or a
 // transaction open, as the reference's processes end: the server rolls back what is open.
 func (s *refSession) close() error {
-	err := s.conn.Raw(func(any) error { return driver.ErrBadConn })
-	if errors.Is(err, driver.ErrBadConn) {
-		err = nil
-	}
-	if cerr := s.conn.Close(); cerr != nil && !errors.Is(cerr, sql.ErrConnDone) {
-		err = errors.Join(err, cerr)
-	}
-	return err
+	s.conn.Discard()
+	return nil
 }
 
 // rollback ends the transaction that an error left, as the reference does after a failed
@@ -184,8 +178,8 @@ func (s *refSession) insertRows(ctx context.Context, rows []Row) error {
 			s.args = append(s.args, string(r.Pad[f*p.CharLength:(f+1)*p.CharLength]))
 		}
 	}
-	if _, err := s.conn.ExecContext(ctx, q, s.args...); err != nil {
-		return fmt.Errorf("insert into %s: %w", tableName, err)
+	if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q, s.args...); err != nil {
+		return fmt.Errorf("insert into %s: %w", tableName, s.conn.Err(err))
 	}
 	return nil
 }
@@ -208,9 +202,9 @@ func (s *refSession) query(ctx context.Context, idx int, seek Key, limit int, ou
 	for _, a := range q.args {
 		s.args = append(s.args, s.b.keyArg(indexes[idx].cols[a], seek[a]))
 	}
-	rows, err := s.conn.QueryContext(ctx, text, s.args...)
+	rows, err := s.conn.QueryContext(s.conn.Ctx(ctx), text, s.args...)
 	if err != nil {
-		return out[:0], s.rollback(ctx, fmt.Errorf("query %s: %w", indexes[idx].name, err))
+		return out[:0], s.rollback(ctx, fmt.Errorf("query %s: %w", indexes[idx].name, s.conn.Err(err)))
 	}
 	if out, err = s.scan.all(rows, idx, q.cols, out); err != nil {
 		return out, s.rollback(ctx, err)

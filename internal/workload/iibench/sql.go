@@ -15,6 +15,7 @@ import (
 // reference's statements, sent as text (refsql.go); otherwise, and always on SQLite, which no
 // reference runs, sessions prepare enginebench's statements on the server (this file).
 type sqlBackend struct {
+	eng sqldb.DB
 	db  *sql.DB
 	d   sqldb.Dialect
 	p   *Params
@@ -24,7 +25,7 @@ type sqlBackend struct {
 func newSQLBackend(db sqldb.DB, p *Params) *sqlBackend {
 	d := db.Dialect()
 	ref := !p.Corrected() && (d.Name() == "mysql" || d.Name() == "postgres")
-	return &sqlBackend{db: db.SQL(), d: d, p: p, ref: ref}
+	return &sqlBackend{eng: db, db: db.SQL(), d: d, p: p, ref: ref}
 }
 
 func (b *sqlBackend) retryable(err error) bool { return b.d.Retryable(err) }
@@ -243,7 +244,7 @@ func (b *sqlBackend) keyArg(c int, v int64) any {
 func dateText(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.DateTime) }
 
 func (b *sqlBackend) newSession(ctx context.Context) (session, error) {
-	conn, err := b.db.Conn(ctx)
+	conn, err := sqldb.Connect(ctx, b.eng)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
@@ -265,7 +266,7 @@ type prepared struct {
 // SQLite).
 type sqlSession struct {
 	b       *sqlBackend
-	conn    *sql.Conn
+	conn    *sqldb.Conn
 	inserts map[int]*sql.Stmt // by rows per statement
 	queries map[queryKey]*prepared
 	args    []any
@@ -288,7 +289,7 @@ func (s *sqlSession) insertStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 		return st, nil
 	}
 	tuple := "(" + s.b.d.TimestampFromUnix("?") + ",?,?,?,?,?" + strings.Repeat(",?", s.b.p.CharFields) + ")"
-	st, err := s.conn.PrepareContext(ctx, s.b.insertText(n, tuple))
+	st, err := s.conn.PrepareContext(s.conn.Ctx(ctx), s.b.insertText(n, tuple))
 	if err != nil {
 		return nil, fmt.Errorf("prepare the insert of %d rows: %w", n, err)
 	}
@@ -301,7 +302,7 @@ func (s *sqlSession) insertStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 func (s *sqlSession) insert(ctx context.Context, rows []Row) (err error) {
 	chunk := s.b.chunk()
 	if len(rows) > chunk {
-		if _, err := s.conn.ExecContext(ctx, s.b.d.BeginWrite()); err != nil {
+		if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), s.b.d.BeginWrite()); err != nil {
 			return fmt.Errorf("insert into %s: begin: %w", tableName, err)
 		}
 		defer func() {
@@ -338,8 +339,8 @@ func (s *sqlSession) insertRows(ctx context.Context, rows []Row) error {
 			s.args = append(s.args, r.Pad[f*p.CharLength:(f+1)*p.CharLength])
 		}
 	}
-	if _, err := st.ExecContext(ctx, s.args...); err != nil {
-		return fmt.Errorf("insert into %s: %w", tableName, err)
+	if _, err := st.ExecContext(s.conn.Ctx(ctx), s.args...); err != nil {
+		return fmt.Errorf("insert into %s: %w", tableName, s.conn.Err(err))
 	}
 	return nil
 }
@@ -349,7 +350,7 @@ func (s *sqlSession) query(ctx context.Context, idx int, seek Key, limit int, ou
 	q, ok := s.queries[key]
 	if !ok {
 		text, args := s.b.queryText(idx, limit)
-		st, err := s.conn.PrepareContext(ctx, text)
+		st, err := s.conn.PrepareContext(s.conn.Ctx(ctx), text)
 		if err != nil {
 			return out[:0], fmt.Errorf("prepare %q: %w", text, err)
 		}
@@ -360,11 +361,12 @@ func (s *sqlSession) query(ctx context.Context, idx int, seek Key, limit int, ou
 	for _, a := range q.args {
 		s.args = append(s.args, s.b.keyArg(indexes[idx].cols[a], seek[a]))
 	}
-	rows, err := q.st.QueryContext(ctx, s.args...)
+	rows, err := q.st.QueryContext(s.conn.Ctx(ctx), s.args...)
 	if err != nil {
-		return out[:0], fmt.Errorf("query %s: %w", indexes[idx].name, err)
+		return out[:0], fmt.Errorf("query %s: %w", indexes[idx].name, s.conn.Err(err))
 	}
-	return s.scan.all(rows, idx, indexes[idx].cols, out)
+	out, err = s.scan.all(rows, idx, indexes[idx].cols, out)
+	return out, s.conn.Err(err)
 }
 
 // colSkip marks a selected column that is no part of the index's key.

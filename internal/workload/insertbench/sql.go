@@ -3,7 +3,6 @@ package insertbench
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -33,9 +32,10 @@ const pointPrepared = "pk_query_ps"
 const insertColumns = "(dateandtime,cashregisterid,customerid,productid,price,data)"
 
 type sqlBackend struct {
-	db *sql.DB
-	d  sqldb.Dialect
-	p  *Params
+	eng sqldb.DB
+	db  *sql.DB
+	d   sqldb.Dialect
+	p   *Params
 	// text is the reference's protocol (iibench.py:1047, :1344): every statement goes to the
 	// server as text with its values in it, and PostgreSQL's queries are PREPAREd and
 	// EXECUTEd by name in text (np.sh:285-288 passes --use_prepared_query). Otherwise (the
@@ -47,7 +47,7 @@ type sqlBackend struct {
 
 func newSQLBackend(db sqldb.DB, p *Params) *sqlBackend {
 	d := db.Dialect()
-	return &sqlBackend{db: db.SQL(), d: d, p: p,
+	return &sqlBackend{eng: db, db: db.SQL(), d: d, p: p,
 		text: !p.Corrected() && d.Name() != "sqlite", pg: d.Name() == "postgres"}
 }
 
@@ -97,7 +97,7 @@ func (b *sqlBackend) count(ctx context.Context, t *table, idx int) (int64, error
 }
 
 func (b *sqlBackend) newSession(ctx context.Context, announce bool) (session, error) {
-	conn, err := b.db.Conn(ctx)
+	conn, err := sqldb.Connect(ctx, b.eng)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
@@ -129,7 +129,7 @@ type stmtKey struct {
 // texts in the text protocol, else prepared statements.
 type sqlSession struct {
 	b     *sqlBackend
-	conn  *sql.Conn
+	conn  *sqldb.Conn
 	stmts map[stmtKey]*sql.Stmt
 	texts map[stmtKey]string
 	// prepared is set once the session has PREPAREd statements by name (PostgreSQL, text
@@ -149,8 +149,7 @@ func (s *sqlSession) close() error {
 		st.Close()
 	}
 	if s.prepared {
-		// driver.ErrBadConn from Raw makes database/sql close the connection.
-		s.conn.Raw(func(any) error { return driver.ErrBadConn })
+		s.conn.Discard()
 		return nil
 	}
 	return s.conn.Close()
@@ -171,7 +170,7 @@ func (s *sqlSession) statement(ctx context.Context, key stmtKey, text func() str
 		return "", st, nil
 	}
 	q := s.b.bind(text())
-	st, err := s.conn.PrepareContext(ctx, q)
+	st, err := s.conn.PrepareContext(s.conn.Ctx(ctx), q)
 	if err != nil {
 		return "", nil, fmt.Errorf("prepare %q: %w", q, err)
 	}
@@ -185,10 +184,13 @@ func (s *sqlSession) exec(ctx context.Context, key stmtKey, text func() string) 
 	if err != nil {
 		return nil, err
 	}
+	var res sql.Result
 	if st != nil {
-		return st.ExecContext(ctx, s.args...)
+		res, err = st.ExecContext(s.conn.Ctx(ctx), s.args...)
+	} else {
+		res, err = s.conn.ExecContext(s.conn.Ctx(ctx), q, s.args...)
 	}
-	return s.conn.ExecContext(ctx, q, s.args...)
+	return res, s.conn.Err(err)
 }
 
 // query is exec for a statement that returns rows.
@@ -197,10 +199,13 @@ func (s *sqlSession) query(ctx context.Context, key stmtKey, text func() string)
 	if err != nil {
 		return nil, err
 	}
+	var rows *sql.Rows
 	if st != nil {
-		return st.QueryContext(ctx, s.args...)
+		rows, err = st.QueryContext(s.conn.Ctx(ctx), s.args...)
+	} else {
+		rows, err = s.conn.QueryContext(s.conn.Ctx(ctx), q, s.args...)
 	}
-	return s.conn.QueryContext(ctx, q, s.args...)
+	return rows, s.conn.Err(err)
 }
 
 // bind replaces each ? of q with the dialect's placeholder.
@@ -209,11 +214,11 @@ func (b *sqlBackend) bind(q string) string { return sqldb.Bind(b.d, q) }
 func (s *sqlSession) insert(ctx context.Context, t *table, rows []Row) error {
 	var err error
 	if s.b.text {
-		_, err = s.conn.ExecContext(ctx, string(s.insertText(t, rows)))
+		_, err = s.conn.ExecContext(s.conn.Ctx(ctx), string(s.insertText(t, rows)))
 	} else {
 		err = s.insertPrepared(ctx, t, rows)
 	}
-	if err != nil {
+	if err = s.conn.Err(err); err != nil {
 		return fmt.Errorf("insert into %s: %w", t.name, err)
 	}
 	t.inserted.Add(int64(len(rows)))
@@ -298,8 +303,8 @@ func (s *sqlSession) createIndexes(ctx context.Context, t *table) (int64, error)
 		}
 	}
 	for _, q := range stmts {
-		if _, err := s.conn.ExecContext(ctx, q); err != nil {
-			return 0, fmt.Errorf("create the indexes of %s: %s: %w", t.name, q, err)
+		if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q); err != nil {
+			return 0, fmt.Errorf("create the indexes of %s: %s: %w", t.name, q, s.conn.Err(err))
 		}
 	}
 	t.indexed.Store(true)
@@ -339,8 +344,8 @@ func (s *sqlSession) maxID(ctx context.Context, t *table) (int64, bool, error) {
 func (s *sqlSession) aggregate(ctx context.Context, t *table, fn string) (int64, bool, error) {
 	q := "select " + fn + "(transactionid) from " + t.name
 	var v sql.NullInt64
-	if err := s.conn.QueryRowContext(ctx, q).Scan(&v); err != nil {
-		return 0, false, fmt.Errorf("%s: %w", q, err)
+	if err := s.conn.QueryRowContext(s.conn.Ctx(ctx), q).Scan(&v); err != nil {
+		return 0, false, fmt.Errorf("%s: %w", q, s.conn.Err(err))
 	}
 	return v.Int64, v.Valid, nil
 }
@@ -385,8 +390,8 @@ func (s *sqlSession) prepareQueries(ctx context.Context, t *table, point bool) e
 	}
 	s.prepared = true
 	for _, q := range stmts {
-		if _, err := s.conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
+		if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q); err != nil {
+			return fmt.Errorf("%s: %w", q, s.conn.Err(err))
 		}
 	}
 	return nil
@@ -409,7 +414,7 @@ func (s *sqlSession) rangeQuery(ctx context.Context, t *table, idx int, start in
 		return 0, fmt.Errorf("range query on %s: %w", indexName(t, idx), err)
 	}
 	n, err := s.scanAll(rows)
-	if err != nil {
+	if err = s.conn.Err(err); err != nil {
 		return n, fmt.Errorf("range query on %s: %w", indexName(t, idx), err)
 	}
 	return n, nil
@@ -430,7 +435,7 @@ func (s *sqlSession) pointQuery(ctx context.Context, t *table, ids []int64) (int
 		return 0, fmt.Errorf("point query on %s: %w", t.name, err)
 	}
 	n, err := s.scanAll(rows)
-	if err != nil {
+	if err = s.conn.Err(err); err != nil {
 		return n, fmt.Errorf("point query on %s: %w", t.name, err)
 	}
 	return n, nil

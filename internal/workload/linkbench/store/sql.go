@@ -82,6 +82,7 @@ var emptyData = []byte{}
 
 // sqlStore is the Store of an SQL engine.
 type sqlStore struct {
+	eng     sqldb.DB
 	db      *sql.DB
 	d       sqldb.Dialect
 	opt     Options
@@ -105,7 +106,7 @@ type sqlStore struct {
 
 func newSQLStore(db sqldb.DB, opt Options) *sqlStore {
 	d := db.Dialect()
-	s := &sqlStore{db: db.SQL(), d: d, opt: opt}
+	s := &sqlStore{eng: db, db: db.SQL(), d: d, opt: opt}
 	s.autoIDs = d.Name() != "sqlite"
 	s.implicitTx = d.Name() == "mysql"
 	s.twoConns = d.Name() != "sqlite"

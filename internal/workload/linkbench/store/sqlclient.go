@@ -3,11 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
 
 // sqlClient is one client of the SQL store: as in the reference, a connection that writes
@@ -18,7 +19,7 @@ type sqlClient struct {
 	s *sqlStore
 	// rconn runs the reads, the node operations and the load's inserts; wconn the link
 	// writes (the same connection on SQLite).
-	rconn, wconn *sql.Conn
+	rconn, wconn *sqldb.Conn
 	// broken is set when a transaction could not be rolled back: the connection's state is
 	// unknown, and no operation is retried on it.
 	broken bool
@@ -58,20 +59,20 @@ func (s *sqlStore) Client(ctx context.Context) (Client, error) {
 	c := &sqlClient{s: s, bulk: map[[2]int]*sql.Stmt{},
 		retryState: retryState{maxRetries: s.opt.MaxRetries, sleep: s.sleep}}
 	var err error
-	if c.rconn, err = s.db.Conn(ctx); err != nil {
+	if c.rconn, err = sqldb.Connect(ctx, s.eng); err != nil {
 		return nil, fmt.Errorf("linkbench client: connect: %w", err)
 	}
 	c.wconn = c.rconn
 	if !s.twoConns {
 		return c, nil
 	}
-	if c.wconn, err = s.db.Conn(ctx); err != nil {
+	if c.wconn, err = sqldb.Connect(ctx, s.eng); err != nil {
 		c.rconn.Close()
 		return nil, fmt.Errorf("linkbench client: connect: %w", err)
 	}
 	if s.implicitTx {
-		if _, err := c.wconn.ExecContext(ctx, "SET autocommit=0"); err != nil {
-			discard(c.wconn)
+		if _, err := c.wconn.ExecContext(c.sctx(ctx), "SET autocommit=0"); err != nil {
+			c.wconn.Discard()
 			c.rconn.Close()
 			return nil, fmt.Errorf("linkbench client: set autocommit=0: %w", err)
 		}
@@ -79,11 +80,9 @@ func (s *sqlStore) Client(ctx context.Context) (Client, error) {
 	return c, nil
 }
 
-// discard closes conn instead of returning it to the pool (its session state is not the
-// pool's: autocommit off, or unknown).
-func discard(conn *sql.Conn) {
-	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-}
+// sctx returns the context of the client's statements for a caller whose context is ctx (see
+// sqldb.Conn.Ctx; both connections were opened with the same context).
+func (c *sqlClient) sctx(ctx context.Context) context.Context { return c.rconn.Ctx(ctx) }
 
 // Close closes the prepared statements and the connections: the read connection goes back to
 // the pool, the write connection is discarded when its session is not the pool's.
@@ -104,13 +103,13 @@ func (c *sqlClient) Close() error {
 	}
 	if c.wconn != c.rconn {
 		if c.s.implicitTx || c.broken || c.txDirty {
-			discard(c.wconn)
+			c.wconn.Discard()
 		} else if err := c.wconn.Close(); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if c.rconn == c.wconn && (c.broken || c.txDirty) {
-		discard(c.rconn)
+		c.rconn.Discard()
 	} else if err := c.rconn.Close(); err != nil {
 		errs = append(errs, err)
 	}
@@ -129,7 +128,7 @@ func (c *sqlClient) stmt(ctx context.Context, i int) (*sql.Stmt, error) {
 	if writeStmt(i) {
 		conn = c.wconn
 	}
-	st, err := conn.PrepareContext(ctx, c.s.text[i])
+	st, err := conn.PrepareContext(c.sctx(ctx), c.s.text[i])
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", c.s.text[i], err)
 	}
@@ -157,7 +156,7 @@ func (c *sqlClient) begin(ctx context.Context) error {
 	if c.s.implicitTx || c.txOpen {
 		return nil
 	}
-	if _, err := c.wconn.ExecContext(ctx, c.s.d.BeginWrite()); err != nil {
+	if _, err := c.wconn.ExecContext(c.sctx(ctx), c.s.d.BeginWrite()); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	c.txOpen, c.txDirty = true, true
@@ -181,7 +180,7 @@ func (c *sqlClient) wexec(ctx context.Context, i int, args ...any) (sql.Result, 
 	if err != nil {
 		return nil, err
 	}
-	res, err := st.ExecContext(ctx, args...)
+	res, err := st.ExecContext(c.sctx(ctx), args...)
 	c.ran(err)
 	return res, err
 }
@@ -191,7 +190,7 @@ func (c *sqlClient) commit(ctx context.Context) error {
 	if !c.txOpen {
 		return nil
 	}
-	_, err := c.wconn.ExecContext(ctx, "COMMIT")
+	_, err := c.wconn.ExecContext(c.sctx(ctx), "COMMIT")
 	if err != nil {
 		c.ran(err)
 		return fmt.Errorf("commit: %w", err)
@@ -342,7 +341,7 @@ func (c *sqlClient) visibility(ctx context.Context, id1, linkType, id2 int64) (v
 	if err != nil {
 		return 0, false, err
 	}
-	err = st.QueryRowContext(ctx, id1, id2, linkType).Scan(&vis)
+	err = st.QueryRowContext(c.sctx(ctx), id1, id2, linkType).Scan(&vis)
 	if errors.Is(err, sql.ErrNoRows) {
 		c.ran(nil)
 		return 0, false, nil
@@ -433,7 +432,7 @@ func (c *sqlClient) getLinkList(ctx context.Context, id1, linkType, maxTime int6
 	if err != nil {
 		return 0, 0, err
 	}
-	rows, err := st.QueryContext(ctx, id1, linkType, int64(0), maxTime, int64(limit), int64(offset))
+	rows, err := st.QueryContext(c.sctx(ctx), id1, linkType, int64(0), maxTime, int64(limit), int64(offset))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -470,7 +469,7 @@ func (c *sqlClient) MultigetLinks(ctx context.Context, id1, linkType int64, id2s
 	}
 	q := c.multigetText(id1, linkType, id2s)
 	for attempt := 0; ; attempt++ {
-		rows, err := c.rconn.QueryContext(ctx, q)
+		rows, err := c.rconn.QueryContext(c.sctx(ctx), q)
 		if err == nil {
 			var n int
 			if n, _, err = c.scanLinks(rows); err == nil {
@@ -520,7 +519,7 @@ func (c *sqlClient) countLinks(ctx context.Context, id1, linkType int64) (int64,
 		return 0, err
 	}
 	var n int64
-	err = st.QueryRowContext(ctx, id1, linkType).Scan(&n)
+	err = st.QueryRowContext(c.sctx(ctx), id1, linkType).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -547,13 +546,13 @@ func (c *sqlClient) addNode(ctx context.Context, n *Node) (int64, error) {
 		return 0, err
 	}
 	if c.s.d.Name() == "postgres" {
-		rows, err := st.QueryContext(ctx, int64(n.Type), n.Version, int64(n.Time), data(n.Data))
+		rows, err := st.QueryContext(c.sctx(ctx), int64(n.Type), n.Version, int64(n.Time), data(n.Data))
 		if err != nil {
 			return 0, err
 		}
 		return c.scanIDs(rows, nil)
 	}
-	res, err := st.ExecContext(ctx, int64(n.Type), n.Version, int64(n.Time), data(n.Data))
+	res, err := st.ExecContext(c.sctx(ctx), int64(n.Type), n.Version, int64(n.Time), data(n.Data))
 	if err != nil {
 		return 0, err
 	}
@@ -623,7 +622,7 @@ func (c *sqlClient) execFound(ctx context.Context, i int, args ...any) (bool, er
 	if err != nil {
 		return false, err
 	}
-	res, err := st.ExecContext(ctx, args...)
+	res, err := st.ExecContext(c.sctx(ctx), args...)
 	if err != nil {
 		return false, err
 	}
@@ -650,7 +649,7 @@ func (c *sqlClient) getNode(ctx context.Context, id int64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	rows, err := st.QueryContext(ctx, id)
+	rows, err := st.QueryContext(c.sctx(ctx), id)
 	if err != nil {
 		return false, err
 	}

@@ -14,7 +14,7 @@ import (
 // with their ids: nothing to do.
 func (c *sqlClient) ResetNodes(ctx context.Context, startID int64) error {
 	for _, q := range c.s.resetNodesText(startID) {
-		if _, err := c.rconn.ExecContext(ctx, q); err != nil {
+		if _, err := c.rconn.ExecContext(c.sctx(ctx), q); err != nil {
 			return fmt.Errorf("reset nodes: %s: %w", q, err)
 		}
 	}
@@ -83,7 +83,7 @@ func (c *sqlClient) insertAll(ctx context.Context, op string, t, n int, size fun
 func (c *sqlClient) insertOnce(ctx context.Context, t, n int, size func(int) int, add func([]any, int) []any, nodes []Node) error {
 	tx := c.chunk(t, 0, n, size) < n
 	if tx {
-		if _, err := c.rconn.ExecContext(ctx, c.s.d.BeginWrite()); err != nil {
+		if _, err := c.rconn.ExecContext(c.sctx(ctx), c.s.d.BeginWrite()); err != nil {
 			return fmt.Errorf("begin: %w", err)
 		}
 	}
@@ -101,7 +101,7 @@ func (c *sqlClient) insertOnce(ctx context.Context, t, n int, size func(int) int
 		done += k
 	}
 	if tx {
-		if _, err := c.rconn.ExecContext(ctx, "COMMIT"); err != nil {
+		if _, err := c.rconn.ExecContext(c.sctx(ctx), "COMMIT"); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
 	}
@@ -136,7 +136,7 @@ func (c *sqlClient) insertRows(ctx context.Context, t, first, k int, add func([]
 	st := c.bulk[key]
 	if st == nil {
 		var err error
-		if st, err = c.rconn.PrepareContext(ctx, c.s.bulkInsert(t, k)); err != nil {
+		if st, err = c.rconn.PrepareContext(c.sctx(ctx), c.s.bulkInsert(t, k)); err != nil {
 			return fmt.Errorf("prepare the insert of %d rows: %w", k, err)
 		}
 		c.bulk[key] = st
@@ -146,19 +146,19 @@ func (c *sqlClient) insertRows(ctx context.Context, t, first, k int, add func([]
 		c.args = add(c.args, i)
 	}
 	if t != bulkNodes || !c.s.autoIDs {
-		_, err := st.ExecContext(ctx, c.args...)
+		_, err := st.ExecContext(c.sctx(ctx), c.args...)
 		return err
 	}
 	want := nodes[first : first+k]
 	if c.s.d.Name() == "postgres" {
-		rows, err := st.QueryContext(ctx, c.args...)
+		rows, err := st.QueryContext(c.sctx(ctx), c.args...)
 		if err != nil {
 			return err
 		}
 		_, err = c.scanIDs(rows, want)
 		return err
 	}
-	res, err := st.ExecContext(ctx, c.args...)
+	res, err := st.ExecContext(c.sctx(ctx), c.args...)
 	if err != nil {
 		return err
 	}
