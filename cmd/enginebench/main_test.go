@@ -210,9 +210,17 @@ func TestRunNullEngineSkipsVerification(t *testing.T) {
 	if !strings.Contains(strings.Join(c.Notes, " "), "verification is skipped") {
 		t.Errorf("null config notes %q do not say verification is skipped", c.Notes)
 	}
+	// The client-saturation check runs at its default limit; an embedded engine is its own
+	// client, so no step has a client share or a mark.
+	if run.ClientCPULimitPct != 50 {
+		t.Errorf("run.json: client_cpu_limit_pct %v, want the default 50", run.ClientCPULimitPct)
+	}
 	for _, s := range c.Steps {
 		if s.Verify != nil {
 			t.Errorf("step %s verified on the null engine", s.Name)
+		}
+		if s.ClientBound || (s.Resources != nil && s.Resources.ClientCPUPct != nil) {
+			t.Errorf("step %s of an embedded engine: client_bound %v, resources %s", s.Name, s.ClientBound, show(s.Resources))
 		}
 	}
 }
@@ -258,6 +266,12 @@ func TestBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"unknown variant", []string{"--variant", "fixed"}, `--variant "fixed": must be reference or corrected`},
 		{"unknown variant of linkbench", []string{"linkbench", "--variant", "Corrected"}, `--variant "Corrected": must be reference or corrected`},
 		{"unknown verify policy", []string{"iibench", "--verify", "never"}, `--verify "never": must be end or each-step`},
+		{"client CPU limit zero", []string{"--client-cpu-limit", "0"}, "--client-cpu-limit 0: want a percentage of all CPUs, more than 0 and at most 100"},
+		{"client CPU limit negative", []string{"linkbench", "--client-cpu-limit", "-5"}, "--client-cpu-limit -5: want a percentage"},
+		{"client CPU limit above 100", []string{"iibench", "--client-cpu-limit", "100.5"}, "--client-cpu-limit 100.5: want a percentage"},
+		{"client CPU limit NaN", []string{"--client-cpu-limit", "NaN"}, "--client-cpu-limit NaN: want a percentage"},
+		{"client CPU limit infinite", []string{"--client-cpu-limit", "Inf"}, "--client-cpu-limit +Inf: want a percentage"},
+		{"client CPU limit not a number", []string{"--client-cpu-limit", "half"}, `invalid argument "half" for "--client-cpu-limit"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

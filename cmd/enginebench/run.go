@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/report"
 	"github.com/enginebench/enginebench/internal/result"
@@ -45,9 +47,11 @@ type runFlags struct {
 	seed    uint64
 	variant string
 	verify  string
-	p       insertbench.Params // sizes and options; applied only where a flag was given
-	lb      linkbench.Params
-	ii      iibench.Params
+	// clientCPULimit is the client-saturation check's limit, in percent of all CPUs.
+	clientCPULimit float64
+	p              insertbench.Params // sizes and options; applied only where a flag was given
+	lb             linkbench.Params
+	ii             iibench.Params
 	// owner maps each workload-specific flag to the workloads it belongs to.
 	owner map[string][]string
 }
@@ -98,6 +102,7 @@ configuration.`,
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of every random value (default: the workload's, insert 3221223452, linkbench 20121212, iibench 1017)")
 	fl.StringVar(&f.variant, "variant", string(workload.Reference), "reference: what the reference implementation does, statement for statement (default); corrected: with every documented correction (docs/fidelity.md)")
 	fl.StringVar(&f.verify, "verify", string(workload.VerifyEnd), "when to check that nothing written was lost: end (after the last step) or each-step (also after every step that writes)")
+	fl.Float64Var(&f.clientCPULimit, "client-cpu-limit", measure.DefaultClientCPULimitPct, "client-saturation check: a step in which the client (this process; server engines only) used more than `PCT` percent of all CPUs is marked client-bound, as the client may have limited the engine (more than 0, at most 100)")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
 		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
@@ -166,6 +171,14 @@ func (f *runFlags) fidelity(fl *pflag.FlagSet, p *workload.Fidelity) {
 	if fl.Changed("verify") {
 		p.Verify = workload.Verify(f.verify)
 	}
+}
+
+// checkClientCPULimit refuses a --client-cpu-limit that is not a percentage of the CPUs.
+func checkClientCPULimit(pct float64) error {
+	if math.IsNaN(pct) || pct <= 0 || pct > 100 {
+		return fmt.Errorf("--client-cpu-limit %v: want a percentage of all CPUs, more than 0 and at most 100", pct)
+	}
+	return nil
 }
 
 // splitList splits a comma-separated list, dropping blanks.
@@ -460,6 +473,9 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	if err := f.checkWorkloadFlags(fl, name); err != nil {
 		return usageError{err}
 	}
+	if err := checkClientCPULimit(f.clientCPULimit); err != nil {
+		return usageError{err}
+	}
 	w, err := f.workload(fl, name)
 	if err != nil {
 		return usageError{err}
@@ -565,7 +581,8 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 		host.DataDevice, host.Filesystem = "", "" // hostInfo("") describes the working directory
 	}
 	run := &result.Run{Tool: toolInfo(), RunID: runID, StartedAt: started,
-		Command: append([]string{"enginebench"}, redactArgs(os.Args[1:])...), Host: host}
+		Command: append([]string{"enginebench"}, redactArgs(os.Args[1:])...), Host: host,
+		ClientCPULimitPct: f.clientCPULimit}
 	if sp != nil {
 		if err := dir.WriteFile("run-spec.yaml", sp.Copy); err != nil {
 			return exitError{exitFailed, err.Error()}
@@ -580,7 +597,7 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	plan := workload.Plan{
 		Workload: w, Registry: reg, Configs: cfgs, Dir: dir, Keep: f.keep, Run: run,
 		Env: workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
-			Progress: runner.NewProgress(stderr, terminal)}},
+			Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit}},
 	}
 	what := "engines " + f.engines
 	if sp != nil {

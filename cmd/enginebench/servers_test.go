@@ -27,7 +27,9 @@ func serverDataDir(t *testing.T) string {
 
 // TestServerMatrixSpec runs a spec with two configurations of postgres that differ in a server
 // setting: both run, each on its own managed server with its setting in force, and the
-// server's CPU is charged to the DBMS, the harness's to the client.
+// server's CPU is charged to the DBMS, the harness's to the client. The spec's client CPU
+// limit is so low that the client of every load exceeds it: the load is marked client-bound
+// in run.json and in the summary.
 func TestServerMatrixSpec(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
@@ -36,7 +38,7 @@ func TestServerMatrixSpec(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "pg.yaml")
 	os.WriteFile(spec, []byte(`scale: tiny
-params: {steps: "l.i0,l.x,l.i1,cleanup"}
+params: {steps: "l.i0,l.x,l.i1,cleanup", client-cpu-limit: 0.001}
 configs:
   - name: pg-base
     engine: postgres
@@ -72,6 +74,10 @@ configs:
 		if e == nil || e.DBCPUpq == nil || *e.DBCPUpq <= 0 || e.ClientCPUpq == nil || *e.ClientCPUpq <= 0 {
 			t.Errorf("%s l.i0: the server's and the client's CPU are not both measured: %s", c.Name, show(e))
 		}
+		if r := c.Steps[0].Resources; r == nil || r.ClientCPUPct == nil || *r.ClientCPUPct <= 0.001 || !c.Steps[0].ClientBound {
+			t.Errorf("%s l.i0: client share %s, client_bound %v; want above the limit of 0.001%%, and marked",
+				c.Name, show(r), c.Steps[0].ClientBound)
+		}
 		// The cleanup vacuumed every table and checkpointed. (Its dead_tuples after are not
 		// checked: PostgreSQL publishes table statistics lazily, so a count can lag; so does
 		// the checkpoint count, which the checkpointer publishes after it has woken the
@@ -83,6 +89,15 @@ configs:
 		if !slices.ContainsFunc(c.Steps[3].Notes, func(n string) bool { return strings.HasPrefix(n, "CHECKPOINT: ") }) {
 			t.Errorf("%s cleanup: no CHECKPOINT in the step's notes %q", c.Name, c.Steps[3].Notes)
 		}
+	}
+	if run.ClientCPULimitPct != 0.001 {
+		t.Errorf("run.json: client_cpu_limit_pct %v, want 0.001 from the spec", run.ClientCPULimitPct)
+	}
+	if !strings.Contains(stdout, "(client-bound)") || !strings.Contains(stdout, "more than 0.001% of the CPUs") {
+		t.Errorf("the summary does not mark the client-bound loads or lacks the legend:\n%s", stdout)
+	}
+	if csv, err := os.ReadFile(filepath.Join(out, "intervals.csv")); err != nil || !strings.Contains(string(csv), ",client_cpu_pct,") {
+		t.Errorf("intervals.csv has no client_cpu_pct column: %v", err)
 	}
 	if serverProcesses(t, "postgres", data) != nil {
 		t.Error("a server process is left")
@@ -98,7 +113,7 @@ func TestExternalServer(t *testing.T) {
 	}
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
 	args, out := tinyArgs(t, "postgres", "--steps", "l.i0,l.x", "--dsn", srv.DSN(),
-		"--db-pid", strconv.Itoa(srv.PID()))
+		"--db-pid", strconv.Itoa(srv.PID()), "--client-cpu-limit", "100")
 	for i, a := range args { // measure the server's own data directory
 		if a == "--data-dir" {
 			args[i+1] = srv.DataDir()
@@ -122,6 +137,13 @@ func TestExternalServer(t *testing.T) {
 	e, z := c.Steps[0].Efficiency, c.Steps[0].Size
 	if e == nil || e.DBCPUpq == nil || *e.DBCPUpq <= 0 || z == nil || z.DBGB1 == nil || *z.DBGB1 <= 0 {
 		t.Errorf("l.i0: the server given by --db-pid and --data-dir is not measured: %s %s", show(e), show(z))
+	}
+	// The client's share is measured; no client can use more than all the CPUs.
+	if r := c.Steps[0].Resources; r == nil || r.ClientCPUPct == nil || *r.ClientCPUPct <= 0 || c.Steps[0].ClientBound {
+		t.Errorf("l.i0: client share %s, client_bound %v; want measured and under --client-cpu-limit 100", show(r), c.Steps[0].ClientBound)
+	}
+	if run.ClientCPULimitPct != 100 {
+		t.Errorf("run.json: client_cpu_limit_pct %v, want 100 from --client-cpu-limit", run.ClientCPULimitPct)
 	}
 	if err := srv.Alive(); err != nil {
 		t.Errorf("the run stopped the user's server: %v", err)

@@ -78,6 +78,9 @@ const (
 	KeyWAwait  = "w_await_ms"
 	KeyAquSz   = "aqu_sz"
 	KeyUtilPct = "util_pct"
+	// KeyClientCPUPct is the client's share of the machine: KeyClientCPU as a percentage of
+	// KeyCPUAll.
+	KeyClientCPUPct = "client_cpu_pct"
 )
 
 // Basis says what a step's resource totals are divided by.
@@ -175,8 +178,8 @@ func perOp(u map[string]float64, ops, writes int64, bytesPerWrite float64) map[s
 }
 
 // PerSecond derives from the raw metrics u what vmstat and iostat show: rates per second of
-// KeySeconds, the host's us+sy CPU as a percentage of its CPUs' time, and the device's average
-// wait per read and per write, queue size and utilisation. A metric whose inputs are absent,
+// KeySeconds, the host's us+sy CPU and the client's CPU as percentages of its CPUs' time, and
+// the device's average wait per read and per write, queue size and utilisation. A metric whose inputs are absent,
 // or whose divisor is zero (no time, no reads), is left out.
 func PerSecond(u map[string]float64) map[string]float64 {
 	out := map[string]float64{}
@@ -200,6 +203,9 @@ func PerSecond(u map[string]float64) map[string]float64 {
 	if busy, ok := u[KeyCPUUsSy]; ok && u[KeyCPUAll] > 0 {
 		out[KeyCPUps] = busy / u[KeyCPUAll] * 100
 	}
+	if pct, ok := ClientCPUPct(u); ok {
+		out[KeyClientCPUPct] = pct
+	}
 	await := func(key, ms, n string) {
 		if v, ok := u[ms]; ok && u[n] > 0 {
 			out[key] = v / u[n]
@@ -210,11 +216,38 @@ func PerSecond(u map[string]float64) map[string]float64 {
 	return out
 }
 
+// DefaultClientCPULimitPct is the default limit of the client-saturation check, in percent
+// of all CPUs (--client-cpu-limit).
+const DefaultClientCPULimitPct = 50
+
+// ClientCPUPct is the client's share of the machine in the raw metrics u: the client's CPU
+// seconds as a percentage of all CPUs' time (100: every CPU busy with the client; at most
+// 100). ok is false when either was not measured (an embedded engine has no client CPU apart
+// from the engine's) or no CPU time passed.
+func ClientCPUPct(u map[string]float64) (pct float64, ok bool) {
+	client, ok := u[KeyClientCPU]
+	all := u[KeyCPUAll]
+	if !ok || all <= 0 {
+		return 0, false
+	}
+	// The client's time (getrusage) and the host's (/proc/stat ticks) are counted by
+	// different clocks: a client that kept every CPU busy can read 100.5%.
+	return min(client/all*100, 100), true
+}
+
+// ClientBound reports whether the client used more than limitPct percent of all CPUs in the
+// raw metrics u: then the client, not the engine, may have set the rate. It is false when the
+// share was not measured or limitPct is not positive (no check).
+func ClientBound(u map[string]float64, limitPct float64) bool {
+	pct, ok := ClientCPUPct(u)
+	return ok && limitPct > 0 && pct > limitPct
+}
+
 // resources is the step's result.Resources from its usage u; nil when none was measured.
 func resources(u map[string]float64) *result.Resources {
 	ps := PerSecond(u)
 	r := &result.Resources{Rps: ptr(ps, KeyRps), RMBps: ptr(ps, KeyRMBps), Wps: ptr(ps, KeyWps),
-		WMBps: ptr(ps, KeyWMBps), CSps: ptr(ps, KeyCSps), CPUps: ptr(ps, KeyCPUps),
+		WMBps: ptr(ps, KeyWMBps), CSps: ptr(ps, KeyCSps), CPUps: ptr(ps, KeyCPUps), ClientCPUPct: ptr(ps, KeyClientCPUPct),
 		RAwaitMs: ptr(ps, KeyRAwait), WAwaitMs: ptr(ps, KeyWAwait), AquSz: ptr(ps, KeyAquSz),
 		UtilPct: ptr(ps, KeyUtilPct), RSSMB: ptr(u, KeyRSSMB)}
 	if *r == (result.Resources{}) {

@@ -90,3 +90,71 @@ func TestDeriveFallbacks(t *testing.T) {
 		t.Errorf("no usage: %+v %+v", st.Efficiency, st.Size)
 	}
 }
+
+// The client's share of the machine is its CPU over all CPUs' time, in the step's resources
+// and in each second's metrics; it is absent, never 0, where the client CPU or the CPUs' time
+// was not measured (an embedded engine) or no CPU time passed.
+func TestDeriveClientCPUPct(t *testing.T) {
+	st := &result.Step{
+		Ops: map[string]*result.Op{"query": {Units: 1000}},
+		// 2 CPUs for 2 s: 4 s of CPU time, 1.5 of them the client's.
+		Usage: map[string]float64{KeyClientCPU: 1.5, KeyCPUAll: 4, KeyCPUUsSy: 3, KeySeconds: 2},
+		Intervals: []result.Interval{
+			{Ops: map[string]result.IntervalOp{"query": {Units: 500}},
+				Metrics: map[string]float64{KeyClientCPU: 1.8, KeyCPUAll: 2, KeySeconds: 1}},
+			{Ops: map[string]result.IntervalOp{"query": {Units: 500}},
+				Metrics: map[string]float64{KeyCPUAll: 2, KeySeconds: 1}}, // embedded: no client CPU
+			{Ops: map[string]result.IntervalOp{"query": {Units: 0}},
+				Metrics: map[string]float64{KeyClientCPU: 0.1, KeySeconds: 1}}, // no host CPU time
+		},
+	}
+	Derive(st, Basis{PerOp: "query"})
+	if st.Resources == nil || val(st.Resources.ClientCPUPct) != 37.5 || val(st.Resources.CPUps) != 75.0 {
+		t.Fatalf("resources %+v", st.Resources)
+	}
+	if e := st.Efficiency; e == nil || val(e.ClientCPUpq) != 1500.0 {
+		t.Errorf("client_cpupq %+v", st.Efficiency)
+	}
+	in := st.Intervals
+	if v, ok := in[0].Metrics[KeyClientCPUPct]; !ok || v != 90 {
+		t.Errorf("second 1: client_cpu_pct %v, %v; want 90", v, ok)
+	}
+	for i := 1; i < 3; i++ {
+		if v, ok := in[i].Metrics[KeyClientCPUPct]; ok {
+			t.Errorf("second %d: client_cpu_pct %v, want absent (not measured)", i+1, v)
+		}
+	}
+
+	embedded := &result.Step{Ops: map[string]*result.Op{"insert": {Units: 10}},
+		Usage: map[string]float64{KeyDBCPU: 1, KeyCPUAll: 4, KeyCPUUsSy: 1, KeySeconds: 2}}
+	Derive(embedded, Basis{PerOp: "insert"})
+	if embedded.Resources == nil || embedded.Resources.ClientCPUPct != nil {
+		t.Errorf("embedded engine: resources %+v, want no client_cpu_pct", embedded.Resources)
+	}
+}
+
+// ClientCPUPct caps the share at 100 (two clocks); ClientBound is true only above the limit,
+// and never when the share was not measured or there is no limit.
+func TestClientBound(t *testing.T) {
+	share := map[string]float64{KeyClientCPU: 1, KeyCPUAll: 2} // 50%
+	if pct, ok := ClientCPUPct(map[string]float64{KeyClientCPU: 2.01, KeyCPUAll: 2}); !ok || pct != 100 {
+		t.Errorf("client above all CPUs' time: %v, %v; want 100", pct, ok)
+	}
+	for _, c := range []struct {
+		u     map[string]float64
+		limit float64
+		want  bool
+	}{
+		{share, 40, true},                               // 50% > 40%
+		{share, 50, false},                              // at the limit is not above it
+		{share, 49.9, true},                             // just above
+		{share, 0, false},                               // no check
+		{map[string]float64{KeyCPUAll: 2}, 1, false},    // embedded: not measured
+		{map[string]float64{KeyClientCPU: 1}, 1, false}, // no CPUs' time
+		{map[string]float64{KeyClientCPU: 1, KeyCPUAll: 0}, 1, false}, // no time passed
+	} {
+		if got := ClientBound(c.u, c.limit); got != c.want {
+			t.Errorf("ClientBound(%v, %v) = %v, want %v", c.u, c.limit, got, c.want)
+		}
+	}
+}

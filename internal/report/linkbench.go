@@ -31,7 +31,7 @@ func buildLinkBench(r *result.Run) Summary {
 		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB loaded (load only).",
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
 	}
-	s.Legend = append(s.Legend, resourceLegend...)
+	s.Legend = append(append(s.Legend, resourceLegend...), clientLegend(r)...)
 	return s
 }
 

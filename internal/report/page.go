@@ -163,6 +163,9 @@ func merge(runs []Input) *result.Run {
 		if in.Run.Status != result.StatusOK && first.Status == result.StatusOK {
 			first.Status = in.Run.Status
 		}
+		if in.Run.ClientCPULimitPct != runs[0].Run.ClientCPULimitPct {
+			first.ClientCPULimitPct = 0 // no one limit: the legend names none
+		}
 	}
 	return &first
 }

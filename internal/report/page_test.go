@@ -394,3 +394,98 @@ func TestLinkBenchRequestsLine(t *testing.T) {
 		}
 	}
 }
+
+// markClientBound sets the run's client CPU limit and marks step of config as client-bound.
+func markClientBound(t *testing.T, r *result.Run, limit float64, config, step string) {
+	t.Helper()
+	r.ClientCPULimitPct = limit
+	for i := range r.Configs {
+		if r.Configs[i].Name == config {
+			s := findStep(r.Configs[i], step)
+			if s == nil {
+				t.Fatalf("%s has no step %s", config, step)
+			}
+			pct := limit + 10
+			s.ClientBound = true
+			if s.Resources == nil {
+				s.Resources = &result.Resources{}
+			}
+			s.Resources.ClientCPUPct = &pct
+			return
+		}
+	}
+	t.Fatalf("no configuration %s", config)
+}
+
+// TestReportMarksClientBound checks that the report marks a client-bound step's rate in the
+// tables that show it (keeping the cell's colour: the mark is in words), shows the client's
+// share among the resources, and explains the mark in the legend of the HTML page.
+func TestReportMarksClientBound(t *testing.T) {
+	plain, err := NewPage([]Input{loadFixture(t, "insert")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := loadFixture(t, "insert")
+	markClientBound(t, in.Run, 30, "sqlite-normal", "l.i0")
+	markClientBound(t, in.Run, 30, "sqlite-full", "qp1000")
+	p, err := NewPage([]Input{in}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ table, row, col, mark string }{
+		{"Throughput", "sqlite-normal", "l.i0 ips", " (client-bound)"},
+		{"Throughput", "sqlite-full", "qp1000 qps", " (SLA missed, client-bound)"},
+		{"Efficiency: l.i0", "sqlite-normal", "ips", " (client-bound)"},
+		{"l.i0: resources per second", "sqlite-normal", "ips", " (client-bound)"},
+		{"Throughput", "pebble", "l.i0 ips", ""},
+		{"Throughput", "sqlite-normal", "l.i1 ips", ""},
+	} {
+		was, wasClass := cell(t, plain, c.table, c.row, c.col)
+		text, class := cell(t, p, c.table, c.row, c.col)
+		was = strings.TrimSuffix(was, " (SLA missed)")
+		if text != was+c.mark || class != wasClass {
+			t.Errorf("%s, %s, %s: %q {%s}, want %q {%s}", c.table, c.row, c.col, text, class, was+c.mark, wasClass)
+		}
+	}
+	if text, _ := cell(t, p, "l.i0: resources per second", "sqlite-normal", "client%"); text != "40" {
+		t.Errorf("client%% of sqlite-normal's l.i0: %q, want 40", text)
+	}
+	if text, _ := cell(t, p, "l.i0: resources per second", "pebble", "client%"); text != missing {
+		t.Errorf("client%% not measured: %q, want -", text)
+	}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, p); err != nil {
+		t.Fatal(err)
+	}
+	rate, _ := cell(t, p, "Throughput", "sqlite-normal", "l.i0 ips")
+	for _, want := range []string{">" + rate + "</td>",
+		"<li>client-bound: the client used more than 30% of the CPUs (client%) during the step: the client may have limited the engine"} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if md := MarkdownPage(p); !strings.Contains(md, "| "+rate+" |") || !strings.Contains(md, "more than 30% of the CPUs") {
+		t.Errorf("report.md lacks the mark or its legend")
+	}
+}
+
+// Runs combined in one report with different limits have no one limit: the legend explains the
+// mark without a number; with the same limit it names it.
+func TestCombinedRunsClientLegend(t *testing.T) {
+	a, b := loadFixture(t, "insert"), loadFixture(t, "insert")
+	b.Dir = filepath.Join(t.TempDir(), "other")
+	markClientBound(t, a.Run, 30, "sqlite-normal", "l.i0")
+	b.Run.ClientCPULimitPct = 60
+	p, err := NewPage([]Input{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legend := strings.Join(p.Legend, "\n")
+	if !strings.Contains(legend, "client-bound: the client used more than the run's limit (client_cpu_limit_pct in run.json)") {
+		t.Errorf("legend of runs with different limits:\n%s", legend)
+	}
+	b.Run.ClientCPULimitPct = 30
+	if p, err = NewPage([]Input{a, b}, Options{}); err != nil || !strings.Contains(strings.Join(p.Legend, "\n"), "more than 30% of the CPUs") {
+		t.Errorf("legend of runs with one limit: %v\n%s", err, strings.Join(p.Legend, "\n"))
+	}
+}

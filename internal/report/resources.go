@@ -6,9 +6,9 @@ import (
 
 // resColumns are the columns of the resources tables, as the Insert Benchmark's reports name
 // them, with their getters: the data device's reads, MB read, writes and MB written a second,
-// the host's context switches a second and us+sy CPU percentage, the device's average wait
-// per read and per write (ms), queue size and utilisation, and the DBMS's resident memory in
-// GB at the step's end and at its peak.
+// the host's context switches a second and us+sy CPU percentage, the client's share of the
+// CPUs, the device's average wait per read and per write (ms), queue size and utilisation,
+// and the DBMS's resident memory in GB at the step's end and at its peak.
 var resColumns = []struct {
 	name string
 	get  func(s *result.Step) *float64
@@ -19,6 +19,7 @@ var resColumns = []struct {
 	{"wmbps", resGet(func(r *result.Resources) *float64 { return r.WMBps })},
 	{"csps", resGet(func(r *result.Resources) *float64 { return r.CSps })},
 	{"cpups", resGet(func(r *result.Resources) *float64 { return r.CPUps })},
+	{"client%", resGet(func(r *result.Resources) *float64 { return r.ClientCPUPct })},
 	{"r_await", resGet(func(r *result.Resources) *float64 { return r.RAwaitMs })},
 	{"w_await", resGet(func(r *result.Resources) *float64 { return r.WAwaitMs })},
 	{"aqu-sz", resGet(func(r *result.Resources) *float64 { return r.AquSz })},
@@ -35,7 +36,37 @@ var resColumns = []struct {
 var resourceLegend = []string{
 	"Throughput p50, p99: of the step's per-second rates of its headline op (the step's whole seconds; none with fewer than 10), as the Insert Benchmark ranks them: p50 the median, p99 the rate that 99% of the seconds reached or exceeded (a low rate: the throughput's tail).",
 	"Resources, per second of the step: rps, rmbps, wps, wmbps: reads, MB read, writes, MB written on the data directory's device; csps: the host's context switches (vmstat cs); cpups: the host's user+system CPU as % of all its CPUs (vmstat us+sy);",
+	"  client%: the client's (the enginebench process's) CPU as % of all CPUs, for a server engine (an embedded engine is its own client: \"-\");",
 	"  r_await, w_await: ms per read and per write on the device, queueing included; aqu-sz: requests queued or in service, on average; %util: % of the time the device was busy (iostat); rss, maxrss: GB resident in the DBMS's processes at the step's end and at its peak.",
+}
+
+// clientBoundMark marks the rate of a step whose client used more than the run's client CPU
+// limit.
+const clientBoundMark = "client-bound"
+
+// clientLegend explains the client-bound mark: for a run that checked the client's share (or
+// runs merged with different limits, that have a marked step), else nothing.
+func clientLegend(r *result.Run) []string {
+	limit := "the run's limit (client_cpu_limit_pct in run.json)"
+	if r.ClientCPULimitPct > 0 {
+		limit = Num(r.ClientCPULimitPct) + "%"
+	} else if !anyClientBound(r) {
+		return nil
+	}
+	return []string{"client-bound: the client used more than " + limit +
+		" of the CPUs (client%) during the step: the client may have limited the engine, so the rate may be the client's, not the engine's (--client-cpu-limit)."}
+}
+
+// anyClientBound reports whether a step of r is marked client-bound.
+func anyClientBound(r *result.Run) bool {
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			if s.ClientBound {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func resGet(f func(*result.Resources) *float64) func(*result.Step) *float64 {

@@ -64,7 +64,7 @@ func Build(r *result.Run) Summary {
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
 		"cleanup: the engine's debt (flush, compaction, checkpoint, vacuum) before and after the step.",
 	}
-	s.Legend = append(s.Legend, resourceLegend...)
+	s.Legend = append(append(s.Legend, resourceLegend...), clientLegend(r)...)
 	return s
 }
 
@@ -191,7 +191,8 @@ func throughput(r *result.Run) Table {
 	return t
 }
 
-// rateCell is a step's headline rate, or why there is none.
+// rateCell is a step's headline rate with its marks (SLA missed, client-bound), or why there
+// is none.
 func rateCell(s *result.Step) string {
 	if s == nil {
 		return missing
@@ -203,9 +204,16 @@ func rateCell(s *result.Step) string {
 	if op == nil {
 		return missing
 	}
-	v := Num(op.PerSec)
+	var marks []string
 	if s.Target != nil && !s.Target.SLAMet {
-		v += " (SLA missed)"
+		marks = append(marks, "SLA missed")
+	}
+	if s.ClientBound {
+		marks = append(marks, clientBoundMark)
+	}
+	v := Num(op.PerSec)
+	if len(marks) > 0 {
+		v += " (" + strings.Join(marks, ", ") + ")"
 	}
 	return v
 }

@@ -216,7 +216,7 @@ func TestResourceAndRatePercentileCells(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	s := &r.Configs[0].Steps[0] // a's l.i0
 	s.Resources = &result.Resources{Rps: f(50), RMBps: f(0.390625), Wps: f(25), WMBps: f(1.5625),
-		CSps: f(1500), CPUps: f(35), RAwaitMs: f(3), AquSz: f(0.4), UtilPct: f(21.26), RSSMB: f(512)}
+		CSps: f(1500), CPUps: f(35), ClientCPUPct: f(12.5), RAwaitMs: f(3), AquSz: f(0.4), UtilPct: f(21.26), RSSMB: f(512)}
 	s.Efficiency = &result.Efficiency{MaxRSSMB: f(1536)}
 	s.Ops["insert"].RateP50, s.Ops["insert"].RateP99 = f(130000), f(91234.6)
 	sum := Build(r)
@@ -233,7 +233,7 @@ func TestResourceAndRatePercentileCells(t *testing.T) {
 	}
 
 	// w_await not measured (no write timed): "-"; rss 512 MiB and maxrss 1536 MiB in GB.
-	wantRes := []string{"a", "l.i0", "50", "0.391", "25", "1.56", "1500", "35", "3", missing, "0.4", "21.3", "0.5", "1.5"}
+	wantRes := []string{"a", "l.i0", "50", "0.391", "25", "1.56", "1500", "35", "12.5", "3", missing, "0.4", "21.3", "0.5", "1.5"}
 	if got := row(t, sum, "Resources per second", "a", "l.i0"); !slices.Equal(got, wantRes) {
 		t.Errorf("resources of a l.i0:\n got %q\nwant %q", got, wantRes)
 	}
@@ -252,5 +252,71 @@ func TestResourceAndRatePercentileCells(t *testing.T) {
 	}
 	if got := st.Rows[0]; !slices.Equal(got, append([]string{"a", "123457", "130000", "91235"}, wantRes[2:]...)) {
 		t.Errorf("step table row a: %q", got)
+	}
+}
+
+// clientBoundFixture is the fixture run with the client-saturation check at 40%: a's l.i0 and
+// qr100 (which also missed its SLA) ran on a client that used more.
+func clientBoundFixture() *result.Run {
+	r := fixture()
+	r.ClientCPULimitPct = 40
+	f := func(v float64) *float64 { return &v }
+	for _, i := range []int{0, 2} {
+		s := &r.Configs[0].Steps[i]
+		s.Resources = &result.Resources{ClientCPUPct: f(45.5)}
+		s.ClientBound = true
+	}
+	r.Configs[0].Steps[1].Resources = &result.Resources{ClientCPUPct: f(12)}
+	return r
+}
+
+// A client-bound step's rate is marked wherever the summary shows it, beside an SLA miss, and
+// the legend says what the mark means at the run's limit; a step under the limit, or whose
+// client was not measured, has no mark.
+func TestClientBoundMark(t *testing.T) {
+	r := clientBoundFixture()
+	s := Build(r)
+	a := row(t, s, "Throughput", "a")
+	if a[1] != "123457 (client-bound)" || a[2] != "98.8" || a[3] != "4321 (SLA missed, client-bound)" {
+		t.Errorf("throughput row a %q", a)
+	}
+	if b := row(t, s, "Throughput", "b"); b[1] != "5000" {
+		t.Errorf("throughput row b %q: b's client was not measured, so no mark", b)
+	}
+	if got := row(t, s, "Efficiency: l.i0", "a"); got[1] != "123457 (client-bound)" {
+		t.Errorf("efficiency row %q", got)
+	}
+	if got := row(t, s, "Throughput: p50 and p99 of the per-second rate", "a", "qr100"); got[3] != "4321 (SLA missed, client-bound)" {
+		t.Errorf("rate percentiles row %q", got)
+	}
+	if got := row(t, s, "Resources per second", "a", "l.i1"); got[8] != "12" {
+		t.Errorf("client%% of a l.i1: %q", got)
+	}
+	legend := "client-bound: the client used more than 40% of the CPUs (client%) during the step: the client may have limited the engine"
+	if !slices.ContainsFunc(s.Legend, func(l string) bool { return strings.HasPrefix(l, legend) }) {
+		t.Errorf("legend lacks %q:\n%s", legend, strings.Join(s.Legend, "\n"))
+	}
+	var txt bytes.Buffer
+	if err := WriteText(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{txt.String(), Markdown(r)} {
+		if !strings.Contains(out, "123457 (client-bound)") || !strings.Contains(out, legend) {
+			t.Errorf("the text or markdown summary lacks the mark or its legend:\n%s", out)
+		}
+	}
+	// The LinkBench and iiBench summaries explain the mark too.
+	for _, w := range []string{"linkbench", "iibench"} {
+		r.Workload.Name = w
+		if l := Build(r).Legend; !slices.ContainsFunc(l, func(l string) bool { return strings.HasPrefix(l, legend) }) {
+			t.Errorf("%s legend lacks the client-bound line", w)
+		}
+	}
+}
+
+// A run made before the check has no limit and no marks: no legend line about it.
+func TestClientLegendOnlyWhenChecked(t *testing.T) {
+	if l := strings.Join(Build(fixture()).Legend, "\n"); strings.Contains(l, "client-bound") {
+		t.Errorf("a run without the check explains its mark:\n%s", l)
 	}
 }

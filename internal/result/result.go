@@ -25,9 +25,13 @@ type Run struct {
 	Error      string    `json:"error,omitempty"`
 	Command    []string  `json:"command,omitempty"`
 	Host       Host      `json:"host"`
-	Workload   Workload  `json:"workload"`
-	Configs    []Config  `json:"configs"`
-	Notes      []string  `json:"notes,omitempty"`
+	// ClientCPULimitPct is the client-saturation check's limit (--client-cpu-limit): a step
+	// whose client used more than this percentage of all CPUs is ClientBound. 0 in runs made
+	// before the check existed.
+	ClientCPULimitPct float64  `json:"client_cpu_limit_pct,omitempty"`
+	Workload          Workload `json:"workload"`
+	Configs           []Config `json:"configs"`
+	Notes             []string `json:"notes,omitempty"`
 }
 
 // Tool identifies the enginebench build that produced a run.
@@ -82,11 +86,14 @@ type Step struct {
 	Clients   int       `json:"clients"`
 	// Primary names the op whose per_sec is the step's headline rate (ips, qps); empty for
 	// steps without one (cleanup).
-	Primary     string             `json:"primary_op,omitempty"`
-	Ops         map[string]*Op     `json:"ops,omitempty"`
-	Target      *Target            `json:"target,omitempty"`
-	Efficiency  *Efficiency        `json:"efficiency,omitempty"`
-	Resources   *Resources         `json:"resources,omitempty"`
+	Primary    string         `json:"primary_op,omitempty"`
+	Ops        map[string]*Op `json:"ops,omitempty"`
+	Target     *Target        `json:"target,omitempty"`
+	Efficiency *Efficiency    `json:"efficiency,omitempty"`
+	Resources  *Resources     `json:"resources,omitempty"`
+	// ClientBound is set when the client (the enginebench process) used more than the run's
+	// ClientCPULimitPct of all CPUs over the step: the client may have limited the engine.
+	ClientBound bool               `json:"client_bound,omitempty"`
 	Size        *Size              `json:"size,omitempty"`
 	Fairness    *Fairness          `json:"fairness,omitempty"`
 	Probe       *Probe             `json:"probe,omitempty"`
@@ -191,6 +198,10 @@ type Resources struct {
 	// CPUps is the host's user and system CPU time as a percentage of all its CPUs' time
 	// (vmstat us+sy): 100 is every CPU busy.
 	CPUps *float64 `json:"cpups,omitempty"`
+	// ClientCPUPct is the client's (the enginebench process's) CPU time as a percentage of all
+	// CPUs' time: 100 is every CPU busy with the client. Nil for an embedded engine, where the
+	// client and the engine are one process.
+	ClientCPUPct *float64 `json:"client_cpu_pct,omitempty"`
 	// RAwaitMs and WAwaitMs are the average milliseconds a read or a write took on the device,
 	// queueing included (iostat r_await, w_await); nil when there was none.
 	RAwaitMs *float64 `json:"r_await_ms,omitempty"`

@@ -195,6 +195,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	for _, sm := range r.Samplers {
 		sm.End(ctx, st.last, res)
 	}
+	res.ClientBound = measure.ClientBound(res.Usage, r.ClientCPULimitPct)
 	if r.Progress != nil {
 		r.Progress.StepDone(res)
 	}

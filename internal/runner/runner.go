@@ -117,6 +117,9 @@ type Runner struct {
 	Samplers []Sampler // may be empty
 	// Tick is the interval of the per-second series; 0 means one second.
 	Tick time.Duration
+	// ClientCPULimitPct is the client-saturation check's limit: a step whose samplers measured
+	// the client using more than this percentage of all CPUs is marked ClientBound. 0: no check.
+	ClientCPULimitPct float64
 }
 
 // Recorder records the operations of one worker. It is owned by that worker: Do takes no

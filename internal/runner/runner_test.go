@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -1143,5 +1144,43 @@ func TestRatePercentilesSkipTheLastInterval(t *testing.T) {
 	}
 	if *op.RateP50 != 6000 || *op.RateP99 != 1000 {
 		t.Errorf("p50 %v p99 %v, want 6000 (the 5th highest of 10) and 1000 (the slowest whole second)", *op.RateP50, *op.RateP99)
+	}
+}
+
+// usageSampler adds fixed usage totals to the step's result at its End.
+type usageSampler map[string]float64
+
+func (usageSampler) Begin(context.Context, time.Time)                     {}
+func (usageSampler) Sample(context.Context, time.Time) map[string]float64 { return nil }
+func (u usageSampler) End(_ context.Context, _ time.Time, res *result.Step) {
+	res.Usage = maps.Clone(u)
+}
+
+// A step whose client used more of the CPUs than the runner's limit is client-bound; one at or
+// under the limit, one whose client CPU was not measured (an embedded engine) and one run with
+// no limit are not.
+func TestClientBoundStep(t *testing.T) {
+	server := usageSampler{measure.KeyClientCPU: 1.2, measure.KeyCPUAll: 2} // 60%
+	embedded := usageSampler{measure.KeyDBCPU: 1.9, measure.KeyCPUAll: 2}
+	for _, c := range []struct {
+		name  string
+		usage usageSampler
+		limit float64
+		want  bool
+	}{
+		{"above", server, 50, true},
+		{"at", usageSampler{measure.KeyClientCPU: 1, measure.KeyCPUAll: 2}, 50, false},
+		{"under", server, 70, false},
+		{"embedded", embedded, 1, false},
+		{"no limit", server, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &Runner{Clock: NewManualClock(t0), Tick: time.Hour, Samplers: []Sampler{c.usage}, ClientCPULimitPct: c.limit}
+			res := r.Run(context.Background(), Step{Name: "qr100", Ops: []OpSpec{{Name: "query"}},
+				Workers: []Worker{{Run: func(context.Context, *Recorder) error { return nil }}}})
+			if res.Status != result.StatusOK || res.ClientBound != c.want {
+				t.Errorf("status %s, client_bound %v; want %v", res.Status, res.ClientBound, c.want)
+			}
+		})
 	}
 }
