@@ -38,9 +38,15 @@ test:
 	$(GO) test $(GOTAGS) -count=1 ./...
 	$(if $(strip $(TAGS)),$(GO) test -count=1 ./internal/engine/kv/lmdb/ ./internal/engine/kv/rocksdb/ ./internal/engine/kv/wiredtiger/)
 
-# The harness's own cost (null engine) and the micro-benchmarks; see docs/performance.md.
+# The harness's own cost (null engine) and the micro-benchmarks; then the client CPU per
+# statement of enginebench's path beside a bare driver loop on the managed servers
+# (BenchmarkClientCPU), CLIENTCPU_OPS statements or requests per sub-benchmark. See
+# docs/performance.md.
+CLIENTCPU_OPS ?= 2000
 bench:
-	$(GO) test $(GOTAGS) -run '^$$' -bench . -benchmem -count 1 ./internal/...
+	$(GO) test $(GOTAGS) -run '^$$' -bench . -skip ClientCPU -benchmem -count 1 ./internal/...
+	$(GO) test $(GOTAGS) -run '^$$' -bench ClientCPU -benchtime $(CLIENTCPU_OPS)x -count 1 \
+		./internal/workload/insertbench/ ./internal/workload/linkbench/
 
 # Debian packages the engines and the tests need. The default embedded engines (sqlite, pebble)
 # need only Go and a C compiler; the server engines need their servers: postgres (postgresql),

@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/enginebench/enginebench/internal/runner/runnertest"
 )
 
 // rtRows is the number of rows of the round-trip benchmark's table.
@@ -93,7 +93,7 @@ func rtRun(b *testing.B, conn *sql.Conn, q string, v rtVariant) {
 	}
 	var got int64
 	b.ResetTimer()
-	user0, sys0 := rusageSelf(b)
+	cpu := runnertest.StartClientCPU(b)
 	for i := 0; i < b.N; i++ {
 		id := int64(i%rtRows + 1)
 		if err := query(id).Scan(&got); err != nil {
@@ -103,18 +103,6 @@ func rtRun(b *testing.B, conn *sql.Conn, q string, v rtVariant) {
 			b.Fatalf("select %d: v = %d, want %d", id, got, 2*id)
 		}
 	}
-	user1, sys1 := rusageSelf(b)
+	cpu.Report(b)
 	b.StopTimer()
-	perOp := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(b.N) }
-	b.ReportMetric(perOp(user1-user0+sys1-sys0), "client-us/op")
-	b.ReportMetric(perOp(sys1-sys0), "client-sys-us/op")
-}
-
-// rusageSelf is this process's user and system CPU time so far (every thread; not children).
-func rusageSelf(b *testing.B) (user, sys time.Duration) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }

@@ -1,23 +1,65 @@
 // Package runnertest holds what the workloads' benchmarks share: a runner.Sampler of the
-// process's own CPU time per step, which on the null engine is the harness's cost.
+// process's own CPU time per step, which on the null engine is the harness's cost, and the
+// client CPU per operation of a benchmark against a server.
 package runnertest
 
 import (
 	"context"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/enginebench/enginebench/internal/result"
 )
 
+// processTimes returns the user and system CPU time this process has used: every thread,
+// not its children (getrusage RUSAGE_SELF).
+func processTimes() (user, sys time.Duration, err error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0, err
+	}
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano()), nil
+}
+
 // ProcessCPU returns the CPU time (user + system) this process has used, or 0 when it cannot
 // be read.
 func ProcessCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	user, sys, err := processTimes()
+	if err != nil {
 		return 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return user + sys
+}
+
+// ClientCPU is the CPU time this process has used since StartClientCPU. Against a server,
+// which runs in processes of its own, it is the client's CPU.
+type ClientCPU struct{ user, sys time.Duration }
+
+// StartClientCPU reads this process's CPU times at the start of a benchmark's loop.
+func StartClientCPU(b *testing.B) ClientCPU {
+	b.Helper()
+	user, sys, err := processTimes()
+	if err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return ClientCPU{user, sys}
+}
+
+// Report reads the CPU times again at the end of the loop and reports the CPU used since the
+// start per operation (b.N of them), in microseconds: client-us/op (user + system) and
+// client-sys-us/op. It returns client-us/op, for metrics per unit of an operation.
+func (c ClientCPU) Report(b *testing.B) float64 {
+	b.Helper()
+	user, sys, err := processTimes()
+	if err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	perOp := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(b.N) }
+	us := perOp(user - c.user + sys - c.sys)
+	b.ReportMetric(us, "client-us/op")
+	b.ReportMetric(perOp(sys-c.sys), "client-sys-us/op")
+	return us
 }
 
 // CPU is a runner.Sampler that records the process's CPU time used by each step, by step name.

@@ -70,3 +70,24 @@ func (s Server) Open(t testing.TB, ctx context.Context, settings map[string]stri
 	})
 	return eng
 }
+
+// StopStatementLog turns off, while the server runs, the statement log that
+// servertest.StatementLogSettings turned on: MariaDB's general log at once, PostgreSQL's
+// log_statement by ALTER SYSTEM and a reload, which each backend applies before its next
+// command.
+func (s Server) StopStatementLog(t testing.TB, ctx context.Context, eng engine.Engine) {
+	t.Helper()
+	stmts := []string{"ALTER SYSTEM SET log_statement = 'none'", "SELECT pg_reload_conf()"}
+	if s.Kind == server.MariaDB {
+		stmts = []string{"SET GLOBAL general_log = OFF"}
+	}
+	db, ok := eng.(sqldb.DB)
+	if !ok {
+		t.Fatalf("engine %s is not an SQL engine", s.Driver.Name)
+	}
+	for _, q := range stmts {
+		if _, err := db.SQL().ExecContext(ctx, q); err != nil {
+			t.Fatalf("stop the statement log: %s: %v", q, err)
+		}
+	}
+}
