@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -209,24 +210,27 @@ func (f *cpuFixture) pointCase(b *testing.B, log *servertest.StatementLog) cpuCa
 	}
 	n := f.p.PointIDs
 	rng := NewGen(f.p, f.p.Seed, streamOf("qp100", 0, 2)).Rand()
-	ids := make([][]int64, cpuRing)
-	args := make([][]any, cpuRing)
-	for i := range ids {
-		ids[i] = make([]int64, n)
-		drawIDs(rng, ids[i], lo, hi)
-		for _, id := range ids[i] {
-			args[i] = append(args[i], id)
-		}
-	}
 	marks := strings.TrimSuffix(strings.Repeat("?,", n), ",")
-	q := "SELECT transactionid, productid, data FROM " + f.query.name + " WHERE transactionid IN (" + marks + ")"
+	head := "SELECT transactionid, productid, data FROM " + f.query.name + " WHERE transactionid IN ("
 	var prepare []string
 	if f.pg {
 		types := strings.TrimSuffix(strings.Repeat("int,", n), ",")
-		prepare = []string{"PREPARE pk_query_ps (" + types + ") AS " + dollars(q)}
-		q = dollars("EXECUTE pk_query_ps (" + marks + ")")
+		prepare = []string{"PREPARE pk_query_ps (" + types + ") AS " + dollars(head+marks+")")}
+		head = "EXECUTE pk_query_ps ("
 	}
-	bq := newBareQuery(b, conn, prepare, func(i int) (string, []any) { return q, args[i%cpuRing] })
+	// The statements as the reference's drivers send them: the ids written in decimal.
+	ids := make([][]int64, cpuRing)
+	texts := make([]string, cpuRing)
+	for i := range ids {
+		ids[i] = make([]int64, n)
+		drawIDs(rng, ids[i], lo, hi)
+		vals := make([]string, n)
+		for j, id := range ids[i] {
+			vals[j] = strconv.FormatInt(id, 10)
+		}
+		texts[i] = head + strings.Join(vals, ",") + ")"
+	}
+	bq := newBareQuery(b, conn, prepare, func(i int) (string, []any) { return texts[i%cpuRing], nil })
 	ours := func(i int) error {
 		got, err := sess.pointQuery(f.ctx, f.query, ids[i%cpuRing])
 		return bq.found(i, got, err)
@@ -269,10 +273,16 @@ func (f *cpuFixture) rangeCase(b *testing.B, log *servertest.StatementLog) cpuCa
 		b.Fatalf("%d range queries draw %d of the %d indexes", cpuRing, len(first), numIndexes-1)
 	}
 	texts, prepare := f.bareRanges()
-	bq := newBareQuery(b, conn, prepare, func(i int) (string, []any) {
-		d := draws[i%cpuRing]
-		return texts[d.idx], []any{d.start}
-	})
+	// The statements as the reference's drivers send them: the start written in decimal.
+	stmts := make([]string, cpuRing)
+	for i, d := range draws {
+		place := "?"
+		if f.pg {
+			place = "$1"
+		}
+		stmts[i] = strings.Replace(texts[d.idx], place, strconv.FormatInt(d.start, 10), 1)
+	}
+	bq := newBareQuery(b, conn, prepare, func(i int) (string, []any) { return stmts[i%cpuRing], nil })
 	ours := func(i int) error {
 		d := draws[i%cpuRing]
 		got, err := sess.rangeQuery(f.ctx, f.query, d.idx, d.start, f.p.QueryRows)

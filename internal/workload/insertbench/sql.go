@@ -101,7 +101,7 @@ func (b *sqlBackend) newSession(ctx context.Context, announce bool) (session, er
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	s := &sqlSession{b: b, conn: conn, stmts: map[stmtKey]*sql.Stmt{}, texts: map[stmtKey]string{}}
+	s := &sqlSession{b: b, conn: conn, stmts: map[stmtKey]*sql.Stmt{}, texts: map[stmtKey]textStmt{}}
 	s.dest = []any{&s.cols[0], &s.cols[1], &s.cols[2]}
 	if announce && b.text && b.pg {
 		var pid int64
@@ -131,12 +131,14 @@ type sqlSession struct {
 	b     *sqlBackend
 	conn  *sqldb.Conn
 	stmts map[stmtKey]*sql.Stmt
-	texts map[stmtKey]string
+	texts map[stmtKey]textStmt
 	// prepared is set once the session has PREPAREd statements by name (PostgreSQL, text
 	// protocol): its connection is then not given back to the pool, as the reference's
 	// process ends with its connection.
 	prepared bool
-	args     []any
+	args     []any   // the values of a prepared statement
+	vals     []int64 // the values of a text statement
+	one      [1]int64
 	buf      []byte
 	cols     [3]sql.RawBytes
 	dest     []any  // pointers to cols
@@ -155,30 +157,45 @@ func (s *sqlSession) close() error {
 	return s.conn.Close()
 }
 
-// statement returns the text of the statement key (built by text() on first use) to run as
-// text, or prepares it once on the session's connection.
-func (s *sqlSession) statement(ctx context.Context, key stmtKey, text func() string) (string, *sql.Stmt, error) {
+// values sets the values of the next statement run by exec or query: kept as integers for a
+// text statement, boxed as arguments for a prepared one.
+func (s *sqlSession) values(vals []int64) {
 	if s.b.text {
-		q, ok := s.texts[key]
+		s.vals = append(s.vals[:0], vals...)
+		return
+	}
+	s.args = s.args[:0]
+	for _, v := range vals {
+		s.args = append(s.args, v)
+	}
+}
+
+// statement returns the statement key (built by text() on first use) as text with the values
+// of s.vals written into it, in the session's buffer, or prepares it once on the session's
+// connection.
+func (s *sqlSession) statement(ctx context.Context, key stmtKey, text func() string) ([]byte, *sql.Stmt, error) {
+	if s.b.text {
+		t, ok := s.texts[key]
 		if !ok {
-			q = s.b.bind(text())
-			s.texts[key] = q
+			t = parseText(s.b.bind(text()))
+			s.texts[key] = t
 		}
-		return q, nil, nil
+		s.buf = t.append(s.buf[:0], s.vals)
+		return s.buf, nil, nil
 	}
 	if st, ok := s.stmts[key]; ok {
-		return "", st, nil
+		return nil, st, nil
 	}
 	q := s.b.bind(text())
 	st, err := s.conn.PrepareContext(s.conn.Ctx(ctx), q)
 	if err != nil {
-		return "", nil, fmt.Errorf("prepare %q: %w", q, err)
+		return nil, nil, fmt.Errorf("prepare %q: %w", q, err)
 	}
 	s.stmts[key] = st
-	return "", st, nil
+	return nil, st, nil
 }
 
-// exec runs statement key with s.args: as text (the driver interpolates the values) or prepared.
+// exec runs statement key with the values of values(): as text, or prepared.
 func (s *sqlSession) exec(ctx context.Context, key stmtKey, text func() string) (sql.Result, error) {
 	q, st, err := s.statement(ctx, key, text)
 	if err != nil {
@@ -188,7 +205,7 @@ func (s *sqlSession) exec(ctx context.Context, key stmtKey, text func() string) 
 	if st != nil {
 		res, err = st.ExecContext(s.conn.Ctx(ctx), s.args...)
 	} else {
-		res, err = s.conn.ExecContext(s.conn.Ctx(ctx), q, s.args...)
+		res, err = s.conn.ExecContext(s.conn.Ctx(ctx), string(q))
 	}
 	return res, s.conn.Err(err)
 }
@@ -203,9 +220,45 @@ func (s *sqlSession) query(ctx context.Context, key stmtKey, text func() string)
 	if st != nil {
 		rows, err = st.QueryContext(s.conn.Ctx(ctx), s.args...)
 	} else {
-		rows, err = s.conn.QueryContext(s.conn.Ctx(ctx), q, s.args...)
+		rows, err = s.conn.QueryContext(s.conn.Ctx(ctx), string(q))
 	}
 	return rows, s.conn.Err(err)
+}
+
+// textStmt is a statement sent as text: its pieces before, between and after the places of
+// its values.
+type textStmt []string
+
+// parseText splits q at its placeholders (? or $N, as Bind writes them), which hold its values
+// in order, each once; the benchmark's statements have neither character elsewhere.
+func parseText(q string) textStmt {
+	var t textStmt
+	start := 0
+	for i := 0; i < len(q); i++ {
+		switch {
+		case q[i] == '?':
+			t = append(t, q[start:i])
+			start = i + 1
+		case q[i] == '$' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
+			t = append(t, q[start:i])
+			for i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9' {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	return append(t, q[start:])
+}
+
+// append appends the statement with vals written in decimal in its places, as the reference's
+// drivers write integers (MySQLdb, psycopg2).
+func (t textStmt) append(dst []byte, vals []int64) []byte {
+	dst = append(dst, t[0]...)
+	for i, piece := range t[1:] {
+		dst = strconv.AppendInt(dst, vals[i], 10)
+		dst = append(dst, piece...)
+	}
+	return dst
 }
 
 // bind replaces each ? of q with the dialect's placeholder.
@@ -314,7 +367,8 @@ func (s *sqlSession) createIndexes(ctx context.Context, t *table) (int64, error)
 // deleteOldest runs the reference's delete (iibench.py:1178-1183), or in the corrected
 // variant the dialect's DeleteOldest (on PostgreSQL by ctid, whatever the statistics).
 func (s *sqlSession) deleteOldest(ctx context.Context, t *table, low int64, n int) (int64, error) {
-	s.args = append(s.args[:0], low)
+	s.one[0] = low
+	s.values(s.one[:])
 	res, err := s.exec(ctx, stmtKey{t.no, int(stmtDelete), 0, n}, func() string {
 		if s.b.p.Corrected() {
 			return s.b.d.DeleteOldest(t.name, "transactionid", n)
@@ -403,7 +457,8 @@ func execute(name string, n int) string {
 }
 
 func (s *sqlSession) rangeQuery(ctx context.Context, t *table, idx int, start int64, limit int) (int, error) {
-	s.args = append(s.args[:0], start)
+	s.one[0] = start
+	s.values(s.one[:])
 	rows, err := s.query(ctx, stmtKey{t.no, int(stmtRange), idx, limit}, func() string {
 		if s.byName() {
 			return execute(preparedNames[idx], 1)
@@ -421,10 +476,7 @@ func (s *sqlSession) rangeQuery(ctx context.Context, t *table, idx int, start in
 }
 
 func (s *sqlSession) pointQuery(ctx context.Context, t *table, ids []int64) (int, error) {
-	s.args = s.args[:0]
-	for _, id := range ids {
-		s.args = append(s.args, id)
-	}
+	s.values(ids)
 	rows, err := s.query(ctx, stmtKey{t.no, int(stmtPoint), 0, len(ids)}, func() string {
 		if s.byName() {
 			return execute(pointPrepared, len(ids))
