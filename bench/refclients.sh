@@ -227,15 +227,18 @@ start_server() {
 	say "server up: $(sql -N -e 'SELECT VERSION()'), pid $SERVER_PID, socket in a 0700 directory, no TCP"
 }
 
+# stop_server: SIGTERM (InnoDB's fast shutdown), at most 60 s; then whatever is left in the
+# server's cgroup is killed.
 stop_server() {
-	[[ -n $SERVER_PID ]] || return 0
-	kill -TERM "$SERVER_PID" 2>/dev/null || true
-	local i
-	for ((i = 0; i < 600; i++)); do
-		kill -0 "$SERVER_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	SERVER_PID=""
+	if [[ -n $SERVER_PID ]]; then
+		kill -TERM "$SERVER_PID" 2>/dev/null || true
+		local i
+		for ((i = 0; i < 600; i++)); do
+			kill -0 "$SERVER_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		SERVER_PID=""
+	fi
 	cg_kill "$CG_BASE/server"
 }
 
@@ -343,8 +346,12 @@ parse() {
 record() {
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "${8:--}" >>"$OUT/results.tsv"
 	say "$(printf '%-10s %-12s ops %s in %ss: client %s us/op, server %s us/op' "$2" "$3" "$4" "$5" \
-		"$(awk -v n="$6" -v o="$4" 'BEGIN { printf "%.2f", n / 1000 / o }')" \
-		"$(awk -v n="$7" -v o="$4" 'BEGIN { printf "%.2f", n / 1000 / o }')")"
+		"$(per_op "$6" "$4")" "$(per_op "$7" "$4")")"
+}
+
+# per_op NS OPS: microseconds per op, or - without ops.
+per_op() {
+	awk -v n="$1" -v o="$2" 'BEGIN { if (o > 0) printf "%.2f", n / 1000 / o; else printf "-" }'
 }
 
 # ---- the Insert Benchmark: iibench.py and enginebench ----------------------------------------
