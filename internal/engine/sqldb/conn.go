@@ -8,7 +8,6 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -28,8 +27,10 @@ type Conn struct {
 	parent context.Context // the context the Conn was opened with
 	ctx    context.Context // the context of its statements
 	stop   func() bool     // stops the watch of parent; nil when not watched
-	// interrupted is set when the watch of parent fired.
+	// interrupted is set when the watch of parent fired; cut is closed once it has cut the
+	// connection.
 	interrupted atomic.Bool
+	cut         chan struct{}
 }
 
 // Connect takes a connection from db's pool for one client; its statements end when ctx ends
@@ -49,9 +50,11 @@ func Connect(ctx context.Context, db DB) (*Conn, error) {
 		return c, nil
 	}
 	c.ctx = context.WithoutCancel(ctx)
+	c.cut = make(chan struct{})
 	c.stop = context.AfterFunc(ctx, func() {
 		c.interrupted.Store(true)
 		_ = nc.SetDeadline(time.Unix(1, 0))
+		close(c.cut)
 		if nc.cancel != nil {
 			cctx, stop := context.WithTimeout(context.Background(), cancelRequestWait)
 			defer stop()
@@ -107,7 +110,7 @@ const cancelRequestWait = 5 * time.Second
 // connection is opened, looked up or closed, never per statement.
 type netConns struct {
 	mu sync.Mutex
-	m  map[driver.Conn]*trackedConn
+	m  map[driver.Conn]*clientConn
 	// cancelRequest, when set, returns the function that asks the server to stop the
 	// statement running on a driver connection (PostgreSQL's cancel request), so that an
 	// interrupted statement does not go on running on the server; nil where there is none.
@@ -119,13 +122,14 @@ type netConns struct {
 type dialedKey struct{}
 
 // dialed receives the network connection a driver's Connect dialed.
-type dialed struct{ nc *trackedConn }
+type dialed struct{ nc *clientConn }
 
 // dialFunc is the signature of the drivers' dial hooks (mysql.Config.DialFunc,
 // pgconn.Config.DialFunc).
 type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
-// wrapDial returns dial (a plain net.Dialer when nil) whose connections netConns tracks.
+// wrapDial returns dial (a plain net.Dialer when nil) whose connections for the pool are
+// clientConns that netConns tracks.
 func (t *netConns) wrapDial(dial dialFunc) dialFunc {
 	if dial == nil {
 		var d net.Dialer
@@ -140,9 +144,12 @@ func (t *netConns) wrapDial(dial dialFunc) dialFunc {
 		if !ok {
 			return nc, nil // not for the pool (e.g. pgx's cancel request)
 		}
-		tc := &trackedConn{Conn: nc, t: t}
-		h.nc = tc
-		return tc, nil
+		cc, err := newClientConn(nc, t)
+		if err != nil {
+			return nil, err
+		}
+		h.nc = cc
+		return cc, nil
 	}
 }
 
@@ -153,8 +160,8 @@ func (t *netConns) connector(inner driver.Connector) driver.Connector {
 }
 
 // of returns the network connection under conn, or nil when it is not known.
-func (t *netConns) of(conn *sql.Conn) *trackedConn {
-	var nc *trackedConn
+func (t *netConns) of(conn *sql.Conn) *clientConn {
+	var nc *clientConn
 	_ = conn.Raw(func(dc any) error {
 		if d, ok := dc.(driver.Conn); ok {
 			t.mu.Lock()
@@ -164,6 +171,15 @@ func (t *netConns) of(conn *sql.Conn) *trackedConn {
 		return nil
 	})
 	return nc
+}
+
+// forget removes c from t.
+func (t *netConns) forget(c *clientConn) {
+	t.mu.Lock()
+	if c.key != nil && t.m[c.key] == c {
+		delete(t.m, c.key)
+	}
+	t.mu.Unlock()
 }
 
 // trackingConnector records the network connection of every driver connection it opens.
@@ -184,36 +200,9 @@ func (c trackingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	c.t.mu.Lock()
 	if c.t.m == nil {
-		c.t.m = map[driver.Conn]*trackedConn{}
+		c.t.m = map[driver.Conn]*clientConn{}
 	}
 	c.t.m[dc] = h.nc
 	c.t.mu.Unlock()
 	return dc, nil
-}
-
-// trackedConn is a network connection that netConns forgets when it is closed.
-type trackedConn struct {
-	net.Conn
-	t      *netConns
-	key    driver.Conn
-	cancel func(context.Context) error // see netConns.cancelRequest; may be nil
-}
-
-func (c *trackedConn) Close() error {
-	c.t.mu.Lock()
-	if c.key != nil && c.t.m[c.key] == c {
-		delete(c.t.m, c.key)
-	}
-	c.t.mu.Unlock()
-	return c.Conn.Close()
-}
-
-// SyscallConn gives the drivers the file descriptor of the connection (go-sql-driver/mysql
-// checks with it that an idle connection is still alive).
-func (c *trackedConn) SyscallConn() (syscall.RawConn, error) {
-	sc, ok := c.Conn.(syscall.Conn)
-	if !ok {
-		return nil, fmt.Errorf("%T has no file descriptor", c.Conn)
-	}
-	return sc.SyscallConn()
 }

@@ -55,7 +55,7 @@ func TestConnInterruptsItsStatements(t *testing.T) {
 				done <- c.Err(err)
 			}()
 			waitRunning(t, db, running, 1)
-			open := db.Stats().OpenConnections
+			idle := db.Stats().Idle
 			cancel()
 			err = <-done
 			if !errors.Is(err, context.Canceled) {
@@ -68,8 +68,8 @@ func TestConnInterruptsItsStatements(t *testing.T) {
 				// The server was asked to stop the statement too.
 				waitRunning(t, db, running, 0)
 			}
-			if got := db.Stats().OpenConnections; got != open-1 {
-				t.Fatalf("open connections after closing the interrupted Conn: %d, want %d (closed, not pooled)", got, open-1)
+			if got := db.Stats().Idle; got != idle {
+				t.Fatalf("idle connections after closing the interrupted Conn: %d, want %d (closed, not pooled)", got, idle)
 			}
 
 			// A Conn interrupted between statements fails its next one, and is closed too.
@@ -79,14 +79,29 @@ func TestConnInterruptsItsStatements(t *testing.T) {
 				t.Fatal(err)
 			}
 			cancel2()
+			<-c2.cut
 			_, err = c2.ExecContext(c2.Ctx(ctx2), "SELECT 1")
 			if err := c2.Err(err); !errors.Is(err, context.Canceled) {
 				t.Fatalf("a statement after the interrupt returned %v, want an error wrapping context.Canceled", err)
 			}
-			open = db.Stats().OpenConnections
+			idle = db.Stats().Idle
 			c2.Close()
-			if got := db.Stats().OpenConnections; got != open-1 {
-				t.Fatalf("open connections after closing the interrupted Conn: %d, want %d", got, open-1)
+			if got := db.Stats().Idle; got != idle {
+				t.Fatalf("idle connections after closing the interrupted Conn: %d, want %d", got, idle)
+			}
+
+			// A Conn interrupted while idle is closed too.
+			ctx4, cancel4 := context.WithCancel(context.Background())
+			c4, err := Connect(ctx4, e.DB)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cancel4()
+			<-c4.cut
+			idle = db.Stats().Idle
+			c4.Close()
+			if got := db.Stats().Idle; got != idle {
+				t.Fatalf("idle connections after closing a Conn interrupted while idle: %d, want %d", got, idle)
 			}
 
 			// The pool still serves sound connections.
