@@ -23,8 +23,7 @@ import (
 // Deadlines are the sockets' timeouts (SO_RCVTIMEO, SO_SNDTIMEO: a bound on each read or write
 // rather than one instant), and a deadline already past shuts the socket down, which wakes a
 // read or write in flight; the connection is then unusable, as a connection interrupted by its
-// context always is. clientConn has no SyscallConn: go-sql-driver/mysql's liveness check of an
-// idle connection reads it without waiting, which a blocking socket cannot do.
+// context always is.
 type clientConn struct {
 	f             *os.File
 	raw           syscall.RawConn
@@ -161,4 +160,35 @@ func (c *clientConn) setTimeout(opt int, t time.Time) error {
 		return err
 	}
 	return serr
+}
+
+// SyscallConn gives the drivers the socket for a check that must not wait: go-sql-driver/mysql
+// reads an idle connection before reusing it, to find one the server closed. Its Read and
+// Write run their function with the socket in non-blocking mode for the time of the call.
+func (c *clientConn) SyscallConn() (syscall.RawConn, error) { return nonblockingRaw{c.raw}, nil }
+
+// nonblockingRaw is a RawConn of a blocking socket whose Read and Write calls do not wait.
+type nonblockingRaw struct{ raw syscall.RawConn }
+
+func (r nonblockingRaw) Control(f func(fd uintptr)) error { return r.raw.Control(f) }
+
+// Read runs f once with the socket in non-blocking mode: a read that finds nothing returns
+// EAGAIN. f's result (whether it is done) is not used: there is no waiting to do.
+func (r nonblockingRaw) Read(f func(fd uintptr) bool) error { return r.once(f) }
+
+// Write is Read for a write.
+func (r nonblockingRaw) Write(f func(fd uintptr) bool) error { return r.once(f) }
+
+func (r nonblockingRaw) once(f func(fd uintptr) bool) error {
+	var err error
+	if cerr := r.raw.Control(func(fd uintptr) {
+		if err = syscall.SetNonblock(int(fd), true); err != nil {
+			return
+		}
+		f(fd)
+		err = syscall.SetNonblock(int(fd), false)
+	}); cerr != nil {
+		return cerr
+	}
+	return err
 }

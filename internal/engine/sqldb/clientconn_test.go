@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -115,5 +116,44 @@ func TestClientConnCloseWakesARead(t *testing.T) {
 	}
 	if err := <-done; err == nil {
 		t.Fatal("a read on a closed connection succeeded")
+	}
+}
+
+// TestClientConnLivenessCheck checks the read that go-sql-driver/mysql makes on an idle
+// connection before reusing it: through SyscallConn it must not wait (EAGAIN while the server
+// has sent nothing), it must see the server's close (a read of 0), and the socket must be back
+// in blocking mode afterwards.
+func TestClientConnLivenessCheck(t *testing.T) {
+	c, peer := clientPair(t)
+	sc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func() (int, error) {
+		var n int
+		var rerr error
+		if err := sc.Read(func(fd uintptr) bool {
+			n, rerr = syscall.Read(int(fd), make([]byte, 1))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n, rerr
+	}
+	if n, err := check(); n > 0 || !errors.Is(err, syscall.EAGAIN) {
+		t.Fatalf("check of a live idle connection: %d, %v, want EAGAIN", n, err)
+	}
+	var flags uintptr
+	if err := c.raw.Control(func(fd uintptr) {
+		flags, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if flags&syscall.O_NONBLOCK != 0 {
+		t.Fatal("the socket is left in non-blocking mode after the check")
+	}
+	peer.Close()
+	if n, err := check(); n != 0 || err != nil {
+		t.Fatalf("check of a connection the server closed: %d, %v, want 0, nil (end of stream)", n, err)
 	}
 }
