@@ -46,29 +46,18 @@ const (
 // own processes) per statement, client-sys-us/op its system part; insert100 also reports
 // client-us/row.
 func BenchmarkClientCPU(b *testing.B) {
-	for _, c := range sqldbtest.Servers() {
-		if c.Driver.Name == "myrocks" {
-			continue
+	sqldbtest.LoggedBench(b, func(b *testing.B, c sqldbtest.Server, ctx context.Context, eng engine.Engine, dir string) {
+		f := newCPUFixture(b, ctx, eng)
+		log := servertest.NewStatementLog(b, c.Kind, dir)
+		cases := []cpuCase{f.insertCase(b, log), f.pointCase(b, log), f.rangeCase(b, log)}
+		c.StopStatementLog(b, ctx, eng)
+		for _, cs := range cases {
+			b.Run(cs.name, func(b *testing.B) {
+				b.Run("enginebench", func(b *testing.B) { cpuLoop(b, cs.rows, cs.ours) })
+				b.Run("bare", func(b *testing.B) { cpuLoop(b, cs.rows, cs.bare) })
+			})
 		}
-		b.Run(c.Driver.Name, func(b *testing.B) {
-			c.Require(b)
-			// The run's context, which the workload gives its statements.
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			dir := servertest.DataDir(b)
-			eng := c.Open(b, ctx, c.Settings(servertest.StatementLogSettings(c.Kind)), dir)
-			f := newCPUFixture(b, ctx, eng)
-			log := servertest.NewStatementLog(b, c.Kind, dir)
-			cases := []cpuCase{f.insertCase(b, log), f.pointCase(b, log), f.rangeCase(b, log)}
-			c.StopStatementLog(b, ctx, eng)
-			for _, cs := range cases {
-				b.Run(cs.name, func(b *testing.B) {
-					b.Run("enginebench", func(b *testing.B) { cpuLoop(b, cs.rows, cs.ours) })
-					b.Run("bare", func(b *testing.B) { cpuLoop(b, cs.rows, cs.bare) })
-				})
-			}
-		})
-	}
+	})
 }
 
 // cpuCase is one statement of BenchmarkClientCPU: its i-th execution by enginebench's path

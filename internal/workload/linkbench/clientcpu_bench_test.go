@@ -49,26 +49,15 @@ const mixCheck = 1000
 // own processes) per request, client-sys-us/op its system part. The drawing of the requests
 // and their recording by the runner (the harness, BenchmarkHarnessRequests) are in neither.
 func BenchmarkClientCPU(b *testing.B) {
-	for _, c := range sqldbtest.Servers() {
-		if c.Driver.Name == "myrocks" {
-			continue
-		}
-		b.Run(c.Driver.Name, func(b *testing.B) {
-			c.Require(b)
-			// The run's context, which the workload gives its requests.
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			dir := servertest.DataDir(b)
-			eng := c.Open(b, ctx, c.Settings(servertest.StatementLogSettings(c.Kind)), dir)
-			f := newMixFixture(b, ctx, eng)
-			f.sameStatements(b, servertest.NewStatementLog(b, c.Kind, dir))
-			c.StopStatementLog(b, ctx, eng)
-			b.Run("requests", func(b *testing.B) {
-				b.Run("enginebench", func(b *testing.B) { f.timed(b, f.ours) })
-				b.Run("bare", func(b *testing.B) { f.timed(b, f.bare) })
-			})
+	sqldbtest.LoggedBench(b, func(b *testing.B, c sqldbtest.Server, ctx context.Context, eng engine.Engine, dir string) {
+		f := newMixFixture(b, ctx, eng)
+		f.sameStatements(b, servertest.NewStatementLog(b, c.Kind, dir))
+		c.StopStatementLog(b, ctx, eng)
+		b.Run("requests", func(b *testing.B) {
+			b.Run("enginebench", func(b *testing.B) { f.timed(b, f.ours) })
+			b.Run("bare", func(b *testing.B) { f.timed(b, f.bare) })
 		})
-	}
+	})
 }
 
 // mixFixture is the loaded graph, its copy, and the recorded requests by count.

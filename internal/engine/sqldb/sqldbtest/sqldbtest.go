@@ -91,3 +91,22 @@ func (s Server) StopStatementLog(t testing.TB, ctx context.Context, eng engine.E
 		}
 	}
 }
+
+// LoggedBench runs fn as a sub-benchmark for each server but MyRocks (the same client and
+// connections as InnoDB): on a managed server started with its statement log on (for fn to
+// check its statements in the log of dir, then StopStatementLog), and with a context that
+// can be cancelled, as the run's context that a workload gives its statements.
+func LoggedBench(b *testing.B, fn func(b *testing.B, s Server, ctx context.Context, eng engine.Engine, dir string)) {
+	for _, s := range Servers() {
+		if s.Driver.Name == "myrocks" {
+			continue
+		}
+		b.Run(s.Driver.Name, func(b *testing.B) {
+			s.Require(b)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			dir := servertest.DataDir(b)
+			fn(b, s, ctx, s.Open(b, ctx, s.Settings(servertest.StatementLogSettings(s.Kind)), dir), dir)
+		})
+	}
+}
