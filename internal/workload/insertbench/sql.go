@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
@@ -205,7 +206,7 @@ func (s *sqlSession) exec(ctx context.Context, key stmtKey, text func() string) 
 	if st != nil {
 		res, err = st.ExecContext(s.conn.Ctx(ctx), s.args...)
 	} else {
-		res, err = s.conn.ExecContext(s.conn.Ctx(ctx), string(q))
+		res, err = s.conn.ExecContext(s.conn.Ctx(ctx), transient(q))
 	}
 	return res, s.conn.Err(err)
 }
@@ -220,10 +221,17 @@ func (s *sqlSession) query(ctx context.Context, key stmtKey, text func() string)
 	if st != nil {
 		rows, err = st.QueryContext(s.conn.Ctx(ctx), s.args...)
 	} else {
-		rows, err = s.conn.QueryContext(s.conn.Ctx(ctx), string(q))
+		rows, err = s.conn.QueryContext(s.conn.Ctx(ctx), transient(q))
 	}
 	return rows, s.conn.Err(err)
 }
+
+// transient returns the statement text in the session's buffer b as a string without copying
+// it (a 100-row insert is about 7 KB): the drivers copy a statement into their own buffer to send
+// it and keep nothing of it once the call returns (go-sql-driver/mysql's COM_QUERY packet,
+// pgx's Query message; their errors hold the server's message, not the statement), and a
+// query's rows are read and closed before the session writes its next statement into b.
+func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // textStmt is a statement sent as text: its pieces before, between and after the places of
 // its values.
@@ -267,7 +275,7 @@ func (b *sqlBackend) bind(q string) string { return sqldb.Bind(b.d, q) }
 func (s *sqlSession) insert(ctx context.Context, t *table, rows []Row) error {
 	var err error
 	if s.b.text {
-		_, err = s.conn.ExecContext(s.conn.Ctx(ctx), string(s.insertText(t, rows)))
+		_, err = s.conn.ExecContext(s.conn.Ctx(ctx), transient(s.insertText(t, rows)))
 	} else {
 		err = s.insertPrepared(ctx, t, rows)
 	}
