@@ -44,29 +44,34 @@ var resourceLegend = []string{
 // limit.
 const clientBoundMark = "client-bound"
 
-// clientLegend explains the client-bound mark: for a run that checked the client's share (or
-// runs merged with different limits, that have a marked step), else nothing.
+// clientLegend explains the client-bound mark for a run in which the client's share was
+// measured (a server engine) or a step is marked, else nothing: an embedded engine has no
+// client apart from itself.
 func clientLegend(r *result.Run) []string {
+	measured, bound := clientShares(r)
+	if !measured && !bound {
+		return nil
+	}
 	limit := "the run's limit (client_cpu_limit_pct in run.json)"
 	if r.ClientCPULimitPct > 0 {
 		limit = Num(r.ClientCPULimitPct) + "%"
-	} else if !anyClientBound(r) {
+	} else if !bound {
 		return nil
 	}
 	return []string{"client-bound: the client used more than " + limit +
 		" of the CPUs (client%) during the step: the client may have limited the engine, so the rate may be the client's, not the engine's (--client-cpu-limit)."}
 }
 
-// anyClientBound reports whether a step of r is marked client-bound.
-func anyClientBound(r *result.Run) bool {
+// clientShares reports whether a step of r has the client's share measured, and whether one
+// is marked client-bound.
+func clientShares(r *result.Run) (measured, bound bool) {
 	for _, c := range r.Configs {
 		for _, s := range c.Steps {
-			if s.ClientBound {
-				return true
-			}
+			measured = measured || s.Resources != nil && s.Resources.ClientCPUPct != nil
+			bound = bound || s.ClientBound
 		}
 	}
-	return false
+	return measured, bound
 }
 
 func resGet(f func(*result.Resources) *float64) func(*result.Step) *float64 {

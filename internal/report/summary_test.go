@@ -320,3 +320,18 @@ func TestClientLegendOnlyWhenChecked(t *testing.T) {
 		t.Errorf("a run without the check explains its mark:\n%s", l)
 	}
 }
+
+// A run of embedded engines records the limit but never the client's share (the engine is
+// the client's own process): no legend line about a mark that cannot appear.
+func TestClientLegendOnlyWhenMeasured(t *testing.T) {
+	r := fixture()
+	r.ClientCPULimitPct = 50
+	if l := strings.Join(Build(r).Legend, "\n"); strings.Contains(l, "client-bound") {
+		t.Errorf("a run without a measured client share explains the client-bound mark:\n%s", l)
+	}
+	f := 12.0
+	r.Configs[0].Steps[1].Resources = &result.Resources{ClientCPUPct: &f}
+	if l := strings.Join(Build(r).Legend, "\n"); !strings.Contains(l, "client-bound: the client used more than 50%") {
+		t.Errorf("a run with a measured client share lacks the client-bound legend:\n%s", l)
+	}
+}
