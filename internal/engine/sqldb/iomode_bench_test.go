@@ -18,21 +18,13 @@ import (
 // blocking mode, read and written with plain read(2) and write(2) system calls, the way a C
 // client (MySQLdb, psycopg2) waits for its reply. Both with a context that cannot be cancelled.
 func BenchmarkRoundTripIOMode(b *testing.B) {
-	for _, c := range serverCases() {
-		if c.driver.Name == "myrocks" {
-			continue
+	rtServers(b, func(b *testing.B, e *serverEngine, blocking *sql.Conn, q string) {
+		netpoller := netpollerConn(b, e)
+		for _, v := range []rtVariant{{"text-background", false, false}, {"prepared-background", true, false}} {
+			b.Run("netpoller-"+v.name, func(b *testing.B) { rtRun(b, netpoller, q, v) })
+			b.Run("blocking-"+v.name, func(b *testing.B) { rtRun(b, blocking, q, v) })
 		}
-		b.Run(c.driver.Name, func(b *testing.B) {
-			e := c.openManaged(b)
-			blocking := rtSetup(b, e)
-			q := Bind(e.Dialect(), "SELECT v FROM rt WHERE id = ?")
-			netpoller := netpollerConn(b, e)
-			for _, v := range []rtVariant{{"text-background", false, false}, {"prepared-background", true, false}} {
-				b.Run("netpoller-"+v.name, func(b *testing.B) { rtRun(b, netpoller, q, v) })
-				b.Run("blocking-"+v.name, func(b *testing.B) { rtRun(b, blocking, q, v) })
-			}
-		})
-	}
+	})
 }
 
 // netpollerConn opens a second pool on e's managed server whose connections the driver dials

@@ -19,17 +19,24 @@ const rtRows = 1000
 // the CPU time of this process (getrusage RUSAGE_SELF, user+sys; the server is another process
 // and not counted) per statement, client-sys-us/op its system part.
 func BenchmarkRoundTrip(b *testing.B) {
+	rtServers(b, func(b *testing.B, e *serverEngine, conn *sql.Conn, q string) {
+		for _, v := range rtVariants() {
+			b.Run(v.name, func(b *testing.B) { rtRun(b, conn, q, v) })
+		}
+	})
+}
+
+// rtServers runs fn as a sub-benchmark for PostgreSQL and InnoDB (MyRocks has InnoDB's client),
+// on a managed server with the table rt, one connection of the engine's pool and the point
+// SELECT.
+func rtServers(b *testing.B, fn func(b *testing.B, e *serverEngine, conn *sql.Conn, q string)) {
 	for _, c := range serverCases() {
 		if c.driver.Name == "myrocks" {
 			continue
 		}
 		b.Run(c.driver.Name, func(b *testing.B) {
 			e := c.openManaged(b)
-			conn := rtSetup(b, e)
-			q := Bind(e.Dialect(), "SELECT v FROM rt WHERE id = ?")
-			for _, v := range rtVariants() {
-				b.Run(v.name, func(b *testing.B) { rtRun(b, conn, q, v) })
-			}
+			fn(b, e, rtSetup(b, e), Bind(e.Dialect(), "SELECT v FROM rt WHERE id = ?"))
 		})
 	}
 }
