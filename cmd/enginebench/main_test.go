@@ -272,6 +272,11 @@ func TestBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"client CPU limit NaN", []string{"--client-cpu-limit", "NaN"}, "--client-cpu-limit NaN: want a percentage"},
 		{"client CPU limit infinite", []string{"--client-cpu-limit", "Inf"}, "--client-cpu-limit +Inf: want a percentage"},
 		{"client CPU limit not a number", []string{"--client-cpu-limit", "half"}, `invalid argument "half" for "--client-cpu-limit"`},
+		{"NaN seconds", []string{"--query-seconds", "NaN"}, `invalid argument "NaN" for "--query-seconds" flag: want a finite number of at most 1e+09`},
+		{"infinite seconds", []string{"linkbench", "--interval-seconds", "+Inf"}, `"--interval-seconds" flag: want a finite number`},
+		{"huge seconds", []string{"iibench", "--seconds", "1e300"}, `"--seconds" flag: want a finite number`},
+		{"NaN rate", []string{"iibench", "--max-insert-rate", "nan"}, `"--max-insert-rate" flag: want a finite number`},
+		{"float not a number", []string{"linkbench", "--request-rate", "fast"}, `invalid argument "fast" for "--request-rate" flag: not a number`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -129,6 +129,8 @@ func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"bad parameter value", "params:\n  rows: many\n" + one, nil, `spec.yaml:2: params: rows: "many" is not valid`},
 		{"parameter out of range", "params:\n  clients: 0\n" + one, nil, "--clients must be > 0"},
 		{"client CPU limit out of range", "params:\n  client-cpu-limit: 101\n" + one, nil, "--client-cpu-limit 101: want a percentage of all CPUs"},
+		{"seconds not finite", "params:\n  query-seconds: .nan\n" + one, nil, `spec.yaml:2: params: query-seconds: ".nan" is not valid`},
+		{"seconds too large", "params:\n  query-seconds: 1e300\n" + one, nil, `spec.yaml:2: params: query-seconds: "1e300" is not valid`},
 		{"unknown scale", "scale: huge\n" + one, nil, `unknown scale "huge"`},
 		{"unknown workload", "workload: ycsb\n" + one, nil, `unknown workload "ycsb"`},
 		{"linkbench parameter for insert", "params:\n  requesters: 5\n" + one, nil, `spec.yaml:2: params: unknown insert parameter "requesters"`},
