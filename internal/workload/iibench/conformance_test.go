@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
@@ -171,21 +172,7 @@ func (c engineCase) openWith(t *testing.T, ctx context.Context, settings map[str
 		servertest.Require(t, c.kind)
 	}
 	dir := servertest.DataDir(t)
-	reg, err := engine.NewRegistry(c.driver)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := reg.Open(ctx, engine.Config{Name: c.driver.Name, Engine: c.driver.Name, Settings: settings,
-		DataDir: dir, Log: servertest.Logger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := eng.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return eng, dir
+	return enginetest.Open(t, ctx, c.driver, "", settings, dir), dir
 }
 
 // driverNoise are shapes that the drivers send on their own: go-sql-driver's session time zone

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
@@ -75,24 +76,7 @@ func (c engineCase) open(t *testing.T, ctx context.Context) engine.Engine {
 		}
 		dir = servertest.DataDir(t)
 	}
-	reg, err := engine.NewRegistry(c.driver)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := engine.Config{Name: c.driver.Name, Engine: c.driver.Name, Settings: c.small, DataDir: dir}
-	if c.driver.Server {
-		cfg.Log = servertest.Logger(t)
-	}
-	eng, err := reg.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := eng.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return eng
+	return enginetest.Open(t, ctx, c.driver, "", c.small, dir)
 }
 
 // openNull opens the null engine, closed when the test ends.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
@@ -48,24 +49,7 @@ func runOn(t testing.TB, ctx context.Context, w *Workload, eng engine.Engine, sa
 // open opens a fresh engine of driver d in a temporary directory.
 func open(t *testing.T, ctx context.Context, d engine.Driver, settings map[string]string, dir string) engine.Engine {
 	t.Helper()
-	reg, err := engine.NewRegistry(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := engine.Config{Name: d.Name, Engine: d.Name, Settings: settings, DataDir: dir}
-	if d.Server {
-		cfg.Log = servertest.Logger(t)
-	}
-	eng, err := reg.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := eng.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return eng
+	return enginetest.Open(t, ctx, d, "", settings, dir)
 }
 
 // checkRun checks a whole run: load (and index) then the intervals, all ok, verified at the end

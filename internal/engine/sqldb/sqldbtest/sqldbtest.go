@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -54,21 +55,7 @@ func (s Server) Settings(extra map[string]string) map[string]string {
 // the engine is closed (and the server stopped) at the end of the test.
 func (s Server) Open(t testing.TB, ctx context.Context, settings map[string]string, dir string) engine.Engine {
 	t.Helper()
-	reg, err := engine.NewRegistry(s.Driver)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := reg.Open(ctx, engine.Config{Name: s.Driver.Name, Engine: s.Driver.Name,
-		Settings: settings, DataDir: dir, Log: servertest.Logger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := eng.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return eng
+	return enginetest.Open(t, ctx, s.Driver, "", settings, dir)
 }
 
 // StopStatementLog turns off, while the server runs, the statement log that

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
@@ -89,28 +90,14 @@ func (c engineCase) open(t *testing.T) *testEngine {
 // openEngine opens c's engine on dir through a registry and closes it at the end of the test.
 func openEngine(t *testing.T, c engineCase, dir string) engine.Engine {
 	t.Helper()
-	reg, err := engine.NewRegistry(c.driver)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := engine.Config{Name: c.name, Engine: c.driver.Name, DataDir: dir, Settings: c.small}
+	settings := c.small
 	if c.server {
-		cfg.Log = servertest.Logger(t)
-		cfg.Settings = maps.Clone(c.small)
-		maps.Copy(cfg.Settings, servertest.StatementLogSettings(c.kind))
+		settings = maps.Clone(c.small)
+		maps.Copy(settings, servertest.StatementLogSettings(c.kind))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	eng, err := reg.Open(ctx, cfg)
-	if err != nil {
-		t.Fatalf("open %s: %v", c.name, err)
-	}
-	t.Cleanup(func() {
-		if err := eng.Close(); err != nil {
-			t.Errorf("close %s: %v", c.name, err)
-		}
-	})
-	return eng
+	return enginetest.Open(t, ctx, c.driver, c.name, settings, dir)
 }
 
 // store returns a Store with opt on empty, newly created tables.

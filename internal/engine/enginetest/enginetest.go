@@ -1,0 +1,38 @@
+// Package enginetest opens engines for tests through the registry, as a run opens them.
+package enginetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+)
+
+// Open opens an engine of driver d as the configuration name (d's name when empty) with
+// settings on the data directory dir; a managed server logs to t. The engine is closed (and
+// its server stopped) when the test ends; an error fails the test.
+func Open(t testing.TB, ctx context.Context, d engine.Driver, name string, settings map[string]string, dir string) engine.Engine {
+	t.Helper()
+	if name == "" {
+		name = d.Name
+	}
+	reg, err := engine.NewRegistry(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := engine.Config{Name: name, Engine: d.Name, Settings: settings, DataDir: dir}
+	if d.Server {
+		cfg.Log = servertest.Logger(t)
+	}
+	eng, err := reg.Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("open %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := eng.Close(); err != nil {
+			t.Errorf("close %s: %v", name, err)
+		}
+	})
+	return eng
+}
