@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -27,10 +26,7 @@ type Conn struct {
 	parent context.Context // the context the Conn was opened with
 	ctx    context.Context // the context of its statements
 	stop   func() bool     // stops the watch of parent; nil when not watched
-	// interrupted is set when the watch of parent fired; cut is closed once it has cut the
-	// connection.
-	interrupted atomic.Bool
-	cut         chan struct{}
+	cut    chan struct{}   // closed once the watch of parent has cut the connection
 }
 
 // Connect takes a connection from db's pool for one client; its statements end when ctx ends
@@ -52,7 +48,6 @@ func Connect(ctx context.Context, db DB) (*Conn, error) {
 	c.ctx = context.WithoutCancel(ctx)
 	c.cut = make(chan struct{})
 	c.stop = context.AfterFunc(ctx, func() {
-		c.interrupted.Store(true)
 		_ = nc.SetDeadline(time.Unix(1, 0))
 		close(c.cut)
 		if nc.cancel != nil {
@@ -73,10 +68,10 @@ func (c *Conn) Ctx(ctx context.Context) context.Context {
 	return ctx
 }
 
-// Err returns err, or when the Conn was interrupted because its context ended, an error that
-// wraps the context's error and tells err.
+// Err returns err, or when the Conn's context has ended (and the Conn cuts its connection), an
+// error that wraps the context's error and tells err.
 func (c *Conn) Err(err error) error {
-	if err == nil || !c.interrupted.Load() {
+	if err == nil || c.stop == nil || c.parent.Err() == nil {
 		return err
 	}
 	return fmt.Errorf("%w (%v)", c.parent.Err(), err)
