@@ -3,7 +3,6 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -35,8 +34,7 @@ func netpollerConn(b *testing.B, e *serverEngine) *sql.Conn {
 	var db *sql.DB
 	switch d := e.DB.(type) {
 	case *mysqlDB:
-		mc := mysql.NewConfig()
-		mc.Net, mc.Addr, mc.User, mc.DBName = "unix", d.srv.SocketPath(), d.srv.User(), d.srv.Database()
+		mc := managedMySQLConfig(d.srv)
 		mc.InterpolateParams = true
 		conn, err := mysql.NewConnector(mc)
 		if err != nil {
@@ -44,8 +42,7 @@ func netpollerConn(b *testing.B, e *serverEngine) *sql.Conn {
 		}
 		db = sql.OpenDB(conn)
 	case *postgresDB:
-		pc, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
-			pgQuote(d.srv.SocketDir()), d.srv.Port(), pgQuote(d.srv.User()), pgQuote(d.srv.Database())))
+		pc, err := pgx.ParseConfig(managedPostgresConnString(d.srv))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -270,8 +270,7 @@ func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) 
 			return nil, err
 		}
 		e.srv, e.version, e.settings = srv, srv.Version(), settings
-		mc = mysql.NewConfig()
-		mc.Net, mc.Addr, mc.User, mc.DBName = "unix", srv.SocketPath(), srv.User(), srv.Database()
+		mc = managedMySQLConfig(srv)
 	} else {
 		e.secrets, e.dbPID = redact.Secrets(cfg.DSN), cfg.DBPID
 		var err error
@@ -686,3 +685,11 @@ func (MySQLDialect) RowValueSeek() bool { return false }
 
 // IndexOrderSettings implements Dialect: FORCE INDEX chooses the index.
 func (MySQLDialect) IndexOrderSettings() []string { return nil }
+
+// managedMySQLConfig returns the connection settings of the managed server srv: its private
+// socket, its user and the benchmark database.
+func managedMySQLConfig(srv *server.Server) *mysql.Config {
+	mc := mysql.NewConfig()
+	mc.Net, mc.Addr, mc.User, mc.DBName = "unix", srv.SocketPath(), srv.User(), srv.Database()
+	return mc
+}

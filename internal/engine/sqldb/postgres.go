@@ -209,8 +209,7 @@ func openPostgres(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 	if err != nil {
 		return nil, err
 	}
-	connStr := fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
-		pgQuote(srv.SocketDir()), srv.Port(), pgQuote(srv.User()), pgQuote(srv.Database()))
+	connStr := managedPostgresConnString(srv)
 	e := &postgresDB{serverCore: serverCore{
 		name: "postgres", srv: srv, version: srv.Version(),
 		settings: settings, dialect: PostgresDialect{},
@@ -453,4 +452,11 @@ func pgCancelRequest(dc driver.Conn) func(context.Context) error {
 		return c.Conn().PgConn().CancelRequest
 	}
 	return nil
+}
+
+// managedPostgresConnString returns the connection string of the managed server srv: its
+// private socket directory, its user and the benchmark database.
+func managedPostgresConnString(srv *server.Server) string {
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
+		pgQuote(srv.SocketDir()), srv.Port(), pgQuote(srv.User()), pgQuote(srv.Database()))
 }
