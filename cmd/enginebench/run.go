@@ -584,7 +584,7 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 		Command: append([]string{"enginebench"}, redactArgs(os.Args[1:])...), Host: host,
 		ClientCPULimitPct: f.clientCPULimit}
 	if sp != nil {
-		if err := dir.WriteFile("run-spec.yaml", sp.Copy); err != nil {
+		if err := dir.WriteFile("run-spec.yaml", specCopy(sp, *secrets)); err != nil {
 			return exitError{exitFailed, err.Error()}
 		}
 		run.Notes = append(run.Notes, fmt.Sprintf("run spec: %s (a copy is run-spec.yaml)", sp.Path))

@@ -430,19 +430,22 @@ func specKeys(goType string) []string {
 }
 
 // redactedSpec returns the spec's text for the results directory: as written, or, when a
-// configuration has a dsn, re-encoded with every dsn replaced; and any password removed.
+// configuration has a dsn, re-encoded with every dsn replaced; and any password removed, also
+// from comments (redact.YAML), with each dsn's password wherever the file repeats it.
 func redactedSpec(raw []byte, doc *yaml.Node) ([]byte, error) {
 	seq := mapValue(doc, "configs")
 	found := false
+	var secrets []string // the dsns' passwords, wherever else the file repeats them
 	if seq != nil {
 		for _, item := range seq.Content {
 			if v := mapValue(item, "dsn"); v != nil && v.Value != "" {
+				secrets = append(secrets, redact.Secrets(v.Value)...)
 				v.Value, v.Style, v.Tag, found = redact.Marker, 0, "!!str", true
 			}
 		}
 	}
 	if !found {
-		return []byte(redact.Text(string(raw))), nil
+		return []byte(redact.YAML(string(raw))), nil
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -453,7 +456,13 @@ func redactedSpec(raw []byte, doc *yaml.Node) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("encode the run spec's copy: %w", err)
 	}
-	return []byte(redact.Text(buf.String())), nil
+	return []byte(redact.YAML(buf.String(), secrets...)), nil
+}
+
+// specCopy returns the run spec's copy for the results directory with secrets (the DSNs the
+// run learnt from the environment, their passwords) removed too.
+func specCopy(sp *runSpec, secrets []string) []byte {
+	return []byte(redact.YAML(string(sp.Copy), secrets...))
 }
 
 // Redaction: DSNs and passwords never reach output, logs or result files.

@@ -503,3 +503,64 @@ func TestSpecVariant(t *testing.T) {
 		t.Errorf("run.json: variant %q, verify %q", w.Variant, w.Verify)
 	}
 }
+
+// TestSpecCopyHasNoPassword: the results' copy of a run spec keeps no password, wherever the
+// spec holds it: a comment's URL, password= or password: form, a dsn's password written again
+// in a comment, or the DSN of a dsn_env variable written in a comment.
+func TestSpecCopyHasNoPassword(t *testing.T) {
+	t.Setenv("SPEC_COPY_DSN", "postgres://bench:envpw9@db/bench")
+	path := writeSpec(t, `# connect with: psql postgres://bench:urlpw1@db/bench
+# password=kwpw2
+# password: yamlpw3 with words
+workload: insert   # MYSQL_PWD: pw4
+configs:
+  - name: a
+    engine: srv
+    dsn: "u:hunter2@tcp(db:3306)/bench"   # hunter2 rotates monthly
+  - name: b
+    engine: srv2
+    dsn_env: SPEC_COPY_DSN   # it is postgres://bench:envpw9@db/bench, or envpw9 alone
+`)
+	sp, _, err := loadSpec(path, testRegistry(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := redact.Secrets(os.Getenv("SPEC_COPY_DSN"))
+	copied := string(specCopy(sp, secrets))
+	for _, pw := range []string{"urlpw1", "kwpw2", "yamlpw3", "with words", "pw4", "hunter2", "envpw9"} {
+		if strings.Contains(copied, pw) {
+			t.Errorf("the spec's copy keeps %q:\n%s", pw, copied)
+		}
+	}
+	for _, keep := range []string{"workload: insert", "dsn: <redacted>", "dsn_env: SPEC_COPY_DSN", "# connect with: psql"} {
+		if !strings.Contains(copied, keep) {
+			t.Errorf("the spec's copy lost %q:\n%s", keep, copied)
+		}
+	}
+}
+
+// TestRunSpecCopyWithoutPassword runs a spec whose comments hold passwords and reads the copy
+// the run writes into its results.
+func TestRunSpecCopyWithoutPassword(t *testing.T) {
+	spec := writeSpec(t, `# the server's password: hunter2 (not needed for the null engine)
+# postgres://u:urlpw@h/db
+params: {rows: 2000, steps: [l.i0]}
+configs:
+  - name: a
+    engine: "null"
+`)
+	args, out := tinyArgs(t, "null")
+	args = slices.DeleteFunc(args, func(a string) bool { return a == "--engines" || a == "null" })
+	code, stdout, stderr := runCLI(t, append(args, "--config", spec)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	copied, err := os.ReadFile(filepath.Join(out, "run-spec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(copied), "hunter2") || strings.Contains(string(copied), "urlpw") ||
+		!strings.Contains(string(copied), "# the server's password: <redacted>") {
+		t.Errorf("run-spec.yaml keeps a password or lost its comment:\n%s", copied)
+	}
+}
