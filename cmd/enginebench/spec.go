@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"gopkg.in/yaml.v3"
 
@@ -85,9 +86,9 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // engines (known to reg). It returns warnings to print (a DSN with a password written in the
 // file). Every error is one line that names the file, and the line where it can.
 func loadSpec(path string, reg *engine.Registry) (*runSpec, []string, error) {
-	b, err := os.ReadFile(path)
+	b, err := readSpec(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("run spec: %w", err)
+		return nil, nil, err
 	}
 	var f specFile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
@@ -210,6 +211,69 @@ func loadSpec(path string, reg *engine.Registry) (*runSpec, []string, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, warnings, nil
+}
+
+// maxSpecBytes bounds a run spec's size: a spec is a few lines, and a device such as
+// /dev/zero must not be read until memory runs out.
+const maxSpecBytes = 1 << 20
+
+// readSpec reads the run spec at path, which must be a regular file of at most maxSpecBytes.
+// Anything else (a device, a directory, a named pipe) is refused without reading it.
+func readSpec(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			pe.Op = "open" // what the user asked for, not how it was looked at
+		}
+		return nil, fmt.Errorf("run spec: %w", err)
+	}
+	if err := regularSpec(path, st); err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK: should path have become a named pipe since, opening it does not wait.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("run spec: %w", err)
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("run spec: %w", err)
+	}
+	if err := regularSpec(path, st); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("run spec: read %s: %w", path, err)
+	}
+	if len(b) > maxSpecBytes {
+		return nil, fmt.Errorf("%s: the run spec is larger than 1 MiB", path)
+	}
+	return b, nil
+}
+
+// regularSpec refuses a run spec that is not a regular file or is too large.
+func regularSpec(path string, st os.FileInfo) error {
+	m := st.Mode()
+	kind := ""
+	switch {
+	case m.IsRegular():
+		if st.Size() > maxSpecBytes {
+			return fmt.Errorf("%s: the run spec is larger than 1 MiB (%d bytes)", path, st.Size())
+		}
+		return nil
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	case m&os.ModeDevice != 0:
+		kind = "a device"
+	default:
+		kind = "mode " + m.String()
+	}
+	return fmt.Errorf("run spec %s: not a regular file (%s); give a YAML file", path, kind)
 }
 
 // entryNames returns the names of es.

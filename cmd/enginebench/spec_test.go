@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -160,6 +161,9 @@ func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"db_pid without a dsn", "configs:\n  - name: a\n    engine: sqlite\n    db_pid: 1\n", nil, "needs an existing server"},
 		{"data_dir without a dsn", "configs:\n  - name: a\n    engine: sqlite\n    data_dir: /tmp\n", nil, "data_dir names an existing server's data directory"},
 		{"spec file missing", "", []string{"--config", "/nonexistent/spec.yaml"}, "run spec: open /nonexistent/spec.yaml"},
+		{"spec is a device", "", []string{"--config", "/dev/zero"}, "run spec /dev/zero: not a regular file (a device)"},
+		{"spec is a directory", "", []string{"--config", "/"}, "run spec /: not a regular file (a directory)"},
+		{"spec too large", "# " + strings.Repeat("x", maxSpecBytes) + "\n" + one, nil, "spec.yaml: the run spec is larger than 1 MiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -563,4 +567,15 @@ configs:
 		!strings.Contains(string(copied), "# the server's password: <redacted>") {
 		t.Errorf("run-spec.yaml keeps a password or lost its comment:\n%s", copied)
 	}
+}
+
+// TestRunSpecFromAFIFOIsRefused: a named pipe is refused at once, without waiting for a writer.
+func TestRunSpecFromAFIFOIsRefused(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	runBad(t, "run spec "+fifo+": not a regular file (a named pipe)",
+		"run", "--config", fifo, "--out", filepath.Join(dir, "r"), "--data-dir", filepath.Join(dir, "d"))
 }
