@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,6 +55,9 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 			}
 			return usagef("%s: %v", d, err)
 		}
+		if err := checkRun(r); err != nil {
+			return usagef("%s: %v", filepath.Join(d, "run.json"), err)
+		}
 		runs = append(runs, report.Input{Dir: d, Run: r})
 	}
 	page, err := report.NewPage(runs, o)
@@ -90,6 +94,18 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, byteSize(html.Len()), md)
+	return nil
+}
+
+// checkRun refuses a run.json that is no run of enginebench (null, {}, a run of a workload
+// this build does not know), which would make an empty or misleading report.
+func checkRun(r *result.Run) error {
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("not a run of enginebench: %w", err)
+	}
+	if !slices.Contains(workloadNames(), r.Workload.Name) {
+		return fmt.Errorf("unknown workload %q (known: %s)", r.Workload.Name, strings.Join(workloadNames(), ", "))
+	}
 	return nil
 }
 

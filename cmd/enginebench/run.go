@@ -32,6 +32,9 @@ import (
 	"github.com/enginebench/enginebench/internal/workload/linkbench"
 )
 
+// workloadNames returns the workloads `run` runs and `report` reports.
+func workloadNames() []string { return []string{"insert", "iibench", "linkbench"} }
+
 // runFlags are the flags of `enginebench run`.
 type runFlags struct {
 	engines string
@@ -462,8 +465,8 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	case sp != nil && sp.Workload != "":
 		name = sp.Workload
 	}
-	if name != "insert" && name != "linkbench" && name != "iibench" {
-		return usagef("unknown workload %q (available: insert, iibench, linkbench)", name)
+	if !slices.Contains(workloadNames(), name) {
+		return usagef("unknown workload %q (available: %s)", name, strings.Join(workloadNames(), ", "))
 	}
 	if sp != nil {
 		if err := f.applySpec(fl, sp, name); err != nil {
