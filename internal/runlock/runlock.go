@@ -247,9 +247,11 @@ func Probe(dir string) (State, Info, error) {
 	return None, Info{}, fmt.Errorf("lock of %s: the lock file keeps changing hands", dir)
 }
 
-// RemoveStale removes dir's lock file if no live process holds it and returns its record;
-// a *BusyError when one does.
-func RemoveStale(dir string) (Info, error) {
+// RemoveStale removes dir's lock file if no live process holds it and returns its record; a
+// *BusyError when one does. then, when not nil, runs first, while the lock file is held
+// exclusively (no run can take dir meanwhile): to remove what the dead run left, or to mark
+// its results. When then fails, the lock file stays.
+func RemoveStale(dir string, then func(Info) error) (Info, error) {
 	path := filepath.Join(dir, FileName)
 	st, info, f, err := probeOpen(path, syscall.LOCK_EX)
 	switch {
@@ -261,6 +263,11 @@ func RemoveStale(dir string) (Info, error) {
 		return info, &BusyError{Dir: dir, Holder: info}
 	}
 	defer f.Close() // held exclusively until the name is gone
+	if then != nil {
+		if err := then(info); err != nil {
+			return info, err
+		}
+	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return info, fmt.Errorf("remove the lock of %s: %w", dir, err)
 	}

@@ -143,14 +143,15 @@ func TestKilledHolderLeavesAStaleLock(t *testing.T) {
 	if !errors.As(err, &stale) || stale.Dead.PID != cmd.Process.Pid {
 		t.Fatalf("Acquire over the dead run's lock: %v, want a StaleError naming pid %d", err, cmd.Process.Pid)
 	}
-	if in, err := RemoveStale(dir); err != nil || in.RunID != "helper" {
-		t.Fatalf("RemoveStale: %+v %v", in, err)
+	var seen Info
+	if in, err := RemoveStale(dir, func(in Info) error { seen = in; return nil }); err != nil || in.RunID != "helper" || seen != in {
+		t.Fatalf("RemoveStale: %+v %v, then saw %+v", in, err, seen)
 	}
 	l, err := Acquire(dir, info("mine"))
 	if err != nil {
 		t.Fatalf("Acquire once the dead run's lock is removed: %v", err)
 	}
-	if _, err := RemoveStale(dir); err == nil {
+	if _, err := RemoveStale(dir, nil); err == nil {
 		t.Error("RemoveStale removed a live run's lock")
 	}
 	if st, in, _ := Probe(dir); st != Held || in.RunID != "mine" {

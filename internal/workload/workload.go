@@ -39,7 +39,9 @@ type Workload interface {
 type Plan struct {
 	Workload Workload
 	Registry *engine.Registry
-	// Configs are the engine configurations; each DataDir exists and is empty.
+	// Configs are the engine configurations. Each DataDir but an existing server's (DSN) is
+	// created when its configuration starts, so that a run stopped early leaves no directory
+	// of a configuration that never ran; it must be absent or empty.
 	Configs []engine.Config
 	Dir     *result.Dir
 	Run     *result.Run // pre-filled: tool, host, command, run id, start time
@@ -50,22 +52,17 @@ type Plan struct {
 
 // Execute runs the plan's workload on every configuration in turn and returns the finished
 // run. Results are written after every step. A failed configuration does not stop the next
-// one; an interrupt (ctx cancelled) stops everything.
+// one; an interrupt (ctx cancelled) stops everything. A write of the results that fails is
+// announced on the log at once and retried at the next save (each holds the whole run); the
+// error is the last save's.
 func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 	run := p.Run
 	run.Status = result.StatusRunning
 	fid := p.Workload.Fidelity()
 	run.Workload = result.Workload{Name: p.Workload.Name(), Scale: p.Workload.Scale(),
 		Variant: string(fid.Variant), Verify: string(fid.Verify), Params: p.Workload.Params()}
-	var writeErr error
-	save := func() {
-		if err := p.Dir.WriteRun(run); err != nil && writeErr == nil {
-			writeErr = err
-		}
-		if err := p.Dir.WriteIntervals(run); err != nil && writeErr == nil {
-			writeErr = err
-		}
-	}
+	s := saver{dir: p.Dir, run: run, log: p.Env.Log}
+	save := s.save
 	save()
 	for _, cfg := range p.Configs {
 		if ctx.Err() != nil {
@@ -109,11 +106,38 @@ func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 		run.Error = "interrupted"
 	}
 	save()
-	return run, writeErr
+	return run, s.err
 }
 
-// runConfig opens one configuration, runs the workload on it and closes it.
+// saver writes a run's results and says so loudly when it cannot.
+type saver struct {
+	dir *result.Dir
+	run *result.Run
+	log io.Writer
+	err error // the last save's error
+}
+
+// save writes run.json and intervals.csv. The first failure after a success is announced on
+// the log; the first success after failures too.
+func (s *saver) save() {
+	err := errors.Join(s.dir.WriteRun(s.run), s.dir.WriteIntervals(s.run))
+	switch {
+	case err != nil && s.err == nil:
+		fmt.Fprintf(s.log, "\nenginebench: CANNOT WRITE RESULTS in %s: %v; the run goes on and tries again after every step\n", s.dir.Path(), err)
+	case err == nil && s.err != nil:
+		fmt.Fprintf(s.log, "\nenginebench: results written again in %s: nothing is lost\n", s.dir.Path())
+	}
+	s.err = err
+}
+
+// runConfig creates the configuration's data directory, opens the configuration, runs the
+// workload on it and closes it.
 func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config, save func()) (err error) {
+	if cfg.DSN == "" && cfg.DataDir != "" {
+		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			return fmt.Errorf("data directory: %w", err)
+		}
+	}
 	eng, err := p.Registry.Open(ctx, cfg)
 	if err != nil {
 		return err
