@@ -46,7 +46,7 @@ func notifySignals(log io.Writer) runSignals {
 					fmt.Fprintf(log, "\nenginebench: %s: stopping: the step in progress ends as interrupted, results so far are written and the servers are shut down; press Ctrl-C again to kill the servers at once\n", signalName(s))
 					cancel()
 				case 2:
-					fmt.Fprintf(log, "\nenginebench: %s again: killing the servers at once; results are still written\n", signalName(s))
+					fmt.Fprintf(log, "\nenginebench: second stop signal, %s: killing the servers at once; results are still written\n", signalName(s))
 					close(abort)
 				}
 			}
