@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -57,15 +57,15 @@ func TestOnlyBadInputExitsTwo(t *testing.T) {
 func TestDirErrorStatus(t *testing.T) {
 	for err, want := range map[error]int{
 		fmt.Errorf("results directory x cannot be created: %w", &fs.PathError{Op: "mkdir", Path: "x", Err: syscall.EACCES}): exitUsage,
-		fmt.Errorf("x: %w", syscall.ENOTDIR):                  exitUsage,
-		fmt.Errorf("x is not writable: %w", syscall.ENOSPC):   exitUsage,
-		fmt.Errorf("x: %w", syscall.EROFS):                    exitUsage,
-		errors.New("results directory x is not empty"):        exitUsage,
-		fmt.Errorf("results directory x: %w", syscall.EIO):    exitFailed,
-		fmt.Errorf("data directory x: %w", syscall.ENOMEM):    exitFailed,
-		fmt.Errorf("lock x: %w", syscall.EMFILE):              exitFailed,
-		usagef("already bad input"):                           exitUsage,
-		exitError{exitFailed, "already a failure"}:            exitFailed,
+		fmt.Errorf("x: %w", syscall.ENOTDIR):                exitUsage,
+		fmt.Errorf("x is not writable: %w", syscall.ENOSPC): exitUsage,
+		fmt.Errorf("x: %w", syscall.EROFS):                  exitUsage,
+		errors.New("results directory x is not empty"):      exitUsage,
+		fmt.Errorf("results directory x: %w", syscall.EIO):  exitFailed,
+		fmt.Errorf("data directory x: %w", syscall.ENOMEM):  exitFailed,
+		fmt.Errorf("lock x: %w", syscall.EMFILE):            exitFailed,
+		usagef("already bad input"):                         exitUsage,
+		exitError{exitFailed, "already a failure"}:          exitFailed,
 	} {
 		var out bytes.Buffer
 		root := newRootCmd(&out, &out)
