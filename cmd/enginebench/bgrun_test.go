@@ -17,8 +17,8 @@ import (
 // bgRun is the enginebench binary running in the background, for tests that signal it or
 // what it started.
 type bgRun struct {
-	cmd    *exec.Cmd
-	stderr bytes.Buffer
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
 }
 
 // startRun builds enginebench and starts it with args; it is killed at the test's end if
@@ -43,7 +43,7 @@ func buildBinary(t *testing.T) string {
 func startBinary(t *testing.T, bin string, args ...string) *bgRun {
 	t.Helper()
 	r := &bgRun{cmd: exec.Command(bin, args...)}
-	r.cmd.Stderr = &r.stderr
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

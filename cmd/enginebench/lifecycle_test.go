@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/result/resulttest"
 	"github.com/enginebench/enginebench/internal/runlock"
 )
 
@@ -289,4 +290,63 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestResultsOnAFullFilesystem: a results directory on a filesystem without room for results
+// is refused before any work, exit 2, and leaves nothing.
+func TestResultsOnAFullFilesystem(t *testing.T) {
+	for size, want := range map[string]string{
+		"4m":   "MiB free; results need at least 8 MiB (choose another --out)",
+		"512k": "/run1 is not writable: write ",
+	} {
+		t.Run(size, func(t *testing.T) {
+			mnt := resulttest.Tmpfs(t, size)
+			out := filepath.Join(mnt, "results", "run1")
+			data := filepath.Join(t.TempDir(), "data")
+			runBad(t, want, "run", "--scale", "tiny", "--engines", "pebble", "--out", out, "--data-dir", data)
+			if entries, _ := os.ReadDir(mnt); len(entries) != 0 {
+				t.Errorf("the refused run left %v in the results filesystem", entries)
+			}
+			if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the refused run left its data directory: %v", err)
+			}
+		})
+	}
+}
+
+// TestResultsFilesystemFillsDuringTheRun: when the results' filesystem fills up during the
+// run, the failed write is announced at once, the run goes on, and at its end nothing claims
+// results that were not written: no results: or report: line, exit 1, and the run.json
+// written before the disk filled is intact.
+func TestResultsFilesystemFillsDuringTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	fsys := resulttest.Tmpfs(t, "12m")
+	out := filepath.Join(fsys, "results")
+	r := startRun(t, "run", "--scale", "tiny", "--engines", "pebble", "--rows", "100000000",
+		"--out", out, "--data-dir", filepath.Join(t.TempDir(), "data"))
+	r.waitForStep(t, out, 0)
+	resulttest.Fill(t, fsys)
+	r.cmd.Process.Signal(syscall.SIGINT)
+	err := r.cmd.Wait()
+	if code := r.cmd.ProcessState.ExitCode(); code != exitFailed {
+		t.Fatalf("exit %d (%v), want %d\n%s", code, err, exitFailed, r.stderr.String())
+	}
+	stdout, stderr := r.stdout.String(), r.stderr.String()
+	for _, want := range []string{"CANNOT WRITE RESULTS in " + out, "no space left on device", "RESULTS NOT SAVED: " + out} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stdout, "results:") || strings.Contains(stdout, "report:") {
+		t.Errorf("stdout names results that were not written:\n%s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err == nil {
+		t.Error("report.html exists")
+	}
+	saved, err := result.Load(out)
+	if err != nil || saved.Status != result.StatusRunning || len(saved.Configs) != 1 {
+		t.Errorf("run.json written before the disk filled: %+v, %v", saved, err)
+	}
 }
