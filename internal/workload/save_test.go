@@ -40,7 +40,7 @@ func TestExecuteSaysWhenResultsCannotBeWritten(t *testing.T) {
 	var afterFull string
 	w := stepsWorkload{fakeWorkload: fakeWorkload{t: t, dir: dir}, steps: []string{"one", "two", "three"}}
 	w.between = map[int]func(){
-		0: func() { free = resulttest.Fill(t, fs) },   // step two's save fails
+		0: func() { free = resulttest.Fill(t, fs) },    // step two's save fails
 		1: func() { afterFull = log.String(); free() }, // step three's succeeds
 	}
 	p := plan(t, w.fakeWorkload, "only")
