@@ -340,13 +340,21 @@ func socketLockPID(path string) int {
 	return pid
 }
 
-// pidAlive reports whether process pid exists.
+// pidAlive reports whether process pid runs (a zombie has ended: it waits to be reaped).
 func pidAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc to tell: taken as running
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses; the state follows the last ')'.
+	rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+	return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
 }
 
 // reportLeftovers prints what killed runs left beside the run's results directory out and its
