@@ -165,4 +165,3 @@ func waitGone(t *testing.T, name, dir string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-
