@@ -40,7 +40,9 @@ type runFlags struct {
 	out     string
 	dataDir string
 	keep    bool
-	set     []string
+	// dropExisting drops the workload's tables an existing server already has.
+	dropExisting bool
+	set          []string
 	dsn     []string
 	dbPID   []string
 	seed    uint64
@@ -59,7 +61,7 @@ type runFlags struct {
 // of its own for them, or they name where the run's files go, or they are per-invocation.
 func notParam(flag string) bool {
 	switch flag {
-	case "config", "engines", "scale", "out", "data-dir", "keep", "set", "dsn", "db-pid", "help", "workload":
+	case "config", "engines", "scale", "out", "data-dir", "keep", "drop-existing", "set", "dsn", "db-pid", "help", "workload":
 		return true
 	}
 	return false
@@ -105,7 +107,8 @@ configuration.`,
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
 		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
-	fl.BoolVar(&f.keep, "keep", false, "keep the engines' data directories (and a managed server's logs) after the run")
+	fl.BoolVar(&f.keep, "keep", false, "keep the engines' data directories (and a managed server's logs) after the run; on an existing server (--dsn), the workload's tables")
+	fl.BoolVar(&f.dropExisting, "drop-existing", false, "on an existing server (--dsn), drop the workload's tables an earlier run left (without it, a run on a server that has them is refused)")
 	fl.StringArrayVar(&f.set, "set", nil, "setting CONFIG.SETTING=VALUE (repeatable): CONFIG is a configuration's name or an engine's (all its configurations); see `enginebench engines ENGINE`")
 	fl.StringArrayVar(&f.dsn, "dsn", nil, "existing server to run on instead of a managed one: DSN when one configuration runs, else CONFIG=DSN (repeatable); never recorded (default $ENGINEBENCH_DSN for one server configuration)")
 	fl.StringArrayVar(&f.dbPID, "db-pid", nil, "process id of the existing server's main process on this host, N or CONFIG=N (repeatable): its CPU and IO are the DBMS's")
@@ -464,7 +467,7 @@ func (f *runFlags) runAll(sig runSignals, pl *runPlan, run *result.Run, dir *res
 	progressOut, _ := stderr.(*os.File)
 	terminal := progressOut != nil && runner.IsTerminal(progressOut)
 	plan := workload.Plan{
-		Workload: pl.w, Registry: pl.reg, Configs: cfgs, Dir: dir, Keep: f.keep, Run: run,
+		Workload: pl.w, Registry: pl.reg, Configs: cfgs, Dir: dir, Keep: f.keep, DropExisting: f.dropExisting, Run: run,
 		Env: workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
 			Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit}},
 	}

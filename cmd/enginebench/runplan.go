@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -96,7 +99,55 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 	if err := f.placeData(pl); err != nil {
 		return nil, err
 	}
+	if !f.dropExisting {
+		if err := pl.checkExistingTables(); err != nil {
+			return nil, err
+		}
+	}
 	return pl, nil
+}
+
+// existingCheckTimeout bounds the look for a workload's tables on an existing server.
+const existingCheckTimeout = time.Minute
+
+// checkExistingTables refuses a run on an existing server that already has the workload's
+// tables (an earlier run left them), with the SQL that drops them.
+func (pl *runPlan) checkExistingTables() error {
+	for _, c := range pl.cps {
+		if c.DSN == "" {
+			continue
+		}
+		at := fmt.Sprintf("%sconfiguration %s (DSN from %s)", c.at, c.Name, c.dsnFrom)
+		found, drop, err := existingTables(pl.reg, c.Config, pl.w.Tables())
+		if err != nil {
+			return usagef("%s: %v", at, err)
+		}
+		if len(found) > 0 {
+			return usagef("%s: the existing server already has the %s workload's tables %s (an earlier run left them?): drop them (%s) or give --drop-existing",
+				at, pl.w.Name(), strings.Join(found, ", "), strings.Join(drop, "; "))
+		}
+	}
+	return nil
+}
+
+// existingTables opens cfg's existing server and returns which of tables it has, and the SQL
+// that drops them.
+func existingTables(reg *engine.Registry, cfg engine.Config, tables []string) (found, drop []string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), existingCheckTimeout)
+	defer cancel()
+	eng, err := reg.Open(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() { err = errors.Join(err, eng.Close()) }()
+	db, ok := eng.(sqldb.DB)
+	if !ok {
+		return nil, nil, nil
+	}
+	if found, err = sqldb.ExistingTables(ctx, db, tables); err != nil {
+		return nil, nil, err
+	}
+	return found, sqldb.DropTablesSQL(db.Dialect(), found), nil
 }
 
 // checkFlags applies the run spec's scale and params (the command line wins) and checks the

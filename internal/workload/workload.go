@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 )
@@ -30,6 +32,10 @@ type Workload interface {
 	Params() map[string]any
 	// Fidelity is the variant the workload runs and when it verifies.
 	Fidelity() Fidelity
+	// Tables names the SQL tables Run creates in a configuration's database: on an existing
+	// server (Config.DSN), where an earlier run may have left them, they are looked for
+	// before the run and dropped after it.
+	Tables() []string
 	// Run runs every step on eng and calls emit with each step's result as soon as it ends.
 	// It returns nil when every step ran, or the error that stopped it (ctx's on interrupt).
 	Run(ctx context.Context, env Env, eng engine.Engine, emit func(*result.Step)) error
@@ -46,9 +52,17 @@ type Plan struct {
 	Dir     *result.Dir
 	Run     *result.Run // pre-filled: tool, host, command, run id, start time
 	Env     Env
-	// Keep keeps each configuration's data directory; otherwise it is removed when done.
+	// Keep keeps each configuration's data directory, and on an existing server the
+	// workload's tables; otherwise they are removed when the configuration is done.
 	Keep bool
+	// DropExisting drops the workload's tables that an existing server already has before
+	// the configuration runs.
+	DropExisting bool
 }
+
+// dropTimeout bounds the dropping of a configuration's tables on an existing server at its
+// end, which also runs after an interrupt.
+const dropTimeout = 2 * time.Minute
 
 // Execute runs the plan's workload on every configuration in turn and returns the finished
 // run. Results are written after every step. A failed configuration does not stop the next
@@ -147,6 +161,11 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 			err = errors.Join(err, fmt.Errorf("close %s: %w", cfg.Name, cerr))
 		}
 	}()
+	after, err := existingTables(ctx, p, cfg, eng, rc)
+	if err != nil {
+		return err
+	}
+	defer after()
 	rc.Version = eng.Version()
 	rc.Settings = eng.Settings()
 	if d, ok := eng.(engine.Discarder); ok && d.Discards() {
@@ -178,4 +197,69 @@ func serverDown(eng engine.Engine) error {
 		return l.Alive()
 	}
 	return nil
+}
+
+// existingTables handles the workload's tables on an existing server (cfg.DSN): with
+// DropExisting it drops those already there; unless Keep, the returned after drops them when
+// the configuration is done. Elsewhere it does nothing.
+func existingTables(ctx context.Context, p Plan, cfg engine.Config, eng engine.Engine, rc *result.Config) (after func(), err error) {
+	after = func() {}
+	if cfg.DSN == "" {
+		return after, nil
+	}
+	if p.DropExisting {
+		dropped, err := dropTables(ctx, eng, p.Workload.Tables())
+		if err != nil {
+			return after, fmt.Errorf("drop the tables already there (--drop-existing): %w", err)
+		}
+		if len(dropped) > 0 {
+			rc.Notes = append(rc.Notes, "existing server: the tables "+strings.Join(dropped, ", ")+" that were there were dropped first (--drop-existing)")
+		}
+	}
+	if !p.Keep {
+		after = func() {
+			if note := dropAtEnd(ctx, cfg, eng, p.Workload.Tables()); note != "" {
+				rc.Notes = append(rc.Notes, note)
+			}
+		}
+	}
+	return after, nil
+}
+
+// dropTables drops those of tables that eng, an SQL engine, has, and returns them.
+func dropTables(ctx context.Context, eng engine.Engine, tables []string) ([]string, error) {
+	db, ok := eng.(sqldb.DB)
+	if !ok {
+		return nil, nil
+	}
+	found, err := sqldb.ExistingTables(ctx, db, tables)
+	if err != nil {
+		return nil, err
+	}
+	return found, sqldb.DropTables(ctx, db, found)
+}
+
+// dropAtEnd drops the workload's tables from an existing server when its configuration is
+// done, also after an interrupt (within dropTimeout, or until cfg.Abort closes), and returns
+// the note that says what it dropped ("" for nothing).
+func dropAtEnd(ctx context.Context, cfg engine.Config, eng engine.Engine, tables []string) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dropTimeout)
+	defer cancel()
+	if cfg.Abort != nil {
+		go func() {
+			select {
+			case <-cfg.Abort:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	dropped, err := dropTables(ctx, eng, tables)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("existing server: the tables were not dropped at the end: %v", err)
+	case len(dropped) == 0:
+		return ""
+	}
+	return "existing server: the tables " + strings.Join(dropped, ", ") + " were dropped at the end (--keep keeps them)"
 }
