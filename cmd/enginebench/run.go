@@ -43,11 +43,11 @@ type runFlags struct {
 	// dropExisting drops the workload's tables an existing server already has.
 	dropExisting bool
 	set          []string
-	dsn     []string
-	dbPID   []string
-	seed    uint64
-	variant string
-	verify  string
+	dsn          []string
+	dbPID        []string
+	seed         uint64
+	variant      string
+	verify       string
 	// clientCPULimit is the client-saturation check's limit, in percent of all CPUs.
 	clientCPULimit float64
 	p              insertbench.Params // sizes and options; applied only where a flag was given
