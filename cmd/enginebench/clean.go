@@ -26,9 +26,17 @@ import (
 // and its managed servers' socket directories. Each of the first two holds the run's lock
 // file, which no process holds any more.
 
-// socketPrefixes name the socket directories of managed servers (package server,
-// makeSocketDir: postgres eb-pg-, MariaDB eb-my-) and of its settings check (eb-pgcheck-).
-var socketPrefixes = [...]string{"eb-pg-", "eb-my-", "eb-pgcheck-"}
+// isSocketDir reports whether name is that of a socket directory of a managed server
+// (package server, makeSocketDir: postgres eb-pg-, MariaDB eb-my-) or of its settings check
+// (eb-pgcheck-).
+func isSocketDir(name string) bool {
+	for _, p := range []string{"eb-pg-", "eb-my-", "eb-pgcheck-"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // socketGrace is how long a socket directory with no socket in it is taken to belong to a
 // server that is still starting (its initialisation can take minutes).
@@ -51,7 +59,7 @@ func (l leftover) String() string {
 	case "results":
 		return fmt.Sprintf("results directory %s (run.json says running%s)", l.path, who)
 	case "data":
-		return fmt.Sprintf("data directory %s (%s%s)", l.path, byteSize(int(min(l.size, 1<<62))), who)
+		return fmt.Sprintf("data directory %s (%s%s)", l.path, byteSize(int(l.size)), who)
 	case "lock":
 		return fmt.Sprintf("lock file of %s%s", l.path, who)
 	}
@@ -71,8 +79,13 @@ the status of each killed run's run.json "killed" (a results directory is never 
 with --remove it removes the data and socket directories. A live run is never touched: its
 directories are locked.`,
 		RunE: func(_ *cobra.Command, args []string) error {
+			for _, d := range args {
+				if _, err := os.Stat(d); err != nil {
+					return pathError(err)
+				}
+			}
 			if len(args) == 0 {
-				args = []string{"results", "data"}
+				args = []string{"results", "data"} // the defaults of --out and --data-dir
 			}
 			return clean(stdout, args, remove)
 		},
@@ -84,11 +97,6 @@ directories are locked.`,
 // clean lists what killed runs left in dirs and in the temporary directory, marks killed
 // runs' results, and with remove removes their data and socket directories.
 func clean(stdout io.Writer, dirs []string, remove bool) error {
-	for _, d := range dirs {
-		if _, err := os.Stat(d); err != nil && !(errors.Is(err, fs.ErrNotExist) && len(dirs) == 2 && (d == "results" || d == "data")) {
-			return usagef("%v", err)
-		}
-	}
 	found := append(findLeftovers(dirs, true), findSocketDirs(time.Now())...)
 	if len(found) == 0 {
 		fmt.Fprintln(stdout, "nothing left by killed runs")
@@ -288,7 +296,7 @@ func findSocketDirs(now time.Time) []leftover {
 			continue
 		}
 		for _, e := range entries {
-			if !e.IsDir() || !slices.ContainsFunc(socketPrefixes[:], func(p string) bool { return strings.HasPrefix(e.Name(), p) }) {
+			if !e.IsDir() || !isSocketDir(e.Name()) {
 				continue
 			}
 			dir := filepath.Join(base, e.Name())

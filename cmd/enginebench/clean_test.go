@@ -165,3 +165,8 @@ func waitGone(t *testing.T, name, dir string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+func TestCleanBadInput(t *testing.T) {
+	runBad(t, "no such file or directory", "clean", filepath.Join(t.TempDir(), "nosuch"))
+	runBad(t, "unknown flag", "clean", "--rm")
+}

@@ -70,7 +70,7 @@ func TestDirErrorStatus(t *testing.T) {
 	} {
 		var out bytes.Buffer
 		root := newRootCmd(&out, &out)
-		root.AddCommand(&cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return dirError(err) }})
+		root.AddCommand(&cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return pathError(err) }})
 		if code := runRoot(root, []string{"x"}, &out); code != want {
 			t.Errorf("%v: exit %d, want %d", err, code, want)
 		}

@@ -53,7 +53,7 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 			if errors.Is(err, os.ErrNotExist) {
 				return usagef("%s is not a run directory (no run.json)", d)
 			}
-			return usagef("%s: %v", d, err)
+			return pathError(fmt.Errorf("%s: %w", d, err))
 		}
 		if err := checkRun(r); err != nil {
 			return usagef("%s: %v", filepath.Join(d, "run.json"), err)
@@ -78,10 +78,10 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 		md = out + ".md"
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return usagef("cannot write the report in %s: %v", filepath.Dir(out), err)
+		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
 	}
 	if err := checkWritable(filepath.Dir(out)); err != nil {
-		return usageError{err}
+		return pathError(err)
 	}
 	var html bytes.Buffer
 	if err := report.WriteHTML(&html, page); err != nil {

@@ -48,7 +48,7 @@ func openRunDirs(pl *runPlan, dataGiven bool, log io.Writer) (d *runDirs, err er
 			return d, err
 		}
 		if err := checkDataRoot(pl.dataRoot, pl.need); err != nil {
-			return d, dirError(err)
+			return d, pathError(err)
 		}
 		if err := checkConfigDirs(pl); err != nil {
 			return d, err
@@ -58,7 +58,7 @@ func openRunDirs(pl *runPlan, dataGiven bool, log io.Writer) (d *runDirs, err er
 		return d, err
 	}
 	if d.results, err = result.CreateDir(pl.out); err != nil {
-		return d, dirError(err)
+		return d, pathError(err)
 	}
 	reportLeftovers(log, pl.out, pl.dataRoot)
 	return d, nil
@@ -69,7 +69,7 @@ func (d *runDirs) lock(dir, role string, info runlock.Info) (*runlock.Lock, erro
 	created, err := mkdirAll(dir)
 	d.created = append(d.created, created...)
 	if err != nil {
-		return nil, dirError(fmt.Errorf("%s directory %s cannot be created: %w", role, dir, err))
+		return nil, pathError(fmt.Errorf("%s directory %s cannot be created: %w", role, dir, err))
 	}
 	info.Role, info.Created = role, slices.Contains(created, dir)
 	l, err := runlock.Acquire(dir, info)
@@ -83,7 +83,7 @@ func (d *runDirs) lock(dir, role string, info runlock.Info) (*runlock.Lock, erro
 		return nil, usagef("%s directory %s holds what %s left when it was killed while running: see `enginebench clean %s`",
 			role, dir, stale.Dead, dir)
 	case err != nil:
-		return nil, dirError(err)
+		return nil, pathError(err)
 	}
 	return l, nil
 }
@@ -131,14 +131,14 @@ func checkConfigDirs(pl *runPlan) error {
 			continue
 		}
 		if err := os.Mkdir(c.DataDir, 0o755); err != nil {
-			return dirError(fmt.Errorf("data directory %s: %w", c.DataDir, err))
+			return pathError(fmt.Errorf("data directory %s: %w", c.DataDir, err))
 		}
 		var err error
 		if d, lerr := pl.reg.Lookup(c.Engine); lerr == nil && d.CheckDataDir != nil {
 			err = d.CheckDataDir(c.DataDir)
 		}
 		if rerr := os.Remove(c.DataDir); err == nil && rerr != nil {
-			err = dirError(fmt.Errorf("data directory %s: %w", c.DataDir, rerr))
+			err = pathError(fmt.Errorf("data directory %s: %w", c.DataDir, rerr))
 		}
 		if err != nil {
 			return usageError{err}
@@ -170,11 +170,11 @@ func (d *runDirs) close() {
 	d.dataLock, d.resultsLock, d.created = nil, nil, nil
 }
 
-// dirError returns err, met while checking or preparing a directory of the run, with its exit
-// status: bad input (2) when the path cannot be used as the user gave it (permissions, not a
-// directory, read-only, full, ...) or a check of enginebench's refused it; a failure (1) when
-// the machine failed (an I/O error, no memory, ...).
-func dirError(err error) error {
+// pathError returns err, met while reading or preparing a file or directory the user named
+// (or its default), with its exit status: bad input (2) when the path cannot be used as given
+// (missing, permissions, not a directory, read-only, full, ...) or a check of enginebench's
+// refused it; a failure (1) when the machine failed (an I/O error, no memory, ...).
+func pathError(err error) error {
 	var ue usageError
 	var ee exitError
 	if errors.As(err, &ue) || errors.As(err, &ee) {

@@ -61,7 +61,7 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 			}
 		}
 		if err != nil {
-			return nil, usageError{err}
+			return nil, pathError(err)
 		}
 	}
 	name := "insert"
@@ -78,7 +78,7 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 		return nil, usageError{err}
 	}
 	if pl.w, err = f.workload(fl, name); err != nil {
-		return nil, usageError{err}
+		return nil, pathError(err) // a workload's file (--distribution-file) may fail to read
 	}
 	cps, more, err := f.configs(reg, pl.sp, os.Getenv)
 	if err != nil {
