@@ -17,20 +17,33 @@ import (
 // bgRun is the enginebench binary running in the background, for tests that signal it or
 // what it started.
 type bgRun struct {
-	cmd    *exec.Cmd
-	stderr bytes.Buffer
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
 }
 
 // startRun builds enginebench and starts it with args; it is killed at the test's end if
 // still running.
 func startRun(t *testing.T, args ...string) *bgRun {
 	t.Helper()
+	return startBinary(t, buildBinary(t), args...)
+}
+
+// buildBinary builds enginebench and returns its path.
+func buildBinary(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "enginebench")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// startBinary starts the enginebench binary bin with args; it is killed at the test's end if
+// still running.
+func startBinary(t *testing.T, bin string, args ...string) *bgRun {
+	t.Helper()
 	r := &bgRun{cmd: exec.Command(bin, args...)}
-	r.cmd.Stderr = &r.stderr
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -31,18 +31,9 @@ func hostInfo(dataDir string) result.Host {
 	return h
 }
 
-// prepareDataDir makes sure dir exists, is empty, is writable, and has about need bytes free.
-func prepareDataDir(dir string, need int64) error {
-	if entries, err := os.ReadDir(dir); err == nil {
-		if len(entries) > 0 {
-			return fmt.Errorf("data directory %s is not empty", dir)
-		}
-	} else if !os.IsNotExist(err) {
-		return fmt.Errorf("data directory %s: %w", dir, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("data directory %s cannot be created: %w", dir, err)
-	}
+// checkDataSpace checks that files can be created in the data directory dir and that its
+// filesystem has about need bytes free.
+func checkDataSpace(dir string, need int64) error {
 	probe, err := os.CreateTemp(dir, ".probe-*")
 	if err != nil {
 		return fmt.Errorf("data directory %s is not writable: %w", dir, err)

@@ -42,7 +42,19 @@ func main() {
 
 // run executes the command line args and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
+	return runRoot(newRootCmd(stdout, stderr), args, stderr)
+}
+
+// runRoot executes root with args and returns the exit status: 2 for bad input (a usageError,
+// or cobra's own errors: an unknown command or flag, a bad flag value, too many arguments),
+// the status of an exitError, and 1 for any other error of a command's work.
+func runRoot(root *cobra.Command, args []string, stderr io.Writer) int {
+	for _, c := range root.Commands() {
+		if c.RunE != nil {
+			runE := c.RunE
+			c.RunE = func(cmd *cobra.Command, args []string) error { return workError(runE(cmd, args)) }
+		}
+	}
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -53,12 +65,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		return exitUsage
-	}
-	// cobra's own errors (unknown command or flag, bad flag value) are usage errors too.
 	return exitUsage
+}
+
+// workError returns err as a command's work returned it: a usageError or exitError keeps its
+// status, any other error is a failure that is not the user's input (exit status 1).
+func workError(err error) error {
+	var ue usageError
+	var ee exitError
+	if err == nil || errors.As(err, &ue) || errors.As(err, &ee) {
+		return err
+	}
+	return exitError{exitFailed, err.Error()}
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -71,6 +89,6 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(stdout, stderr), newReportCmd(stdout), newEnginesCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newRunCmd(stdout, stderr), newReportCmd(stdout), newEnginesCmd(stdout), newCleanCmd(stdout), newVersionCmd(stdout))
 	return root
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -52,7 +53,10 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 			if errors.Is(err, os.ErrNotExist) {
 				return usagef("%s is not a run directory (no run.json)", d)
 			}
-			return usagef("%s: %v", d, err)
+			return pathError(fmt.Errorf("%s: %w", d, err))
+		}
+		if err := checkRun(r); err != nil {
+			return usagef("%s: %v", filepath.Join(d, "run.json"), err)
 		}
 		runs = append(runs, report.Input{Dir: d, Run: r})
 	}
@@ -74,10 +78,10 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 		md = out + ".md"
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return usagef("cannot write the report in %s: %v", filepath.Dir(out), err)
+		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
 	}
 	if err := checkWritable(filepath.Dir(out)); err != nil {
-		return usageError{err}
+		return pathError(err)
 	}
 	var html bytes.Buffer
 	if err := report.WriteHTML(&html, page); err != nil {
@@ -90,6 +94,18 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, byteSize(html.Len()), md)
+	return nil
+}
+
+// checkRun refuses a run.json that is no run of enginebench (null, {}, a run of a workload
+// this build does not know), which would make an empty or misleading report.
+func checkRun(r *result.Run) error {
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("not a run of enginebench: %w", err)
+	}
+	if !slices.Contains(workloadNames(), r.Workload.Name) {
+		return fmt.Errorf("unknown workload %q (known: %s)", r.Workload.Name, strings.Join(workloadNames(), ", "))
+	}
 	return nil
 }
 

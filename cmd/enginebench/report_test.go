@@ -88,6 +88,27 @@ func TestReportBadInput(t *testing.T) {
 	broken := filepath.Join(t.TempDir(), "broken")
 	os.MkdirAll(broken, 0o755)
 	os.WriteFile(filepath.Join(broken, "run.json"), []byte("{not json"), 0o644)
+	// run.json files that are JSON but no run, or a run cut short by a full disk.
+	bad := func(name string, edit func(string) string) string {
+		d := fixture(t, "insert", name)
+		b, err := os.ReadFile(filepath.Join(d, "run.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "run.json"), []byte(edit(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	null := bad("null", func(string) string { return "null\n" })
+	emptyObj := bad("empty", func(string) string { return "{}" })
+	unknown := bad("unknown", func(s string) string {
+		return strings.Replace(s, `"name": "insert"`, `"name": "ycsb"`, 1)
+	})
+	truncated := bad("truncated", func(s string) string { return s[:len(s)/2] })
+	noConfigName := bad("noname", func(s string) string {
+		return strings.Replace(s, `"name": "sqlite-normal"`, `"name": ""`, 1)
+	})
 	for _, c := range []struct {
 		want string
 		args []string
@@ -96,6 +117,11 @@ func TestReportBadInput(t *testing.T) {
 		{"is not a run directory", []string{"report", filepath.Join(empty, "nosuch")}},
 		{"is not a run directory", []string{"report", empty}},
 		{"malformed", []string{"report", broken}},
+		{null + "/run.json: not a run of enginebench: no run_id", []string{"report", null}},
+		{emptyObj + "/run.json: not a run of enginebench: no run_id", []string{"report", emptyObj}},
+		{unknown + `/run.json: unknown workload "ycsb" (known: insert, iibench, linkbench)`, []string{"report", unknown}},
+		{truncated + "/run.json: malformed: unexpected end of JSON input", []string{"report", truncated}},
+		{noConfigName + "/run.json: not a run of enginebench: configuration 1 has no name", []string{"report", noConfigName}},
 		{"different workloads", []string{"report", ins, lb}},
 		{"--base nosuch: no such configuration", []string{"report", ins, "--base", "nosuch"}},
 		{"--ratio compares two runs", []string{"report", ins, "--ratio"}},
@@ -104,7 +130,9 @@ func TestReportBadInput(t *testing.T) {
 	} {
 		t.Run(c.want, func(t *testing.T) { runBad(t, c.want, c.args...) })
 	}
-	if _, err := os.Stat(filepath.Join(ins, "report.html")); err == nil {
-		t.Error("a report was written despite bad input")
+	for _, d := range []string{ins, null, emptyObj, unknown, truncated, noConfigName} {
+		if _, err := os.Stat(filepath.Join(d, "report.html")); err == nil {
+			t.Errorf("a report was written in %s despite bad input", d)
+		}
 	}
 }

@@ -2,20 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -32,6 +28,9 @@ import (
 	"github.com/enginebench/enginebench/internal/workload/linkbench"
 )
 
+// workloadNames returns the workloads `run` runs and `report` reports.
+func workloadNames() []string { return []string{"insert", "iibench", "linkbench"} }
+
 // runFlags are the flags of `enginebench run`.
 type runFlags struct {
 	engines string
@@ -41,12 +40,14 @@ type runFlags struct {
 	out     string
 	dataDir string
 	keep    bool
-	set     []string
-	dsn     []string
-	dbPID   []string
-	seed    uint64
-	variant string
-	verify  string
+	// dropExisting drops the workload's tables an existing server already has.
+	dropExisting bool
+	set          []string
+	dsn          []string
+	dbPID        []string
+	seed         uint64
+	variant      string
+	verify       string
 	// clientCPULimit is the client-saturation check's limit, in percent of all CPUs.
 	clientCPULimit float64
 	p              insertbench.Params // sizes and options; applied only where a flag was given
@@ -60,7 +61,7 @@ type runFlags struct {
 // of its own for them, or they name where the run's files go, or they are per-invocation.
 func notParam(flag string) bool {
 	switch flag {
-	case "config", "engines", "scale", "out", "data-dir", "keep", "set", "dsn", "db-pid", "help", "workload":
+	case "config", "engines", "scale", "out", "data-dir", "keep", "drop-existing", "set", "dsn", "db-pid", "help", "workload":
 		return true
 	}
 	return false
@@ -106,7 +107,8 @@ configuration.`,
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
 		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
-	fl.BoolVar(&f.keep, "keep", false, "keep the engines' data directories (and a managed server's logs) after the run")
+	fl.BoolVar(&f.keep, "keep", false, "keep the engines' data directories (and a managed server's logs) after the run; on an existing server (--dsn), the workload's tables")
+	fl.BoolVar(&f.dropExisting, "drop-existing", false, "on an existing server (--dsn), drop the workload's tables an earlier run left (without it, a run on a server that has them is refused)")
 	fl.StringArrayVar(&f.set, "set", nil, "setting CONFIG.SETTING=VALUE (repeatable): CONFIG is a configuration's name or an engine's (all its configurations); see `enginebench engines ENGINE`")
 	fl.StringArrayVar(&f.dsn, "dsn", nil, "existing server to run on instead of a managed one: DSN when one configuration runs, else CONFIG=DSN (repeatable); never recorded (default $ENGINEBENCH_DSN for one server configuration)")
 	fl.StringArrayVar(&f.dbPID, "db-pid", nil, "process id of the existing server's main process on this host, N or CONFIG=N (repeatable): its CPU and IO are the DBMS's")
@@ -430,210 +432,86 @@ func runWorkload(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr 
 // execute checks everything, then runs the workload on every configuration. It adds the
 // DSNs it learns (run spec, environment) to secrets.
 func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.Writer, secrets *[]string) error {
-	fl := cmd.Flags()
-	reg, err := newRegistry()
+	pl, err := f.plan(cmd.Flags(), args, secrets)
 	if err != nil {
 		return err
 	}
-	// Everything is checked before any work starts.
-	var sp *runSpec
-	var notices []string
-	if f.config != "" {
-		if fl.Changed("engines") {
-			return usagef("--engines and --config cannot be used together: the run spec names the configurations")
-		}
-		sp, notices, err = loadSpec(f.config, reg)
-		if sp != nil {
-			for _, e := range sp.Configs {
-				*secrets = append(*secrets, redact.Secrets(e.DSN)...)
-				if e.DSNEnv != "" {
-					*secrets = append(*secrets, redact.Secrets(os.Getenv(e.DSNEnv))...)
-				}
-			}
-		}
-		if err != nil {
-			return usageError{err}
-		}
-	}
-	name := "insert"
-	switch {
-	case len(args) == 1:
-		name = args[0]
-	case sp != nil && sp.Workload != "":
-		name = sp.Workload
-	}
-	if name != "insert" && name != "linkbench" && name != "iibench" {
-		return usagef("unknown workload %q (available: insert, iibench, linkbench)", name)
-	}
-	if sp != nil {
-		if err := f.applySpec(fl, sp, name); err != nil {
-			return usageError{err}
-		}
-	}
-	if err := f.checkWorkloadFlags(fl, name); err != nil {
-		return usageError{err}
-	}
-	if err := checkClientCPULimit(f.clientCPULimit); err != nil {
-		return usageError{err}
-	}
-	w, err := f.workload(fl, name)
-	if err != nil {
-		return usageError{err}
-	}
-	cps, more, err := f.configs(reg, sp, os.Getenv)
-	if err != nil {
-		return usageError{err}
-	}
-	notices = append(notices, more...)
-	if err := checkEngines(w, reg, cps); err != nil {
-		return usageError{err}
-	}
-	var all, external, managed []string
-	for _, c := range cps {
-		all = append(all, c.Name)
-		if c.DSN != "" {
-			external = append(external, c.Name)
-		} else {
-			managed = append(managed, c.Name)
-		}
-	}
-	started := time.Now()
-	runID := started.Format("20060102-150405") + "-" + w.Name()
-	out := f.out
-	if out == "" {
-		out = filepath.Join("results", runID)
-	}
-	// An existing server's data directory is measured, never created, written or removed:
-	// its data_dir, else --data-dir when no configuration keeps its data under --data-dir.
-	for i := range cps {
-		c := &cps[i]
-		if c.DSN == "" {
-			continue
-		}
-		if c.DataDir = c.dataDir; c.DataDir == "" && len(managed) == 0 {
-			c.DataDir = f.dataDir
-		}
-		if c.DataDir != "" {
-			if st, err := os.Stat(c.DataDir); err != nil || !st.IsDir() {
-				return usagef("%sconfiguration %s: the existing server's data directory %s is not a directory", c.at, c.Name, c.DataDir)
-			}
-		}
-	}
-	dataRoot, hostDir := "", ""
-	if len(managed) > 0 {
-		dataRoot = f.dataDir
-		if dataRoot == "" {
-			dataRoot = filepath.Join("data", runID)
-		}
-		// Execute removes each configuration's data once it is done, unless --keep.
-		need := w.EstimateBytes()
-		if f.keep {
-			need *= int64(len(managed))
-		}
-		if err := prepareDataDir(dataRoot, need); err != nil {
-			return usageError{err}
-		}
-		for i := range cps {
-			if cps[i].DSN == "" {
-				cps[i].DataDir = filepath.Join(dataRoot, cps[i].Name)
-				if err := os.MkdirAll(cps[i].DataDir, 0o755); err != nil {
-					return usagef("data directory: %v", err)
-				}
-				if d, err := reg.Lookup(cps[i].Engine); err == nil && d.CheckDataDir != nil {
-					if err := d.CheckDataDir(cps[i].DataDir); err != nil {
-						if f.dataDir == "" {
-							os.RemoveAll(dataRoot)
-						} else {
-							os.RemoveAll(cps[i].DataDir)
-						}
-						return usageError{err}
-					}
-				}
-			}
-		}
-		hostDir = dataRoot
-	} else {
-		for _, c := range cps {
-			if hostDir == "" {
-				hostDir = c.DataDir
-			}
-		}
-	}
-	dir, err := result.CreateDir(out)
-	if err != nil {
-		if dataRoot != "" && f.dataDir == "" {
-			os.RemoveAll(dataRoot)
-		}
-		return usageError{err}
-	}
-
-	for _, c := range cps {
-		*secrets = append(*secrets, redact.Secrets(c.DSN)...)
-	}
 	log := redactingWriter{w: stderr, secrets: *secrets}
-	cfgs := make([]engine.Config, len(cps))
-	for i := range cps {
-		cps[i].Log = log
-		cfgs[i] = cps[i].Config
+	sig := notifySignals(log) // from here to the end: a signal never leaves a lock file behind
+	defer sig.stop()
+	dirs, err := openRunDirs(pl, f.dataDir != "", log)
+	if err != nil {
+		return err
 	}
-	host := hostInfo(hostDir)
-	if hostDir == "" {
-		host.DataDevice, host.Filesystem = "", "" // hostInfo("") describes the working directory
+	defer dirs.close()
+	run, err := pl.newRun(f, dirs.results, *secrets)
+	if err != nil {
+		return err
 	}
-	run := &result.Run{Tool: toolInfo(), RunID: runID, StartedAt: started,
-		Command: append([]string{"enginebench"}, redactArgs(os.Args[1:])...), Host: host,
-		ClientCPULimitPct: f.clientCPULimit}
-	if sp != nil {
-		if err := dir.WriteFile("run-spec.yaml", sp.Copy); err != nil {
-			return exitError{exitFailed, err.Error()}
-		}
-		run.Notes = append(run.Notes, fmt.Sprintf("run spec: %s (a copy is run-spec.yaml)", sp.Path))
-	}
+	dirs.started()
+	res, saveErr := f.runAll(sig, pl, run, dirs.results, log, stderr, *secrets)
+	return finishRun(stdout, log, dirs.results, res, saveErr)
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+// runAll runs the plan's workload on every configuration with run's results in dir, and
+// completes the results of configurations on existing servers. The error is that of the
+// run's last write of run.json and intervals.csv.
+func (f *runFlags) runAll(sig runSignals, pl *runPlan, run *result.Run, dir *result.Dir, log, stderr io.Writer, secrets []string) (*result.Run, error) {
+	cfgs := make([]engine.Config, len(pl.cps))
+	external := false
+	for i := range pl.cps {
+		pl.cps[i].Log, pl.cps[i].Abort = log, sig.abort
+		cfgs[i] = pl.cps[i].Config
+		external = external || pl.cps[i].DSN != ""
+	}
 	progressOut, _ := stderr.(*os.File)
 	terminal := progressOut != nil && runner.IsTerminal(progressOut)
 	plan := workload.Plan{
-		Workload: w, Registry: reg, Configs: cfgs, Dir: dir, Keep: f.keep, Run: run,
+		Workload: pl.w, Registry: pl.reg, Configs: cfgs, Dir: dir, Keep: f.keep, DropExisting: f.dropExisting, Run: run,
 		Env: workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
 			Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit}},
 	}
-	what := "engines " + f.engines
-	if sp != nil {
-		what = fmt.Sprintf("configurations %s (%s)", strings.Join(all, ", "), sp.Path)
+	pl.announce(log, f.engines)
+	res, saveErr := workload.Execute(sig.ctx, plan)
+	// Each file holds the whole run: one that an earlier write failed to write and is written
+	// now loses nothing.
+	switch {
+	case external && saveErr != nil:
+		saveErr = errors.Join(f.finishExternal(res, pl.cps, dir, secrets), dir.WriteIntervals(res))
+	case external:
+		saveErr = f.finishExternal(res, pl.cps, dir, secrets) // rewrites run.json
+	case saveErr != nil:
+		saveErr = errors.Join(dir.WriteRun(res), dir.WriteIntervals(res))
 	}
-	fmt.Fprintf(log, "enginebench: %s benchmark, scale %s, %s; results in %s\n", w.Name(), w.Scale(), what, out)
-	for _, n := range notices {
-		fmt.Fprintf(log, "enginebench: %s\n", n)
-	}
-	for _, c := range cps {
-		if c.DSN != "" {
-			fmt.Fprintf(log, "enginebench: configuration %s runs on an existing server (DSN from %s)\n", c.Name, c.dsnFrom)
-		}
-	}
-	res, execErr := workload.Execute(ctx, plan)
-	if len(external) > 0 {
-		execErr = errors.Join(execErr, f.finishExternal(res, cps, dir, *secrets))
-	}
-	if dataRoot != "" && !f.keep && f.dataDir == "" {
-		os.Remove(dataRoot)               // the per-configuration directories are already gone
-		os.Remove(filepath.Dir(dataRoot)) // data/, when no other run's data is in it
-	}
+	return res, saveErr
+}
+
+// finishRun writes the summary and the report of res, prints the summary, and the paths of the
+// results and the report when they were written, and returns the run's exit status as an
+// error. saveErr is the error of the last write of run.json and intervals.csv.
+func finishRun(stdout, log io.Writer, dir *result.Dir, res *result.Run, saveErr error) error {
+	writeErr := saveErr
 	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res))); err != nil {
-		execErr = errors.Join(execErr, err)
+		writeErr = errors.Join(writeErr, err)
 	}
-	if err := writeRunReport(dir, res); err != nil {
-		execErr = errors.Join(execErr, err)
-	}
+	reportErr := writeRunReport(dir, res)
+	writeErr = errors.Join(writeErr, reportErr)
 	fmt.Fprintln(stdout)
 	if err := report.WriteText(stdout, res); err != nil {
-		execErr = errors.Join(execErr, err)
+		writeErr = errors.Join(writeErr, err)
 	}
-	fmt.Fprintf(stdout, "\nresults: %s\nreport:  %s\n", dir.Path(), filepath.Join(dir.Path(), "report.html"))
+	fmt.Fprintln(stdout)
+	if saveErr == nil {
+		fmt.Fprintf(stdout, "results: %s\n", dir.Path())
+	} else {
+		fmt.Fprintf(log, "enginebench: RESULTS NOT SAVED: %s does not hold this run's results: %v\n", dir.Path(), saveErr)
+	}
+	if reportErr == nil {
+		fmt.Fprintf(stdout, "report:  %s\n", filepath.Join(dir.Path(), "report.html"))
+	}
 	switch {
-	case execErr != nil:
-		return exitError{exitFailed, fmt.Sprintf("writing results: %v", execErr)}
+	case writeErr != nil:
+		return exitError{exitFailed, fmt.Sprintf("writing results: %v", writeErr)}
 	case res.Status == result.StatusInterrupted:
 		return exitError{exitInterrupted, "interrupted; results so far are in " + dir.Path()}
 	case res.Status == result.StatusFailed:

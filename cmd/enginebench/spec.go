@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"gopkg.in/yaml.v3"
 
@@ -85,9 +86,9 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // engines (known to reg). It returns warnings to print (a DSN with a password written in the
 // file). Every error is one line that names the file, and the line where it can.
 func loadSpec(path string, reg *engine.Registry) (*runSpec, []string, error) {
-	b, err := os.ReadFile(path)
+	b, err := readSpec(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("run spec: %w", err)
+		return nil, nil, err
 	}
 	var f specFile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
@@ -210,6 +211,69 @@ func loadSpec(path string, reg *engine.Registry) (*runSpec, []string, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, warnings, nil
+}
+
+// maxSpecBytes bounds a run spec's size: a spec is a few lines, and a device such as
+// /dev/zero must not be read until memory runs out.
+const maxSpecBytes = 1 << 20
+
+// readSpec reads the run spec at path, which must be a regular file of at most maxSpecBytes.
+// Anything else (a device, a directory, a named pipe) is refused without reading it.
+func readSpec(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			pe.Op = "open" // what the user asked for, not how it was looked at
+		}
+		return nil, fmt.Errorf("run spec: %w", err)
+	}
+	if err := regularSpec(path, st); err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK: should path have become a named pipe since, opening it does not wait.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("run spec: %w", err)
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("run spec: %w", err)
+	}
+	if err := regularSpec(path, st); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("run spec: read %s: %w", path, err)
+	}
+	if len(b) > maxSpecBytes {
+		return nil, fmt.Errorf("%s: the run spec is larger than 1 MiB", path)
+	}
+	return b, nil
+}
+
+// regularSpec refuses a run spec that is not a regular file or is too large.
+func regularSpec(path string, st os.FileInfo) error {
+	m := st.Mode()
+	kind := ""
+	switch {
+	case m.IsRegular():
+		if st.Size() > maxSpecBytes {
+			return fmt.Errorf("%s: the run spec is larger than 1 MiB (%d bytes)", path, st.Size())
+		}
+		return nil
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	case m&os.ModeDevice != 0:
+		kind = "a device"
+	default:
+		kind = "mode " + m.String()
+	}
+	return fmt.Errorf("run spec %s: not a regular file (%s); give a YAML file", path, kind)
 }
 
 // entryNames returns the names of es.
@@ -430,19 +494,22 @@ func specKeys(goType string) []string {
 }
 
 // redactedSpec returns the spec's text for the results directory: as written, or, when a
-// configuration has a dsn, re-encoded with every dsn replaced; and any password removed.
+// configuration has a dsn, re-encoded with every dsn replaced; and any password removed, also
+// from comments (redact.YAML), with each dsn's password wherever the file repeats it.
 func redactedSpec(raw []byte, doc *yaml.Node) ([]byte, error) {
 	seq := mapValue(doc, "configs")
 	found := false
+	var secrets []string // the dsns' passwords, wherever else the file repeats them
 	if seq != nil {
 		for _, item := range seq.Content {
 			if v := mapValue(item, "dsn"); v != nil && v.Value != "" {
+				secrets = append(secrets, redact.Secrets(v.Value)...)
 				v.Value, v.Style, v.Tag, found = redact.Marker, 0, "!!str", true
 			}
 		}
 	}
 	if !found {
-		return []byte(redact.Text(string(raw))), nil
+		return []byte(redact.YAML(string(raw))), nil
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -453,7 +520,13 @@ func redactedSpec(raw []byte, doc *yaml.Node) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("encode the run spec's copy: %w", err)
 	}
-	return []byte(redact.Text(buf.String())), nil
+	return []byte(redact.YAML(buf.String(), secrets...)), nil
+}
+
+// specCopy returns the run spec's copy for the results directory with secrets (the DSNs the
+// run learnt from the environment, their passwords) removed too.
+func specCopy(sp *runSpec, secrets []string) []byte {
+	return []byte(redact.YAML(string(sp.Copy), secrets...))
 }
 
 // Redaction: DSNs and passwords never reach output, logs or result files.

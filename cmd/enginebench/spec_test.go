@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -160,6 +161,9 @@ func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"db_pid without a dsn", "configs:\n  - name: a\n    engine: sqlite\n    db_pid: 1\n", nil, "needs an existing server"},
 		{"data_dir without a dsn", "configs:\n  - name: a\n    engine: sqlite\n    data_dir: /tmp\n", nil, "data_dir names an existing server's data directory"},
 		{"spec file missing", "", []string{"--config", "/nonexistent/spec.yaml"}, "run spec: open /nonexistent/spec.yaml"},
+		{"spec is a device", "", []string{"--config", "/dev/zero"}, "run spec /dev/zero: not a regular file (a device)"},
+		{"spec is a directory", "", []string{"--config", "/"}, "run spec /: not a regular file (a directory)"},
+		{"spec too large", "# " + strings.Repeat("x", maxSpecBytes) + "\n" + one, nil, "spec.yaml: the run spec is larger than 1 MiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -502,4 +506,76 @@ func TestSpecVariant(t *testing.T) {
 	if w := run.Workload; w.Variant != "corrected" || w.Verify != "each-step" {
 		t.Errorf("run.json: variant %q, verify %q", w.Variant, w.Verify)
 	}
+}
+
+// TestSpecCopyHasNoPassword: the results' copy of a run spec keeps no password, wherever the
+// spec holds it: a comment's URL, password= or password: form, a dsn's password written again
+// in a comment, or the DSN of a dsn_env variable written in a comment.
+func TestSpecCopyHasNoPassword(t *testing.T) {
+	t.Setenv("SPEC_COPY_DSN", "postgres://bench:envpw9@db/bench")
+	path := writeSpec(t, `# connect with: psql postgres://bench:urlpw1@db/bench
+# password=kwpw2
+# password: yamlpw3 with words
+workload: insert   # MYSQL_PWD: pw4
+configs:
+  - name: a
+    engine: srv
+    dsn: "u:hunter2@tcp(db:3306)/bench"   # hunter2 rotates monthly
+  - name: b
+    engine: srv2
+    dsn_env: SPEC_COPY_DSN   # it is postgres://bench:envpw9@db/bench, or envpw9 alone
+`)
+	sp, _, err := loadSpec(path, testRegistry(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := redact.Secrets(os.Getenv("SPEC_COPY_DSN"))
+	copied := string(specCopy(sp, secrets))
+	for _, pw := range []string{"urlpw1", "kwpw2", "yamlpw3", "with words", "pw4", "hunter2", "envpw9"} {
+		if strings.Contains(copied, pw) {
+			t.Errorf("the spec's copy keeps %q:\n%s", pw, copied)
+		}
+	}
+	for _, keep := range []string{"workload: insert", "dsn: <redacted>", "dsn_env: SPEC_COPY_DSN", "# connect with: psql"} {
+		if !strings.Contains(copied, keep) {
+			t.Errorf("the spec's copy lost %q:\n%s", keep, copied)
+		}
+	}
+}
+
+// TestRunSpecCopyWithoutPassword runs a spec whose comments hold passwords and reads the copy
+// the run writes into its results.
+func TestRunSpecCopyWithoutPassword(t *testing.T) {
+	spec := writeSpec(t, `# the server's password: hunter2 (not needed for the null engine)
+# postgres://u:urlpw@h/db
+params: {rows: 2000, steps: [l.i0]}
+configs:
+  - name: a
+    engine: "null"
+`)
+	args, out := tinyArgs(t, "null")
+	args = slices.DeleteFunc(args, func(a string) bool { return a == "--engines" || a == "null" })
+	code, stdout, stderr := runCLI(t, append(args, "--config", spec)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	copied, err := os.ReadFile(filepath.Join(out, "run-spec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(copied), "hunter2") || strings.Contains(string(copied), "urlpw") ||
+		!strings.Contains(string(copied), "# the server's password: <redacted>") {
+		t.Errorf("run-spec.yaml keeps a password or lost its comment:\n%s", copied)
+	}
+}
+
+// TestRunSpecFromAFIFOIsRefused: a named pipe is refused at once, without waiting for a writer.
+func TestRunSpecFromAFIFOIsRefused(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	runBad(t, "run spec "+fifo+": not a regular file (a named pipe)",
+		"run", "--config", fifo, "--out", filepath.Join(dir, "r"), "--data-dir", filepath.Join(dir, "d"))
 }

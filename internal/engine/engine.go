@@ -45,6 +45,9 @@ type Config struct {
 	// Log receives an engine's occasional messages (a managed server starting and stopping);
 	// nil discards them.
 	Log io.Writer
+	// Abort is closed when the user asks to stop at once (a second Ctrl-C): a managed server
+	// is killed at once instead of shut down.
+	Abort <-chan struct{}
 }
 
 // Engine is an open engine instance. Concrete engines also implement sqldb.DB or kv.DB.

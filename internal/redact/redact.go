@@ -23,6 +23,9 @@ var (
 	// keywordRE matches password=VALUE of a keyword/value DSN (password='a b'), of a URL's
 	// query (?password=pw) and of variables (PGPASSWORD=pw, MYSQL_PWD=pw).
 	keywordRE = regexp.MustCompile(`(?i)\b(\w*(?:password|passwd|pwd))(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&;,]*)`)
+	// yamlKeyRE matches a password key of YAML and the rest of its line (password: pw,
+	// db_password: 'pw', # PGPASSWORD: pw in a comment): the value may be several words.
+	yamlKeyRE = regexp.MustCompile(`(?im)\b(\w*(?:password|passwd|pwd))([ \t]*:[ \t]+)(\S.*)$`)
 )
 
 // Text returns s with every occurrence of each of secrets (DSNs and passwords known to the
@@ -39,6 +42,12 @@ func Text(s string, secrets ...string) string {
 	s = urlUserRE.ReplaceAllString(s, "${1}:"+Marker+"@")
 	s = mysqlUserRE.ReplaceAllString(s, "${1}:"+Marker+"@${3}")
 	return keywordRE.ReplaceAllString(s, "${1}${2}"+Marker)
+}
+
+// YAML returns the text of a YAML file (a run spec) with what Text removes and every
+// password of YAML's key: value form removed, in its values and in its comments alike.
+func YAML(s string, secrets ...string) string {
+	return yamlKeyRE.ReplaceAllString(Text(s, secrets...), "${1}${2}"+Marker)
 }
 
 // Secrets returns what of dsn must never be shown: the DSN itself (a malformed DSN may hide a

@@ -97,3 +97,32 @@ type codeError struct {
 }
 
 func (e *codeError) Error() string { return fmt.Sprintf("Error %d: %s", e.code, e.msg) }
+
+// TestYAML: a file's copy loses every password, also in comments and in YAML's key: value
+// form, and every secret the caller knows (a DSN's password written again in a comment).
+func TestYAML(t *testing.T) {
+	in := `# connect with: psql postgres://bench:urlpw1@db/bench
+# password=kwpw2
+# password: yamlpw3 and more words
+# MYSQL_PWD=envpw4 mysql -u root
+# mysql: root:mypw6@tcp(db:3306)/bench
+workload: insert   # PGPASSWORD: "quoted pw7"
+configs:
+  - name: a
+    engine: srv
+    settings:
+      db_password: 'pw8'
+      cache_mb: 64 # the old password hunter9 expired
+`
+	out := YAML(in, "hunter9")
+	for _, pw := range []string{"urlpw1", "kwpw2", "yamlpw3", "more words", "envpw4", "mypw6", "pw7", "pw8", "hunter9"} {
+		if strings.Contains(out, pw) {
+			t.Errorf("YAML keeps %q:\n%s", pw, out)
+		}
+	}
+	for _, keep := range []string{"workload: insert", "cache_mb: 64", "  - name: a", "db_password: <redacted>", "# password: <redacted>"} {
+		if !strings.Contains(out, keep) {
+			t.Errorf("YAML lost %q:\n%s", keep, out)
+		}
+	}
+}

@@ -13,7 +13,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/enginebench/enginebench/internal/runlock"
 )
 
 // Dir is a run directory: run.json, intervals.csv, summary.md and the report.
@@ -21,23 +24,54 @@ type Dir struct {
 	path string
 }
 
-// CreateDir creates the run directory path (and its parents). An existing non-empty directory
-// is an error: results are never mixed or overwritten.
+// MinFreeBytes is the free space CreateDir asks of a results directory's filesystem: room for
+// the run.json, intervals.csv and report of a long run.
+const MinFreeBytes = 8 << 20
+
+// probeBytes is the size of the file CreateDir writes to check that results can be written.
+const probeBytes = 1 << 20
+
+// CreateDir creates the run directory path (and its parents) and checks that results can be
+// written in it: a file of 1 MiB is written and removed, and its filesystem has MinFreeBytes
+// free. An existing directory that holds anything but a run's lock file is an error: results
+// are never mixed or overwritten. Errors wrap the system's (errors.Is sees ENOSPC, EIO, ...).
 func CreateDir(path string) (*Dir, error) {
-	if entries, err := os.ReadDir(path); err == nil && len(entries) > 0 {
+	if entries, err := os.ReadDir(path); err == nil && slices.ContainsFunc(entries, notLock) {
 		return nil, fmt.Errorf("results directory %s is not empty", path)
 	}
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory %s cannot be created: %w", path, err)
 	}
-	probe, err := os.CreateTemp(path, ".probe-*")
-	if err != nil {
+	if err := probeWrite(path); err != nil {
 		return nil, fmt.Errorf("results directory %s is not writable: %w", path, err)
 	}
-	probe.Close()
-	os.Remove(probe.Name())
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return nil, fmt.Errorf("results directory %s: %w", path, err)
+	}
+	if free := int64(st.Bavail) * int64(st.Bsize); free < MinFreeBytes {
+		return nil, fmt.Errorf("results directory %s has %.1f MiB free; results need at least %d MiB (choose another --out)",
+			path, float64(free)/(1<<20), MinFreeBytes>>20)
+	}
 	return &Dir{path: path}, nil
 }
+
+// notLock reports whether e is anything but a run's lock file (package runlock).
+func notLock(e os.DirEntry) bool { return !strings.HasPrefix(e.Name(), runlock.FileName) }
+
+// probeWrite writes a file of probeBytes in dir and removes it.
+func probeWrite(dir string) error {
+	f, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(make([]byte, probeBytes))
+	err = errors.Join(werr, f.Sync(), f.Close())
+	return errors.Join(err, os.Remove(f.Name()))
+}
+
+// OpenDir returns the existing run directory path, to rewrite its files.
+func OpenDir(path string) *Dir { return &Dir{path: path} }
 
 // Path returns the directory's path.
 func (d *Dir) Path() string { return d.path }

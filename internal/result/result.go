@@ -4,7 +4,11 @@
 // that could not be measured is left out (a nil pointer), never written as a zero that looks real.
 package result
 
-import "time"
+import (
+	"fmt"
+	"slices"
+	"time"
+)
 
 // Status values of a run and of a step.
 const (
@@ -13,6 +17,9 @@ const (
 	StatusInterrupted = "interrupted"
 	StatusSkipped     = "skipped"
 	StatusRunning     = "running"
+	// StatusKilled marks a run found "running" after its process died without finishing it
+	// (SIGKILL, a crash, a power cut): `enginebench clean` sets it.
+	StatusKilled = "killed"
 )
 
 // Run is the whole content of run.json.
@@ -308,4 +315,38 @@ type IntervalOp struct {
 	RtP99  float64 `json:"rt_p99,omitempty"`
 	RtMax  float64 `json:"rt_max,omitempty"`
 	Errors int64   `json:"errors,omitempty"`
+}
+
+// Validate checks that r is a run as enginebench writes it: a run id, a start time, a
+// workload name, known statuses, and named configurations and steps. It does not check the
+// workload's name against the known workloads.
+func (r *Run) Validate() error {
+	statuses := []string{StatusOK, StatusFailed, StatusInterrupted, StatusSkipped, StatusRunning, StatusKilled}
+	switch {
+	case r.RunID == "":
+		return fmt.Errorf("no run_id")
+	case r.StartedAt.IsZero():
+		return fmt.Errorf("no started_at")
+	case r.Workload.Name == "":
+		return fmt.Errorf("no workload name")
+	case !slices.Contains(statuses, r.Status):
+		return fmt.Errorf("unknown status %q", r.Status)
+	}
+	for i, c := range r.Configs {
+		if c.Name == "" {
+			return fmt.Errorf("configuration %d has no name", i+1)
+		}
+		if !slices.Contains(statuses, c.Status) {
+			return fmt.Errorf("configuration %s: unknown status %q", c.Name, c.Status)
+		}
+		for j, s := range c.Steps {
+			if s.Name == "" {
+				return fmt.Errorf("configuration %s: step %d has no name", c.Name, j+1)
+			}
+			if !slices.Contains(statuses, s.Status) {
+				return fmt.Errorf("configuration %s: step %s: unknown status %q", c.Name, s.Name, s.Status)
+			}
+		}
+	}
+	return nil
 }

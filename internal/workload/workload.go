@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 )
@@ -30,6 +32,10 @@ type Workload interface {
 	Params() map[string]any
 	// Fidelity is the variant the workload runs and when it verifies.
 	Fidelity() Fidelity
+	// Tables names the SQL tables Run creates in a configuration's database: on an existing
+	// server (Config.DSN), where an earlier run may have left them, they are looked for
+	// before the run and dropped after it.
+	Tables() []string
 	// Run runs every step on eng and calls emit with each step's result as soon as it ends.
 	// It returns nil when every step ran, or the error that stopped it (ctx's on interrupt).
 	Run(ctx context.Context, env Env, eng engine.Engine, emit func(*result.Step)) error
@@ -39,33 +45,38 @@ type Workload interface {
 type Plan struct {
 	Workload Workload
 	Registry *engine.Registry
-	// Configs are the engine configurations; each DataDir exists and is empty.
+	// Configs are the engine configurations. Each DataDir but an existing server's (DSN) is
+	// created when its configuration starts, so that a run stopped early leaves no directory
+	// of a configuration that never ran; it must be absent or empty.
 	Configs []engine.Config
 	Dir     *result.Dir
 	Run     *result.Run // pre-filled: tool, host, command, run id, start time
 	Env     Env
-	// Keep keeps each configuration's data directory; otherwise it is removed when done.
+	// Keep keeps each configuration's data directory, and on an existing server the
+	// workload's tables; otherwise they are removed when the configuration is done.
 	Keep bool
+	// DropExisting drops the workload's tables that an existing server already has before
+	// the configuration runs.
+	DropExisting bool
 }
+
+// dropTimeout bounds the dropping of a configuration's tables on an existing server at its
+// end, which also runs after an interrupt.
+const dropTimeout = 2 * time.Minute
 
 // Execute runs the plan's workload on every configuration in turn and returns the finished
 // run. Results are written after every step. A failed configuration does not stop the next
-// one; an interrupt (ctx cancelled) stops everything.
+// one; an interrupt (ctx cancelled) stops everything. A write of the results that fails is
+// announced on the log at once and retried at the next save (each holds the whole run); the
+// error is the last save's.
 func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 	run := p.Run
 	run.Status = result.StatusRunning
 	fid := p.Workload.Fidelity()
 	run.Workload = result.Workload{Name: p.Workload.Name(), Scale: p.Workload.Scale(),
 		Variant: string(fid.Variant), Verify: string(fid.Verify), Params: p.Workload.Params()}
-	var writeErr error
-	save := func() {
-		if err := p.Dir.WriteRun(run); err != nil && writeErr == nil {
-			writeErr = err
-		}
-		if err := p.Dir.WriteIntervals(run); err != nil && writeErr == nil {
-			writeErr = err
-		}
-	}
+	s := saver{dir: p.Dir, run: run, log: p.Env.Log}
+	save := s.save
 	save()
 	for _, cfg := range p.Configs {
 		if ctx.Err() != nil {
@@ -109,11 +120,38 @@ func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 		run.Error = "interrupted"
 	}
 	save()
-	return run, writeErr
+	return run, s.err
 }
 
-// runConfig opens one configuration, runs the workload on it and closes it.
+// saver writes a run's results and says so loudly when it cannot.
+type saver struct {
+	dir *result.Dir
+	run *result.Run
+	log io.Writer
+	err error // the last save's error
+}
+
+// save writes run.json and intervals.csv. The first failure after a success is announced on
+// the log; the first success after failures too.
+func (s *saver) save() {
+	err := errors.Join(s.dir.WriteRun(s.run), s.dir.WriteIntervals(s.run))
+	switch {
+	case err != nil && s.err == nil:
+		fmt.Fprintf(s.log, "\nenginebench: CANNOT WRITE RESULTS in %s: %v; the run goes on and tries again after every step\n", s.dir.Path(), err)
+	case err == nil && s.err != nil:
+		fmt.Fprintf(s.log, "\nenginebench: results written again in %s: nothing is lost\n", s.dir.Path())
+	}
+	s.err = err
+}
+
+// runConfig creates the configuration's data directory, opens the configuration, runs the
+// workload on it and closes it.
 func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config, save func()) (err error) {
+	if cfg.DSN == "" && cfg.DataDir != "" {
+		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			return fmt.Errorf("data directory: %w", err)
+		}
+	}
 	eng, err := p.Registry.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -123,6 +161,11 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 			err = errors.Join(err, fmt.Errorf("close %s: %w", cfg.Name, cerr))
 		}
 	}()
+	after, err := existingTables(ctx, p, cfg, eng, rc)
+	if err != nil {
+		return err
+	}
+	defer after()
 	rc.Version = eng.Version()
 	rc.Settings = eng.Settings()
 	if d, ok := eng.(engine.Discarder); ok && d.Discards() {
@@ -154,4 +197,69 @@ func serverDown(eng engine.Engine) error {
 		return l.Alive()
 	}
 	return nil
+}
+
+// existingTables handles the workload's tables on an existing server (cfg.DSN): with
+// DropExisting it drops those already there; unless Keep, the returned after drops them when
+// the configuration is done. Elsewhere it does nothing.
+func existingTables(ctx context.Context, p Plan, cfg engine.Config, eng engine.Engine, rc *result.Config) (after func(), err error) {
+	after = func() {}
+	if cfg.DSN == "" {
+		return after, nil
+	}
+	if p.DropExisting {
+		dropped, err := dropTables(ctx, eng, p.Workload.Tables())
+		if err != nil {
+			return after, fmt.Errorf("drop the tables already there (--drop-existing): %w", err)
+		}
+		if len(dropped) > 0 {
+			rc.Notes = append(rc.Notes, "existing server: the tables "+strings.Join(dropped, ", ")+" that were there were dropped first (--drop-existing)")
+		}
+	}
+	if !p.Keep {
+		after = func() {
+			if note := dropAtEnd(ctx, cfg, eng, p.Workload.Tables()); note != "" {
+				rc.Notes = append(rc.Notes, note)
+			}
+		}
+	}
+	return after, nil
+}
+
+// dropTables drops those of tables that eng, an SQL engine, has, and returns them.
+func dropTables(ctx context.Context, eng engine.Engine, tables []string) ([]string, error) {
+	db, ok := eng.(sqldb.DB)
+	if !ok {
+		return nil, nil
+	}
+	found, err := sqldb.ExistingTables(ctx, db, tables)
+	if err != nil {
+		return nil, err
+	}
+	return found, sqldb.DropTables(ctx, db, found)
+}
+
+// dropAtEnd drops the workload's tables from an existing server when its configuration is
+// done, also after an interrupt (within dropTimeout, or until cfg.Abort closes), and returns
+// the note that says what it dropped ("" for nothing).
+func dropAtEnd(ctx context.Context, cfg engine.Config, eng engine.Engine, tables []string) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dropTimeout)
+	defer cancel()
+	if cfg.Abort != nil {
+		go func() {
+			select {
+			case <-cfg.Abort:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	dropped, err := dropTables(ctx, eng, tables)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("existing server: the tables were not dropped at the end: %v", err)
+	case len(dropped) == 0:
+		return ""
+	}
+	return "existing server: the tables " + strings.Join(dropped, ", ") + " were dropped at the end (--keep keeps them)"
 }

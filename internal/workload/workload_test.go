@@ -27,6 +27,7 @@ func (fakeWorkload) Name() string           { return "fake" }
 func (fakeWorkload) Scale() string          { return "tiny" }
 func (fakeWorkload) Params() map[string]any { return map[string]any{"x": 1} }
 func (fakeWorkload) Fidelity() Fidelity     { return DefaultFidelity() }
+func (fakeWorkload) Tables() []string       { return []string{"fake1", "fake2"} }
 
 func (w fakeWorkload) Run(ctx context.Context, env Env, eng engine.Engine, emit func(*result.Step)) error {
 	emit(&result.Step{Name: "one", Status: result.StatusOK})
