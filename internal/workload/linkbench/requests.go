@@ -205,8 +205,8 @@ func (q *requester) one(ctx context.Context, rec *runner.Recorder, intended time
 	switch {
 	case err == nil, errors.Is(err, store.ErrConflict):
 		return nil
-	case ctx.Err() != nil:
-		return ctx.Err()
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		return ctx.Err() // the step ended during the operation's retries (or the run did)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
