@@ -95,7 +95,7 @@ func newMixFixture(b *testing.B, ctx context.Context, eng engine.Engine) *mixFix
 		b.Fatal(err)
 	}
 	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
-	r := &run{p: &w.p, m: w.m, env: env, eng: eng, st: st, opCtx: ctx, indexed: !w.p.DeferIndex}
+	r := w.newRun(ctx, env, eng, st)
 	if s := r.load(ctx); s.Status != result.StatusOK {
 		b.Fatalf("load: %s %s", s.Status, s.Error)
 	}
@@ -286,7 +286,7 @@ func (f *mixFixture) timed(b *testing.B, path mixPath) {
 		b.StopTimer()
 	})
 	f.r.tally = t.tally
-	if v := f.r.verify(f.ctx); v == nil || !v.OK {
+	if v, _ := f.r.verify(f.ctx); v == nil || !v.OK {
 		b.Fatalf("verify after %d requests: %+v", b.N, v)
 	}
 }

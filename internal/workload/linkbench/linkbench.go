@@ -8,7 +8,6 @@ package linkbench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -60,8 +59,9 @@ func (w *Workload) CheckEngine(d engine.Driver) error {
 }
 
 // EstimateBytes is a rough upper bound of the data directory size one configuration needs:
-// about 1 KB a node with its links, counts and index entries.
-func (w *Workload) EstimateBytes() int64 { return w.p.Nodes() * 1024 }
+// twice the logical size of the links the out-degree gives (with their id1_type entries and
+// counts) and of the nodes (Params.Validate computes it with checked arithmetic).
+func (w *Workload) EstimateBytes() int64 { return w.p.estBytes }
 
 // run is the state of the benchmark on one engine configuration.
 type run struct {
@@ -75,6 +75,16 @@ type run struct {
 	tally tally
 	// indexed is false while id1_type is deferred and not yet built.
 	indexed bool
+	// loadMs and loadSec are the load's start, from which the loaded links' and nodes' times
+	// derive.
+	loadMs  int64
+	loadSec int32
+	// ranges are the id1s verification reads (checked says which); linksTouched holds those
+	// of them whose links a request wrote or deleted, nodesTouched the nodes a request
+	// updated or deleted.
+	ranges                     [][2]int64
+	checked                    string
+	linksTouched, nodesTouched *idSet
 }
 
 // Run implements workload.Workload: load (and index), then the warmup and the intervals.
@@ -83,7 +93,7 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 	if err != nil {
 		return err
 	}
-	r := &run{p: &w.p, m: w.m, env: env, eng: eng, st: st, opCtx: ctx, indexed: !w.p.DeferIndex}
+	r := w.newRun(ctx, env, eng, st)
 	steps := []func(context.Context) *result.Step{r.load}
 	if w.p.DeferIndex {
 		steps = append(steps, r.index)
@@ -108,6 +118,14 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 	return nil
 }
 
+// newRun returns the state of a run of w on eng through st, whose operations get ctx.
+func (w *Workload) newRun(ctx context.Context, env workload.Env, eng engine.Engine, st store.Store) *run {
+	r := &run{p: &w.p, m: w.m, env: env, eng: eng, st: st, opCtx: ctx, indexed: !w.p.DeferIndex}
+	r.ranges, r.checked = checkRanges(&w.p)
+	r.linksTouched, r.nodesTouched = newIDSet(r.ranges), newIDSet(r.ranges)
+	return r
+}
+
 // lastStep reports whether the step named name (load or index) is the run's last: no index
 // step follows the load, and no request steps follow either.
 func (r *run) lastStep(name string) bool {
@@ -117,21 +135,29 @@ func (r *run) lastStep(name string) bool {
 	return name == "index" || !r.p.DeferIndex
 }
 
-// failed returns a failed step result for an error outside the runner.
-func failed(name string, start time.Time, err error) *result.Step {
+// ended returns the result of a step that err ended outside the runner (in its setup or
+// after its workers): interrupted when the run's context ctx was cancelled, else failed.
+func ended(ctx context.Context, name string, start time.Time, err error) *result.Step {
+	if ctx.Err() != nil {
+		return &result.Step{Name: name, Status: result.StatusInterrupted, Error: "interrupted", StartedAt: start}
+	}
 	return &result.Step{Name: name, Status: result.StatusFailed, Error: err.Error(), StartedAt: start}
 }
 
 // finish verifies a step that ended ok when check is set (after the last step, or after every
 // writing step with --verify each-step: a verification between steps would warm the cache for
-// the next measured one), and derives its efficiency.
+// the next measured one), and derives its efficiency. A verification that the run's end cut
+// short leaves the step interrupted.
 func (r *run) finish(st *result.Step, check bool, b measure.Basis) *result.Step {
 	if check && st.Status == result.StatusOK {
-		st.Verify = r.verify(r.opCtx)
-		if st.Verify != nil && !st.Verify.OK {
-			st.Status = result.StatusFailed
-			st.Error = "verification failed: " + st.Verify.Detail
+		v, canceled := r.verify(r.opCtx)
+		switch {
+		case canceled:
+			st.Status, st.Error = result.StatusInterrupted, "interrupted (during verification)"
+		case v != nil && !v.OK:
+			st.Status, st.Error = result.StatusFailed, "verification failed: "+v.Detail
 		}
+		st.Verify = v
 	}
 	measure.Derive(st, b)
 	return st
@@ -141,9 +167,4 @@ func (r *run) finish(st *result.Step, check bool, b measure.Basis) *result.Step 
 func (r *run) discards() bool {
 	d, ok := r.eng.(engine.Discarder)
 	return ok && d.Discards()
-}
-
-// isCanceled reports whether err comes from an interrupted context.
-func isCanceled(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

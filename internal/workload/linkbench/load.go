@@ -3,7 +3,6 @@ package linkbench
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +32,9 @@ type tally struct {
 	bytes        int64 // logical bytes loaded
 	// changed by requests
 	linksInserted, linksExpunged, nodesAdded, nodesDeleted int64
+	// addedSum is the sum of mix64 of the versions of the nodes added: a digest of which
+	// they are.
+	addedSum uint64
 }
 
 func (t *tally) add(o *tally) {
@@ -43,6 +45,7 @@ func (t *tally) add(o *tally) {
 	t.linksExpunged += o.linksExpunged
 	t.nodesAdded += o.nodesAdded
 	t.nodesDeleted += o.nodesDeleted
+	t.addedSum += o.addedSum
 }
 
 // arena holds the payloads of one batch: a batch's rows point into it until it is written.
@@ -66,20 +69,21 @@ func (a *arena) reset() { a.buf = a.buf[:0] }
 func (r *run) load(ctx context.Context) *result.Step {
 	start := time.Now()
 	if err := r.st.Create(r.opCtx); err != nil {
-		return failed("load", start, fmt.Errorf("create tables: %w", err))
+		return ended(r.opCtx, "load", start, fmt.Errorf("create tables: %w", err))
 	}
 	p := r.p
 	var next atomic.Int64
 	next.Store(p.StartID1)
 	tallies := make([]tally, p.Loaders+1)
-	nowMs := time.Now().UnixMilli()
+	now := time.Now()
+	r.loadMs, r.loadSec = now.UnixMilli(), int32(now.Unix())
 	s := runner.Step{Name: "load",
 		Ops:         []runner.OpSpec{{Name: "link"}, {Name: "count"}, {Name: "node"}},
 		ExpectUnits: r.m.deg.EstimateLoaded(),
 		ProgressOp:  opLoadLink}
 	for i := 0; i < p.Loaders; i++ {
 		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return r.linkLoader(ctx, rec, i, &next, nowMs, &tallies[i])
+			return r.linkLoader(ctx, rec, &next, &tallies[i])
 		}})
 	}
 	s.Workers = append(s.Workers, runner.Worker{Client: p.Loaders, Run: func(ctx context.Context, rec *runner.Recorder) error {
@@ -91,7 +95,8 @@ func (r *run) load(ctx context.Context) *result.Step {
 	}
 	if st.Status == result.StatusOK {
 		if err := r.st.FinishLoad(r.opCtx, p.MaxID1); err != nil {
-			st.Status, st.Error = result.StatusFailed, fmt.Sprintf("finish load: %v", err)
+			e := ended(r.opCtx, "load", start, fmt.Errorf("finish load: %w", err))
+			st.Status, st.Error = e.Status, e.Error
 		}
 	}
 	st.Primary = "link"
@@ -104,13 +109,15 @@ func (r *run) load(ctx context.Context) *result.Step {
 	return r.finish(st, p.VerifyAfter(true, r.lastStep("load")), b)
 }
 
-// client opens a store client whose retries are counted as retries of *op through *rec.
-func (r *run) client(rec **runner.Recorder, op *runner.Op) (store.Client, error) {
+// client opens a store client whose retries are counted as retries of *op through *rec and
+// end with stop (the step's context; the caller sets it anew for each step).
+func (r *run) client(stop context.Context, rec **runner.Recorder, op *runner.Op) (store.Client, error) {
 	cl, err := r.st.Client(r.opCtx)
 	if err != nil {
 		return nil, fmt.Errorf("open client: %w", err)
 	}
 	cl.SetRetryHook(func() { (*rec).Retried(*op) })
+	cl.SetRetryStop(stop)
 	return cl, nil
 }
 
@@ -121,17 +128,17 @@ func closeClient(cl store.Client, err *error) {
 	}
 }
 
-// linkLoader loads the links and counts of chunks of id1s until none is left.
-func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, i int, next *atomic.Int64, nowMs int64, t *tally) (err error) {
+// linkLoader loads the links and counts of chunks of id1s until none is left. Each link's
+// payload and time derive from its key (content.loadLink).
+func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, next *atomic.Int64, t *tally) (err error) {
 	p, m := r.p, r.m
 	op := opLoadLink
-	cl, err := r.client(&rec, &op)
+	cl, err := r.client(ctx, &rec, &op)
 	if err != nil {
 		return err
 	}
 	defer closeClient(cl, &err)
-	rng := rand.New(rand.NewPCG(p.Seed, uint64(i)+1))
-	payload := m.linkPayload.ForClient(rng)
+	rr := newRowRand()
 	links := make([]store.Link, 0, p.LoadBatch)
 	counts := make([]store.Count, 0, p.LoadBatch)
 	var a arena
@@ -175,15 +182,12 @@ func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, i int, next 
 					continue
 				}
 				lt := linkType(ti)
-				var newest int64
+				var newest, tm int64
 				for j := int64(0); j < n; j++ {
-					// Spread over the 2^32 ms (about 50 days) before the load started, so
-					// that id2 and time are not correlated.
-					tm := nowMs - 1<<31 + int64(int32(rng.Uint32()))
+					a.scratch, tm = m.content.loadLink(rr, a.scratch, r.loadMs, id1, lt, id1+j)
 					newest = max(newest, tm)
-					a.scratch = payload.Fill(rng, a.scratch)
 					links = append(links, store.Link{ID1: id1, LinkType: lt, ID2: id1 + j,
-						Visibility: store.Visible, Data: a.put(a.scratch), Time: tm})
+						Visibility: store.Visible, Data: a.put(a.scratch), Time: tm, Version: loadLinkVersion})
 					t.links++
 					t.bytes += linkFixedBytes + int64(len(a.scratch))
 					if len(links) == p.LoadBatch {
@@ -208,11 +212,12 @@ func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, i int, next 
 	return flushCounts()
 }
 
-// nodeLoader loads the nodes startid1 .. maxid1-1 in batches.
+// nodeLoader loads the nodes startid1 .. maxid1-1 in batches; each node's payload derives
+// from its id (content.loadNode).
 func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (err error) {
 	p, m := r.p, r.m
 	op := opLoadNode
-	cl, err := r.client(&rec, &op)
+	cl, err := r.client(ctx, &rec, &op)
 	if err != nil {
 		return err
 	}
@@ -221,18 +226,16 @@ func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (e
 	if err := cl.ResetNodes(r.opCtx, p.StartID1); err != nil {
 		return err
 	}
-	rng := rand.New(rand.NewPCG(p.Seed, 0))
-	payload := m.nodePayload.ForClient(rng)
+	rr := newRowRand()
 	nodes := make([]store.Node, 0, p.LoadBatch)
 	var a arena
-	now := int32(time.Now().Unix())
 	for id := p.StartID1; id < p.MaxID1; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		for ; id < p.MaxID1 && len(nodes) < p.LoadBatch; id++ {
-			a.scratch = payload.Fill(rng, a.scratch)
-			nodes = append(nodes, store.Node{ID: id, Type: store.NodeType, Version: 1, Time: now,
+			a.scratch = m.content.loadNode(rr, a.scratch, id)
+			nodes = append(nodes, store.Node{ID: id, Type: store.NodeType, Version: loadNodeVersion, Time: r.loadSec,
 				Data: a.put(a.scratch)})
 			t.bytes += nodeFixedBytes + int64(len(a.scratch))
 		}

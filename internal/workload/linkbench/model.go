@@ -25,6 +25,8 @@ type model struct {
 	// The payload generators: each client takes its own with payloads.
 	linkPayload, linkUpdatePayload *gen.Payload
 	nodePayload, nodeUpdatePayload *gen.Payload
+	// content regenerates any row from its key and version.
+	content *content
 }
 
 // payloads are the payload generators of one client.
@@ -89,6 +91,7 @@ func newModel(p *Params) (*model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.content = newContent(p, m)
 	return m, nil
 }
 

@@ -2,13 +2,29 @@ package linkbench
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/linkbench/gen"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/store"
+)
+
+// Limits of the parameters that size counters and durations (enginebench's own: the reference
+// has none), so that no sum or product of them overflows.
+const (
+	// maxLoadChunk bounds --load-chunk: the loaders' shared counter passes maxid1 by at most
+	// loaders x load chunk.
+	maxLoadChunk = 1 << 30
+	// maxSeconds bounds every duration in seconds and --request-rate (the command's float
+	// flags refuse larger values too).
+	maxSeconds = 1e9
+	// maxNLinks bounds the out-degree a distribution file may give one node (fb2017's largest
+	// is 4,181,357): id1 + the out-degree stays far below 2^63.
+	maxNLinks = 1 << 32
 )
 
 // Phases a run can select with --steps: load (always), then run (the warmup and the
@@ -51,6 +67,8 @@ type Params struct {
 	Steps      []string `json:"steps"`
 
 	prof *profile.Profile // resolved by Validate
+	// estBytes is the data size estimate of one configuration (EstimateBytes), set by Validate.
+	estBytes int64
 }
 
 // Scale is a size preset (docs/linkbench.md).
@@ -151,17 +169,20 @@ func (p *Params) Validate() error {
 	if p.LoadBatch > 10000 {
 		return fmt.Errorf("--load-batch must be at most 10000, got %d", p.LoadBatch)
 	}
+	if p.LoadChunk > maxLoadChunk {
+		return fmt.Errorf("--load-chunk must be at most %d, got %d", maxLoadChunk, p.LoadChunk)
+	}
 	if p.Partitions < 0 || p.Partitions > store.MaxPartitions {
 		return fmt.Errorf("--partitions must be 0 (none) to %d, got %d", store.MaxPartitions, p.Partitions)
 	}
 	if p.Expunge && !p.Corrected() {
 		return fmt.Errorf("--expunge: the reference never expunges a link (it hides it); use it with --variant corrected")
 	}
-	if p.IntervalSeconds <= 0 {
-		return fmt.Errorf("--interval-seconds must be > 0, got %g", p.IntervalSeconds)
+	if err := p.validateFloats(); err != nil {
+		return err
 	}
-	if p.WarmupSeconds < 0 || p.Requests < 0 || p.RequestRate < 0 {
-		return fmt.Errorf("--warmup-seconds, --requests and --request-rate must be >= 0")
+	if p.Requests < 0 {
+		return fmt.Errorf("--requests must be >= 0, got %d", p.Requests)
 	}
 	if len(p.Steps) == 0 {
 		return fmt.Errorf("--steps is empty")
@@ -180,8 +201,68 @@ func (p *Params) Validate() error {
 		return fmt.Errorf("--steps must include load: every run starts from an empty database")
 	}
 	p.Steps = slices.DeleteFunc(slices.Clone(phaseNames), func(s string) bool { return !seen[s] })
+	if err := p.estimate(prof); err != nil {
+		return err
+	}
 	p.prof = prof
 	return nil
+}
+
+// validateFloats checks the durations and the rate: numbers, and at most maxSeconds.
+func (p *Params) validateFloats() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+		zero bool // 0 is allowed
+	}{
+		{"--interval-seconds", p.IntervalSeconds, false}, {"--warmup-seconds", p.WarmupSeconds, true},
+		{"--request-rate", p.RequestRate, true},
+	} {
+		ok := f.v > 0 || f.zero && f.v == 0 // false for NaN
+		if !ok || f.v > maxSeconds {
+			low := "> 0"
+			if f.zero {
+				low = ">= 0"
+			}
+			return fmt.Errorf("%s must be %s and at most %g, got %g", f.name, low, float64(maxSeconds), f.v)
+		}
+	}
+	return nil
+}
+
+// estimate checks that the load's size fits the arithmetic (every count and byte size within
+// int64) and sets estBytes: the links EstimateLoaded expects and the nodes, each row twice its
+// logical size (pages are not full; the id1_type index repeats every link).
+func (p *Params) estimate(prof *profile.Profile) error {
+	nl := prof.Dist.NLinks
+	if top := nl.Values[len(nl.Values)-1]; top > maxNLinks {
+		return fmt.Errorf("the nlinks distribution gives a node %d links: at most %d", top, int64(maxNLinks))
+	}
+	links := gen.NewOutDegree(nl, p.StartID1, p.MaxID1, p.LinkTypes, variant(p)).EstimateLoaded()
+	mean := func(median float64, most int) int64 {
+		return int64(min(median*math.Exp(prof.DataSigma*prof.DataSigma/2), float64(most)))
+	}
+	perLink := 2*(linkFixedBytes+mean(prof.LinkDataMedian, store.MaxLinkData)) + countFixedBytes
+	perNode := nodeFixedBytes + mean(prof.NodeDataMedian, store.MaxNodeData)
+	l, okL := mulInt64(links, 2*perLink)
+	n, okN := mulInt64(p.Nodes(), 2*perNode)
+	if !okL || !okN || l > math.MaxInt64-n {
+		about := fmt.Sprintf("about %.3g", float64(links))
+		if links == math.MaxInt64 {
+			about = "more than 2^63"
+		}
+		return fmt.Errorf("--maxid1 %d: the load would write %s links, too many to size in bytes (int64)", p.MaxID1, about)
+	}
+	p.estBytes = l + n
+	return nil
+}
+
+// mulInt64 returns a*b for a, b >= 0, and false when it overflows int64.
+func mulInt64(a, b int64) (int64, bool) {
+	if a != 0 && b > math.MaxInt64/a {
+		return 0, false
+	}
+	return a * b, true
 }
 
 // Nodes is the number of nodes (and id1s) the load creates.

@@ -1,11 +1,15 @@
 package linkbench
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/enginebench/enginebench/internal/workload"
 )
 
 func TestScalePresets(t *testing.T) {
@@ -54,6 +58,17 @@ func TestValidateRefusesBadParams(t *testing.T) {
 		{"unknown step", func(p *Params) { p.Steps = []string{"load", "l.i0"} }, `unknown step "l.i0"`},
 		{"distribution file", func(p *Params) { p.DistributionFile = bad }, "bad.dat:3"},
 		{"missing file", func(p *Params) { p.DistributionFile = bad + ".none" }, "no such file"},
+		{"maxid1 near MaxInt64", func(p *Params) { p.MaxID1 = math.MaxInt64 }, "--maxid1 must be at most 1099511627776"},
+		{"startid1 near MaxInt64", func(p *Params) { p.StartID1, p.MaxID1 = math.MaxInt64-1, math.MaxInt64 }, "--maxid1 must be at most"},
+		{"load chunk near MaxInt", func(p *Params) { p.LoadChunk = math.MaxInt }, "--load-chunk must be at most 1073741824"},
+		{"requests", func(p *Params) { p.Requests = -1 }, "--requests must be >= 0"},
+		{"NaN interval", func(p *Params) { p.IntervalSeconds = math.NaN() }, "--interval-seconds must be > 0 and at most 1e+09, got NaN"},
+		{"infinite warmup", func(p *Params) { p.WarmupSeconds = math.Inf(1) }, "--warmup-seconds must be >= 0 and at most 1e+09, got +Inf"},
+		{"huge rate", func(p *Params) { p.RequestRate = 1e300 }, "--request-rate must be >= 0 and at most 1e+09, got 1e+300"},
+		{"NaN rate", func(p *Params) { p.RequestRate = math.NaN() }, "--request-rate must be >= 0"},
+		{"out-degree beyond its bound", func(p *Params) { p.DistributionFile = huge(t, 1<<40) }, "gives a node 1099511627776 links: at most 4294967296"},
+		{"load beyond int64", func(p *Params) { p.DistributionFile, p.MaxID1 = huge(t, 1<<32), 1<<40 }, "the load would write more than 2^63 links, too many"},
+		{"load bytes beyond int64", func(p *Params) { p.DistributionFile, p.MaxID1 = huge(t, 1<<20), 1<<40 }, "the load would write about 1.15e+18 links, too many"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -63,6 +78,39 @@ func TestValidateRefusesBadParams(t *testing.T) {
 				t.Errorf("error %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// huge writes a distribution file that gives every node n links.
+func huge(t *testing.T, n int64) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "huge.dat")
+	if err := os.WriteFile(f, []byte(fmt.Sprintf("nlinks\n%d 100\n", n)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestEstimateBytes: the estimate follows the out-degree (the reference variant's top node has
+// about a million links at any size) and the largest graph the limits allow fits in int64.
+func TestEstimateBytes(t *testing.T) {
+	est := func(set func(*Params)) int64 {
+		t.Helper()
+		p, _ := DefaultParams("tiny")
+		set(&p)
+		w, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.EstimateBytes()
+	}
+	ref := est(func(*Params) {})
+	corr := est(func(p *Params) { p.Variant = workload.Corrected })
+	if ref < 100<<20 || corr > 50<<20 || corr < 5<<20 {
+		t.Errorf("tiny: %d bytes (reference), %d (corrected): want above 100 MB (a million links) and 5 to 50 MB", ref, corr)
+	}
+	if big := est(func(p *Params) { p.MaxID1 = 1 << 40 }); big < 1<<50 || big == math.MaxInt64 {
+		t.Errorf("2^40 nodes: %d bytes", big)
 	}
 }
 

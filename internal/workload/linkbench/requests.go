@@ -35,7 +35,9 @@ func requestOps() []runner.OpSpec {
 // stream, history and schedule carry over from one interval to the next.
 type requester struct {
 	r   *run
+	i   int // its index
 	rng *rand.Rand
+	rr  *rowRand // the payloads' stream
 	cl  store.Client
 	rec *runner.Recorder
 	cur runner.Op
@@ -45,12 +47,13 @@ type requester struct {
 	next time.Time
 	// changes made by this requester in the current step
 	t tally
+	// adds counts the requester's ADD_NODEs: their versions' numbers.
+	adds int64
 	// reusable arguments
 	link store.Link
 	node store.Node
 	id2s []int64
 	data []byte
-	pay  payloads
 	// history holds GET_LINKS_LIST calls that filled their limit, to page further back.
 	history []histEntry
 	histIdx map[[2]int64]int
@@ -69,20 +72,6 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 			}
 		}
 	}()
-	start := time.Now()
-	for i := range reqs {
-		q := &requester{r: r, rng: rand.New(rand.NewPCG(p.Seed^0x7265717565737473, uint64(i)+1)),
-			id2s: make([]int64, 0, r.m.prof.MultigetMax), histIdx: map[[2]int64]int{}}
-		cl, err := r.client(&q.rec, &q.cur)
-		if err != nil {
-			st := failed("run.1", start, err)
-			emit(st)
-			return fmt.Errorf("step run.1 failed: %s", st.Error)
-		}
-		q.cl = cl
-		q.pay = r.m.payloads(q.rng)
-		reqs[i] = q
-	}
 	type plan struct {
 		name   string
 		secs   float64
@@ -94,6 +83,22 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 	}
 	for i := 1; i <= p.Intervals; i++ {
 		plans = append(plans, plan{fmt.Sprintf("run.%d", i), p.IntervalSeconds, false})
+	}
+	start := time.Now()
+	for i := range reqs {
+		q := &requester{r: r, i: i, rng: requesterRand(p.Seed, i), rr: newRowRand(),
+			id2s: make([]int64, 0, r.m.prof.MultigetMax), histIdx: map[[2]int64]int{}}
+		cl, err := r.client(ctx, &q.rec, &q.cur)
+		if err != nil {
+			st := ended(ctx, plans[0].name, start, err)
+			emit(st)
+			if st.Status == result.StatusInterrupted {
+				return context.Canceled
+			}
+			return fmt.Errorf("step %s failed: %s", st.Name, st.Error)
+		}
+		q.cl = cl
+		reqs[i] = q
 	}
 	for i, pl := range plans {
 		if err := ctx.Err(); err != nil {
@@ -152,6 +157,7 @@ func (r *run) interval(ctx context.Context, reqs []*requester, name string, secs
 func (q *requester) loop(ctx context.Context, rec *runner.Recorder, warmup bool) error {
 	p := q.r.p
 	q.rec = rec
+	q.cl.SetRetryStop(ctx)
 	if p.RequestRate > 0 {
 		// The schedule restarts with each step: the pause between steps is not a backlog.
 		q.next = rec.Now()
@@ -169,7 +175,7 @@ func (q *requester) loop(ctx context.Context, rec *runner.Recorder, warmup bool)
 			}
 			intended = q.next
 		}
-		if err := q.one(rec, intended); err != nil {
+		if err := q.one(ctx, rec, intended); err != nil {
 			return err
 		}
 		if !warmup {
@@ -180,9 +186,9 @@ func (q *requester) loop(ctx context.Context, rec *runner.Recorder, warmup bool)
 }
 
 // one draws an operation from the mix and runs it. A transient conflict that outlasted its
-// retries is counted as an error of the operation; any other error ends the step.
-func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
-	ctx := q.r.opCtx
+// retries, or whose retries the step's end (ctx) stopped, is counted as an error of the
+// operation; any other error ends the step.
+func (q *requester) one(ctx context.Context, rec *runner.Recorder, intended time.Time) error {
 	op := q.r.m.mix.Choose(q.rng)
 	q.cur = runner.Op(op)
 	var err error
@@ -199,28 +205,31 @@ func (q *requester) one(rec *runner.Recorder, intended time.Time) error {
 	switch {
 	case err == nil, errors.Is(err, store.ErrConflict):
 		return nil
-	case ctx.Err() != nil:
-		return ctx.Err()
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		return ctx.Err() // the step ended during the operation's retries (or the run did)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
 
 // writeLink runs ADD_LINK or UPDATE_LINK: ADD_LINK tries the insert first, UPDATE_LINK the
-// update (the reference's addLink and updateLink).
+// update (the reference's addLink and updateLink). The link's version names the requester and
+// the operation, and its payload derives from its key and version (content.requestLink).
 func (q *requester) writeLink(rec *runner.Recorder, intended time.Time, op profile.Op) error {
 	m, ctx, rng := q.r.m, q.r.opCtx, q.rng
-	pExist, payload := gen.PAdd, q.pay.link
-	if op == profile.UpdateLink {
-		pExist, payload = gen.PUpdate, q.pay.linkUpdate
+	pExist, update := gen.PAdd, op == profile.UpdateLink
+	if update {
+		pExist = gen.PUpdate
 	}
 	ti := rng.IntN(q.r.p.LinkTypes)
 	l := &q.link
 	l.ID1 = m.linkWrite.Choose(rng)
 	l.LinkType = linkType(ti)
 	l.ID2 = m.id2.ForOp(rng, l.ID1, ti, pExist)
-	l.Visibility, l.Version, l.Time = store.Visible, 0, time.Now().UnixMilli()
-	q.data = payload.Fill(rng, q.data)
+	l.Visibility, l.Time = store.Visible, time.Now().UnixMilli()
+	l.Version = m.content.linkVersion(rng, q.i, update)
+	q.data, _ = m.content.requestLink(q.rr, q.data, l.ID1, l.LinkType, l.ID2, l.Version)
 	l.Data = q.data
+	q.r.linksTouched.add(l.ID1)
 	var res store.WriteResult
 	err := rec.Do(q.cur, intended, func() (int64, error) {
 		var err error
@@ -246,6 +255,7 @@ func (q *requester) linkOp(rec *runner.Recorder, intended time.Time, op profile.
 		ti := rng.IntN(q.r.p.LinkTypes)
 		id1 := m.linkWrite.Choose(rng)
 		id2 := m.id2.ForOp(rng, id1, ti, gen.PDelete)
+		q.r.linksTouched.add(id1)
 		var found bool
 		err = rec.Do(q.cur, intended, func() (int64, error) {
 			var err error
@@ -287,8 +297,9 @@ func (q *requester) nodeOp(rec *runner.Recorder, intended time.Time, op profile.
 	switch op {
 	case profile.AddNode:
 		n := &q.node
-		n.ID, n.Type, n.Version, n.Time = 0, store.NodeType, 1, int32(time.Now().Unix())
-		q.data = q.pay.node.Fill(rng, q.data)
+		n.ID, n.Type, n.Version, n.Time = 0, store.NodeType, nodeAddVersion(q.i, q.adds), int32(time.Now().Unix())
+		q.adds++
+		q.data, _ = m.content.addedNode(q.rr, q.data, n.Version)
 		n.Data = q.data
 		err = rec.Do(q.cur, intended, func() (int64, error) {
 			_, err := q.cl.AddNode(ctx, n)
@@ -296,18 +307,22 @@ func (q *requester) nodeOp(rec *runner.Recorder, intended time.Time, op profile.
 		})
 		if err == nil {
 			q.t.nodesAdded++
+			q.t.addedSum += mix64(uint64(n.Version))
 		}
 	case profile.UpdateNode:
 		n := &q.node
-		n.ID, n.Type, n.Version, n.Time = m.nodeUpdate.Choose(rng), store.NodeType, 2, int32(time.Now().Unix())
-		q.data = q.pay.nodeUpdate.Fill(rng, q.data)
+		n.ID, n.Type, n.Time = m.nodeUpdate.Choose(rng), store.NodeType, int32(time.Now().Unix())
+		n.Version = m.content.nodeUpdateVersion(rng, q.i)
+		q.data, _ = m.content.updatedNode(q.rr, q.data, n.ID, n.Version)
 		n.Data = q.data
+		q.r.nodesTouched.add(n.ID)
 		err = rec.Do(q.cur, intended, func() (int64, error) {
 			_, err := q.cl.UpdateNode(ctx, n)
 			return 1, err
 		})
 	case profile.DeleteNode:
 		id := m.nodeDelete.Choose(rng)
+		q.r.nodesTouched.add(id)
 		var found bool
 		err = rec.Do(q.cur, intended, func() (int64, error) {
 			var err error

@@ -81,7 +81,8 @@ const estimateHead = 1 << 16
 // EstimateLoaded estimates the links the load writes over all nodes (the sum of Loaded), for
 // the load's progress: exact for the estimateHead highest ranks, where the out-degree falls
 // steeply (the reference variant's top node alone has the CDF's maximum), and from evenly
-// spaced ranks beyond, so that it costs at most 2 x estimateHead quantiles at any size.
+// spaced ranks beyond, so that it costs at most 2 x estimateHead quantiles at any size. A sum
+// beyond int64 gives math.MaxInt64.
 func (d *OutDegree) EstimateLoaded() int64 {
 	if d.cdf == nil {
 		return 0
@@ -96,6 +97,9 @@ func (d *OutDegree) EstimateLoaded() int64 {
 	for r := head; r < n; r += stride {
 		k := min(stride, n-r)
 		sum += float64(d.loadedAtRank(r+k/2)) * float64(k)
+	}
+	if sum >= math.MaxInt64 { // float64(math.MaxInt64) is 2^63, not representable as int64
+		return math.MaxInt64
 	}
 	return int64(math.Round(sum))
 }

@@ -153,104 +153,6 @@ func (s *kvStore) Client(ctx context.Context) (Client, error) {
 	return &kvClient{s: s, b: s.db.NewBatch(), retryState: retryState{maxRetries: s.opt.MaxRetries}}, nil
 }
 
-// Check counts visible links per (id1, link_type) in the id1_type range (in the linktable range,
-// link type by link type, while id1_type is deferred) and reads the counttable range.
-func (s *kvStore) Check(ctx context.Context, lo, hi int64) (*CheckResult, error) {
-	r := &CheckResult{Visible: map[[2]int64]int64{}, Stored: map[[2]int64]int64{}}
-	if lo >= hi {
-		return r, nil
-	}
-	var err error
-	if s.indexed.Load() {
-		err = s.checkIndex(ctx, lo, hi, r.Visible)
-	} else {
-		err = s.checkLinks(ctx, lo, hi, r.Visible)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("check [%d, %d): visible links: %w", lo, hi, err)
-	}
-	it, err := s.db.NewIter(appendCountKey(nil, lo, math.MinInt64), appendCountKey(nil, hi, math.MinInt64))
-	if err != nil {
-		return nil, fmt.Errorf("check [%d, %d): counttable: %w", lo, hi, err)
-	}
-	for ok := it.First(); ok; ok = it.Next() {
-		k, v := it.Key(), it.Value()
-		if len(k) != countKeyLen || len(v) != countValLen {
-			it.Close()
-			return nil, fmt.Errorf("check [%d, %d): corrupt counttable entry (key %d bytes, value %d bytes)", lo, hi, len(k), len(v))
-		}
-		r.Stored[[2]int64{decodeInt(k[1:]), decodeInt(k[9:])}] = int64(binary.BigEndian.Uint64(v))
-	}
-	if err := errors.Join(it.Err(), it.Close()); err != nil {
-		return nil, fmt.Errorf("check [%d, %d): counttable: %w", lo, hi, err)
-	}
-	return r, nil
-}
-
-func (s *kvStore) checkIndex(ctx context.Context, lo, hi int64, m map[[2]int64]int64) error {
-	it, err := s.db.NewIter(appendIDKey(nil, tagIndex, lo), appendIDKey(nil, tagIndex, hi))
-	if err != nil {
-		return err
-	}
-	n := 0
-	for ok := it.First(); ok; ok = it.Next() {
-		k := it.Key()
-		if len(k) != indexKeyLen {
-			it.Close()
-			return fmt.Errorf("corrupt %s entry (key %d bytes)", indexName, len(k))
-		}
-		if k[17] == Visible {
-			m[[2]int64{decodeInt(k[1:]), decodeInt(k[9:])}]++
-		}
-		if n++; n%65536 == 0 && ctx.Err() != nil {
-			it.Close()
-			return ctx.Err()
-		}
-	}
-	return errors.Join(it.Err(), it.Close())
-}
-
-// checkLinks reads the links of id1s [lo, hi) in the linktable range: for each link type, a
-// seek to (type, lo) and a scan up to (type, hi).
-func (s *kvStore) checkLinks(ctx context.Context, lo, hi int64, m map[[2]int64]int64) error {
-	it, err := s.db.NewIter([]byte{tagLink}, []byte{tagLink + 1})
-	if err != nil {
-		return err
-	}
-	var seek []byte
-	n := 0
-	for ok := it.First(); ok; {
-		k, v := it.Key(), it.Value()
-		if len(k) != linkKeyLen || len(v) < linkValFixed {
-			it.Close()
-			return fmt.Errorf("corrupt linktable entry (key %d bytes, value %d bytes)", len(k), len(v))
-		}
-		lt, id1 := decodeInt(k[1:]), decodeInt(k[9:])
-		switch {
-		case id1 < lo:
-			seek = appendLinkKey(seek[:0], lt, lo, math.MinInt64)
-			ok = it.SeekGE(seek)
-		case id1 >= hi:
-			if lt == math.MaxInt64 {
-				ok = false
-				break
-			}
-			seek = appendLinkKey(seek[:0], lt+1, lo, math.MinInt64)
-			ok = it.SeekGE(seek)
-		default:
-			if int8(v[0]) == Visible {
-				m[[2]int64{id1, lt}]++
-			}
-			ok = it.Next()
-		}
-		if n++; n%65536 == 0 && ctx.Err() != nil {
-			it.Close()
-			return ctx.Err()
-		}
-	}
-	return errors.Join(it.Err(), it.Close())
-}
-
 // Rows counts the keys of each range.
 func (s *kvStore) Rows(ctx context.Context) (Rows, error) {
 	r := Rows{LinksByIndex: -1}
@@ -371,7 +273,7 @@ func (c *kvClient) Close() error {
 func (c *kvClient) commit(op string) error {
 	if err := c.b.Commit(); err != nil {
 		c.b.Reset()
-		return fmt.Errorf("%s: %w", op, err)
+		return opErr(op, err)
 	}
 	return nil
 }

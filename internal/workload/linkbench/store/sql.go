@@ -41,6 +41,7 @@ const (
 const (
 	linkCols      = "id1, id2, link_type, visibility, data, version, time"
 	indexCols     = "id1, link_type, visibility, time, id2, version, data"
+	indexKeyCols  = "id1, link_type, visibility, time, id2"
 	bulkCountCols = "id, link_type, time, version, count"
 	nodeCols      = "id, type, version, time, data"
 	newNodeCols   = "type, version, time, data"
@@ -211,7 +212,7 @@ func (s *sqlStore) Create(ctx context.Context) error {
 	}
 	for _, q := range ddl {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("create linkbench schema: %s: %w", q, err)
+			return opErr("create linkbench schema: "+q, err)
 		}
 	}
 	return nil
@@ -284,50 +285,6 @@ func (s *sqlStore) resetNodesText(start int64) []string {
 		return []string{"TRUNCATE TABLE " + nodeTable + ";", fmt.Sprintf("ALTER SEQUENCE %s_id_seq RESTART %d;", nodeTable, start)}
 	}
 	return nil
-}
-
-// Check counts visible links per (id1, link_type) through id1_type (through the primary key,
-// which is a scan of the whole table, while id1_type is deferred), and reads counttable's rows
-// of the range through its primary key. PostgreSQL has no hints: its planner picks the path.
-func (s *sqlStore) Check(ctx context.Context, lo, hi int64) (*CheckResult, error) {
-	r := &CheckResult{Visible: map[[2]int64]int64{}, Stored: map[[2]int64]int64{}}
-	visible, stored := s.checkQueries()
-	if err := s.readCounts(ctx, visible, lo, hi, r.Visible); err != nil {
-		return nil, fmt.Errorf("check [%d, %d): visible links: %w", lo, hi, err)
-	}
-	if err := s.readCounts(ctx, stored, lo, hi, r.Stored); err != nil {
-		return nil, fmt.Errorf("check [%d, %d): counttable: %w", lo, hi, err)
-	}
-	return r, nil
-}
-
-// checkQueries returns Check's queries, each with the bind parameters lo and hi.
-func (s *sqlStore) checkQueries() (visible, stored string) {
-	hint := s.d.IndexHint(indexName)
-	if !s.indexed.Load() {
-		hint = s.d.PrimaryKeyHint()
-	}
-	visible = sqldb.Bind(s.d, fmt.Sprintf("SELECT id1, link_type, count(*) FROM %s%s WHERE id1 >= ? AND id1 < ? AND visibility = %d "+
-		"GROUP BY id1, link_type", linkTable, hint, Visible))
-	stored = sqldb.Bind(s.d, "SELECT id, link_type, count FROM "+countTable+" WHERE id >= ? AND id < ?")
-	return visible, stored
-}
-
-// readCounts runs q (lo, hi) and adds its rows (id1, link type, n) to m.
-func (s *sqlStore) readCounts(ctx context.Context, q string, lo, hi int64, m map[[2]int64]int64) error {
-	rows, err := s.db.QueryContext(ctx, q, lo, hi)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id1, lt, n int64
-		if err := rows.Scan(&id1, &lt, &n); err != nil {
-			return err
-		}
-		m[[2]int64{id1, lt}] = n
-	}
-	return rows.Err()
 }
 
 // rowsQuery is one count of Rows: q with one bind parameter below every value it counts, or,

@@ -15,7 +15,7 @@ import (
 func (c *sqlClient) ResetNodes(ctx context.Context, startID int64) error {
 	for _, q := range c.s.resetNodesText(startID) {
 		if _, err := c.rconn.ExecContext(c.sctx(ctx), q); err != nil {
-			return fmt.Errorf("reset nodes: %s: %w", q, err)
+			return opErr("reset nodes: "+q, err)
 		}
 	}
 	return nil

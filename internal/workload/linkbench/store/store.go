@@ -100,10 +100,24 @@ type Store interface {
 	FinishLoad(ctx context.Context, nextNodeID int64) error
 	// Client returns a client for one goroutine. Clients of one Store may run concurrently.
 	Client(ctx context.Context) (Client, error)
-	// Check reads what verification compares, over the id1s in [lo, hi).
-	Check(ctx context.Context, lo, hi int64) (*CheckResult, error)
 	// Rows counts the rows of each table, linktable through each of its indexes.
 	Rows(ctx context.Context) (Rows, error)
+
+	// The scans of verification: each calls fn for every row it reads, in the order it names,
+	// with a row (and its Data) valid only until fn returns; an error of fn ends the scan and
+	// is returned. A row that cannot be decoded is an error.
+
+	// ScanLinks reads the links of link type linkType whose id1 is in [lo, hi) through the
+	// primary key, in (id1, id2) order.
+	ScanLinks(ctx context.Context, linkType, lo, hi int64, fn func(*Link) error) error
+	// ScanIndex reads the id1_type entries of the id1s in [lo, hi), in the index's order (id1,
+	// link type, visibility, time, id2); only once id1_type exists.
+	ScanIndex(ctx context.Context, lo, hi int64, fn func(*Link) error) error
+	// ScanCounts reads the counttable rows of the id1s in [lo, hi), in (id1, link type) order.
+	ScanCounts(ctx context.Context, lo, hi int64, fn func(*Count) error) error
+	// ScanNodes reads the nodes whose id is in [lo, hi), in id order; hi = math.MaxInt64 reads
+	// to the end.
+	ScanNodes(ctx context.Context, lo, hi int64, fn func(*Node) error) error
 }
 
 // Rows are the row counts of each table; LinksByPK and LinksByIndex count linktable through
@@ -113,23 +127,20 @@ type Rows struct {
 	LinksByPK, LinksByIndex, Counts, Nodes int64
 }
 
-// CheckResult is what Check read for a range of id1s.
-type CheckResult struct {
-	// Visible maps (id1, link type) to the number of visible links, read through id1_type
-	// (through the primary key while id1_type is deferred and not built).
-	Visible map[[2]int64]int64
-	// Stored maps (id1, link type) to counttable.count, for every counttable row in the range.
-	Stored map[[2]int64]int64
-}
-
 // Client runs LinkBench operations for one goroutine. Its methods reuse internal buffers:
 // arguments may be reused by the caller once a method returns. Every method retries transient
-// conflicts itself (at most Options.MaxRetries times; the KV family has none) and reports each
-// retry through the function given to SetRetryHook; after the last retry it returns an error
-// wrapping ErrConflict. Other errors are returned at once, prefixed with the operation's name.
+// conflicts itself (at most Options.MaxRetries times, backing off between them, and never past
+// the end of the context given to SetRetryStop; the KV family has none) and reports each retry
+// through the function given to SetRetryHook; after the last retry it returns an error
+// wrapping ErrConflict. Other errors are returned at once, prefixed with the operation's name
+// and with the engine's message cut to maxErrText bytes.
 type Client interface {
 	// SetRetryHook sets the function called once per retry of a transient conflict.
 	SetRetryHook(func())
+	// SetRetryStop sets the context whose end stops retrying: the step's. The operation then
+	// fails with an error that wraps the context's error and the last transient one. Without
+	// it, retries end with the context of the operation.
+	SetRetryStop(ctx context.Context)
 
 	// InsertLinks inserts new links in one batch (load phase); they do not exist yet.
 	InsertLinks(ctx context.Context, links []Link) error

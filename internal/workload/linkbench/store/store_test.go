@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -90,13 +91,87 @@ func wantCount(t *testing.T, c Client, id1, lt, want int64) {
 	}
 }
 
-func check(t *testing.T, st Store, lo, hi int64) *CheckResult {
+// checkResult is what verification reads of a range of id1s, summed up.
+type checkResult struct {
+	// Visible maps (id1, link type) to its visible links (through id1_type once it exists,
+	// else through the primary key); Stored to counttable.count.
+	Visible, Stored map[[2]int64]int64
+}
+
+// check reads the id1s [lo, hi) with the scans of verification (link types lt0 and lt0+1).
+// Once id1_type exists it also checks that the primary key and id1_type hold the same links.
+func check(t *testing.T, st Store, lo, hi int64) *checkResult {
 	t.Helper()
-	r, err := st.Check(context.Background(), lo, hi)
+	ctx := context.Background()
+	r := &checkResult{Visible: map[[2]int64]int64{}, Stored: map[[2]int64]int64{}}
+	var byPK, byIndex []Link
+	keep := func(into *[]Link) func(*Link) error {
+		return func(l *Link) error {
+			cp := *l
+			cp.Data = bytes.Clone(l.Data)
+			*into = append(*into, cp)
+			return nil
+		}
+	}
+	for lt := int64(lt0); lt < lt0+2; lt++ {
+		if err := st.ScanLinks(ctx, lt, lo, hi, keep(&byPK)); err != nil {
+			t.Fatalf("ScanLinks(%d, %d, %d): %v", lt, lo, hi, err)
+		}
+	}
+	visible := byPK
+	if indexed(st) {
+		if err := st.ScanIndex(ctx, lo, hi, keep(&byIndex)); err != nil {
+			t.Fatalf("ScanIndex(%d, %d): %v", lo, hi, err)
+		}
+		if !sameLinks(byPK, byIndex) {
+			t.Errorf("id1 %d..%d: the primary key has %d links, id1_type %d, or their contents differ", lo, hi-1, len(byPK), len(byIndex))
+		}
+		visible = byIndex
+	}
+	for _, l := range visible {
+		if l.Visibility == Visible {
+			r.Visible[[2]int64{l.ID1, l.LinkType}]++
+		}
+	}
+	err := st.ScanCounts(ctx, lo, hi, func(n *Count) error {
+		r.Stored[[2]int64{n.ID1, n.LinkType}] = n.Count
+		return nil
+	})
 	if err != nil {
-		t.Fatalf("Check(%d, %d): %v", lo, hi, err)
+		t.Fatalf("ScanCounts(%d, %d): %v", lo, hi, err)
 	}
 	return r
+}
+
+// indexed reports whether id1_type exists in st.
+func indexed(st Store) bool {
+	switch s := st.(type) {
+	case *sqlStore:
+		return s.indexed.Load()
+	case *kvStore:
+		return s.indexed.Load()
+	}
+	return false
+}
+
+// sameLinks reports whether a and b hold the same links, in any order.
+func sameLinks(a, b []Link) bool {
+	key := func(l Link) string {
+		return fmt.Sprintf("%d %d %d %d %d %d %x", l.ID1, l.LinkType, l.ID2, l.Visibility, l.Time, l.Version, l.Data)
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, l := range a {
+		seen[key(l)]++
+	}
+	for _, l := range b {
+		if seen[key(l)]--; seen[key(l)] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func rows(t *testing.T, st Store) Rows {
@@ -394,6 +469,33 @@ func testNodes(t *testing.T, e *testEngine) {
 	if r := rows(t, st); r.Nodes != 10 {
 		t.Errorf("Rows.Nodes = %d, want 10", r.Nodes)
 	}
+	// The scans of verification read every column, in id order.
+	scanNodes := func(lo, hi int64) (ids []int64, byID map[int64]Node) {
+		byID = map[int64]Node{}
+		err := st.ScanNodes(ctx, lo, hi, func(n *Node) error {
+			cp := *n
+			cp.Data = bytes.Clone(n.Data)
+			ids, byID[n.ID] = append(ids, n.ID), cp
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("ScanNodes(%d, %d): %v", lo, hi, err)
+		}
+		return ids, byID
+	}
+	ids, byID := scanNodes(math.MinInt64, math.MaxInt64)
+	if want := []int64{1, 2, 3, 4, 6, 7, 8, 9, 10, 11}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("ScanNodes read ids %v, want %v", ids, want)
+	}
+	if n := byID[11]; n.Type != NodeType || n.Version != 1 || n.Time != 50 || string(n.Data) != "new" {
+		t.Errorf("ScanNodes read node 11 as %+v", n)
+	}
+	if n := byID[7]; !reflect.DeepEqual(n, load[6]) {
+		t.Errorf("ScanNodes read node 7 as %+v, want %+v", n, load[6])
+	}
+	if ids, _ := scanNodes(3, 7); !reflect.DeepEqual(ids, []int64{3, 4, 6}) {
+		t.Errorf("ScanNodes(3, 7) read ids %v", ids)
+	}
 }
 
 func testPayloads(t *testing.T, e *testEngine) {
@@ -520,12 +622,61 @@ func wantCheck(t *testing.T, st Store, lo, hi int64, counts []Count, visible map
 	}
 }
 
+// wantScans checks that ScanLinks and ScanCounts read exactly links and counts of the id1s
+// [lo, hi), every column, in their order.
+func wantScans(t *testing.T, st Store, lo, hi int64, links []Link, counts []Count) {
+	t.Helper()
+	ctx := context.Background()
+	var want, got []Link
+	for lt := int64(lt0); lt < lt0+2; lt++ {
+		for _, l := range links {
+			if l.LinkType == lt && l.ID1 >= lo && l.ID1 < hi {
+				want = append(want, l)
+			}
+		}
+		err := st.ScanLinks(ctx, lt, lo, hi, func(l *Link) error {
+			cp := *l
+			cp.Data = bytes.Clone(l.Data)
+			got = append(got, cp)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sort.SliceStable(want, func(i, j int) bool {
+		a, b := want[i], want[j]
+		return a.LinkType < b.LinkType || a.LinkType == b.LinkType && (a.ID1 < b.ID1 || a.ID1 == b.ID1 && a.ID2 < b.ID2)
+	})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ScanLinks read %d links, want %d (or other contents, or out of order)", len(got), len(want))
+	}
+	var wantCounts, gotCounts []Count
+	for _, n := range counts {
+		if n.ID1 >= lo && n.ID1 < hi {
+			wantCounts = append(wantCounts, n)
+		}
+	}
+	err := st.ScanCounts(ctx, lo, hi, func(n *Count) error { gotCounts = append(gotCounts, *n); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotCounts, wantCounts) {
+		t.Errorf("ScanCounts read %v, want %v", gotCounts, wantCounts)
+	}
+	stop := errors.New("stop")
+	if err := st.ScanLinks(ctx, lt0, lo, hi, func(*Link) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("ScanLinks did not return the error of its function: %v", err)
+	}
+}
+
 func testLoad(t *testing.T, e *testEngine) {
 	st := e.store(t, Options{})
 	c := client(t, st)
 	links, counts, visible := load(t, c, 1000, 1400)
 	wantCheck(t, st, 1000, 1400, counts, visible)
 	wantCheck(t, st, 1100, 1150, counts, visible)
+	wantScans(t, st, 1100, 1150, links, counts)
 	if got, want := rows(t, st), (Rows{LinksByPK: int64(len(links)), LinksByIndex: int64(len(links)), Counts: int64(len(counts))}); got != want {
 		t.Errorf("Rows = %+v, want %+v", got, want)
 	}
@@ -655,7 +806,7 @@ func testExplain(t *testing.T, e *testEngine, corrected bool) {
 			t.Fatal(err)
 		}
 	}
-	visible, _ := st.checkQueries()
+	scanLinks, scanIndex, scanCounts, scanNodes := st.scanQueries()
 	rq := st.rowsQueries()
 	mg := &sqlClient{s: st}
 	queries := []struct {
@@ -663,7 +814,6 @@ func testExplain(t *testing.T, e *testEngine, corrected bool) {
 		args           []any
 	}{
 		{"get link list", indexName, st.text[stGetLinkList], []any{1007, lt0, 0, int64(math.MaxInt64), 10000, 0}},
-		{"check", indexName, visible, []any{1000, 1100}},
 		{"rows through the primary key", "pk", rq[0].q, nil},
 		{"rows through id1_type", indexName, rq[1].q, nil},
 		{"multiget", "pk", mg.multigetText(1007, lt0, []int64{1007, 1008, 1009, 1010}), nil},
@@ -684,6 +834,19 @@ func testExplain(t *testing.T, e *testEngine, corrected bool) {
 				t.Errorf("%s: plan does not read its index: %s", q.what, plan)
 			}
 		}
+	}
+	// The scans of verification read their index in order, forced where the dialect has hints,
+	// else under its settings.
+	for _, q := range []struct {
+		name, index, q string
+		args           []any
+	}{
+		{"scan links", "pk", scanLinks, []any{lt0, 1000, 1100}},
+		{"scan index", indexName, scanIndex, []any{1000, 1100}},
+		{"scan counts", "counttable", scanCounts, []any{1000, 1100}},
+		{"scan nodes", "nodetable", scanNodes, []any{1000, 1100}},
+	} {
+		testScanPlan(t, st, q.name, q.index, inline(d, q.q, q.args...))
 	}
 	for _, q := range queries {
 		plan := explain(t, st, inline(d, q.q, q.args...))
@@ -718,6 +881,36 @@ func testExplain(t *testing.T, e *testEngine, corrected bool) {
 				t.Errorf("%s: plan does not read %s in order: %s", q.name, indexName, plan)
 			}
 		}
+	}
+}
+
+// testScanPlan checks that the scan q reads index (pk: linktable's primary key; counttable,
+// nodetable: theirs) in order, with no sort.
+func testScanPlan(t *testing.T, st *sqlStore, name, index, q string) {
+	t.Helper()
+	var settings []string
+	if st.d.IndexHint(indexName) == "" {
+		settings = append(st.d.IndexOrderSettings(), scanSettings...)
+	}
+	plan := explainTx(t, st, settings, q)
+	var want, sorted string
+	switch st.d.Name() {
+	case "mysql":
+		want, sorted = "key=PRIMARY ", "filesort"
+		if index == indexName {
+			want = "key=" + indexName + " "
+		}
+	case "sqlite":
+		want = map[string]string{"pk": "USING PRIMARY KEY", indexName: "COVERING INDEX " + indexName,
+			"counttable": "USING PRIMARY KEY", "nodetable": "USING INTEGER PRIMARY KEY"}[index]
+		sorted = "TEMP B-TREE"
+	default:
+		want = "using " + map[string]string{"pk": linkTable + "_pkey", indexName: indexName,
+			"counttable": countTable + "_pkey", "nodetable": nodeTable + "_pkey"}[index]
+		sorted = "Sort "
+	}
+	if !strings.Contains(plan, want) || strings.Contains(plan, sorted) {
+		t.Errorf("%s: plan does not read %s in order (want %q, no %q): %s", name, index, want, sorted, plan)
 	}
 }
 
@@ -908,20 +1101,21 @@ func TestRetry(t *testing.T) {
 	ctx := context.Background()
 	var hooked int
 	var paused []time.Duration
-	r := retryState{maxRetries: 3, hook: func() { hooked++ }, sleep: noSleep(&paused)}
+	r := retryState{maxRetries: 9, hook: func() { hooked++ }, sleep: noSleep(&paused), jitter: func() float64 { return 0.5 }}
 	transient := errors.New("busy")
-	for attempt := 0; attempt < 3; attempt++ {
+	for attempt := 0; attempt < 9; attempt++ {
 		if err := r.again(ctx, "add link", attempt, transient, true); err != nil {
 			t.Fatalf("attempt %d: %v, want a retry", attempt, err)
 		}
 	}
-	// The reference's backoff: 20 ms times the retry's number.
-	if want := []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 60 * time.Millisecond}; !reflect.DeepEqual(paused, want) {
+	// 20 ms doubling up to 1 s (the jitter's middle is the pause itself).
+	ms := time.Millisecond
+	if want := []time.Duration{20 * ms, 40 * ms, 80 * ms, 160 * ms, 320 * ms, 640 * ms, time.Second, time.Second, time.Second}; !reflect.DeepEqual(paused, want) {
 		t.Errorf("paused %v before the retries, want %v", paused, want)
 	}
-	err := r.again(ctx, "add link", 3, transient, true)
-	if !errors.Is(err, ErrConflict) || !errors.Is(err, transient) || !strings.HasPrefix(err.Error(), "add link: ") || hooked != 3 {
-		t.Errorf("after 3 retries: %v (hook called %d times)", err, hooked)
+	err := r.again(ctx, "add link", 9, transient, true)
+	if !errors.Is(err, ErrConflict) || !errors.Is(err, transient) || !strings.HasPrefix(err.Error(), "add link: ") || hooked != 9 {
+		t.Errorf("after 9 retries: %v (hook called %d times)", err, hooked)
 	}
 	err = r.again(ctx, "add link", 0, transient, false)
 	if errors.Is(err, ErrConflict) || !errors.Is(err, transient) || !strings.HasPrefix(err.Error(), "add link: ") {
@@ -929,7 +1123,7 @@ func TestRetry(t *testing.T) {
 	}
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := r.again(canceled, "add link", 0, transient, true); err == nil || errors.Is(err, ErrConflict) {
+	if err := r.again(canceled, "add link", 0, transient, true); err == nil || errors.Is(err, ErrConflict) || !errors.Is(err, transient) {
 		t.Errorf("a transient error after ctx is done: %v", err)
 	}
 	// The pause ends with ctx.
@@ -939,6 +1133,76 @@ func TestRetry(t *testing.T) {
 	}
 	if err := sleepCtx(canceled, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Errorf("sleepCtx with ctx done = %v", err)
+	}
+}
+
+// TestRetryJitter checks the bounds of every pause: within 25% of 20 ms doubling, capped at 1 s.
+func TestRetryJitter(t *testing.T) {
+	for _, j := range []float64{0, 0.999999} {
+		r := retryState{jitter: func() float64 { return j }}
+		for n := 1; n <= 1000; n++ {
+			base := min(20*time.Millisecond<<min(n-1, 20), time.Second)
+			lo, hi := time.Duration(float64(base)*0.75), time.Duration(float64(base)*1.25)
+			if d := r.backoff(n); d < lo || d > hi {
+				t.Fatalf("jitter %v: pause before retry %d is %v, want %v..%v", j, n, d, lo, hi)
+			}
+		}
+	}
+	r := retryState{}
+	seen := map[time.Duration]bool{}
+	for i := 0; i < 100; i++ {
+		seen[r.backoff(3)] = true
+	}
+	if len(seen) < 50 {
+		t.Errorf("100 pauses before retry 3 took %d values: no jitter", len(seen))
+	}
+}
+
+// TestRetryStops ends the step's context during the second pause: the operation stops
+// retrying at once with the last error, wrapped with the context's, and the one retry made
+// was reported.
+func TestRetryStops(t *testing.T) {
+	stop, cancel := context.WithCancel(context.Background())
+	var hooked, pauses int
+	r := retryState{maxRetries: 999, hook: func() { hooked++ }, jitter: func() float64 { return 0 },
+		sleep: func(ctx context.Context, d time.Duration) error {
+			if pauses++; pauses == 2 {
+				cancel() // the step ends during this pause
+			}
+			return ctx.Err()
+		}}
+	r.SetRetryStop(stop)
+	transient := errors.New("deadlock")
+	var err error
+	attempt := 0
+	for ; err == nil && attempt < 10; attempt++ {
+		err = r.again(context.Background(), "delete link", attempt, transient, true)
+	}
+	if attempt != 2 || hooked != 1 || !errors.Is(err, transient) || !errors.Is(err, context.Canceled) || errors.Is(err, ErrConflict) {
+		t.Fatalf("after %d attempts, %d retries: %v; want the last error after 1 retry", attempt, hooked, err)
+	}
+	if want := "delete link: gave up after 1 retries (context canceled): deadlock"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	// Once the step's context is done, no retry starts.
+	if err := r.again(context.Background(), "delete link", 0, transient, true); !errors.Is(err, context.Canceled) || pauses != 2 {
+		t.Errorf("a retry after the step ended: %v (%d pauses)", err, pauses)
+	}
+}
+
+// TestOpErrorIsShort: an engine's message is cut, keeping the operation and the cause.
+func TestOpErrorIsShort(t *testing.T) {
+	cause := errors.New("syntax error near VALUES (" + strings.Repeat("123456, ", 20000) + ")")
+	err := opErr("insert links", cause)
+	if !errors.Is(err, cause) || len(err.Error()) > maxErrText+100 || !strings.HasPrefix(err.Error(), "insert links: syntax error near") ||
+		!strings.Contains(err.Error(), "more bytes)") {
+		t.Errorf("error of %d bytes: %.200s", len(err.Error()), err)
+	}
+	if got := opErr("x", errors.New("short")).Error(); got != "x: short" {
+		t.Errorf("short error %q", got)
+	}
+	if got := cut("ééé", 3); got != "é... (4 more bytes)" {
+		t.Errorf("cut in a rune: %q", got)
 	}
 }
 
@@ -972,4 +1236,43 @@ func TestSQLiteConflict(t *testing.T) {
 	}
 	addLink(t, cl, Link{ID1: 1, LinkType: lt0, ID2: 2}, Inserted)
 	wantCount(t, cl, 1, lt0, 1)
+}
+
+// TestSQLiteConflictStops holds SQLite's write lock from another connection and ends the
+// step's context during the third pause: AddLink gives up at once with SQLite's busy error,
+// after two retries, far below its limit.
+func TestSQLiteConflictStops(t *testing.T) {
+	c := engineCases()[0]
+	c.small = map[string]string{"busy_timeout_ms": "0"}
+	e := c.open(t)
+	st := e.store(t, Options{})
+	stop, cancel := context.WithCancel(context.Background())
+	pauses := 0
+	st.(*sqlStore).sleep = func(ctx context.Context, d time.Duration) error {
+		if pauses++; pauses == 3 {
+			cancel()
+		}
+		return ctx.Err()
+	}
+	cl := client(t, st)
+	ctx := context.Background()
+	conn, err := e.shared.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	var retries int
+	cl.SetRetryHook(func() { retries++ })
+	cl.SetRetryStop(stop)
+	_, err = cl.AddLink(ctx, &Link{ID1: 1, LinkType: lt0, ID2: 2})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrConflict) || retries != 2 ||
+		!strings.Contains(err.Error(), "gave up after 2 retries") || !(sqldb.SQLiteDialect{}).Retryable(err) {
+		t.Errorf("AddLink under a held write lock, the step ending: %v after %d retries", err, retries)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
 }
