@@ -69,8 +69,9 @@ type Options struct {
 	DataDir string
 	// Settings are server variables written to the configuration file (postgresql.conf lines
 	// `name = 'value'`, my.cnf `[mariadbd]` lines `name=value`). The variable "port" is special:
-	// absent or "0" = unix socket only (no TCP at all); N = also listen on 127.0.0.1:N (never
-	// another address). An already used port or socket is a clear error.
+	// absent or "0" = unix socket only (no TCP at all); N (1024..65535) = also listen on
+	// 127.0.0.1:N (never another address), where Password is required. A port below 1024, or an
+	// already used port or socket, is a clear error.
 	Settings map[string]string
 	// Log receives one line when the server starts (version, socket, pid) and when it stops; nil discards.
 	Log io.Writer
