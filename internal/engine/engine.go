@@ -45,8 +45,8 @@ type Config struct {
 	// Log receives an engine's occasional messages (a managed server starting and stopping);
 	// nil discards them.
 	Log io.Writer
-	// Abort is closed when the user asks to stop at once (a second Ctrl-C): a managed server
-	// is killed at once instead of shut down.
+	// Abort is closed when the user asks to stop at once (a second Ctrl-C): a managed server is
+	// killed at once instead of shut down. Nil: never.
 	Abort <-chan struct{}
 }
 
@@ -189,6 +189,10 @@ type Driver struct {
 	// CheckDataDir, when set, reports whether a managed instance can use the data directory
 	// dir (which exists), so that one it cannot reach is refused before a run starts.
 	CheckDataDir func(dir string) error
+	// CheckDSN, when set, validates Config.DSN of a server engine without connecting (its
+	// syntax, with the driver's own parser), so that a malformed one is refused before a run
+	// starts. Its error never contains the DSN.
+	CheckDSN func(dsn string) error
 	// Open opens the engine on cfg.DataDir with cfg.Settings merged over the defaults.
 	Open func(ctx context.Context, cfg Config) (Engine, error)
 }
@@ -237,7 +241,8 @@ func (r *Registry) Lookup(name string) (Driver, error) {
 }
 
 // Check validates a configuration without opening anything: the engine exists, is available,
-// and every setting name is one it accepts.
+// every setting name is one it accepts (and its value, where the driver checks it), and a DSN
+// is well-formed.
 func (r *Registry) Check(cfg Config) error {
 	d, err := r.Lookup(cfg.Engine)
 	if err != nil {
@@ -252,6 +257,11 @@ func (r *Registry) Check(cfg Config) error {
 		if bad := serverSettings(d, cfg.Settings); len(bad) > 0 {
 			return fmt.Errorf("engine %s: settings apply to a managed server only, not to one given by --dsn: %s",
 				d.Name, strings.Join(bad, ", "))
+		}
+		if d.CheckDSN != nil {
+			if err := d.CheckDSN(cfg.DSN); err != nil {
+				return err
+			}
 		}
 	}
 	if d.Server && d.CheckSettings != nil {

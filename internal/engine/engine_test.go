@@ -109,7 +109,13 @@ func TestCheckDSN(t *testing.T) {
 		Driver{Name: "emb", Open: open},
 		Driver{Name: "srv", Server: true, Available: missing, Open: open,
 			Settings:      []Setting{{Name: "own", Default: "x", Client: true}, {Name: "var", Default: "1"}},
-			CheckSettings: func(map[string]string) error { return nil }})
+			CheckSettings: func(map[string]string) error { return nil },
+			CheckDSN: func(dsn string) error {
+				if dsn == "bad" {
+					return errors.New("srv: the DSN is not valid")
+				}
+				return nil
+			}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,6 +130,8 @@ func TestCheckDSN(t *testing.T) {
 		// A Client setting is the engine's own: accepted with a DSN; a server variable is not.
 		{Config{Engine: "srv", DSN: "x", Settings: map[string]string{"own": "y"}}, ""},
 		{Config{Engine: "srv", DSN: "x", Settings: map[string]string{"own": "y", "var": "2"}}, "managed server only, not to one given by --dsn: var"},
+		// The driver's CheckDSN sees the DSN.
+		{Config{Engine: "srv", DSN: "bad"}, "the DSN is not valid"},
 	} {
 		err := reg.Check(tc.cfg)
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {

@@ -66,7 +66,8 @@ func Available(kind Kind) error {
 
 // CheckSettings validates setting names (and values, where it can be done cheaply without
 // starting a server) against the installed server: an unknown name is an error that names it
-// (e.g. "postgres: unknown server setting \"shared_bufers\""). Used before a run starts.
+// (e.g. "postgres: unknown server setting \"shared_bufers\""). Used before a run starts. The
+// setting "port" must be a port from 1024 that is free on 127.0.0.1 now.
 //
 // PostgreSQL: names from `postgres --describe-config` (names with a dot, which belong to
 // extensions, are not checked), values by `postgres -C` on an empty configuration. MariaDB:
@@ -81,9 +82,14 @@ func CheckSettings(kind Kind, settings map[string]string) error {
 	if err != nil {
 		return err
 	}
-	_, list, err := splitSettings(k, settings)
+	port, list, err := splitSettings(k, settings)
 	if err != nil {
 		return err
+	}
+	if port > 0 {
+		if err := checkPortFree(port); err != nil {
+			return fmt.Errorf("%s: setting port: %w", kind, err)
+		}
 	}
 	return k.checkSettings(bins, list)
 }

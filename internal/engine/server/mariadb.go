@@ -19,8 +19,19 @@ import (
 )
 
 // mariaUser is the MariaDB account clients use: root@localhost with an empty password
-// (mariadb-install-db --auth-root-authentication-method=normal).
+// (mariadb-install-db --auth-root-authentication-method=normal), or with the server's password
+// when it listens on TCP (mariaAccountsSQL).
 const mariaUser = "root"
+
+// mariaAccountsSQL is the SQL that the bootstrap of a server that listens on TCP runs after
+// creating its accounts: every root account (localhost, 127.0.0.1, ::1, the host name) gets
+// the password, given by its mysql_native_password hash, and anonymous accounts, if any, go.
+func mariaAccountsSQL(password string) string {
+	return "-- enginebench: TCP is on, so every account needs the password\n" +
+		"DELETE FROM mysql.global_priv WHERE User = '';\n" +
+		"UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.plugin', 'mysql_native_password', " +
+		"'$.authentication_string', '" + mariaNativeHash(password) + "') WHERE User = '" + mariaUser + "';\n"
+}
 
 // mariaConfigFile is the server's option file in the data directory.
 const mariaConfigFile = "my.cnf"
@@ -108,10 +119,18 @@ func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, i
 	}
 	// The bootstrap reads the same option file, so that creation-time settings
 	// (innodb_page_size, plugins) apply from the start.
+	args := []string{"--defaults-file=" + cnf, "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"}
+	if s.password != "" {
+		// mariadb-install-db pipes this file into the bootstrap's standard input.
+		extra, err := writeSecretFile(s.sockDir, "accounts.sql", id, mariaAccountsSQL(s.password))
+		if err != nil {
+			return fmt.Errorf("mariadb: %w", err)
+		}
+		defer os.Remove(extra)
+		args = append(args, "--extra-file="+extra)
+	}
 	for attempt := 1; ; attempt++ {
-		cmd := initCommand(ctx, id, s.dataDir, bins.init, "--defaults-file="+cnf,
-			"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve")
-		out, err := cmd.CombinedOutput()
+		out, err := s.runInit(ctx, id, bins.init, args...)
 		if werr := writeLog(s.logPath, id, out); werr != nil && err == nil {
 			err = werr
 		}
@@ -121,7 +140,7 @@ func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, i
 		lines := splitLines(string(out))
 		// A bootstrap that aborts without saying why has been seen to succeed when run again
 		// (rarely, with several servers starting at once): once, start it afresh.
-		if attempt == 1 && ctx.Err() == nil && unexplainedAbort(lines) {
+		if attempt == 1 && !errors.Is(err, errStopped) && unexplainedAbort(lines) {
 			if s.log != nil {
 				fmt.Fprintf(s.log, "mariadb: mariadb-install-db aborted without a reason; trying once more\n")
 			}
@@ -225,7 +244,7 @@ func (mariaFlavor) serverArgs(s *Server) []string {
 }
 
 func (mariaFlavor) ready(ctx context.Context, s *Server) (string, bool, error) {
-	db, err := mariaOpen(s.sockPath, "")
+	db, err := mariaOpen(s.sockPath, s.password, "")
 	if err != nil {
 		return "", false, err
 	}
@@ -248,9 +267,9 @@ func (mariaFlavor) ready(ctx context.Context, s *Server) (string, bool, error) {
 }
 
 // mariaOpen returns a handle on database db through the socket at path as root.
-func mariaOpen(path, db string) (*sql.DB, error) {
+func mariaOpen(path, password, db string) (*sql.DB, error) {
 	cfg := mysql.NewConfig()
-	cfg.User = mariaUser
+	cfg.User, cfg.Passwd = mariaUser, password
 	cfg.Net = "unix"
 	cfg.Addr = path
 	cfg.DBName = db

@@ -23,6 +23,9 @@ const pgDefaultPort = 5432
 // pgSuperuser is the superuser initdb creates.
 const pgSuperuser = "postgres"
 
+// pgCheckPrefix names the temporary directory of pgCheckValues.
+const pgCheckPrefix = "eb-pgcheck-"
+
 type pgFlavor struct{}
 
 func (pgFlavor) kind() Kind           { return Postgres }
@@ -86,12 +89,30 @@ func pgDirVersion(dir string) float64 {
 	return v
 }
 
+// pgHBA is the server's pg_hba.conf: the private unix socket is trusted; TCP (127.0.0.1 only)
+// asks for the password, which only a server with a TCP port has.
+const pgHBA = "# enginebench: trust on the private unix socket; on 127.0.0.1, the run's password\n" +
+	"local all all trust\n" +
+	"host  all all 127.0.0.1/32 scram-sha-256\n"
+
 func (k pgFlavor) initialise(ctx context.Context, s *Server, bins binaries, id identity, settings []setting) error {
 	// C locale and UTF8: deterministic and the fastest collation; initdb syncs its files so
 	// that their writeback does not fall into the first measured step.
-	cmd := initCommand(ctx, id, s.dataDir, bins.init, "-D", s.dataDir, "-U", pgSuperuser,
-		"--auth=trust", "--no-locale", "-E", "UTF8")
-	out, err := cmd.CombinedOutput()
+	args := []string{"-D", s.dataDir, "-U", pgSuperuser, "--auth=trust", "--no-locale", "-E", "UTF8"}
+	if s.password != "" {
+		// The superuser's password, as its SCRAM secret (which PostgreSQL stores as given).
+		secret, err := pgScramSecret(s.password)
+		if err != nil {
+			return fmt.Errorf("postgres: %w", err)
+		}
+		pwfile, err := writeSecretFile(s.sockDir, "pwfile", id, secret+"\n")
+		if err != nil {
+			return fmt.Errorf("postgres: %w", err)
+		}
+		defer os.Remove(pwfile)
+		args = append(args, "--pwfile="+pwfile)
+	}
+	out, err := s.runInit(ctx, id, bins.init, args...)
 	// initdb needs an empty directory: the log starts with its output, written afterwards.
 	if werr := writeLog(s.logPath, id, out); werr != nil && err == nil {
 		err = werr
@@ -99,10 +120,7 @@ func (k pgFlavor) initialise(ctx context.Context, s *Server, bins binaries, id i
 	if err != nil {
 		return fmt.Errorf("postgres: initdb failed (%v):%s", err, indentLines(relevantLines(Postgres, splitLines(string(out)))))
 	}
-	hba := "# enginebench: trust on the private unix socket and on 127.0.0.1 only\n" +
-		"local all all trust\n" +
-		"host  all all 127.0.0.1/32 trust\n"
-	if err := rewriteFile(filepath.Join(s.dataDir, "pg_hba.conf"), hba); err != nil {
+	if err := rewriteFile(filepath.Join(s.dataDir, "pg_hba.conf"), pgHBA); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	var b strings.Builder
@@ -115,6 +133,7 @@ func (k pgFlavor) initialise(ctx context.Context, s *Server, bins binaries, id i
 	fmt.Fprintf(&b, "port = %d\n", s.port)
 	fmt.Fprintf(&b, "unix_socket_directories = %s\n", pgQuote(s.sockDir))
 	b.WriteString("logging_collector = off\n")
+	b.WriteString("password_encryption = 'scram-sha-256'\n")
 	for _, st := range settings {
 		fmt.Fprintf(&b, "%s = %s\n", st.name, pgQuote(st.value))
 	}
@@ -163,7 +182,9 @@ func (k pgFlavor) checkSettings(bins binaries, settings []setting) error {
 	if len(settings) == 0 {
 		return nil
 	}
-	out, err := exec.Command(bins.server, "--describe-config").Output()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bins.server, "--describe-config").Output()
 	if err != nil {
 		return fmt.Errorf("postgres: %s --describe-config: %w", bins.server, err)
 	}
@@ -199,7 +220,7 @@ func pgCheckValues(bins binaries, settings []setting) error {
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "eb-pgcheck-")
+	dir, err := os.MkdirTemp("", pgCheckPrefix)
 	if err != nil {
 		return fmt.Errorf("postgres: check settings: %w", err)
 	}
@@ -223,7 +244,10 @@ func pgCheckValues(bins binaries, settings []setting) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	out, err := initCommand(ctx, id, dir, bins.server, args...).CombinedOutput()
+	cmd := initCommand(ctx, id, dir, bins.server, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = runOnOwnThread(cmd)
 	if err == nil {
 		return nil
 	}
@@ -231,7 +255,7 @@ func pgCheckValues(bins binaries, settings []setting) error {
 	if !errors.As(err, &exit) {
 		return fmt.Errorf("postgres: check settings: %w", err)
 	}
-	return fmt.Errorf("postgres: server settings rejected:%s", indentLines(relevantLines(Postgres, splitLines(string(out)))))
+	return fmt.Errorf("postgres: server settings rejected:%s", indentLines(relevantLines(Postgres, splitLines(out.String()))))
 }
 
 // writeLog appends b to the log file at path (created for id).

@@ -138,3 +138,12 @@ func isExecutable(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
+
+// continueTree sends SIGCONT to every process of the tree, so that processes stopped by
+// SIGSTOP handle the signal that shuts them down.
+func (s *Server) continueTree() {
+	pids, _ := s.tree()
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGCONT)
+	}
+}

@@ -13,11 +13,14 @@
 // initdb / mariadb-install-db) and, for MariaDB, my.cnf. PostgreSQL's settings are appended to
 // DataDir/postgresql.conf.
 //
-// Authentication: no password. PostgreSQL is initialised with the superuser "postgres" and
-// trust authentication for the unix socket and 127.0.0.1 only. MariaDB is initialised with
-// --auth-root-authentication-method=normal: root@localhost has an empty password, so a client
-// connects as root whatever its OS user. The socket directory is private (mode 0700, owned
-// by the server user), so only root and the server user reach it.
+// Authentication: the socket directory is private (mode 0700, owned by the server user), so
+// only root and the server user reach the socket, where no password is asked for: PostgreSQL
+// trusts it (superuser "postgres"); MariaDB's root@localhost has an empty password
+// (--auth-root-authentication-method=normal). When the server also listens on TCP (setting
+// "port"), a password generated for the server (Password) is required over TCP: PostgreSQL's
+// pg_hba asks for it with scram-sha-256, and every MariaDB root account has it (anonymous
+// accounts are removed). The password is never written anywhere: the server is given its hash
+// (see secret.go).
 package server
 
 import (
@@ -52,10 +55,11 @@ const Database = "enginebench"
 // LogFile is the name of the server's log file in the data directory.
 const LogFile = "server.log"
 
-// Timeouts of the lifecycle.
+// Timeouts of the lifecycle (and initTimeout).
 const (
 	readyTimeout    = 5 * time.Minute  // Start: until the server accepts connections
-	shutdownTimeout = 60 * time.Second // Stop: clean shutdown before SIGKILL
+	shutdownTimeout = 60 * time.Second // Stop with Keep: clean shutdown before SIGKILL
+	quickTimeout    = 10 * time.Second // Stop without Keep: PostgreSQL's immediate shutdown before SIGKILL
 	killTimeout     = 30 * time.Second // Stop: until no process of the tree is left
 )
 
@@ -65,11 +69,19 @@ type Options struct {
 	DataDir string
 	// Settings are server variables written to the configuration file (postgresql.conf lines
 	// `name = 'value'`, my.cnf `[mariadbd]` lines `name=value`). The variable "port" is special:
-	// absent or "0" = unix socket only (no TCP at all); N = also listen on 127.0.0.1:N (never
-	// another address). An already used port or socket is a clear error.
+	// absent or "0" = unix socket only (no TCP at all); N (1024..65535) = also listen on
+	// 127.0.0.1:N (never another address), where Password is required. A port below 1024, or an
+	// already used port or socket, is a clear error.
 	Settings map[string]string
 	// Log receives one line when the server starts (version, socket, pid) and when it stops; nil discards.
 	Log io.Writer
+	// Keep says that the data directory is kept after Stop: Stop then shuts the server down
+	// cleanly (bounded, then SIGKILL). Without it the data is thrown away, and Stop is quick:
+	// PostgreSQL's immediate shutdown, MariaDB killed.
+	Keep bool
+	// Abort, when closed, kills the server's process tree at once (SIGKILL) instead of shutting
+	// it down: in Stop, and in a Start in progress, which then fails. Nil: never.
+	Abort <-chan struct{}
 }
 
 // Server is a running managed server.
@@ -88,6 +100,9 @@ type Server struct {
 	uid      int    // the user the server runs as
 	pid      int
 	log      io.Writer
+	password string // "" without TCP; never printed, logged or written anywhere
+	keep     bool
+	abort    <-chan struct{}
 
 	exited  chan struct{}
 	waitErr error // set before exited is closed
@@ -120,9 +135,14 @@ func (s *Server) SocketPath() string { return s.sockPath }
 // also the number in the socket file name (5432 when no port was asked for).
 func (s *Server) Port() int { return s.port }
 
-// User to connect as. No password: the socket is private to this host's root and the server
-// user.
+// User to connect as. No password is asked for on the socket, which is private to this host's
+// root and the server user; over TCP, Password is.
 func (s *Server) User() string { return s.user }
+
+// Password is the password User needs over TCP, generated for this server; "" when the server
+// does not listen on TCP. It is a credential: never print, log or record it. MariaDB also asks
+// for it on the socket when the server listens on TCP.
+func (s *Server) Password() string { return s.password }
 
 // Database to connect to: "enginebench".
 func (s *Server) Database() string { return Database }
@@ -138,7 +158,7 @@ func (s *Server) LogPath() string { return s.logPath }
 
 // DSN returns a connection string for the server's driver, with no password: for postgres a
 // pgx keyword/value string over the unix socket, for MariaDB a go-sql-driver/mysql DSN over
-// the unix socket.
+// the unix socket (which needs Password too when the server listens on TCP).
 func (s *Server) DSN() string {
 	if s.kind == Postgres {
 		return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", s.sockDir, s.port, s.user, Database)
@@ -176,10 +196,15 @@ func (s *Server) Processes() ([]int, error) {
 	return s.tree()
 }
 
-// Stop shuts the server down (a fast/clean shutdown, then SIGKILL of its whole process tree
-// after a timeout), waits until no process of it remains, and removes its socket directory.
-// Its data directory stays (the caller removes it unless --keep). Safe to call more than once
-// and after the server died.
+// Stop stops the server and waits until no process of it remains, then removes its socket
+// directory. With Options.Keep it shuts the server down cleanly (PostgreSQL's fast shutdown,
+// MariaDB's SIGTERM), which writes every dirty page and waits for the sessions' rollbacks;
+// without, since the data directory is thrown away, it is quick: PostgreSQL's immediate
+// shutdown (which still frees its shared memory), MariaDB killed. A server that does not exit
+// in time, or one stopped by SIGSTOP, is continued and its whole process tree killed (SIGKILL);
+// a closed Options.Abort kills it at once, also while Stop waits. Every wait is bounded. The
+// data directory stays (the caller removes it unless --keep). Safe to call more than once and
+// after the server died.
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() { s.stopErr = s.stop() })
 	return s.stopErr
@@ -188,30 +213,19 @@ func (s *Server) Stop() error {
 func (s *Server) stop() error {
 	s.stopping.Store(true)
 	var errs []error
-	select {
-	case <-s.exited:
-	default:
-		sig := syscall.SIGTERM // MariaDB: clean shutdown
-		if s.kind == Postgres {
-			sig = syscall.SIGINT // fast shutdown
-		}
-		if err := syscall.Kill(s.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-			errs = append(errs, fmt.Errorf("signal %s server pid %d: %w", s.kind, s.pid, err))
-		}
-		select {
-		case <-s.exited:
-		case <-time.After(shutdownTimeout):
-			errs = append(errs, fmt.Errorf("%s server pid %d did not shut down within %s; killed it", s.kind, s.pid, shutdownTimeout))
-		}
+	if err := s.shutdown(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := s.killTree(killTimeout); err != nil {
 		errs = append(errs, err)
 	}
 	// The main process may be a zombie, which killTree does not count, until Wait reaps it.
-	select {
-	case <-s.exited:
-	case <-time.After(killTimeout):
-		errs = append(errs, fmt.Errorf("%s server pid %d: no exit status %s after SIGKILL", s.kind, s.pid, killTimeout))
+	if s.pid > 0 {
+		select {
+		case <-s.exited:
+		case <-time.After(killTimeout):
+			errs = append(errs, fmt.Errorf("%s server pid %d: no exit status %s after SIGKILL", s.kind, s.pid, killTimeout))
+		}
 	}
 	if err := os.RemoveAll(s.sockDir); err != nil {
 		errs = append(errs, fmt.Errorf("remove socket directory: %w", err))
@@ -220,19 +234,74 @@ func (s *Server) stop() error {
 		return errors.Join(errs...)
 	}
 	if s.log != nil && s.started {
-		fmt.Fprintf(s.log, "%s server stopped: pid %d (%s)\n", s.kind, s.pid, exitText(s.waitErr))
+		how := exitText(s.waitErr)
+		if s.aborted() {
+			how += ", killed at once on request"
+		}
+		fmt.Fprintf(s.log, "%s server stopped: pid %d (%s)\n", s.kind, s.pid, how)
 	}
 	return nil
 }
 
+// shutdown asks the running server to stop (see Stop) and waits until its main process exits,
+// at most the shutdown's timeout, or until Abort is closed. It returns an error when the server
+// did not exit in time; the caller kills what is left.
+func (s *Server) shutdown() error {
+	sig, timeout := s.stopSignal()
+	if s.pid == 0 || sig == 0 || s.aborted() {
+		return nil
+	}
+	select {
+	case <-s.exited:
+		return nil
+	default:
+	}
+	s.continueTree() // a stopped process handles no signal but SIGKILL
+	if err := syscall.Kill(s.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %s server pid %d: %w", s.kind, s.pid, err)
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-s.exited:
+	case <-s.abort:
+	case <-timer.C:
+		return fmt.Errorf("%s server pid %d did not shut down within %s (%s); killed it", s.kind, s.pid, timeout, sig)
+	}
+	return nil
+}
+
+// stopSignal returns the signal that stops the server and how long it may take; 0 when the
+// server is killed at once.
+func (s *Server) stopSignal() (syscall.Signal, time.Duration) {
+	switch {
+	case s.keep && s.kind == Postgres:
+		return syscall.SIGINT, shutdownTimeout // fast shutdown: a checkpoint, then exit
+	case s.keep:
+		return syscall.SIGTERM, shutdownTimeout // MariaDB's clean shutdown
+	case s.kind == Postgres:
+		// Immediate shutdown: no checkpoint, but the postmaster frees its shared memory
+		// (a killed one leaves a SysV segment and /dev/shm files behind).
+		return syscall.SIGQUIT, quickTimeout
+	}
+	return 0, 0
+}
+
 // Start initialises (initdb / mariadb-install-db) and starts a server, waits until it accepts
-// connections (bounded by ctx and a generous timeout), and creates the database Database.
+// connections, and creates the database Database. Every wait is bounded by ctx, a generous
+// timeout and o.Abort; an initialisation or a start that reports a full disk fails at once.
 // On any failure nothing is left running, and the error carries the server's own message (the
-// relevant lines of its log), e.g. a setting the server rejects.
+// relevant lines of its log, or the end of the initialisation program's output), e.g. a
+// setting the server rejects.
 func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 	k, err := kindOf(kind)
 	if err != nil {
 		return nil, err
+	}
+	select {
+	case <-o.Abort:
+		return nil, fmt.Errorf("%s: %w", kind, errAborted)
+	default:
 	}
 	bins, err := k.binaries()
 	if err != nil {
@@ -257,25 +326,32 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 	if err := id.chown(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("%s: data directory: %w", kind, err)
 	}
+	var password string
 	if port > 0 {
 		if err := checkPortFree(port); err != nil {
 			return nil, fmt.Errorf("%s: %w", kind, err)
 		}
+		if password, err = newPassword(); err != nil {
+			return nil, fmt.Errorf("%s: %w", kind, err)
+		}
 	}
-	sockDir, err := makeSocketDir(k.socketPrefix(), id)
+	sockDir, err := makeSocketDir(k.socketPrefix(), id, dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", kind, err)
 	}
 	s := &Server{
-		kind:    kind,
-		dataDir: dataDir,
-		sockDir: sockDir,
-		tcpPort: port,
-		logPath: filepath.Join(dataDir, LogFile),
-		exe:     bins.server,
-		uid:     id.uid,
-		log:     o.Log,
-		exited:  make(chan struct{}),
+		kind:     kind,
+		dataDir:  dataDir,
+		sockDir:  sockDir,
+		tcpPort:  port,
+		logPath:  filepath.Join(dataDir, LogFile),
+		exe:      bins.server,
+		uid:      id.uid,
+		log:      o.Log,
+		password: password,
+		keep:     o.Keep,
+		abort:    o.Abort,
+		exited:   make(chan struct{}),
 	}
 	s.sockPath, s.port, s.user = k.socket(sockDir, port)
 	if err := checkSocketFree(s.sockPath); err != nil {
@@ -315,18 +391,27 @@ func (s *Server) start(ctx context.Context, k flavor, bins binaries, id identity
 	}
 	cmd := serverCommand(id, s.dataDir, bins.server, k.serverArgs(s)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	err = startOnOwnThread(cmd, func(err error) {
+		s.waitErr = err
+		close(s.exited)
+	})
+	if err != nil {
 		close(s.exited)
 		return fmt.Errorf("%s: start %s: %w", s.kind, bins.server, err)
 	}
 	s.pid = cmd.Process.Pid
-	go func() {
-		s.waitErr = cmd.Wait()
-		close(s.exited)
-	}()
+	return s.waitReady(ctx, k)
+}
 
+// waitReady waits until the started server accepts connections and creates the database, at
+// most readyTimeout, until ctx is done or Abort is closed. A server whose log says the disk is
+// full fails at once (MariaDB would wait for space forever).
+func (s *Server) waitReady(ctx context.Context, k flavor) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
+	ctx, cancelAbort := context.WithCancelCause(ctx)
+	defer cancelAbort(nil)
+	defer s.onAbort(func() { cancelAbort(errAborted) })()
 	var lastErr error
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -336,6 +421,10 @@ func (s *Server) start(ctx context.Context, k flavor, bins binaries, id identity
 			return fmt.Errorf("%s server did not start (%s); its log %s says:%s", s.kind, exitText(s.waitErr),
 				s.logPath, indentLines(s.relevantLog()))
 		default:
+		}
+		if line := diskFullLine(readLog(s.logPath, s.logStart)); line != "" {
+			return fmt.Errorf("%s server did not start: %w; its log %s says:%s", s.kind, errDiskFull, s.logPath,
+				indentLines(append(s.relevantLog(), line)))
 		}
 		version, connected, err := k.ready(ctx, s)
 		if connected {
@@ -352,7 +441,7 @@ func (s *Server) start(ctx context.Context, k flavor, bins binaries, id identity
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%s server did not accept connections on %s: %w (last attempt: %v)%s", s.kind, s.sockPath,
-				ctx.Err(), lastErr, indentLines(s.relevantLog()))
+				context.Cause(ctx), lastErr, indentLines(s.relevantLog()))
 		case <-tick.C:
 		}
 	}
@@ -434,10 +523,17 @@ func parsePort(v string) (int, error) {
 	}
 	p, err := strconv.Atoi(v)
 	if err != nil || p < 0 || p > 65535 {
-		return 0, fmt.Errorf("%q is not a TCP port (0 = unix socket only, or 1..65535)", v)
+		return 0, fmt.Errorf("%q is not a TCP port (0 = unix socket only, or %d..65535)", v, minPort)
+	}
+	if p > 0 && p < minPort {
+		return 0, fmt.Errorf("port %d is privileged: ports below %d belong to system services, and the server, which runs as an unprivileged user, cannot listen on them (use %d..65535)", p, minPort, minPort)
 	}
 	return p, nil
 }
+
+// minPort is the lowest TCP port a managed server takes: the first port an unprivileged user
+// may listen on (Linux's default net.ipv4.ip_unprivileged_port_start).
+const minPort = 1024
 
 // prepareDataDir checks that dir exists, is a directory and is empty, and returns its
 // absolute path with symlinks resolved (the path the server's processes see as their cwd).
@@ -464,7 +560,8 @@ func prepareDataDir(kind Kind, dir string) (string, error) {
 }
 
 // serverCommand returns a command that runs a server binary as id in its own process group,
-// killed when enginebench dies, in dir, with a small fixed environment.
+// killed when enginebench dies (start it with startOnOwnThread), in dir, with a small fixed
+// environment.
 func serverCommand(id identity, dir, bin string, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
@@ -474,7 +571,7 @@ func serverCommand(id identity, dir, bin string, args ...string) *exec.Cmd {
 }
 
 // initCommand is serverCommand for a short-lived initialisation program bounded by ctx: when
-// ctx ends, its whole process group is killed.
+// ctx ends, its whole process group is killed. Run it with runOnOwnThread.
 func initCommand(ctx context.Context, id identity, dir, bin string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir

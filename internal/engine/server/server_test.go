@@ -59,6 +59,7 @@ func openMaria(t *testing.T, s *server.Server) *sql.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Passwd = s.Password()       // asked for on the socket too when the server listens on TCP
 	cfg.Logger = &mysql.NopLogger{} // not "broken pipe" when a test kills the server
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {

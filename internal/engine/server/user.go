@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // identity is the OS user the server's processes run as.
@@ -131,9 +133,24 @@ func (id identity) checkReach(dir string) error {
 // the terminating NUL).
 const maxSocketPath = 107
 
-// makeSocketDir creates a short private directory for the server's socket, owned by id. It is
-// under the temporary directory, or /tmp when that would make the socket path too long.
-func makeSocketDir(prefix string, id identity) (string, error) {
+// OwnerFile is the file in a server's socket directory that names the enginebench process that
+// made it, so that what a killed run left behind can be told from a running one's: lines
+// "pid=N" (enginebench's PID), "start=N" (its start time in clock ticks after boot, field 22 of
+// /proc/N/stat, against PID reuse) and "datadir=PATH" (the server's data directory).
+const OwnerFile = "enginebench.owner"
+
+// SocketDirPrefixes returns the name prefixes of the directories enginebench makes under the
+// temporary directory (os.TempDir, or /tmp when that path is too long for a socket): the
+// managed servers' socket directories (with OwnerFile) and the short-lived directory of
+// PostgreSQL's settings check (under os.TempDir).
+func SocketDirPrefixes() []string {
+	return []string{pgFlavor{}.socketPrefix(), mariaFlavor{}.socketPrefix(), pgCheckPrefix}
+}
+
+// makeSocketDir creates a short private directory for the server's socket, owned by id, with
+// OwnerFile for the server of dataDir. It is under the temporary directory, or /tmp when that
+// would make the socket path too long.
+func makeSocketDir(prefix string, id identity, dataDir string) (string, error) {
 	base := os.TempDir()
 	// Room for the directory's random suffix and the longest socket (lock) file name.
 	if len(base)+len(prefix)+len("/1234567890/.s.PGSQL.65535.lock") > maxSocketPath {
@@ -146,6 +163,10 @@ func makeSocketDir(prefix string, id identity) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("socket directory: %w", err)
 	}
+	if err := writeOwner(dir, dataDir); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", fmt.Errorf("socket directory: %w", err)
+	}
 	if err := id.chown(dir, 0o700); err != nil {
 		_ = os.RemoveAll(dir)
 		return "", fmt.Errorf("socket directory: %w", err)
@@ -153,11 +174,29 @@ func makeSocketDir(prefix string, id identity) (string, error) {
 	return dir, nil
 }
 
+// writeOwner writes OwnerFile into dir.
+func writeOwner(dir, dataDir string) error {
+	var start uint64
+	if p, err := procfs.Self(); err == nil {
+		if st, err := p.Stat(); err == nil {
+			start = st.Starttime
+		}
+	}
+	content := fmt.Sprintf("pid=%d\nstart=%d\ndatadir=%s\n", os.Getpid(), start, dataDir)
+	if err := os.WriteFile(filepath.Join(dir, OwnerFile), []byte(content), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", OwnerFile, err)
+	}
+	return nil
+}
+
 // checkPortFree returns an error when TCP port is in use on 127.0.0.1.
 func checkPortFree(port int) error {
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
-		return fmt.Errorf("TCP port %d on 127.0.0.1 is already in use (or not usable): %w", port, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("TCP port %d on 127.0.0.1 is already in use", port)
+		}
+		return fmt.Errorf("TCP port %d on 127.0.0.1 is not usable: %w", port, err)
 	}
 	if err := l.Close(); err != nil {
 		return fmt.Errorf("TCP port %d: %w", port, err)

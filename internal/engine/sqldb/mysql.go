@@ -53,6 +53,7 @@ func InnoDBDriver() engine.Driver {
 		settings:    innodbSettings(),
 		available:   func() error { return server.Available(server.MariaDB) },
 		checkClient: checkMySQLClient("innodb"),
+		checkDSN:    func(dsn string) error { _, err := parseMySQLDSN("innodb", dsn); return err },
 		open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 			return openMySQL(ctx, cfg, "innodb", false)
 		},
@@ -70,6 +71,7 @@ func MyRocksDriver() engine.Driver {
 		kind:        server.MariaDB,
 		settings:    myrocksSettings(),
 		checkClient: checkMySQLClient("myrocks"),
+		checkDSN:    func(dsn string) error { _, err := parseMySQLDSN("myrocks", dsn); return err },
 		available: func() error {
 			if err := server.Available(server.MariaDB); err != nil {
 				return err
@@ -271,17 +273,17 @@ func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) 
 		}
 		e.srv, e.version, e.settings = srv, srv.Version(), settings
 		mc = managedMySQLConfig(srv)
+		if mc.Passwd != "" {
+			e.secrets = []string{mc.Passwd}
+		}
 	} else {
 		e.secrets, e.dbPID = redact.Secrets(cfg.DSN), cfg.DBPID
 		var err error
-		if mc, err = mysql.ParseDSN(cfg.DSN); err != nil {
-			return nil, e.redact(fmt.Errorf("%s: the DSN is not a valid go-sql-driver/mysql DSN: %w", name, err))
+		if mc, err = parseMySQLDSN(name, cfg.DSN); err != nil {
+			return nil, err
 		}
 		if mc.Passwd != "" {
 			e.secrets = append(e.secrets, mc.Passwd)
-		}
-		if mc.DBName == "" {
-			return nil, fmt.Errorf("%s: the DSN names no database (user:password@tcp(host:port)/database): the benchmark tables go there", name)
 		}
 	}
 	e.database = mc.DBName
@@ -687,9 +689,24 @@ func (MySQLDialect) RowValueSeek() bool { return false }
 func (MySQLDialect) IndexOrderSettings() []string { return nil }
 
 // managedMySQLConfig returns the connection settings of the managed server srv: its private
-// socket, its user and the benchmark database.
+// socket, its user, its password (when it listens on TCP too) and the benchmark database.
 func managedMySQLConfig(srv *server.Server) *mysql.Config {
 	mc := mysql.NewConfig()
 	mc.Net, mc.Addr, mc.User, mc.DBName = "unix", srv.SocketPath(), srv.User(), srv.Database()
+	mc.Passwd = srv.Password()
 	return mc
+}
+
+// parseMySQLDSN parses the DSN of an existing server with go-sql-driver/mysql's own parser; it
+// must name the database. The error never shows the DSN or its password.
+func parseMySQLDSN(name, dsn string) (*mysql.Config, error) {
+	mc, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the DSN is not a valid go-sql-driver/mysql DSN ([user[:password]@][net[(address)]]/database): %w", name,
+			redact.Error(err, redact.Secrets(dsn)))
+	}
+	if mc.DBName == "" {
+		return nil, fmt.Errorf("%s: the DSN names no database ([user[:password]@][net[(address)]]/database): the benchmark tables go there", name)
+	}
+	return mc, nil
 }

@@ -41,6 +41,7 @@ func PostgresDriver() engine.Driver {
 		kind:      server.Postgres,
 		settings:  defs,
 		available: func() error { return server.Available(server.Postgres) },
+		checkDSN:  func(dsn string) error { _, err := parsePostgresDSN(dsn); return err },
 		open:      openPostgres,
 	})
 }
@@ -216,6 +217,11 @@ func openPostgres(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 	}}
 	pc, err := pgx.ParseConfig(connStr)
 	if err == nil {
+		// Not asked for on the socket; over TCP it would be.
+		pc.Password = srv.Password()
+		if pc.Password != "" {
+			e.secrets = []string{pc.Password}
+		}
 		err = e.connect(ctx, pc)
 	}
 	if err != nil {
@@ -227,9 +233,9 @@ func openPostgres(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 // openPostgresExternal opens the engine on the existing server of cfg.DSN.
 func openPostgresExternal(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	secrets := redact.Secrets(cfg.DSN)
-	pc, err := pgx.ParseConfig(cfg.DSN)
+	pc, err := parsePostgresDSN(cfg.DSN)
 	if err != nil {
-		return nil, redact.Error(fmt.Errorf("postgres: the DSN is not a valid connection string or URL: %w", err), secrets)
+		return nil, err
 	}
 	if pc.Password != "" {
 		secrets = append(secrets, pc.Password)
@@ -452,6 +458,25 @@ func pgCancelRequest(dc driver.Conn) func(context.Context) error {
 		return c.Conn().PgConn().CancelRequest
 	}
 	return nil
+}
+
+// parsePostgresDSN parses the DSN of an existing server with pgx's own parser. The error never
+// shows the DSN or its password: pgx's own message quotes the DSN (with what it recognises as a
+// password masked), so only its reason is kept.
+func parsePostgresDSN(dsn string) (*pgx.ConnConfig, error) {
+	pc, err := pgx.ParseConfig(dsn)
+	if err == nil {
+		return pc, nil
+	}
+	reason := err.Error()
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) {
+		bare := *pe
+		bare.ConnString = ""
+		reason = strings.TrimPrefix(bare.Error(), "cannot parse ``: ")
+	}
+	return nil, fmt.Errorf("postgres: the DSN is not a valid connection string or URL (host=... port=... dbname=... or postgres://...): %s",
+		redact.Text(reason, redact.Secrets(dsn)...))
 }
 
 // managedPostgresConnString returns the connection string of the managed server srv: its

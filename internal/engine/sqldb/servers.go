@@ -49,7 +49,9 @@ type serverDriverSpec struct {
 	available         func() error
 	// checkClient, when set, validates the values of the engine's Client settings in overrides.
 	checkClient func(overrides map[string]string) error
-	open        func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
+	// checkDSN validates the syntax of an existing server's DSN (engine.Driver.CheckDSN).
+	checkDSN func(dsn string) error
+	open     func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 }
 
 // portSetting is the setting every managed server takes first: where it listens.
@@ -85,6 +87,7 @@ func newServerDriver(s serverDriverSpec) engine.Driver {
 			return nil
 		},
 		CheckDataDir: func(dir string) error { return server.CheckDataDir(s.kind, dir) },
+		CheckDSN:     s.checkDSN,
 		Open:         s.open,
 	}
 }
@@ -107,7 +110,8 @@ func startManaged(ctx context.Context, name string, kind server.Kind, cfg engine
 	if cfg.DataDir == "" {
 		return nil, fmt.Errorf("%s: open: no data directory", name)
 	}
-	srv, err := server.Start(ctx, kind, server.Options{DataDir: cfg.DataDir, Settings: serverOnly(defs, settings), Log: cfg.Log})
+	srv, err := server.Start(ctx, kind, server.Options{DataDir: cfg.DataDir, Settings: serverOnly(defs, settings),
+		Log: cfg.Log, Keep: cfg.Keep, Abort: cfg.Abort})
 	if err != nil {
 		return nil, fmt.Errorf("%s: start the managed server: %w", name, err)
 	}
