@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runlock"
 )
@@ -26,19 +25,7 @@ import (
 // and its managed servers' socket directories. Each of the first two holds the run's lock
 // file, which no process holds any more.
 
-// isSocketDir reports whether name is that of a socket directory of a managed server
-// (package server, makeSocketDir: postgres eb-pg-, MariaDB eb-my-) or of its settings check
-// (eb-pgcheck-).
-func isSocketDir(name string) bool {
-	for _, p := range []string{"eb-pg-", "eb-my-", "eb-pgcheck-"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// socketGrace is how long a socket directory with no socket in it is taken to belong to a
+// socketGrace is how long a socket directory without its owner file is taken to belong to a
 // server that is still starting (its initialisation can take minutes).
 const socketGrace = time.Hour
 
@@ -275,94 +262,15 @@ func diskUsage(dir string) int64 {
 	return n
 }
 
-// socketBases returns where managed servers put their socket directories: the temporary
-// directory, and /tmp where that one's path is too long for a socket (as makeSocketDir does).
-func socketBases() []string {
-	base := os.TempDir()
-	if len(base)+len("eb-pgcheck-")+len("/1234567890/.s.PGSQL.65535.lock") > 107 {
-		return []string{base, "/tmp"}
-	}
-	return []string{base}
-}
-
-// findSocketDirs returns the socket directories of managed servers that are gone: a socket
-// is there and none accepts a connection, or none is there and the directory is older than
-// socketGrace (a server still starting has none yet).
+// findSocketDirs returns the socket directories of managed servers whose enginebench is gone
+// (an empty one without its owner file counts after socketGrace: a server may still be
+// starting).
 func findSocketDirs(now time.Time) []leftover {
 	var out []leftover
-	for _, base := range socketBases() {
-		entries, err := os.ReadDir(base)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if !e.IsDir() || !isSocketDir(e.Name()) {
-				continue
-			}
-			dir := filepath.Join(base, e.Name())
-			if socketDirGone(dir, now) {
-				out = append(out, leftover{kind: "socket", path: dir})
-			}
-		}
+	for _, dir := range server.StaleSocketDirs(now, socketGrace) {
+		out = append(out, leftover{kind: "socket", path: dir})
 	}
 	return out
-}
-
-// socketDirGone reports whether no server uses the socket directory dir any more.
-func socketDirGone(dir string, now time.Time) bool {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false // not ours to look at
-	}
-	sockets := 0
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case e.Type()&fs.ModeSocket != 0:
-			sockets++
-			if c, err := net.DialTimeout("unix", p, time.Second); err == nil {
-				c.Close()
-				return false
-			} else if !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, fs.ErrNotExist) {
-				return false // busy, or not ours: taken as in use
-			}
-		case strings.HasSuffix(e.Name(), ".lock") && pidAlive(socketLockPID(p)):
-			return false // PostgreSQL's socket lock file names its live server
-		}
-	}
-	if sockets > 0 {
-		return true
-	}
-	st, err := os.Stat(dir)
-	return err == nil && now.Sub(st.ModTime()) > socketGrace
-}
-
-// socketLockPID returns the process id on the first line of a PostgreSQL socket lock file.
-func socketLockPID(path string) int {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	pid, _ := strconv.Atoi(strings.TrimSpace(line))
-	return pid
-}
-
-// pidAlive reports whether process pid runs (a zombie has ended: it waits to be reaped).
-func pidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true // no /proc to tell: taken as running
-	}
-	// pid (comm) state ...: comm may hold spaces and parentheses; the state follows the last ')'.
-	rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
-	return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
 }
 
 // reportLeftovers prints what killed runs left beside the run's results directory out and its
