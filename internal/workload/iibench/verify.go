@@ -100,10 +100,12 @@ func (f *fingerprint) add(seed maphash.Seed, k Key, n int) {
 const maxProblems = 3
 
 // lookahead is how far past a thread's next row verification looks for a row that is not that
-// row, to tell rows missing before it from a changed row; it stops looking once it has found
-// lookaheadProblems problems, so that a table damaged throughout costs no more than a scan.
+// row, to tell rows missing before it (a lost batch) from a changed row: at most lookaheadRows
+// rows over all threads for one row read, and not once lookaheadProblems problems were found, so
+// that a table damaged throughout costs little more than a scan.
 const (
-	lookahead         = 64
+	lookahead         = 1024
+	lookaheadRows     = 1 << 16
 	lookaheadProblems = 1000
 )
 
@@ -169,13 +171,14 @@ func (v *verifier) expected() int64 {
 	return n
 }
 
-// problem describes a problem, or counts it past maxProblems.
-func (v *verifier) problem(format string, args ...any) {
+// problem adds the description of a problem that describe makes, or counts it past
+// maxProblems without making it.
+func (v *verifier) problem(describe func() string) {
 	if len(v.problems) == maxProblems {
 		v.more++
 		return
 	}
-	v.problems = append(v.problems, fmt.Sprintf(format, args...))
+	v.problems = append(v.problems, describe())
 }
 
 // take counts t's next row as seen (matched, missing or changed) and moves t past it.
@@ -190,7 +193,10 @@ func (v *verifier) take(t *thread) {
 func (v *verifier) row(s *storedRow) {
 	v.read++
 	if s.ID <= v.prevID {
-		v.problem("transactionid %d read after %d: the primary key is out of order", s.ID, v.prevID)
+		prev := v.prevID
+		v.problem(func() string {
+			return fmt.Sprintf("transactionid %d read after %d: the primary key is out of order", s.ID, prev)
+		})
 	}
 	v.prevID = s.ID
 	if t := v.threads[v.last]; t.head != nil && sameRow(s, t.head) {
@@ -211,7 +217,7 @@ func (v *verifier) row(s *storedRow) {
 // missing (it is one of the next lookahead rows of that thread), or it is a thread's next row
 // changed (it has most of its columns), or it is an extra row.
 func (v *verifier) mismatch(s *storedRow) {
-	look := int64(lookahead)
+	look := int64(min(lookahead, lookaheadRows/len(v.threads)))
 	if v.missing+v.extra+v.changed >= lookaheadProblems {
 		look = 0
 	}
@@ -221,8 +227,10 @@ func (v *verifier) mismatch(s *storedRow) {
 				continue
 			}
 			v.missing += k
-			v.problem("transactionid %d is row %d of insert thread %d: its %s before it %s missing",
-				s.ID, t.seq+k, t.c, rowsText(t.seq, t.seq+k-1), map[bool]string{true: "is", false: "are"}[k == 1])
+			v.problem(func() string {
+				return fmt.Sprintf("transactionid %d is row %d of insert thread %d: its %s before it %s missing",
+					s.ID, t.seq+k, t.c, rowsText(t.seq, t.seq+k-1), isAre(k))
+			})
 			for ; k >= 0; k-- {
 				v.take(t)
 			}
@@ -241,14 +249,18 @@ func (v *verifier) mismatch(s *storedRow) {
 	}
 	if best != nil && 2*same > len(rowColumns) {
 		v.changed++
-		v.problem("transactionid %d (row %d of insert thread %d) differs: %s", s.ID, best.seq, best.c,
-			strings.Join(diffRow(s, best.head), ", "))
+		v.problem(func() string {
+			return fmt.Sprintf("transactionid %d (row %d of insert thread %d) differs: %s", s.ID, best.seq, best.c,
+				strings.Join(diffRow(s, best.head), ", "))
+		})
 		v.take(best)
 		return
 	}
 	v.extra++
-	v.problem("transactionid %d is an extra row, no insert thread's next row (cashregisterid %d, customerid %d, productid %d, price %g)",
-		s.ID, s.CashReg, s.Customer, s.Product, math.Float32frombits(s.Price))
+	v.problem(func() string {
+		return fmt.Sprintf("transactionid %d is an extra row, no insert thread's next row (cashregisterid %d, customerid %d, productid %d, price %g)",
+			s.ID, s.CashReg, s.Customer, s.Product, math.Float32frombits(s.Price))
+	})
 }
 
 // rowsText names the rows from..to of a thread.
@@ -265,13 +277,23 @@ func (v *verifier) end() {
 	for _, t := range v.threads {
 		if left := t.log.rows - t.seq; left > 0 {
 			v.missing += left
-			v.problem("the last %s of insert thread %d (%s) %s missing", plural(left, "row"), t.c, rowsText(t.seq, t.log.rows-1),
-				map[bool]string{true: "is", false: "are"}[left == 1])
+			v.problem(func() string {
+				return fmt.Sprintf("the last %s of insert thread %d (%s) %s missing", plural(left, "row"), t.c,
+					rowsText(t.seq, t.log.rows-1), isAre(left))
+			})
 		}
 		for t.head != nil {
 			v.take(t)
 		}
 	}
+}
+
+// isAre is the verb of n things.
+func isAre(n int64) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // plural writes n things.

@@ -168,6 +168,20 @@ var damages = []damage{
 		},
 	},
 	{
+		name: "a batch of 100 rows deleted",
+		sql: func(ids []int64) []string {
+			return []string{fmt.Sprintf("DELETE FROM purchases_index WHERE transactionid BETWEEN %d AND %d", ids[300], ids[399])}
+		},
+		kv: func(b kv.Batch, p *Params, rows []Row) {
+			for i := range rows[300:400] {
+				kvDelete(b, p, &rows[300+i])
+			}
+		},
+		want: func(n int64) []string {
+			return []string{fmt.Sprintf("expected %d, pk=%d (100 missing) marketsegment=%[2]d (entries differ)", n, n-100), "rows ", "are missing"}
+		},
+	},
+	{
 		name: "a row with another customerid, a column of the secondary indexes",
 		sql: func(ids []int64) []string {
 			return []string{fmt.Sprintf("UPDATE purchases_index SET customerid = customerid + 1 WHERE transactionid = %d", ids[7])}
