@@ -219,9 +219,9 @@ func TestInterruptDuringSetupAndVerification(t *testing.T) {
 	}
 }
 
-// hugeErr is a driver error that repeats a whole statement with its values, as some drivers'
+// errHuge is a driver error that repeats a whole statement with its values, as some drivers'
 // messages do.
-var hugeErr = errors.New("near 'VALUES ('2026-01-01 00:00:00',1,2,3,4.5,'aaaaaaXXXX')" +
+var errHuge = errors.New("near 'VALUES ('2026-01-01 00:00:00',1,2,3,4.5,'aaaaaaXXXX')" +
 	strings.Repeat(",('2026-01-01 00:00:00',1,2,3,4.5,'aaaaaaXXXX')", 5000) + "'")
 
 // failingBackend makes every insert fail with err.
@@ -263,7 +263,7 @@ func TestErrorsDoNotCarryStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.be = &failingBackend{backend: r.be, err: hugeErr}
+	r.be = &failingBackend{backend: r.be, err: errHuge}
 	st := r.step(ctx)
 	if st.Status != result.StatusFailed || len(st.Error) > 400 || !strings.HasPrefix(st.Error, "insert into purchases_index: near 'VALUES") ||
 		!strings.HasSuffix(st.Error, "more bytes)") {
