@@ -36,7 +36,7 @@ func buildIIBench(r *result.Run) Summary {
 	if l := ibParamLine(r); l != "" {
 		s.Lines = append(s.Lines, l)
 	}
-	tables := []Table{ibPublished(r), ibRates(r), ratePercentileTable(r), ibCost(r), ibLatency(r), ibPerOp(r), details(r)}
+	tables := []Table{ibPublished(r), ibRates(r), ratePercentileTable(r), ibCost(r), ibLatency(r), ibTarget(r), ibPerOp(r), details(r)}
 	tables = append(tables, efficiency(r)...)
 	tables = append(tables, resourceTable(r))
 	s.Tables = nonEmpty(tables)
@@ -48,8 +48,9 @@ func buildIIBench(r *result.Run) Summary {
 		"  With a single configuration of at most 10 periods, each period is a row: rows in the table at its end, its end and length in seconds since the start, and its rates and query p99.",
 		"Cost: run cost = seconds / 3600 x $/hour; per billion inserts = 1e9 / ips / 3600 x $/hour (the cost of inserting a billion rows at the run's average rate). \"<$0.01\": less than a cent.",
 		"Latency: service time from full histograms (p50 p90 p99 p99.9 max mean); insert: one batch (one transaction of --insert-batch rows), count in batches; query: one query. ops/s: rows inserted or queries a second; rows: rows the queries returned; errors: operations that failed.",
+		"  rt p99, rt max: under --max-insert-rate, the response time of a batch, from when it was due (open loop) to its commit, so a batch that waited behind late ones shows its wait. Rate limit: the target rows a second, those achieved over the step's time, met when at least 95% of the target.",
 		"Per insert and per query: the step's host CPU microseconds, storage reads and KB read, writes and KB written (the data directory's device, as iostat shows it) divided by rows inserted or by queries. The CPU is not split between inserts and queries: both columns divide the same total.",
-		"verify: counts through the primary key and every secondary index equal the rows inserted.",
+		"verify: every row read through the primary key is a row an insert thread wrote, with its values, none missing or extra, and every secondary index holds exactly the entries of those rows.",
 		"Efficiency: run, per row inserted: cpupq: host CPU microseconds; cspq: context switches; rpq, rkbpq: storage reads and KB read; wpi, wkbpi: storage writes and KB written;",
 		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB inserted.",
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
@@ -316,7 +317,7 @@ func ibCost(r *result.Run) Table {
 // ibLatency is the latency of each operation of each configuration's run.
 func ibLatency(r *result.Run) Table {
 	t := Table{Title: "Latency per operation", Header: []string{"config", "op", "count", "ops/s",
-		"p50", "p90", "p99", "p99.9", "max", "mean", "errors", "rows"}}
+		"p50", "p90", "p99", "p99.9", "max", "mean", "errors", "rows", "rt p99", "rt max"}}
 	for _, c := range r.Configs {
 		s := findStep(c, ibStep)
 		if s == nil {
@@ -337,8 +338,31 @@ func ibLatency(r *result.Run) Table {
 				rows = fmt.Sprint(op.Found)
 			}
 			row = append(row, fmt.Sprint(op.Errors), rows)
+			if op.Response != nil && op.Count > 0 {
+				row = append(row, Duration(op.Response.P99), Duration(op.Response.Max))
+			} else {
+				row = append(row, missing, missing)
+			}
 			t.Rows = append(t.Rows, row)
 		}
+	}
+	return t
+}
+
+// ibTarget is the rate limit of each configuration's inserts and whether it was met; no rows
+// without --max-insert-rate.
+func ibTarget(r *result.Run) Table {
+	t := Table{Title: "Rate limit", Header: []string{"config", "target ins/s", "achieved ins/s", "met"}}
+	for _, c := range r.Configs {
+		s := findStep(c, ibStep)
+		if s == nil || s.Target == nil {
+			continue
+		}
+		met := "yes"
+		if !s.Target.SLAMet {
+			met = "NO"
+		}
+		t.Rows = append(t.Rows, []string{c.Name, Num(s.Target.InsertsPerSec), Num(s.Target.AchievedInsertsPerSec), met})
 	}
 	return t
 }

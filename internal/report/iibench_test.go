@@ -62,8 +62,10 @@ func ibFixture() *result.Run {
 	a.Efficiency = &result.Efficiency{CPUpq: f(100)}
 	b := result.Step{Name: "run", Status: result.StatusOK, Seconds: 40, Primary: "insert",
 		Ops: map[string]*result.Op{
-			"insert": {Count: 40, Units: 40000, PerSec: 1000, Latency: result.Latency{P50: 500, P99: 900, Max: 1000}},
-			"query":  {Background: true}},
+			"insert": {Count: 40, Units: 40000, PerSec: 1000, Latency: result.Latency{P50: 500, P99: 900, Max: 1000},
+				Response: &result.Latency{P50: 600, P99: 1500, Max: 3000}},
+			"query": {Background: true}},
+		Target:  &result.Target{InsertsPerSec: 1100, AchievedInsertsPerSec: 1000},
 		Periods: ibPeriods(ibPeriod{10, 10000, 0, 0}, ibPeriod{10, 10000, 0, 0}, ibPeriod{10, 10000, 0, 0}, ibPeriod{10, 10000, 0, 0}),
 		Usage:   map[string]float64{"cpu_s": 2}}
 	c := result.Step{Name: "run", Status: result.StatusFailed, Error: "insert: disk full", Seconds: 10, Primary: "insert",
@@ -105,7 +107,7 @@ func TestIIBenchPublishedLayout(t *testing.T) {
 		titles[i] = tb.Title
 	}
 	want := []string{"iiBench", "Rates against rows inserted", "Throughput: p50 and p99 of the per-second rate",
-		"Cost", "Latency per operation", "Per insert and per query", "Steps", "Efficiency: run", "Resources per second"}
+		"Cost", "Latency per operation", "Rate limit", "Per insert and per query", "Steps", "Efficiency: run", "Resources per second"}
 	if !slices.Equal(titles, want) {
 		t.Fatalf("tables %q, want %q", titles, want)
 	}
@@ -114,7 +116,7 @@ func TestIIBenchPublishedLayout(t *testing.T) {
 	}
 	wantRow(t, s, "iiBench", "a", "sqlite", "80000", "115s", "696", "17.4", "40")
 	// No queries: "-" for the rate and the ratio, never 0.
-	wantRow(t, s, "iiBench", "b", "pebble", "40000", "40s", "1000", "-", "-")
+	wantRow(t, s, "iiBench", "b", "pebble", "40000", "40s", "1000 (SLA missed)", "-", "-")
 	// A failed step shows its status in every rate cell.
 	wantRow(t, s, "iiBench", "c", "innodb", "3000", "10s", "failed", "failed", "failed")
 	// Failed at open: no step, the configuration's status.
@@ -242,16 +244,23 @@ func TestIIBenchLatencyAndPerOp(t *testing.T) {
 	s := Build(ibFixture())
 	title := "Latency per operation"
 	if got := row(t, s, title, "a", "insert"); !slices.Equal(got, []string{"a", "insert", "80", "696",
-		"800us", "1.5ms", "5ms", "12ms", "40ms", "1ms", "0", "-"}) {
+		"800us", "1.5ms", "5ms", "12ms", "40ms", "1ms", "0", "-", "-", "-"}) {
 		t.Errorf("a insert %q", got)
 	}
 	if got := row(t, s, title, "a", "query"); !slices.Equal(got, []string{"a", "query", "2000", "17.4",
-		"1.2ms", "2ms", "4ms", "9ms", "20ms", "1.3ms", "1", "1999000"}) {
+		"1.2ms", "2ms", "4ms", "9ms", "20ms", "1.3ms", "1", "1999000", "-", "-"}) {
 		t.Errorf("a query %q", got)
 	}
 	if got := row(t, s, title, "b", "query"); !slices.Equal(got, []string{"b", "query", "0", "-",
-		"-", "-", "-", "-", "-", "-", "0", "-"}) {
+		"-", "-", "-", "-", "-", "-", "0", "-", "-", "-"}) {
 		t.Errorf("b query without queries %q", got)
+	}
+	// b's inserts are rate limited (--max-insert-rate): their response time, and the target missed.
+	if got := row(t, s, title, "b", "insert"); !slices.Equal(got[len(got)-2:], []string{"1.5ms", "3ms"}) {
+		t.Errorf("b rate-limited insert %q", got)
+	}
+	if tb := tableOf(s, "Rate limit"); tb == nil || len(tb.Rows) != 1 || !slices.Equal(tb.Rows[0], []string{"b", "1100", "1000", "NO"}) {
+		t.Errorf("rate limit table %+v", tb)
 	}
 	if got := row(t, s, title, "c", "insert"); got[3] != "failed" || got[4] != "700us" {
 		t.Errorf("c failed insert %q", got)

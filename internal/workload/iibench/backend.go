@@ -72,8 +72,11 @@ type backend interface {
 	// create creates purchases_index with its primary key and the secondary indexes of p.
 	create(ctx context.Context) error
 	newSession(ctx context.Context) (session, error)
-	// count counts the rows of the table by a full scan of index idx.
-	count(ctx context.Context, idx int) (int64, error)
+	// scanRows calls fn with every row of the table, read through the primary key in its order.
+	scanRows(ctx context.Context, fn func(*storedRow)) error
+	// scanIndex calls fn with every entry of secondary index idx, read through that index in its
+	// order: its columns, a price as the bits of its float (rawKey).
+	scanIndex(ctx context.Context, idx int, fn func(Key)) error
 	// retryable reports whether err is a transient conflict worth retrying.
 	retryable(err error) bool
 }

@@ -85,48 +85,91 @@ func priceStored(cents int64) float64 { return float64(float32(priceDecimal(cent
 // centsOf returns the cents of a price read back from a FLOAT column.
 func centsOf(v float64) int64 { return int64(math.Round(v * 100)) }
 
-// Gen generates rows from a seeded generator. It is used by one goroutine and allocates
-// nothing once warm.
+// Gen generates the rows of one insert thread. Row seq of the thread (0, 1, 2, ...) is a pure
+// function of the run's seed, the thread and seq: its values are drawn, in the reference's
+// order, from a generator seeded by those three alone, so that verification regenerates any
+// row without the ones before it. Only dateandtime, the time a batch is made, is not drawn. A
+// Gen is used by one goroutine and allocates nothing once warm.
 type Gen struct {
-	rng   *rand.Rand
+	pcg   rand.PCG
+	rng   *rand.Rand // draws from pcg
 	p     *Params
+	hi    uint64 // the high half of every row's seed: the run's seed and the thread's
+	next  int64  // the row Batch makes next
 	rows  []Row
 	arena []byte
 	raw   [dataRandomBytes]byte
 }
 
-// NewGen returns a generator for stream of seed (each insert thread uses its own stream).
+// NewGen returns the generator of insert thread stream under seed, at its first row.
 func NewGen(p *Params, seed, stream uint64) *Gen {
-	return &Gen{rng: rand.New(rand.NewPCG(seed, stream)), p: p}
+	g := &Gen{p: p, hi: mix64(seed ^ mix64(stream+golden))}
+	g.rng = rand.New(&g.pcg)
+	return g
 }
 
-// Batch returns n new rows made at unix time now; the slice and the rows' Data and Pad are
-// reused by the next call. The ids are uniform in their domains and the price follows its
-// customer, as the reference's; the data column is 'a's then base64 of random bytes, as the
-// reference's, and each padding column is random letters followed by CompressiblePct percent of
-// 'a', as the Java original's.
+// golden is 2^64 divided by the golden ratio, the increment of splitmix64.
+const golden = 0x9e3779b97f4a7c15
+
+// mix64 is splitmix64's finalizer: every bit of x reaches every bit of the result, so that the
+// seeds of neighbouring rows give unrelated generators.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// Next returns the row the next Batch starts with.
+func (g *Gen) Next() int64 { return g.next }
+
+// Batch returns the thread's next n rows, made at unix time now; the slice and the rows' Data
+// and Pad are reused by the next call. The ids are uniform in their domains and the price
+// follows its customer, as the reference's; the data column is 'a's then base64 of random
+// bytes, as the reference's, and each padding column is random letters followed by
+// CompressiblePct percent of 'a', as the Java original's.
 func (g *Gen) Batch(n int, now int64) []Row {
-	p := g.p
-	width := dataLen + p.CharFields*p.CharLength
 	if cap(g.rows) < n {
 		g.rows = make([]Row, n)
-		g.arena = make([]byte, n*width)
+		g.arena = make([]byte, n*g.width())
 	}
 	g.rows = g.rows[:n]
 	for i := range g.rows {
-		r := &g.rows[i]
-		r.ID = 0
-		r.DateAndTime = now
-		r.CashRegisterID = g.rng.Int64N(int64(p.CashRegs))
-		r.ProductID = g.rng.Int64N(int64(p.Products))
-		r.CustomerID = g.rng.Int64N(int64(p.Customers))
-		r.Price = priceOf(g.rng.Float64(), p.MaxPrice, r.CustomerID)
-		b := g.arena[i*width : (i+1)*width : (i+1)*width]
-		r.Data, r.Pad = b[:dataLen:dataLen], b[dataLen:]
-		g.fillData(r.Data)
-		g.fillPad(r.Pad)
+		g.fill(&g.rows[i], i, g.next, now)
+		g.next++
 	}
 	return g.rows
+}
+
+// Row returns row seq of the thread with dateandtime now, in the storage of the first row of
+// Batch (which it overwrites): what verification compares a stored row with.
+func (g *Gen) Row(seq, now int64) *Row {
+	if cap(g.rows) < 1 {
+		g.rows = make([]Row, 1)
+		g.arena = make([]byte, g.width())
+	}
+	g.fill(&g.rows[:1][0], 0, seq, now)
+	return &g.rows[:1][0]
+}
+
+// width is the bytes of a row's data and padding columns.
+func (g *Gen) width() int { return dataLen + g.p.CharFields*g.p.CharLength }
+
+// fill makes row seq at unix time now into r, with its columns in slot i of the arena.
+func (g *Gen) fill(r *Row, i int, seq, now int64) {
+	p, w := g.p, g.width()
+	g.pcg.Seed(g.hi, mix64(uint64(seq)+g.hi))
+	r.ID = 0
+	r.DateAndTime = now
+	r.CashRegisterID = g.rng.Int64N(int64(p.CashRegs))
+	r.ProductID = g.rng.Int64N(int64(p.Products))
+	r.CustomerID = g.rng.Int64N(int64(p.Customers))
+	r.Price = priceOf(g.rng.Float64(), p.MaxPrice, r.CustomerID)
+	b := g.arena[i*w : (i+1)*w : (i+1)*w]
+	r.Data, r.Pad = b[:dataLen:dataLen], b[dataLen:]
+	g.fillData(r.Data)
+	g.fillPad(r.Pad)
 }
 
 // fillData fills the data column: 'a's, then base64 of dataRandomBytes random bytes.

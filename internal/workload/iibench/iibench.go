@@ -2,10 +2,8 @@ package iibench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -27,7 +25,14 @@ const (
 
 // Workload is iiBench with its parameters.
 type Workload struct {
-	p Params
+	p     Params
+	hooks *testHooks // nil outside tests
+}
+
+// testHooks let a test act at the points of a run where an interrupt must be told from a
+// failure: each, when set, is called just before its phase.
+type testHooks struct {
+	create, verify func()
 }
 
 // New returns iiBench for p, which it validates.
@@ -52,14 +57,17 @@ func (w *Workload) Fidelity() workload.Fidelity { return w.p.Fidelity }
 
 // EstimateBytes is a rough upper bound of the data directory size one configuration needs:
 // every row with its index entries, twice over for logs and not yet compacted copies. A run
-// limited only by time is estimated at 100,000 rows a second.
+// limited only by time is estimated at 100,000 rows a second. It saturates at math.MaxInt64.
 func (w *Workload) EstimateBytes() int64 {
-	rows := w.p.MaxRows
-	if rows == 0 {
-		rows = int64(w.p.Seconds * 100_000)
+	rows := float64(w.p.totalRows())
+	if w.p.MaxRows == 0 {
+		rows = w.p.Seconds * 100_000
 	}
 	perRow := w.p.RowBytes() + 40 + float64(w.p.SecondaryIndexes)*40
-	return int64(float64(rows) * perRow * 2)
+	if est := rows * perRow * 2; est < math.MaxInt64 { // float64(MaxInt64) is 2^63
+		return int64(est)
+	}
+	return math.MaxInt64
 }
 
 // run is the state of the benchmark on one engine configuration.
@@ -70,19 +78,32 @@ type run struct {
 	be  backend
 	// inserted counts the rows committed.
 	inserted atomic.Int64
+	// logs are what each insert thread wrote, for verification; each is its thread's alone
+	// until the step has ended.
+	logs []insertLog
 	// opCtx is the context of engine calls: cancelled on interrupt but not at the normal end
 	// of the step, so that an operation in flight then completes and is not an error.
 	opCtx context.Context
 	start time.Time // the start of the run: the first dateandtime
+	hooks *testHooks
+}
+
+// newRun returns the run of w on eng, whose engine calls are cancelled with ctx.
+func (w *Workload) newRun(ctx context.Context, env workload.Env, eng engine.Engine) (*run, error) {
+	be, err := newBackend(eng, &w.p)
+	if err != nil {
+		return nil, err
+	}
+	return &run{p: &w.p, env: env, eng: eng, be: be, opCtx: ctx, logs: make([]insertLog, w.p.InsertThreads),
+		hooks: w.hooks}, nil
 }
 
 // Run implements workload.Workload: create the table, run, verify.
 func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine, emit func(*result.Step)) error {
-	be, err := newBackend(eng, &w.p)
+	r, err := w.newRun(ctx, env, eng)
 	if err != nil {
 		return err
 	}
-	r := &run{p: &w.p, env: env, eng: eng, be: be, opCtx: ctx}
 	st := r.step(ctx)
 	emit(st)
 	switch st.Status {
@@ -95,11 +116,15 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 }
 
 // step creates the table, runs the insert and query threads, verifies and derives the
-// efficiency and cost figures.
+// efficiency and cost figures. An error while the run's context is cancelled (Ctrl-C) makes the
+// step interrupted, not failed, in every phase.
 func (r *run) step(ctx context.Context) *result.Step {
 	started := time.Now()
+	if h := r.hooks; h != nil && h.create != nil {
+		h.create()
+	}
 	if err := r.be.create(ctx); err != nil {
-		return &result.Step{Name: stepName, Status: result.StatusFailed, Error: err.Error(), StartedAt: started}
+		return stopped(ctx, &result.Step{Name: stepName, StartedAt: started}, err)
 	}
 	p := r.p
 	r.start = r.env.Runner.Clock.Now()
@@ -109,13 +134,7 @@ func (r *run) step(ctx context.Context) *result.Step {
 		Report:   time.Duration(p.ReportSeconds * float64(time.Second)),
 		OnPeriod: func(per *result.Period) { per.Rows = r.inserted.Load() }}
 	for c := 0; c < p.InsertThreads; c++ {
-		rows := int64(0)
-		if p.MaxRows > 0 {
-			rows = share(p.MaxRows, p.InsertThreads, c)
-			if !p.Corrected() { // whole batches, as the reference's
-				rows = (rows + int64(p.InsertBatch) - 1) / int64(p.InsertBatch) * int64(p.InsertBatch)
-			}
-		}
+		rows := p.threadRows(c)
 		s.Workers = append(s.Workers, runner.Worker{Client: c, Run: func(ctx context.Context, rec *runner.Recorder) error {
 			return r.inserter(ctx, rec, c, rows)
 		}})
@@ -129,12 +148,15 @@ func (r *run) step(ctx context.Context) *result.Step {
 	}
 	st := r.env.Runner.Run(ctx, s)
 	st.Primary = "insert"
-	if st.Status == result.StatusOK && p.VerifyAfter(true, true) { // one step: the last
-		st.Verify = r.verify(ctx)
-		if st.Verify != nil && !st.Verify.OK {
-			st.Status = result.StatusFailed
-			st.Error = "verification failed: " + st.Verify.Detail
+	if st.Status == result.StatusOK && p.MaxInsertRate > 0 {
+		var achieved float64
+		if op := st.Ops["insert"]; op != nil {
+			achieved = op.PerSec
 		}
+		st.Target = runner.SLA(p.MaxInsertRate, achieved)
+	}
+	if st.Status == result.StatusOK && p.VerifyAfter(true, true) { // one step: the last
+		r.check(ctx, st)
 	}
 	measure.Derive(st, measure.Basis{PerOp: "insert", PerWrite: "insert", BytesPerWrite: p.RowBytes(),
 		LiveBytes: float64(r.inserted.Load()) * p.RowBytes()})
@@ -142,6 +164,38 @@ func (r *run) step(ctx context.Context) *result.Step {
 		st.Cost = stepCost(p.CostPerHour, st)
 	}
 	return st
+}
+
+// stopped ends st with err: interrupted when the run's context is cancelled (err is then its
+// consequence, whatever the driver made of it), else failed.
+func stopped(ctx context.Context, st *result.Step, err error) *result.Step {
+	if ctx.Err() != nil {
+		st.Status, st.Error = result.StatusInterrupted, "interrupted"
+		return st
+	}
+	st.Status, st.Error = result.StatusFailed, err.Error()
+	return st
+}
+
+// check verifies the table after the run into st: a failed verification fails the step, an
+// interrupted one interrupts it.
+func (r *run) check(ctx context.Context, st *result.Step) {
+	if h := r.hooks; h != nil && h.verify != nil {
+		h.verify()
+	}
+	v, err := r.verify(ctx)
+	switch {
+	case ctx.Err() != nil:
+		stopped(ctx, st, err)
+	case err != nil:
+		st.Verify = &result.Verify{OK: false, Detail: err.Error()}
+		st.Status, st.Error = result.StatusFailed, "verification failed: "+err.Error()
+	case v != nil:
+		st.Verify = v
+		if !v.OK {
+			st.Status, st.Error = result.StatusFailed, "verification failed: "+v.Detail
+		}
+	}
 }
 
 // stepCost is what st cost at perHour a machine hour (see Cost).
@@ -157,6 +211,28 @@ func stepCost(perHour float64, st *result.Step) *result.Cost {
 		c.PerBillionInserts = &per
 	}
 	return c
+}
+
+// threadRows returns the rows insert thread c inserts: its share of MaxRows (0: no row limit),
+// whole batches in the reference variant, as the reference's.
+func (p *Params) threadRows(c int) int64 {
+	if p.MaxRows == 0 {
+		return 0
+	}
+	rows := share(p.MaxRows, p.InsertThreads, c)
+	if !p.Corrected() {
+		rows = (rows + int64(p.InsertBatch) - 1) / int64(p.InsertBatch) * int64(p.InsertBatch)
+	}
+	return rows
+}
+
+// totalRows returns the rows the insert threads insert in all (0: no row limit).
+func (p *Params) totalRows() int64 {
+	var n int64
+	for c := 0; c < p.InsertThreads; c++ {
+		n += p.threadRows(c)
+	}
+	return n
 }
 
 // share returns client c's part of total split over n clients.
@@ -177,25 +253,9 @@ func (r *run) session() (session, error) {
 	return s, nil
 }
 
-// do runs fn as op through rec, retrying transient conflicts (counted) until the run ends.
-func (r *run) do(rec *runner.Recorder, op runner.Op, fn func() (int64, error)) error {
-	return rec.Do(op, time.Time{}, func() (int64, error) {
-		backoff := time.Millisecond
-		for {
-			n, err := fn()
-			if err == nil || !r.be.retryable(err) || r.opCtx.Err() != nil {
-				return n, err
-			}
-			rec.Retried(op)
-			time.Sleep(backoff)
-			backoff = min(2*backoff, 200*time.Millisecond)
-		}
-	})
-}
-
 // inserter inserts rows rows (0: until the run ends) in batches of InsertBatch, each batch one
-// transaction, at most MaxInsertRate/InsertThreads rows a second when a rate is set: batches
-// are then at least InsertBatch/rate seconds apart, never in bursts.
+// transaction, as fast as it can, or open loop at MaxInsertRate/InsertThreads rows a second
+// when a rate is set (pacer). It logs each batch for verification.
 func (r *run) inserter(ctx context.Context, rec *runner.Recorder, c int, rows int64) error {
 	sess, err := r.session()
 	if err != nil {
@@ -204,33 +264,49 @@ func (r *run) inserter(ctx context.Context, rec *runner.Recorder, c int, rows in
 	defer sess.close()
 	p := r.p
 	gen := NewGen(p, p.Seed, uint64(c))
-	var limit *runner.Pacer
-	if p.MaxInsertRate > 0 {
-		perBatch := p.MaxInsertRate / float64(p.InsertThreads) / float64(p.InsertBatch)
-		limit = runner.NewLimiter(r.env.Runner.Clock, rec.Now(), perBatch)
-	}
+	written := &r.logs[c]
+	pace := r.pacer(rec.Now(), c)
 	for done := int64(0); rows == 0 || done < rows; {
 		n := p.InsertBatch
 		if rows > 0 {
 			n = int(min(int64(n), rows-done))
 		}
-		if limit != nil {
-			if _, err := limit.Next(ctx); err != nil {
+		var intended time.Time
+		if pace != nil {
+			if intended, err = pace.Next(ctx); err != nil {
 				return err
 			}
 		} else if err := ctx.Err(); err != nil {
 			return err
 		}
-		batch := gen.Batch(n, r.batchTime(rec.Now(), done))
-		if err := r.do(rec, opInsert, func() (int64, error) {
+		t := r.batchTime(rec.Now(), done)
+		written.made(gen.Next(), t)
+		batch := gen.Batch(n, t)
+		if err := r.do(ctx, rec, opInsert, intended, func() (int64, error) {
 			return int64(n), sess.insert(r.opCtx, batch)
 		}); err != nil {
 			return err
 		}
+		written.rows += int64(n)
 		r.inserted.Add(int64(n))
 		done += int64(n)
 	}
 	return nil
+}
+
+// pacer returns the schedule of insert thread c under MaxInsertRate, from start: open loop, a
+// batch due every InsertBatch / (MaxInsertRate / InsertThreads) seconds, thread c's schedule
+// moved c / InsertThreads of that interval on, so that the threads' batches are evenly spaced.
+// A thread that falls behind makes the batches it missed back to back, and their response
+// times, from when each was due, include the wait. nil without a rate.
+func (r *run) pacer(start time.Time, c int) *runner.Pacer {
+	p := r.p
+	if p.MaxInsertRate <= 0 {
+		return nil
+	}
+	perSec := p.MaxInsertRate / float64(p.InsertThreads) / float64(p.InsertBatch)
+	offset := time.Duration(float64(c) / float64(p.InsertThreads) / perSec * float64(time.Second))
+	return runner.NewPacer(r.clock(), start.Add(offset), perSec)
 }
 
 // batchTime is the dateandtime of a batch made at now by an inserter that made done rows
@@ -265,7 +341,7 @@ func (r *run) querier(ctx context.Context, rec *runner.Recorder, q, idx int) err
 	out := make([]Key, 0, r.p.QueryLimit)
 	for ctx.Err() == nil {
 		k := sk.next(idx, r.inserted.Load(), rec.Now())
-		if err := r.do(rec, opQuery, func() (int64, error) {
+		if err := r.do(ctx, rec, opQuery, time.Time{}, func() (int64, error) {
 			out, err = sess.query(r.opCtx, idx, k, r.p.QueryLimit, out)
 			return 1, err
 		}); err != nil {
@@ -274,29 +350,4 @@ func (r *run) querier(ctx context.Context, rec *runner.Recorder, q, idx int) err
 		rec.Found(opQuery, int64(len(out)))
 	}
 	return ctx.Err()
-}
-
-// verify counts the table through its primary key and each secondary index: every count must
-// equal the rows inserted.
-func (r *run) verify(ctx context.Context) *result.Verify {
-	if d, ok := r.eng.(engine.Discarder); ok && d.Discards() {
-		return nil
-	}
-	want := r.inserted.Load()
-	ok := true
-	parts := []string{}
-	for _, idx := range r.p.Indexes() {
-		n, err := r.be.count(ctx, idx)
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return nil
-			}
-			return &result.Verify{OK: false, Detail: err.Error()}
-		}
-		if n != want {
-			ok = false
-		}
-		parts = append(parts, fmt.Sprintf("%s=%d", indexes[idx].name, n))
-	}
-	return &result.Verify{OK: ok, Detail: fmt.Sprintf("%s: expected %d, %s", tableName, want, strings.Join(parts, " "))}
 }

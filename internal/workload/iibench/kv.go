@@ -57,8 +57,17 @@ func appendCol(dst []byte, c int, v int64) []byte {
 	return appendInt32(dst, v)
 }
 
-// decodeCol decodes the key part of column c at the start of b.
+// decodeCol decodes the key part of column c at the start of b, a price in cents.
 func decodeCol(b []byte, c int) (v int64, rest []byte, err error) {
+	v, rest, err = decodeRaw(b, c)
+	if err == nil && c == colPrice {
+		v = centsOf(float64(math.Float32frombits(uint32(v))))
+	}
+	return v, rest, err
+}
+
+// decodeRaw decodes the key part of column c at the start of b, a price as its float's bits.
+func decodeRaw(b []byte, c int) (v int64, rest []byte, err error) {
 	if c == colID || c == colDate {
 		return kv.DecodeInt64(b)
 	}
@@ -72,7 +81,7 @@ func decodeCol(b []byte, c int) (v int64, rest []byte, err error) {
 		} else {
 			u = ^u
 		}
-		return centsOf(float64(math.Float32frombits(u))), b[4:], nil
+		return int64(u), b[4:], nil
 	}
 	return int64(int32(u ^ (1 << 31))), b[4:], nil
 }
@@ -96,6 +105,11 @@ func appendEntry(dst []byte, idx int, r *Row) []byte {
 	return dst
 }
 
+// pkFixed is the bytes of the fixed-width columns at the start of a primary key value.
+const pkFixed = 8 + 4*4
+
+// appendPKValue appends the primary key value of r: its fixed-width columns (pkFixed bytes),
+// then the data column and the padding.
 func appendPKValue(dst []byte, r *Row) []byte {
 	dst = binary.BigEndian.AppendUint64(dst, uint64(r.DateAndTime))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(r.CashRegisterID))
@@ -114,7 +128,7 @@ func (b *kvBackend) create(context.Context) error {
 		ranges = append(ranges, kv.Range{Name: indexes[idx].name, Prefix: []byte{byte(idx)}, Secondary: idx != idxPK})
 	}
 	if err := kv.DeclareRanges(b.db, ranges); err != nil {
-		return fmt.Errorf("create %s: %w", tableName, err)
+		return driverErr("create "+tableName, err)
 	}
 	return nil
 }
@@ -123,10 +137,6 @@ func (b *kvBackend) retryable(error) bool { return false }
 
 func (b *kvBackend) newSession(context.Context) (session, error) {
 	return &kvSession{b: b, batch: b.db.NewBatch(), idx: b.p.Indexes()}, nil
-}
-
-func (b *kvBackend) count(ctx context.Context, idx int) (int64, error) {
-	return kv.Count(ctx, b.db, []byte{byte(idx)}, []byte{byte(idx + 1)})
 }
 
 // kvSession reuses one batch and its key buffers for every operation.
@@ -158,7 +168,7 @@ func (s *kvSession) insert(_ context.Context, rows []Row) error {
 		}
 	}
 	if err := s.batch.Commit(); err != nil {
-		return fmt.Errorf("insert into %s: %w", tableName, err)
+		return driverErr("insert into "+tableName, err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ package iibench
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -101,6 +102,30 @@ func scaleIndex(scale string) int {
 // VARCHAR(4000), takes 16,000 of them.
 const maxPadBytes = 12_000
 
+// maxRows bounds --max-rows, so that no count of rows, size or time derived from it overflows.
+const maxRows = 1e15
+
+// maxFloat bounds the float parameters (seconds, rates, cost), as the command line does: a
+// billion seconds is 31 years, and time.Duration holds 292.
+const maxFloat = 1e9
+
+// minInsertRate is the smallest rate limit: a batch of 1000 rows every 11.6 days.
+const minInsertRate = 0.001
+
+// validateFloats refuses a float parameter that is NaN, infinite or above maxFloat: a step
+// would never end, and run.json could not be written.
+func (p *Params) validateFloats() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"--seconds", p.Seconds}, {"--max-insert-rate", p.MaxInsertRate}, {"--report-seconds", p.ReportSeconds}, {"--cost-per-hour", p.CostPerHour}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v > maxFloat {
+			return fmt.Errorf("%s must be a number of at most %g, got %g", f.name, maxFloat, f.v)
+		}
+	}
+	return nil
+}
+
 // Validate checks every parameter, sets QueryThreads to one per index when it is -1 and
 // QueryAfterRows to the variant's when it is -1.
 func (p *Params) Validate() error {
@@ -121,9 +146,14 @@ func (p *Params) Validate() error {
 			return fmt.Errorf("%s must be > 0, got %d", c.name, c.v)
 		}
 	}
+	if err := p.validateFloats(); err != nil {
+		return err
+	}
 	switch {
 	case p.MaxRows < 0:
 		return fmt.Errorf("--max-rows must be >= 0 (0: no row limit), got %d", p.MaxRows)
+	case p.MaxRows > maxRows:
+		return fmt.Errorf("--max-rows must be at most %d (10^15), got %d", int64(maxRows), p.MaxRows)
 	case p.Seconds < 0:
 		return fmt.Errorf("--seconds must be >= 0 (0: no time limit), got %g", p.Seconds)
 	case p.MaxRows == 0 && p.Seconds == 0:
@@ -134,8 +164,8 @@ func (p *Params) Validate() error {
 		return fmt.Errorf("--query-threads must be within 0..1024 (0: inserts only), got %d", p.QueryThreads)
 	case p.InsertBatch > 100_000:
 		return fmt.Errorf("--insert-batch must be at most 100000, got %d", p.InsertBatch)
-	case p.MaxInsertRate < 0:
-		return fmt.Errorf("--max-insert-rate must be >= 0 (0: no limit), got %g", p.MaxInsertRate)
+	case p.MaxInsertRate < 0 || p.MaxInsertRate > 0 && p.MaxInsertRate < minInsertRate:
+		return fmt.Errorf("--max-insert-rate must be 0 (no limit) or at least %g, got %g", minInsertRate, p.MaxInsertRate)
 	case p.SecondaryIndexes < 0 || p.SecondaryIndexes > 3:
 		return fmt.Errorf("--secondary-indexes must be within 0..3, got %d", p.SecondaryIndexes)
 	case p.QueryAfterRows < -1:

@@ -112,7 +112,7 @@ func newRefSession(ctx context.Context, b *sqlBackend, conn *sqldb.Conn) (*refSe
 // exec runs a statement without values.
 func (s *refSession) exec(ctx context.Context, q string) error {
 	if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q); err != nil {
-		return fmt.Errorf("%s: %w", q, s.conn.Err(err))
+		return driverErr(truncate(q, 120), s.conn.Err(err))
 	}
 	return nil
 }
@@ -179,7 +179,7 @@ func (s *refSession) insertRows(ctx context.Context, rows []Row) error {
 		}
 	}
 	if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q, s.args...); err != nil {
-		return fmt.Errorf("insert into %s: %w", tableName, s.conn.Err(err))
+		return driverErr("insert into "+tableName, s.conn.Err(err))
 	}
 	return nil
 }
@@ -204,7 +204,7 @@ func (s *refSession) query(ctx context.Context, idx int, seek Key, limit int, ou
 	}
 	rows, err := s.conn.QueryContext(s.conn.Ctx(ctx), text, s.args...)
 	if err != nil {
-		return out[:0], s.rollback(ctx, fmt.Errorf("query %s: %w", indexes[idx].name, s.conn.Err(err)))
+		return out[:0], s.rollback(ctx, driverErr("query "+indexes[idx].name, s.conn.Err(err)))
 	}
 	if out, err = s.scan.all(rows, idx, q.cols, out); err != nil {
 		return out, s.rollback(ctx, err)

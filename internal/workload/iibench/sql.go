@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -53,7 +52,7 @@ func indexCols(idx int) []string {
 func (b *sqlBackend) create(ctx context.Context) error {
 	for _, q := range b.createStatements() {
 		if _, err := b.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("create %s: %s: %w", tableName, q, err)
+			return driverErr("create "+tableName+": "+truncate(q, 120), err)
 		}
 	}
 	return nil
@@ -128,17 +127,6 @@ func (b *sqlBackend) pkType() string {
 	return b.d.AutoIncrementPK() // SQLite's integer key has 64 bits
 }
 
-// count counts the table through index idx: forced with the dialect's hint, or read in that
-// index's order where it has none (sqldb.Count). The lower bound is below every value of every
-// first column, and within the range of an INT column.
-func (b *sqlBackend) count(ctx context.Context, idx int) (int64, error) {
-	n, err := sqldb.Count(ctx, b.db, b.d, tableName, b.hint(idx), indexCols(idx), math.MinInt32)
-	if err != nil {
-		return 0, fmt.Errorf("count %s through %s: %w", tableName, indexes[idx].name, err)
-	}
-	return n, nil
-}
-
 // insertColumns is the column list of an insert: every column but transactionid.
 func (b *sqlBackend) insertColumns() string {
 	var sb strings.Builder
@@ -164,7 +152,7 @@ func (b *sqlBackend) insertText(n int, tuple string) string {
 
 // chunk is the most rows one insert statement takes: all of a batch unless it has more values
 // than the dialect takes in one statement.
-func (b *sqlBackend) chunk() int { return max(b.d.MaxParams()/(6+b.p.CharFields), 1) }
+func (b *sqlBackend) chunk() int { return chunkRows(b.d.MaxParams(), b.p) }
 
 // queryText returns the query of index idx: the rows at or after a seek point in index order,
 // the index's columns only (the index covers the query). The seek is a row-value comparison
@@ -246,7 +234,7 @@ func dateText(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.D
 func (b *sqlBackend) newSession(ctx context.Context) (session, error) {
 	conn, err := sqldb.Connect(ctx, b.eng)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, driverErr("connect", err)
 	}
 	if b.ref {
 		return newRefSession(ctx, b, conn)
@@ -291,7 +279,7 @@ func (s *sqlSession) insertStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	tuple := "(" + s.b.d.TimestampFromUnix("?") + ",?,?,?,?,?" + strings.Repeat(",?", s.b.p.CharFields) + ")"
 	st, err := s.conn.PrepareContext(s.conn.Ctx(ctx), s.b.insertText(n, tuple))
 	if err != nil {
-		return nil, fmt.Errorf("prepare the insert of %d rows: %w", n, err)
+		return nil, driverErr(fmt.Sprintf("prepare the insert of %d rows", n), err)
 	}
 	s.inserts[n] = st
 	return st, nil
@@ -303,7 +291,7 @@ func (s *sqlSession) insert(ctx context.Context, rows []Row) (err error) {
 	chunk := s.b.chunk()
 	if len(rows) > chunk {
 		if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), s.b.d.BeginWrite()); err != nil {
-			return fmt.Errorf("insert into %s: begin: %w", tableName, err)
+			return driverErr("insert into "+tableName+": begin", err)
 		}
 		defer func() {
 			end := "COMMIT"
@@ -311,7 +299,7 @@ func (s *sqlSession) insert(ctx context.Context, rows []Row) (err error) {
 				end = "ROLLBACK"
 			}
 			if _, cerr := s.conn.ExecContext(context.WithoutCancel(ctx), end); cerr != nil && err == nil {
-				err = fmt.Errorf("insert into %s: commit: %w", tableName, cerr)
+				err = driverErr("insert into "+tableName+": commit", cerr)
 			}
 		}()
 	}
@@ -340,7 +328,7 @@ func (s *sqlSession) insertRows(ctx context.Context, rows []Row) error {
 		}
 	}
 	if _, err := st.ExecContext(s.conn.Ctx(ctx), s.args...); err != nil {
-		return fmt.Errorf("insert into %s: %w", tableName, s.conn.Err(err))
+		return driverErr("insert into "+tableName, s.conn.Err(err))
 	}
 	return nil
 }
@@ -352,7 +340,7 @@ func (s *sqlSession) query(ctx context.Context, idx int, seek Key, limit int, ou
 		text, args := s.b.queryText(idx, limit)
 		st, err := s.conn.PrepareContext(s.conn.Ctx(ctx), text)
 		if err != nil {
-			return out[:0], fmt.Errorf("prepare %q: %w", text, err)
+			return out[:0], driverErr("prepare the "+indexes[idx].name+" query", err)
 		}
 		q = &prepared{st: st, args: args}
 		s.queries[key] = q
@@ -363,7 +351,7 @@ func (s *sqlSession) query(ctx context.Context, idx int, seek Key, limit int, ou
 	}
 	rows, err := q.st.QueryContext(s.conn.Ctx(ctx), s.args...)
 	if err != nil {
-		return out[:0], fmt.Errorf("query %s: %w", indexes[idx].name, s.conn.Err(err))
+		return out[:0], driverErr("query "+indexes[idx].name, s.conn.Err(err))
 	}
 	out, err = s.scan.all(rows, idx, indexes[idx].cols, out)
 	return out, s.conn.Err(err)
@@ -402,7 +390,7 @@ func (s *keyScan) all(rows *sql.Rows, idx int, cols []int, out []Key) ([]Key, er
 		s.k = Key{}
 		if err := rows.Scan(s.dest...); err != nil {
 			rows.Close()
-			return out, fmt.Errorf("query %s: %w", indexes[idx].name, err)
+			return out, driverErr("query "+indexes[idx].name, err)
 		}
 		if pricePos >= 0 {
 			s.k[pricePos] = centsOf(s.price)
@@ -414,7 +402,7 @@ func (s *keyScan) all(rows *sql.Rows, idx int, cols []int, out []Key) ([]Key, er
 	}
 	if err := rows.Err(); err != nil {
 		rows.Close()
-		return out, fmt.Errorf("query %s: %w", indexes[idx].name, err)
+		return out, driverErr("query "+indexes[idx].name, err)
 	}
 	return out, rows.Close()
 }
@@ -426,13 +414,16 @@ type discard struct{}
 func (discard) Scan(any) error { return nil }
 
 // unixTime is a scan destination for a dateandtime, read back as unix seconds: an integer (as
-// enginebench's statements select it), a time, or the text of a DATETIME in UTC.
+// enginebench's statements select it), a time, or the text of a DATETIME in UTC; NULL as
+// nullTime.
 type unixTime struct{ v int64 }
 
 // Scan implements sql.Scanner.
 func (u *unixTime) Scan(src any) error {
 	var err error
 	switch s := src.(type) {
+	case nil:
+		u.v = nullTime
 	case int64:
 		u.v = s
 	case time.Time:
@@ -473,5 +464,5 @@ func parseUnix[T string | []byte](s T) (int64, error) {
 	} else if n, ok := num(0, len(s)); ok && len(s) > 0 && len(s) < 19 {
 		return int64(n), nil
 	}
-	return 0, fmt.Errorf("dateandtime: cannot parse %q", string(s))
+	return 0, fmt.Errorf("dateandtime: cannot parse %q", truncate(string(s), 40))
 }

@@ -1,0 +1,93 @@
+package iibench
+
+import (
+	"fmt"
+	"math"
+	"unicode/utf8"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+)
+
+// maxPacket is MariaDB's default max_allowed_packet, which the managed servers keep: the most
+// bytes one statement may have, as text or as the values of a prepared statement.
+const maxPacket = 16 << 20
+
+// stmtOverhead bounds the bytes of an insert statement besides its rows.
+const stmtOverhead = 1024
+
+// stmtRowBytes bounds the bytes one row takes in an insert statement, as text (the reference
+// variant's) or as the values of a prepared statement: a quoted date, three ints of up to 11
+// characters, a price of up to 24, the quoted data column, each quoted padding column, and the
+// commas and parentheses.
+func (p *Params) stmtRowBytes() int64 {
+	return 120 + int64(p.CharFields)*(int64(p.CharLength)+3)
+}
+
+// chunkRows is the most rows of p one insert statement holds on a dialect that takes maxParams
+// bind parameters: a batch with more is split into several statements in one transaction.
+func chunkRows(maxParams int, p *Params) int { return max(maxParams/(6+p.CharFields), 1) }
+
+// maxMariaRows is the most rows of p one insert statement may hold on MariaDB.
+func (p *Params) maxMariaRows() int { return int((maxPacket - stmtOverhead) / p.stmtRowBytes()) }
+
+// CheckEngine refuses, before any work, an engine the parameters cannot run on: on MariaDB
+// (innodb, myrocks) an insert statement above max_allowed_packet, which the server would refuse
+// in the middle of the run; on MariaDB and PostgreSQL in the reference variant more rows than
+// its int transactionid holds (2^31 - 1). The KV engines, SQLite and PostgreSQL take any batch
+// that Validate accepts: a batch with more values than a statement takes is split.
+func (w *Workload) CheckEngine(d engine.Driver) error {
+	p := &w.p
+	if d.Family != engine.FamilySQL || !d.Server {
+		return nil
+	}
+	if d.Name == sqldb.InnoDBDriver().Name || d.Name == sqldb.MyRocksDriver().Name {
+		rows := min(p.InsertBatch, chunkRows(sqldb.MySQLDialect{}.MaxParams(), p))
+		if limit := p.maxMariaRows(); rows > limit {
+			return fmt.Errorf("--insert-batch %d: an insert statement of %d rows with %d padding columns of %d bytes may take %.1f MiB, "+
+				"above MariaDB's max_allowed_packet (16 MiB) on %s: at most %d rows per insert",
+				p.InsertBatch, rows, p.CharFields, p.CharLength, float64(int64(rows)*p.stmtRowBytes()+stmtOverhead)/(1<<20), d.Name, limit)
+		}
+	}
+	if !p.Corrected() && p.totalRows() > math.MaxInt32 {
+		return fmt.Errorf("--max-rows %d: the reference variant's transactionid is an int, which holds %d rows on %s; "+
+			"--variant corrected makes it a bigint", p.MaxRows, math.MaxInt32, d.Name)
+	}
+	return nil
+}
+
+// maxErrorText bounds the driver's message in an error: a driver may repeat a statement, with
+// its values, in its message.
+const maxErrorText = 300
+
+// opError is the error of an engine operation: the operation's name, then the driver's message
+// cut to maxErrorText bytes. It never holds a statement's values; errors.Is and errors.As see
+// the driver's error.
+type opError struct {
+	op  string
+	err error
+}
+
+func (e *opError) Error() string { return e.op + ": " + truncate(e.err.Error(), maxErrorText) }
+
+func (e *opError) Unwrap() error { return e.err }
+
+// driverErr returns err as the error of operation op; nil stays nil.
+func driverErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &opError{op: op, err: err}
+}
+
+// truncate cuts s to at most n bytes on a character boundary, saying how much it left out.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d more bytes)", s[:cut], len(s)-cut)
+}

@@ -1,0 +1,434 @@
+package iibench
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// Verification (docs/iibench.md, Verification) reads the table back after the run: every row
+// through the primary key, compared with the row its insert thread made, and every entry of each
+// secondary index, compared as a multiset with the entries the rows made must have. A row's
+// values are a function of the run's seed, its insert thread and its place in that thread's
+// sequence (Gen); the place is recovered from the order of the transactionids, which each thread
+// receives in increasing order whatever the engine assigns (gaps left by failed attempts, ids
+// interleaved between threads): the rows read in primary key order must be an interleaving of
+// every thread's rows, each thread's in its own order. Memory is bounded by the number of
+// threads and the seconds of the run (insertLog), never by the rows.
+
+// insertLog is what one insert thread wrote, for verification: how many of its rows were
+// committed and the dateandtime of each, the one column that is not drawn from the row's seed
+// (it is the time the batch was made). Its thread writes it during the step; verification
+// reads it after.
+type insertLog struct {
+	rows  int64
+	times []timeRun // by from
+}
+
+// timeRun says that the rows from from on, up to the next run's, have dateandtime unix: one run
+// per change of the second, a few bytes a second of the run.
+type timeRun struct{ from, unix int64 }
+
+// made records that the rows from seq on were made at unix time unix.
+func (l *insertLog) made(seq, unix int64) {
+	if n := len(l.times); n == 0 || l.times[n-1].unix != unix {
+		l.times = append(l.times, timeRun{seq, unix})
+	}
+}
+
+// timeOf returns the dateandtime of row seq.
+func (l *insertLog) timeOf(seq int64) int64 {
+	i := sort.Search(len(l.times), func(i int) bool { return l.times[i].from > seq })
+	if i == 0 {
+		return 0
+	}
+	return l.times[i-1].unix
+}
+
+// storedRow is a row as verification reads it back: price as the bits of the single-precision
+// float the column holds (an exact comparison whatever the domain of prices), a NULL
+// dateandtime as nullTime. Data and Pad (the padding columns back to back) are valid only
+// during the callback that receives the row.
+type storedRow struct {
+	ID, Date, CashReg, Customer, Product int64
+	Price                                uint32
+	Data, Pad                            []byte
+}
+
+// nullTime is the dateandtime of a stored row whose column is NULL.
+const nullTime = math.MinInt64
+
+// rawKey returns the entry of row r in index idx as verification reads one back: its columns
+// in index order, a price as the bits of its single-precision float.
+func rawKey(r *Row, idx int) Key {
+	k := r.key(idx)
+	for i, c := range indexes[idx].cols {
+		if c == colPrice {
+			k[i] = int64(priceBits(r.Price))
+		}
+	}
+	return k
+}
+
+// fingerprint is an order-independent hash of a multiset of index entries: their number and
+// the sum of a keyed 64-bit hash of each. A missing, extra, repeated or changed entry changes
+// the sum but with a chance of 2^-64.
+type fingerprint struct {
+	n   int64
+	sum uint64
+}
+
+// add adds entry k of an index with n columns.
+func (f *fingerprint) add(seed maphash.Seed, k Key, n int) {
+	var b [8 * len(Key{})]byte
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(k[i]))
+	}
+	f.n++
+	f.sum += maphash.Bytes(seed, b[:8*n])
+}
+
+// The problems verification describes in its detail; past them it only counts.
+const maxProblems = 3
+
+// lookahead is how far past a thread's next row verification looks for a row that is not that
+// row, to tell rows missing before it (a lost batch) from a changed row: at most lookaheadRows
+// rows over all threads for one row read, and not once lookaheadProblems problems were found, so
+// that a table damaged throughout costs little more than a scan.
+const (
+	lookahead         = 1024
+	lookaheadRows     = 1 << 16
+	lookaheadProblems = 1000
+)
+
+// thread is one insert thread's rows as verification expects them.
+type thread struct {
+	c     int
+	log   *insertLog
+	gen   *Gen
+	ahead *Gen  // made on the first look ahead
+	seq   int64 // the next row expected
+	head  *Row  // row seq; nil once every row was seen
+}
+
+// at sets head to row seq, or nil past the last row.
+func (t *thread) at(seq int64) {
+	t.seq, t.head = seq, nil
+	if seq < t.log.rows {
+		t.head = t.gen.Row(seq, t.log.timeOf(seq))
+	}
+}
+
+// peek returns row seq, made by the thread's second generator so that head stays valid.
+func (t *thread) peek(p *Params, seed uint64, seq int64) *Row {
+	if t.ahead == nil {
+		t.ahead = NewGen(p, seed, uint64(t.c))
+	}
+	return t.ahead.Row(seq, t.log.timeOf(seq))
+}
+
+// verifier checks the rows and entries read back against the threads' rows.
+type verifier struct {
+	p       *Params
+	threads []*thread
+	last    int // the thread of the last row matched
+	seed    maphash.Seed
+	want    [numIndexes]fingerprint // of the entries the threads' rows make
+	prevID  int64
+	read    int64 // rows read through the primary key
+	missing int64
+	extra   int64
+	changed int64
+	// problems describes the first maxProblems problems; more counts the others.
+	problems []string
+	more     int
+}
+
+func newVerifier(p *Params, logs []insertLog) *verifier {
+	v := &verifier{p: p, seed: maphash.MakeSeed(), prevID: math.MinInt64}
+	for c := range logs {
+		t := &thread{c: c, log: &logs[c], gen: NewGen(p, p.Seed, uint64(c))}
+		t.at(0)
+		v.threads = append(v.threads, t)
+	}
+	return v
+}
+
+// expected returns the rows the threads committed.
+func (v *verifier) expected() int64 {
+	var n int64
+	for _, t := range v.threads {
+		n += t.log.rows
+	}
+	return n
+}
+
+// problem adds the description of a problem that describe makes, or counts it past
+// maxProblems without making it.
+func (v *verifier) problem(describe func() string) {
+	if len(v.problems) == maxProblems {
+		v.more++
+		return
+	}
+	v.problems = append(v.problems, describe())
+}
+
+// take counts t's next row as seen (matched, missing or changed) and moves t past it.
+func (v *verifier) take(t *thread) {
+	for _, idx := range v.p.Indexes()[1:] {
+		v.want[idx].add(v.seed, rawKey(t.head, idx), len(indexes[idx].cols))
+	}
+	t.at(t.seq + 1)
+}
+
+// row checks the next row read through the primary key.
+func (v *verifier) row(s *storedRow) {
+	v.read++
+	if s.ID <= v.prevID {
+		prev := v.prevID
+		v.problem(func() string {
+			return fmt.Sprintf("transactionid %d read after %d: the primary key is out of order", s.ID, prev)
+		})
+	}
+	v.prevID = s.ID
+	if t := v.threads[v.last]; t.head != nil && sameRow(s, t.head) {
+		v.take(t)
+		return
+	}
+	for i, t := range v.threads {
+		if t.head != nil && sameRow(s, t.head) {
+			v.last = i
+			v.take(t)
+			return
+		}
+	}
+	v.mismatch(s)
+}
+
+// mismatch classifies a row that is no thread's next row: the rows of a thread before it are
+// missing (it is one of the next lookahead rows of that thread), or it is a thread's next row
+// changed (it has most of its columns), or it is an extra row.
+func (v *verifier) mismatch(s *storedRow) {
+	look := int64(min(lookahead, lookaheadRows/len(v.threads)))
+	if v.missing+v.extra+v.changed >= lookaheadProblems {
+		look = 0
+	}
+	for _, t := range v.threads {
+		for k := int64(1); k <= look && t.seq+k < t.log.rows; k++ {
+			if !sameRow(s, t.peek(v.p, v.p.Seed, t.seq+k)) {
+				continue
+			}
+			v.missing += k
+			v.problem(func() string {
+				return fmt.Sprintf("transactionid %d is row %d of insert thread %d: its %s before it %s missing",
+					s.ID, t.seq+k, t.c, rowsText(t.seq, t.seq+k-1), isAre(k))
+			})
+			for ; k >= 0; k-- {
+				v.take(t)
+			}
+			return
+		}
+	}
+	var best *thread
+	same := 0
+	for _, t := range v.threads {
+		if t.head == nil {
+			continue
+		}
+		if n := sameColumns(s, t.head); n > same {
+			best, same = t, n
+		}
+	}
+	if best != nil && 2*same > len(rowColumns) {
+		v.changed++
+		v.problem(func() string {
+			return fmt.Sprintf("transactionid %d (row %d of insert thread %d) differs: %s", s.ID, best.seq, best.c,
+				strings.Join(diffRow(s, best.head), ", "))
+		})
+		v.take(best)
+		return
+	}
+	v.extra++
+	v.problem(func() string {
+		return fmt.Sprintf("transactionid %d is an extra row, no insert thread's next row (cashregisterid %d, customerid %d, productid %d, price %g)",
+			s.ID, s.CashReg, s.Customer, s.Product, math.Float32frombits(s.Price))
+	})
+}
+
+// rowsText names the rows from..to of a thread.
+func rowsText(from, to int64) string {
+	if from == to {
+		return fmt.Sprintf("row %d", from)
+	}
+	return fmt.Sprintf("rows %d to %d", from, to)
+}
+
+// end counts the rows of each thread that were not read as missing, and their index entries as
+// expected.
+func (v *verifier) end() {
+	for _, t := range v.threads {
+		if left := t.log.rows - t.seq; left > 0 {
+			v.missing += left
+			v.problem(func() string {
+				return fmt.Sprintf("the last %s of insert thread %d (%s) %s missing", plural(left, "row"), t.c,
+					rowsText(t.seq, t.log.rows-1), isAre(left))
+			})
+		}
+		for t.head != nil {
+			v.take(t)
+		}
+	}
+}
+
+// isAre is the verb of n things.
+func isAre(n int64) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// plural writes n things.
+func plural(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// rowColumns are the columns that verification compares, in diffRow's order.
+var rowColumns = []string{"dateandtime", "cashregisterid", "customerid", "productid", "price", "data", "padding"}
+
+// sameRow reports whether s holds exactly the values of r.
+func sameRow(s *storedRow, r *Row) bool {
+	return s.Date == r.DateAndTime && s.CashReg == r.CashRegisterID && s.Customer == r.CustomerID &&
+		s.Product == r.ProductID && s.Price == priceBits(r.Price) && bytes.Equal(s.Data, r.Data) && bytes.Equal(s.Pad, r.Pad)
+}
+
+// sameColumns returns how many of rowColumns s and r have the same value in.
+func sameColumns(s *storedRow, r *Row) int {
+	n := 0
+	for _, same := range [...]bool{s.Date == r.DateAndTime, s.CashReg == r.CashRegisterID, s.Customer == r.CustomerID,
+		s.Product == r.ProductID, s.Price == priceBits(r.Price), bytes.Equal(s.Data, r.Data), bytes.Equal(s.Pad, r.Pad)} {
+		if same {
+			n++
+		}
+	}
+	return n
+}
+
+// diffRow describes each column in which s differs from r.
+func diffRow(s *storedRow, r *Row) []string {
+	var d []string
+	num := func(name string, got, want int64) {
+		if got != want {
+			d = append(d, fmt.Sprintf("%s %d, expected %d", name, got, want))
+		}
+	}
+	if s.Date != r.DateAndTime {
+		got := "NULL"
+		if s.Date != nullTime {
+			got = dateText(s.Date)
+		}
+		d = append(d, fmt.Sprintf("dateandtime %s, expected %s", got, dateText(r.DateAndTime)))
+	}
+	num("cashregisterid", s.CashReg, r.CashRegisterID)
+	num("customerid", s.Customer, r.CustomerID)
+	num("productid", s.Product, r.ProductID)
+	if s.Price != priceBits(r.Price) {
+		d = append(d, fmt.Sprintf("price %g, expected %g", math.Float32frombits(s.Price), math.Float32frombits(priceBits(r.Price))))
+	}
+	if !bytes.Equal(s.Data, r.Data) {
+		d = append(d, "data differs")
+	}
+	if !bytes.Equal(s.Pad, r.Pad) {
+		d = append(d, "padding differs")
+	}
+	return d
+}
+
+// indexCheck is what verification read through one secondary index.
+type indexCheck struct {
+	got       fingerprint
+	prev      Key
+	unordered bool // an entry came before the one read before it
+}
+
+// entry adds the next entry read through index idx.
+func (c *indexCheck) entry(seed maphash.Seed, idx int, k Key) {
+	n := len(indexes[idx].cols)
+	if c.got.n > 0 && compareKeys(k, c.prev, n) < 0 {
+		c.unordered = true
+	}
+	c.prev = k
+	c.got.add(seed, k, n)
+}
+
+// verify reads the table back through its primary key and every secondary index (see the top
+// of this file). It returns nil without reading on an engine that stores nothing. An error is
+// the engine's or ctx's: what verification could not read.
+func (r *run) verify(ctx context.Context) (*result.Verify, error) {
+	if d, ok := r.eng.(engine.Discarder); ok && d.Discards() {
+		return nil, nil
+	}
+	v := newVerifier(r.p, r.logs)
+	if err := r.be.scanRows(ctx, v.row); err != nil {
+		return nil, err
+	}
+	v.end()
+	ok := v.missing+v.extra+v.changed == 0 && len(v.problems) == 0
+	parts := []string{fmt.Sprintf("pk=%d%s", v.read, v.pkNote())}
+	for _, idx := range r.p.Indexes()[1:] {
+		var c indexCheck
+		if err := r.be.scanIndex(ctx, idx, func(k Key) { c.entry(v.seed, idx, k) }); err != nil {
+			return nil, err
+		}
+		note := ""
+		switch want := v.want[idx]; {
+		case c.got.n != want.n:
+			note = " (entries differ)"
+		case c.got.sum != want.sum:
+			note = " (as many entries, but they differ)"
+		case c.unordered:
+			note = " (out of index order)"
+		}
+		ok = ok && note == ""
+		parts = append(parts, fmt.Sprintf("%s=%d%s", indexes[idx].name, c.got.n, note))
+	}
+	detail := fmt.Sprintf("%s: expected %d, %s", tableName, v.expected(), strings.Join(parts, " "))
+	if ok {
+		detail += "; every row as generated, every index entry as its row's"
+	}
+	if len(v.problems) > 0 {
+		detail += "; " + strings.Join(v.problems, "; ")
+		if v.more > 0 {
+			detail += fmt.Sprintf("; and %d more", v.more)
+		}
+	}
+	return &result.Verify{OK: ok, Detail: detail}, nil
+}
+
+// pkNote sums up the primary key's problems: "" when there are none.
+func (v *verifier) pkNote() string {
+	var n []string
+	for _, c := range []struct {
+		k    int64
+		what string
+	}{{v.missing, "missing"}, {v.extra, "extra"}, {v.changed, "changed"}} {
+		if c.k > 0 {
+			n = append(n, fmt.Sprintf("%d %s", c.k, c.what))
+		}
+	}
+	if len(n) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(n, ", ") + ")"
+}
