@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -202,7 +203,7 @@ func (f *runFlags) placeData(pl *runPlan) error {
 	}
 	// Execute removes each configuration's data once it is done, unless --keep.
 	if pl.need = pl.w.EstimateBytes(); f.keep {
-		pl.need *= int64(managed)
+		pl.need = satMul(pl.need, int64(managed))
 	}
 	for i := range pl.cps {
 		if pl.cps[i].DSN == "" {
@@ -257,4 +258,12 @@ func (pl *runPlan) announce(log io.Writer, engines string) {
 			fmt.Fprintf(log, "enginebench: configuration %s runs on an existing server (DSN from %s)\n", c.Name, c.dsnFrom)
 		}
 	}
+}
+
+// satMul returns a*b for non-negative a and b, or math.MaxInt64 where that overflows.
+func satMul(a, b int64) int64 {
+	if b != 0 && a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
 }

@@ -197,7 +197,7 @@ func iibenchFlags(p *iibench.Params) *pflag.FlagSet {
 	fl.IntVar(&p.InsertThreads, "insert-threads", 0, "iibench: insert threads (default 1)")
 	fl.IntVar(&p.QueryThreads, "query-threads", 0, "iibench: query threads, each on one index in turn: primary key, then the secondary indexes; 0 for inserts only (default one per index)")
 	fl.IntVar(&p.InsertBatch, "insert-batch", 0, "iibench: rows per insert statement and transaction; the reference variant inserts whole batches only (default 1000)")
-	floatVar(fl, &p.MaxInsertRate, "max-insert-rate", 0, "iibench: at most this many rows inserted a second over all insert threads, spread evenly (default 0: no limit)")
+	floatVar(fl, &p.MaxInsertRate, "max-insert-rate", 0, "iibench: rows inserted a second over all insert threads, evenly spaced and open loop: response time is measured from when each batch was due, and the step is checked against the rate (default 0: no limit, closed loop)")
 	fl.IntVar(&p.SecondaryIndexes, "secondary-indexes", 0, "iibench: secondary indexes, 0-3: marketsegment, registersegment, pdc (default 3)")
 	fl.IntVar(&p.QueryLimit, "query-limit", 0, "iibench: rows read by each query (default 1000)")
 	fl.Int64Var(&p.QueryAfterRows, "query-after-rows", 0, "iibench: queries start once this many rows exist (default: at once in the reference variant, from --scale in the corrected one)")
