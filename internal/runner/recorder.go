@@ -22,7 +22,10 @@ type recorderState struct {
 	active atomic.Pointer[opBuffer]
 	ph     phaser
 	spare  *opBuffer // owned by the runner's goroutine
-	_      [64]byte  // keeps the counters of neighbouring recorders off each other's cache line
+	// last is the time (Unix nanoseconds on the clock) of the worker's last progress: an
+	// operation that succeeded, a Heartbeat, its return; 0 if none. The stall watchdog reads it.
+	last atomic.Int64
+	_    [64]byte // keeps the counters of neighbouring recorders off each other's cache line
 }
 
 // opBuffer holds a recorder's records of one interval, one entry per operation type.
@@ -75,8 +78,17 @@ func (rec *Recorder) Do(op Op, intended time.Time, fn func() (units int64, err e
 		}
 	}
 	rec.ph.exit(e)
+	if err == nil {
+		rec.last.Store(end.UnixNano())
+	}
 	return err
 }
+
+// Heartbeat tells the step's stall watchdog that the worker progresses although no operation
+// completes: a step whose operation is long by nature (one CREATE INDEX, a full scan) calls it
+// whenever it sees the engine at work (its server's CPU time grew, a progress view advanced).
+// Every operation that succeeds counts by itself. Heartbeat may be called from any goroutine.
+func (rec *Recorder) Heartbeat() { rec.last.Store(rec.clock.Now().UnixNano()) }
 
 // Retried counts one retry of an operation of type op (a transient conflict that was retried).
 func (rec *Recorder) Retried(op Op) {
