@@ -196,7 +196,7 @@ func (sr *stepRun) abandon(idle time.Duration) {
 		names = append(names, strconv.Itoa(c))
 	}
 	sr.notes = append(sr.notes, fmt.Sprintf("%d of the step's %d workers (clients %s) did not return once cancelled, "+
-		"and nothing progressed for %v: the step ended without them", sr.left, len(sr.s.Workers), strings.Join(names, ", "), idle))
+		"and nothing progressed for %v: the step ended without them", sr.left, len(sr.s.Workers), strings.Join(names, ", "), roundIdle(idle)))
 }
 
 // watch starts the step's stall watchdog with limit, counting from start, and returns the

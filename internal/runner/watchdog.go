@@ -26,7 +26,15 @@ func (e *StallError) Error() string {
 	if what == "" {
 		what = "the engine"
 	}
-	return fmt.Sprintf("%s stalled: nothing completed for %v", what, e.For)
+	return fmt.Sprintf("%s stalled: nothing completed for %v", what, roundIdle(e.For))
+}
+
+// roundIdle rounds a time without progress for a message: to the second from a second on.
+func roundIdle(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d
 }
 
 // Interrupted reports whether ctx was interrupted: cancelled with no cause of its own
