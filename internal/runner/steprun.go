@@ -54,6 +54,7 @@ func newStepRun(ctx context.Context, s *Step, clock Clock) *stepRun {
 	fgClients := map[int]bool{}
 	for i, w := range s.Workers {
 		sr.recs[i] = newRecorder(clock, w.Client, len(s.Ops))
+		sr.recs[i].opCtx = sr.runCtx
 		if !w.Background {
 			sr.fgLeft++
 			fgClients[w.Client] = true

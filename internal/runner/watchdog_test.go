@@ -65,7 +65,8 @@ func TestStallFailsAStepThatStopsProgressing(t *testing.T) {
 			close(did)
 			return blocked(ctx) // the server froze
 		}},
-		{Client: 1, Run: func(ctx context.Context, rec *Recorder) error { return blocked(ctx) }},
+		// An engine call on the operation context is cancelled too.
+		{Client: 1, Run: func(ctx context.Context, rec *Recorder) error { return blocked(rec.OpContext()) }},
 	}
 	r := &Runner{Clock: c, Tick: time.Hour, StallTimeout: stallLimit, Config: "innodb"}
 	got := runAsync(context.Background(), r, Step{Name: "l.i1", Ops: []OpSpec{{Name: "insert"}}, Workers: workers})
@@ -311,4 +312,29 @@ func waiters(c *ManualClock) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.waiters)
+}
+
+// The operation context outlives the step's normal end, so that an operation in flight then
+// completes; it ends with the step.
+func TestOpContextAtTheNormalEnd(t *testing.T) {
+	var atEnd error
+	w := Worker{Run: func(ctx context.Context, rec *Recorder) error {
+		<-ctx.Done() // the step's Duration has passed
+		atEnd = rec.OpContext().Err()
+		return ctx.Err()
+	}}
+	var op context.Context
+	b := Worker{Background: true, Run: func(ctx context.Context, rec *Recorder) error {
+		op = rec.OpContext()
+		<-ctx.Done()
+		return ctx.Err()
+	}}
+	res := (&Runner{Clock: NewManualClock(t0), Tick: time.Hour}).Run(context.Background(),
+		Step{Name: "qr100", Ops: []OpSpec{{Name: "query"}}, Workers: []Worker{w, b}, Duration: time.Minute})
+	if res.Status != result.StatusOK || atEnd != nil {
+		t.Fatalf("status %q, operation context at the step's end: %v, want ok and not cancelled", res.Status, atEnd)
+	}
+	if op.Err() == nil {
+		t.Error("the operation context outlives Run")
+	}
 }
