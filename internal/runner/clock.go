@@ -13,6 +13,9 @@ type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
 
+// WaitUntil is SleepUntil: real time passes by itself.
+func (c systemClock) WaitUntil(ctx context.Context, t time.Time) error { return c.SleepUntil(ctx, t) }
+
 func (systemClock) SleepUntil(ctx context.Context, t time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -32,15 +35,18 @@ func (systemClock) SleepUntil(ctx context.Context, t time.Time) error {
 }
 
 // ManualClock is a virtual clock for tests: it stands still until Advance moves it, and
-// SleepUntil moves it forward to the wake-up time at once instead of waiting. It never goes
+// SleepUntil moves it forward to the wake-up time at once instead of waiting. WaitUntil waits
+// until Advance or SleepUntil (of another goroutine) has moved it far enough. It never goes
 // backwards. It is safe for concurrent use.
 //
 // A Runner with a ManualClock still ticks its per-second series on real time (the intervals
 // carry the virtual time), and a step with a Duration ends at once in virtual time: its
-// deadline is a SleepUntil that moves the clock to the end of the step.
+// deadline is a SleepUntil that moves the clock to the end of the step. Its stall watchdog
+// waits with WaitUntil: it fires only when a test moves the clock past the limit.
 type ManualClock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu      sync.Mutex
+	now     time.Time
+	waiters map[chan struct{}]time.Time // the WaitUntil calls and the times they wait for
 }
 
 // NewManualClock returns a ManualClock that reads start.
@@ -59,8 +65,19 @@ func (c *ManualClock) Advance(d time.Duration) {
 		return
 	}
 	c.mu.Lock()
-	c.now = c.now.Add(d)
+	c.moveTo(c.now.Add(d))
 	c.mu.Unlock()
+}
+
+// moveTo sets the clock to t and wakes the waiters whose time has come. c.mu is held.
+func (c *ManualClock) moveTo(t time.Time) {
+	c.now = t
+	for ch, at := range c.waiters {
+		if !at.After(t) {
+			close(ch)
+			delete(c.waiters, ch)
+		}
+	}
 }
 
 // SleepUntil returns ctx.Err() if ctx is done; otherwise it moves the clock forward to t (if t
@@ -71,10 +88,39 @@ func (c *ManualClock) SleepUntil(ctx context.Context, t time.Time) error {
 	}
 	c.mu.Lock()
 	if t.After(c.now) {
-		c.now = t
+		c.moveTo(t)
 	}
 	c.mu.Unlock()
 	return nil
+}
+
+// WaitUntil returns ctx.Err() if ctx is done; otherwise it returns nil once the clock reads t
+// or later, which another goroutine's Advance or SleepUntil brings about (it never moves the
+// clock itself), or ctx.Err() when ctx is done first.
+func (c *ManualClock) WaitUntil(ctx context.Context, t time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if !t.After(c.now) {
+		c.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	if c.waiters == nil {
+		c.waiters = map[chan struct{}]time.Time{}
+	}
+	c.waiters[ch] = t
+	c.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		delete(c.waiters, ch)
+		c.mu.Unlock()
+		return ctx.Err()
+	}
 }
 
 // Pacer schedules the intended start times of an open-loop (rate-limited) client: start,

@@ -20,6 +20,9 @@ func IsTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd()
 // plainEvery is how often the plain (non-terminal) progress writes a line.
 const plainEvery = 10 * time.Second
 
+// idleShown is how long a step must have made no progress before its status line says so.
+const idleShown = 10 * time.Second
+
 // NewProgress returns a Progress that writes to w. On a terminal it keeps one live line,
 // rewritten in place every tick (step, rate, elapsed, done/expected with percent and ETA, or
 // elapsed/duration for a fixed-duration step) and replaced by a one-line result when the step
@@ -147,8 +150,9 @@ func (p *progress) line(s string) {
 	p.live = true
 }
 
-// statusLine formats a running step: name, rate, elapsed and what is known of the end, with
-// first after the name and sep between the other parts.
+// statusLine formats a running step: name, rate, elapsed, what is known of the end and, when
+// it has made no progress for idleShown or more, for how long, with first after the name and
+// sep between the other parts.
 func statusLine(s Status, first, sep string) string {
 	parts := []string{count(s.Rate) + "/s"}
 	switch {
@@ -163,6 +167,9 @@ func statusLine(s Status, first, sep string) string {
 		parts = append(parts, clock(s.Elapsed)+"/"+clock(s.Duration), count(float64(s.Units))+" done")
 	default:
 		parts = append(parts, clock(s.Elapsed), count(float64(s.Units))+" done")
+	}
+	if s.Idle >= idleShown {
+		parts = append(parts, "nothing completed for "+clock(s.Idle))
 	}
 	return s.Step + first + strings.Join(parts, sep)
 }

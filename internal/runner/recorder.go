@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -22,7 +23,11 @@ type recorderState struct {
 	active atomic.Pointer[opBuffer]
 	ph     phaser
 	spare  *opBuffer // owned by the runner's goroutine
-	_      [64]byte  // keeps the counters of neighbouring recorders off each other's cache line
+	// last is the time (Unix nanoseconds on the clock) of the worker's last progress: an
+	// operation that succeeded, a Heartbeat, its return; 0 if none. The stall watchdog reads it.
+	last  atomic.Int64
+	opCtx context.Context // see OpContext; nil outside a step
+	_     [64]byte        // keeps the counters of neighbouring recorders off each other's cache line
 }
 
 // opBuffer holds a recorder's records of one interval, one entry per operation type.
@@ -75,8 +80,17 @@ func (rec *Recorder) Do(op Op, intended time.Time, fn func() (units int64, err e
 		}
 	}
 	rec.ph.exit(e)
+	if err == nil {
+		rec.last.Store(end.UnixNano())
+	}
 	return err
 }
+
+// Heartbeat tells the step's stall watchdog that the worker progresses although no operation
+// completes: a step whose operation is long by nature (one CREATE INDEX, a full scan) calls it
+// whenever it sees the engine at work (its server's CPU time grew, a progress view advanced).
+// Every operation that succeeds counts by itself. Heartbeat may be called from any goroutine.
+func (rec *Recorder) Heartbeat() { rec.last.Store(rec.clock.Now().UnixNano()) }
 
 // Retried counts one retry of an operation of type op (a transient conflict that was retried).
 func (rec *Recorder) Retried(op Op) {
@@ -100,6 +114,19 @@ func (rec *Recorder) check(op Op) {
 	if uint(op) >= uint(rec.nops) {
 		panic(fmt.Sprintf("runner: op %d out of range: the step has %d operation types", op, rec.nops))
 	}
+}
+
+// OpContext returns the context for the worker's engine calls: it is cancelled when the step
+// fails or stalls (with that error as its cause, see context.Cause) or is interrupted, but not
+// at the step's normal end (its Duration, or the foreground workers done), so that an
+// operation then in flight completes instead of failing. A worker that passes it to its
+// engine calls lets the stall watchdog cancel a statement stuck on a frozen server, where the
+// worker would otherwise be left behind (see Runner.Run).
+func (rec *Recorder) OpContext() context.Context {
+	if rec.opCtx == nil {
+		return context.Background()
+	}
+	return rec.opCtx
 }
 
 // Now returns the time on the runner's clock.

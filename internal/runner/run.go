@@ -3,8 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
-	"runtime/debug"
 	"sort"
 	"time"
 
@@ -21,23 +19,27 @@ func SLA(target, achieved float64) *result.Target {
 	return &result.Target{InsertsPerSec: target, AchievedInsertsPerSec: achieved, SLAMet: met}
 }
 
-// workerDone is what a worker's goroutine reports when its Run returns.
-type workerDone struct {
-	i   int
-	err error
-	at  time.Time
-}
-
-// Run runs the step s and returns its result; it returns when every worker has returned.
+// Run runs the step s and returns its result; it returns when every worker has returned, or
+// when the stall watchdog gives up on those that do not (below).
 //
 // Every worker runs in its own goroutine with its own Recorder. Foreground workers run until
 // they return, or until s.Duration has passed (then their context is cancelled). Background
 // workers are cancelled when every foreground worker has returned (or at once if there is
 // none and no Duration). A worker that returns an error other than its cancelled context's
 // cancels every other worker and fails the step with that error (the first one wins); so does
-// a worker that panics (the error then holds the panic and its stack). If ctx is cancelled the
-// step is interrupted, with what was measured so far. A worker must return soon after its
-// context is cancelled: Run waits for every worker.
+// a worker that panics (the error then holds the panic and its stack). If ctx is interrupted
+// (see Interrupted) the step is interrupted, with what was measured so far; cancelled with
+// another cause, the step fails with that cause. A worker must return soon after its context
+// is cancelled.
+//
+// The stall watchdog (Runner.StallTimeout, Step.StallTimeout) fails the step with a
+// *StallError when no worker made progress (an operation that succeeded, a Heartbeat, a
+// return) for the limit on the runner's clock, and cancels the workers, so that the caller can
+// close the engine. Once the workers are cancelled (for a stall, a failure or an interrupt),
+// Run waits for them until nothing progressed for the limit (after a stall: since the stall);
+// then it returns without the workers that are still inside an engine call, which end, for the
+// step's figures, at that moment, and the step's notes say so. They return when that call does
+// (when the engine is closed), recording into their Recorder, which nothing reads any more.
 //
 // Seconds runs from the start until every foreground worker has returned (with none, every
 // worker), at most s.Duration. Intervals holds one entry per Tick plus a last, shorter one for
@@ -60,114 +62,32 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 		sm.Begin(ctx, start)
 	}
 
-	runCtx, cancelAll := context.WithCancel(ctx)
-	defer cancelAll()
-	fgCtx, cancelFg := context.WithCancel(runCtx)
-	defer cancelFg()
-	bgCtx, cancelBg := context.WithCancel(runCtx)
-	defer cancelBg()
-
-	recs := make([]*Recorder, len(s.Workers))
-	fgLeft := 0
-	fgClients := map[int]bool{}
-	for i, w := range s.Workers {
-		recs[i] = newRecorder(clock, w.Client, len(s.Ops))
-		if !w.Background {
-			fgLeft++
-			fgClients[w.Client] = true
-		}
-	}
-	clients := len(fgClients)
-
-	deadlineDone := make(chan struct{})
-	if s.Duration > 0 {
-		go func() {
-			defer close(deadlineDone)
-			if clock.SleepUntil(runCtx, start.Add(s.Duration)) == nil {
-				cancelFg()
-				cancelBg()
-			}
-		}()
-	} else {
-		close(deadlineDone)
-		if fgLeft == 0 {
-			cancelBg()
-		}
-	}
-
-	done := make(chan workerDone, len(s.Workers))
-	for i, w := range s.Workers {
-		wctx := fgCtx
-		if w.Background {
-			wctx = bgCtx
-		}
-		go func() {
-			var err error
-			defer func() {
-				if p := recover(); p != nil {
-					err = fmt.Errorf("panic in worker of client %d: %v\n%s", w.Client, p, debug.Stack())
-				}
-				done <- workerDone{i: i, err: err, at: clock.Now()}
-			}()
-			err = w.Run(wctx, recs[i])
-		}()
-	}
-
+	sr := newStepRun(ctx, &s, clock)
+	defer sr.stop(nil)
+	deadlineDone := sr.startDeadline(start)
+	sr.startWorkers()
 	st := &stepStats{r: r, s: &s, clock: clock, start: start, last: start, lastPeriod: start, every: tick,
 		iv: make([]opStats, len(s.Ops)), tot: make([]opStats, len(s.Ops)), per: make([]opStats, len(s.Ops)),
 		prev: make([]opStats, len(s.Ops))}
-	ticker := time.NewTicker(tick)
-	defer ticker.Stop()
-	var failErr error
-	var fgEnd, allEnd time.Time
-	clientEnd := map[int]time.Time{}
-	for left := len(s.Workers); left > 0; {
-		select {
-		case d := <-done:
-			left--
-			w := s.Workers[d.i]
-			allEnd = later(allEnd, d.at)
-			wctx := fgCtx
-			if w.Background {
-				wctx = bgCtx
-			}
-			if !normalEnd(d.err, wctx) && failErr == nil && ctx.Err() == nil {
-				failErr = d.err
-				cancelAll()
-			}
-			if !w.Background {
-				fgEnd = later(fgEnd, d.at)
-				clientEnd[w.Client] = later(clientEnd[w.Client], d.at)
-				if fgLeft--; fgLeft == 0 {
-					cancelBg()
-				}
-			}
-		case <-ticker.C:
-			st.tick(ctx, recs, true)
-		}
-	}
-	cancelAll()
+	stalls, stopWatch := sr.watch(r.stallLimit(&s), start)
+	sr.wait(st, tick, stalls, r.Config)
+	stopWatch()
+	sr.stop(nil)
 	<-deadlineDone
-	st.tick(ctx, recs, false)
+	st.tick(ctx, sr.recs, false)
 
-	end := fgEnd
-	if clients == 0 {
-		end = allEnd
+	end := sr.fgEnd
+	if sr.clients == 0 {
+		end = sr.allEnd
 	}
 	elapsed := end.Sub(start)
 	if s.Duration > 0 && elapsed > s.Duration {
 		elapsed = s.Duration
 	}
 	res.Seconds = max(elapsed.Seconds(), 0)
-	res.Clients = clients
-	switch {
-	case failErr != nil:
-		res.Status, res.Error = result.StatusFailed, failErr.Error()
-	case ctx.Err() != nil:
-		res.Status, res.Error = result.StatusInterrupted, "interrupted"
-	default:
-		res.Status = result.StatusOK
-	}
+	res.Clients = sr.clients
+	res.Status, res.Error = stepStatus(ctx, sr.failErr)
+	res.Notes = sr.notes
 	res.Ops = map[string]*result.Op{}
 	for i, spec := range s.Ops {
 		t := &st.tot[i]
@@ -188,7 +108,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 			res.Retries[spec.Name] += t.retries
 		}
 	}
-	res.Fairness = fairness(start, clientEnd)
+	res.Fairness = fairness(start, sr.clientEnd)
 	res.Intervals = st.intervals
 	ratePercentiles(res, start)
 	res.Periods = st.periods
@@ -200,6 +120,32 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 		r.Progress.StepDone(res)
 	}
 	return res
+}
+
+// stallLimit returns the stall watchdog's limit for s; 0: none.
+func (r *Runner) stallLimit(s *Step) time.Duration {
+	switch {
+	case s.StallTimeout > 0:
+		return s.StallTimeout
+	case s.StallTimeout < 0:
+		return 0
+	}
+	return max(r.StallTimeout, 0)
+}
+
+// stepStatus returns the status and error of a step that Run ran: failed with failErr (the
+// first worker's error or a stall, which came before any interrupt); interrupted when ctx was
+// interrupted; failed with ctx's cause when something else cancelled it; ok otherwise.
+func stepStatus(ctx context.Context, failErr error) (status, msg string) {
+	switch {
+	case failErr != nil:
+		return result.StatusFailed, failErr.Error()
+	case Interrupted(ctx):
+		return result.StatusInterrupted, "interrupted"
+	case ctx.Err() != nil:
+		return result.StatusFailed, context.Cause(ctx).Error()
+	}
+	return result.StatusOK, ""
 }
 
 // ratePercentiles sets the p50 and p99 of each op's per-second rate (see measure.RatePercentile)
@@ -353,6 +299,7 @@ func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) 
 		status.Rate = float64(ivUnits) / secs
 	}
 	status.ETA = eta(status)
+	status.Idle = now.Sub(lastProgress(st.start.UnixNano(), recs))
 	st.r.Progress.Tick(status)
 }
 

@@ -19,6 +19,10 @@ type Clock interface {
 	Now() time.Time
 	// SleepUntil blocks until the clock reaches t or ctx is done (then it returns ctx.Err()).
 	SleepUntil(ctx context.Context, t time.Time) error
+	// WaitUntil blocks until the clock reaches t or ctx is done (then it returns ctx.Err()),
+	// like SleepUntil, except that it never moves a virtual clock: it waits for whoever moves
+	// it. A watchdog waits with it, so that it never makes time pass for what it watches.
+	WaitUntil(ctx context.Context, t time.Time) error
 }
 
 // Op identifies an operation type of a step: an index into Step.Ops.
@@ -68,6 +72,10 @@ type Step struct {
 	// before it is stored: it may add the workload's own figures (Rows) and show the period.
 	// It must return quickly.
 	OnPeriod func(p *result.Period)
+	// StallTimeout, when > 0, is the step's stall limit instead of Runner.StallTimeout; < 0
+	// turns the watchdog off for the step (its operations are long by nature, and nothing
+	// calls Heartbeat while they run).
+	StallTimeout time.Duration
 }
 
 // Sampler measures what the runner does not time itself (CPU, IO, sizes, engine stats): it adds
@@ -108,6 +116,9 @@ type Status struct {
 	ExpectUnits int64
 	Duration    time.Duration // the step's fixed duration, if any
 	ETA         time.Duration // 0 when unknown
+	// Idle is the time since the step's last progress (an operation that succeeded, a
+	// Heartbeat, a worker's return), or since its start: what the stall watchdog measures.
+	Idle time.Duration
 }
 
 // Runner runs steps.
@@ -120,6 +131,12 @@ type Runner struct {
 	// ClientCPULimitPct is the client-saturation check's limit: a step whose samplers measured
 	// the client using more than this percentage of all CPUs is marked ClientBound. 0: no check.
 	ClientCPULimitPct float64
+	// StallTimeout is the stall watchdog's limit: a step in which no worker made progress (an
+	// operation that succeeded, a Heartbeat, a return) for this long on Clock fails with a
+	// *StallError, and its workers are cancelled (see Run). 0 turns the watchdog off.
+	StallTimeout time.Duration
+	// Config names the engine configuration the steps run on, in a stall's error.
+	Config string
 }
 
 // Recorder records the operations of one worker. It is owned by that worker: Do takes no

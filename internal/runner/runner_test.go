@@ -707,9 +707,13 @@ func TestProgress(t *testing.T) {
 		p := NewProgress(&buf, true)
 		p.StepStarted("qr100", 0)
 		p.Tick(Status{Step: "qr100", Elapsed: 3 * time.Second, Units: 300, Rate: 100, Duration: 10 * time.Second})
+		p.Tick(Status{Step: "qr100", Elapsed: 4 * time.Second, Units: 300, Duration: 10 * time.Second, Idle: 9 * time.Second})
+		p.Tick(Status{Step: "qr100", Elapsed: 5 * time.Second, Units: 300, Duration: 10 * time.Second, Idle: 72 * time.Second})
 		p.StepDone(&result.Step{Name: "qr100", Status: result.StatusFailed, Error: "boom", Seconds: 3})
 		out := buf.String()
-		if !strings.Contains(out, "\rqr100  100/s  0:03/0:10") || !strings.HasSuffix(out, "\r\x1b[Kqr100: failed in 3s: boom\n") {
+		if !strings.Contains(out, "\rqr100  100/s  0:03/0:10  300 done\x1b[K\rqr100  0/s  0:04/0:10  300 done\x1b[K") ||
+			!strings.Contains(out, "\rqr100  0/s  0:05/0:10  300 done  nothing completed for 1:12\x1b[K") ||
+			!strings.HasSuffix(out, "\r\x1b[Kqr100: failed in 3s: boom\n") {
 			t.Errorf("terminal output %q", out)
 		}
 	})

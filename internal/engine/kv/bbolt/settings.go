@@ -26,7 +26,7 @@ const (
 func settings() []engine.Setting {
 	return []engine.Setting{
 		{Name: settingSync, Default: "false",
-			Doc: "fsync the file at every commit; false leaves the writes to the OS (durable against a crash of the process, not of the machine, as pebble's sync=false)"},
+			Doc: "fsync the file at every commit; false leaves the writes to the OS (durable against a crash of the process, not of the machine, as pebble's sync=write)"},
 		{Name: settingFreelist, Default: "map",
 			Doc: "how bbolt keeps its free pages: map (hash map, fast on large files) or array (bbolt's historic default)"},
 		{Name: settingFreelistSync, Default: "false",

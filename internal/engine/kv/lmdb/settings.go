@@ -20,7 +20,7 @@ func settings() []engine.Setting {
 		{Name: settingMapSizeMB, Default: "65536",
 			Doc: "size of the memory map in MiB, the most the database file can hold (address space, not memory); a write past it fails with \"the map is full\""},
 		{Name: settingSync, Default: "false",
-			Doc: "fsync at every commit; false leaves the writes to the OS (MDB_NOSYNC: durable against a crash of the process, not of the machine, as pebble's sync=false)"},
+			Doc: "fsync at every commit; false leaves the writes to the OS (MDB_NOSYNC: durable against a crash of the process, not of the machine, as pebble's sync=write)"},
 		{Name: settingMaxReaders, Default: "1024",
 			Doc: "read transactions open at once (each Get and each open iterator holds one)"},
 		{Name: settingWriteMap, Default: "false",

@@ -1,10 +1,11 @@
 // Package pebble is the "pebble" engine: github.com/cockroachdb/pebble, CockroachDB's LSM
 // key-value store in pure Go, as an ordered key-value engine (kv.DB).
 //
-// The engine keeps its files in the configuration's data directory. Every commit writes the WAL;
-// with sync=true it also waits for the WAL's fsync. It implements engine.Cleaner (flush the
-// memtables and wait for compactions to settle) and engine.Statser (LSM shape, compaction debt,
-// write stalls).
+// The engine keeps its files in the configuration's data directory. Every commit goes to the
+// WAL; it waits for the WAL's fsync with sync=true, for the WAL's write to the OS with
+// sync=write, and for nothing with sync=false (see walWriteFS). It implements engine.Cleaner
+// (flush the memtables and wait for compactions to settle) and engine.Statser (LSM shape,
+// compaction debt, write stalls).
 package pebble
 
 import (
@@ -79,7 +80,7 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 	d := &db{
 		dir:     cfg.DataDir,
 		cfg:     c,
-		wo:      &pebble.WriteOptions{Sync: c.sync},
+		wo:      c.writeOptions(),
 		version: engine.ModuleVersion(modulePath, unknownVersion),
 	}
 	d.stalls.start = time.Now()

@@ -62,7 +62,7 @@ func TestSettingsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("defaults: %v", err)
 	}
-	want := config{cacheMB: 64, memtableMB: 64, compression: "snappy", sync: false, maxConcurrentCompactions: 1,
+	want := config{cacheMB: 64, memtableMB: 64, compression: "snappy", sync: syncOff, maxConcurrentCompactions: 1,
 		l0CompactionThreshold: 4, l0StopWritesThreshold: 12, bytesPerSync: 512 << 10, bloomBitsPerKey: 10}
 	if c != want {
 		t.Errorf("defaults %+v, want %+v", c, want)
@@ -92,6 +92,8 @@ func TestSettingsParse(t *testing.T) {
 		{map[string]string{"compression": "none"}, "compression", "none"},
 		{map[string]string{"sync": "1"}, "sync", "true"},
 		{map[string]string{"sync": "TRUE"}, "sync", "true"},
+		{map[string]string{"sync": " Write "}, "sync", "write"},
+		{map[string]string{"sync": "0"}, "sync", "false"},
 		{map[string]string{"cache_mb": " 0"}, "cache_mb", "0"},
 		{map[string]string{"l0_compaction_threshold": "12", "l0_stop_writes_threshold": "12"}, "l0_stop_writes_threshold", "12"},
 		{map[string]string{"max_concurrent_compactions": "2"}, "max_concurrent_compactions", "2"},
@@ -120,7 +122,7 @@ func TestSettingsParse(t *testing.T) {
 		{"memtable_mb", "4096", "out of range"},
 		{"memtable_mb", "", `memtable_mb: "" is not an integer`},
 		{"compression", "lz4", `compression: "lz4" is not one of snappy, zstd, none`},
-		{"sync", "sometimes", `sync: "sometimes" is not true or false`},
+		{"sync", "sometimes", `pebble: setting sync: "sometimes" is not true, write or false`},
 		{"max_concurrent_compactions", "0", "out of range"},
 		{"l0_compaction_threshold", "0", "out of range"},
 		{"l0_stop_writes_threshold", "3", "l0_stop_writes_threshold: 3 is below l0_compaction_threshold (4)"},

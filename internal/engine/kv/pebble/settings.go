@@ -7,6 +7,7 @@ import (
 
 	"github.com/cockroachdb/pebble"
 	"github.com/cockroachdb/pebble/bloom"
+	"github.com/cockroachdb/pebble/vfs"
 
 	"github.com/enginebench/enginebench/internal/engine"
 )
@@ -58,9 +59,10 @@ func settings() []engine.Setting {
 		{Name: settingCompression, Default: "snappy",
 			Doc: "block compression of every level: " + strings.Join(compressionNames(), ", ")},
 		{Name: settingSync, Default: "false",
-			Doc: "fsync the WAL on every commit; false writes the WAL to the OS at every commit without fsync " +
-				"(durable against a crash of the process, not of the machine: the same durability class as " +
-				"SQLite's synchronous=normal in WAL mode)"},
+			Doc: "what a commit waits for: true, the WAL's fsync; write, the WAL written to the OS without fsync " +
+				"(durable against a crash of the process, not of the machine, as SQLite's synchronous=normal in WAL mode); " +
+				"false, nothing: the commit waits in pebble's WAL buffer in process memory until a 32 KiB block fills, " +
+				"so a crash of the process loses up to that much of acknowledged commits"},
 		{Name: settingMaxConcurrentCompactions, Default: "1",
 			Doc: "compactions that may run at once (flushes run apart); 1 leaves a core of a 2-core machine to the clients"},
 		{Name: settingL0CompactionThreshold, Default: "4",
@@ -74,12 +76,53 @@ func settings() []engine.Setting {
 	}
 }
 
+// syncMode is what a commit waits for (the sync setting).
+type syncMode int
+
+const (
+	// syncOff waits for nothing: the commit is in the WAL writer's buffer, in process memory
+	// (pebble.NoSync).
+	syncOff syncMode = iota
+	// syncWrite waits until the WAL writer has written the commit to the WAL file, without
+	// fsync (pebble.Sync on walWriteFS).
+	syncWrite
+	// syncFsync waits for the WAL's fsync (pebble.Sync).
+	syncFsync
+)
+
+// String returns the setting's value of m.
+func (m syncMode) String() string {
+	switch m {
+	case syncWrite:
+		return "write"
+	case syncFsync:
+		return "true"
+	}
+	return "false"
+}
+
+// parseSync parses the sync setting of m: write, or a boolean (true, false, 1, 0).
+func parseSync(m map[string]string) (syncMode, error) {
+	v := strings.TrimSpace(m[settingSync])
+	if strings.EqualFold(v, "write") {
+		return syncWrite, nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return syncOff, fmt.Errorf("pebble: setting %s: %q is not true, write or false", settingSync, m[settingSync])
+	}
+	if on {
+		return syncFsync, nil
+	}
+	return syncOff, nil
+}
+
 // config is the parsed, validated form of the settings.
 type config struct {
 	cacheMB                  int
 	memtableMB               int
 	compression              string
-	sync                     bool
+	sync                     syncMode
 	maxConcurrentCompactions int
 	l0CompactionThreshold    int
 	l0StopWritesThreshold    int
@@ -121,11 +164,9 @@ func parseConfig(overrides map[string]string) (config, error) {
 	if c.compression, err = engine.EnumSetting("pebble", m, settingCompression, compressionNames()); err != nil {
 		return c, err
 	}
-	sync, err := engine.BoolSetting("pebble", m, settingSync)
-	if err != nil {
+	if c.sync, err = parseSync(m); err != nil {
 		return c, err
 	}
-	c.sync = sync
 	return c, nil
 }
 
@@ -135,7 +176,7 @@ func (c config) settings() map[string]string {
 		settingCacheMB:                  strconv.Itoa(c.cacheMB),
 		settingMemtableMB:               strconv.Itoa(c.memtableMB),
 		settingCompression:              c.compression,
-		settingSync:                     strconv.FormatBool(c.sync),
+		settingSync:                     c.sync.String(),
 		settingMaxConcurrentCompactions: strconv.Itoa(c.maxConcurrentCompactions),
 		settingL0CompactionThreshold:    strconv.Itoa(c.l0CompactionThreshold),
 		settingL0StopWritesThreshold:    strconv.Itoa(c.l0StopWritesThreshold),
@@ -144,7 +185,14 @@ func (c config) settings() map[string]string {
 	}
 }
 
-// options returns pebble's options for c. The caller sets Cache and EventListener.
+// writeOptions returns the options of every commit: a WAL sync, unless sync=false. With
+// sync=write the file system (options) turns the sync into a write to the OS.
+func (c config) writeOptions() *pebble.WriteOptions {
+	return &pebble.WriteOptions{Sync: c.sync != syncOff}
+}
+
+// options returns pebble's options for c. The caller sets Cache and EventListener; it may wrap
+// FS, not replace it (sync=write depends on it).
 func (c config) options() *pebble.Options {
 	n := c.maxConcurrentCompactions
 	opts := &pebble.Options{
@@ -166,6 +214,9 @@ func (c config) options() *pebble.Options {
 			l.FilterType = pebble.TableFilter
 		}
 		l.EnsureDefaults()
+	}
+	if c.sync == syncWrite {
+		opts.FS = walWriteFS{FS: vfs.Default}
 	}
 	return opts
 }

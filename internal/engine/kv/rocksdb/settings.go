@@ -35,7 +35,7 @@ func settings() []engine.Setting {
 		{Name: settingMemtableMB, Default: "64", Doc: "memtable (write buffer) size in MiB"},
 		{Name: settingMaxWriteBufferNumber, Default: "2", Doc: "memtables at most, full ones waiting for their flush included; writes stall when all are full"},
 		{Name: settingCompression, Default: "lz4", Doc: "block compression of every level: " + strings.Join(compressionNames(), ", ")},
-		{Name: settingSync, Default: "false", Doc: "fsync the WAL at every commit; false writes the WAL to the OS at every commit without fsync (as pebble's sync=false)"},
+		{Name: settingSync, Default: "false", Doc: "fsync the WAL at every commit; false writes the WAL to the OS at every commit without fsync (as pebble's sync=write)"},
 		{Name: settingMaxBackgroundJobs, Default: "2", Doc: "flushes and compactions that may run at once"},
 		{Name: settingL0CompactionTrigger, Default: "4", Doc: "L0 files that trigger a compaction out of L0 (RocksDB's default)"},
 		{Name: settingL0SlowdownWritesTrig, Default: "20", Doc: "L0 files at which writes slow down (RocksDB's default)"},
