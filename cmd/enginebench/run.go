@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -50,9 +51,11 @@ type runFlags struct {
 	verify       string
 	// clientCPULimit is the client-saturation check's limit, in percent of all CPUs.
 	clientCPULimit float64
-	p              insertbench.Params // sizes and options; applied only where a flag was given
-	lb             linkbench.Params
-	ii             iibench.Params
+	// stallTimeout is the stall watchdog's limit; 0 turns it off.
+	stallTimeout time.Duration
+	p            insertbench.Params // sizes and options; applied only where a flag was given
+	lb           linkbench.Params
+	ii           iibench.Params
 	// owner maps each workload-specific flag to the workloads it belongs to.
 	owner map[string][]string
 }
@@ -104,6 +107,7 @@ configuration.`,
 	fl.StringVar(&f.variant, "variant", string(workload.Reference), "reference: what the reference implementation does, statement for statement (default); corrected: with every documented correction (docs/fidelity.md)")
 	fl.StringVar(&f.verify, "verify", string(workload.VerifyEnd), "when to check that nothing written was lost: end (after the last step) or each-step (also after every step that writes)")
 	fl.Float64Var(&f.clientCPULimit, "client-cpu-limit", measure.DefaultClientCPULimitPct, "client-saturation check: a step in which the client (this process; server engines only) used more than `PCT` percent of all CPUs is marked client-bound, as the client may have limited the engine (more than 0, at most 100)")
+	fl.DurationVar(&f.stallTimeout, "stall-timeout", 5*time.Minute, "stall watchdog: fail a step in which no operation completes for this long (a frozen or stuck engine), cancel its clients and close the engine; 0 turns the watchdog off")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
 		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
@@ -469,7 +473,7 @@ func (f *runFlags) runAll(sig runSignals, pl *runPlan, run *result.Run, dir *res
 	plan := workload.Plan{
 		Workload: pl.w, Registry: pl.reg, Configs: cfgs, Dir: dir, Keep: f.keep, DropExisting: f.dropExisting, Run: run,
 		Env: workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
-			Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit}},
+			Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit, StallTimeout: f.stallTimeout}},
 	}
 	pl.announce(log, f.engines)
 	res, saveErr := workload.Execute(sig.ctx, plan)

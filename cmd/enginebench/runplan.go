@@ -162,6 +162,9 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runSpec, name string) error
 	if err := f.checkWorkloadFlags(fl, name); err != nil {
 		return err
 	}
+	if f.stallTimeout < 0 {
+		return fmt.Errorf("--stall-timeout %v: want a duration of 0 (no watchdog) or more", f.stallTimeout)
+	}
 	return checkClientCPULimit(f.clientCPULimit)
 }
 

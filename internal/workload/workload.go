@@ -174,6 +174,7 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	env := p.Env
 	var notes []string
 	env.Runner, notes = configRunner(p.Env.Runner, eng, cfg.DataDir)
+	env.Runner.Config = cfg.Name // a stall's error names the configuration
 	rc.Notes = append(rc.Notes, notes...)
 	save()
 	err = p.Workload.Run(ctx, env, eng, func(st *result.Step) {

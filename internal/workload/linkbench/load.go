@@ -254,7 +254,9 @@ func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (e
 // index builds id1_type after a load without it (and verifies through it when it is the last
 // step or --verify each-step).
 func (r *run) index(ctx context.Context) *result.Step {
-	s := runner.Step{Name: "index", Ops: []runner.OpSpec{{Name: "index"}},
+	// One statement that may run for hours at large scale, with nothing completing in between:
+	// no stall watchdog (Ctrl-C still stops it).
+	s := runner.Step{Name: "index", Ops: []runner.OpSpec{{Name: "index"}}, StallTimeout: -1,
 		Workers: []runner.Worker{{Run: func(ctx context.Context, rec *runner.Recorder) error {
 			return rec.Do(0, time.Time{}, func() (int64, error) {
 				return r.tally.links, r.st.CreateIndex(r.opCtx)
