@@ -163,6 +163,9 @@ type kvSession struct {
 
 func (s *kvSession) close() error { return s.batch.Close() }
 
+// fresh implements session: a KV session has no connection.
+func (s *kvSession) fresh() {}
+
 // setRow adds r's primary key entry and, when indexed, its index entries to the batch.
 func (s *kvSession) setRow(t *table, r *Row, indexed bool) {
 	s.key = appendPK(s.key[:0], t, r.ID)
@@ -180,11 +183,10 @@ func (s *kvSession) setIndexes(t *table, r *Row) {
 	}
 }
 
+// insert writes rows under the transactionids the generator gave them (their keys plus one).
 func (s *kvSession) insert(_ context.Context, t *table, rows []Row) error {
-	first := t.maxID.Add(int64(len(rows))) - int64(len(rows)) + 1
 	indexed := t.indexed.Load()
 	for i := range rows {
-		rows[i].ID = first + int64(i)
 		s.setRow(t, &rows[i], indexed)
 	}
 	if err := s.batch.Commit(); err != nil {
@@ -213,6 +215,9 @@ func (s *kvSession) createIndexes(ctx context.Context, t *table) (int64, error) 
 	if err != nil {
 		s.batch.Reset()
 		return n, fmt.Errorf("create indexes on %s: %w", t.name, err)
+	}
+	if want := t.live(); n != want {
+		return n, fmt.Errorf("create indexes on %s: read %d rows, the table must hold %d", t.name, n, want)
 	}
 	t.indexed.Store(true)
 	return n, nil
@@ -289,3 +294,62 @@ func (s *kvSession) pointQuery(_ context.Context, t *table, ids []int64) (int, e
 	}
 	return found, nil
 }
+
+func (b *kvBackend) storedTime(sec int64) int64 { return sec }
+
+func (b *kvBackend) assignsKeys() bool { return true }
+
+// readChunk is how many keys readRows and readIndex read per iterator (kv.ScanChunks).
+const readChunk = 1 << 16
+
+// readRows implements backend.
+func (b *kvBackend) readRows(ctx context.Context, t *table, fn func(*Row) error) error {
+	var row Row
+	lo, hi := indexRange(t, idxPK)
+	_, err := kv.ScanChunks(ctx, b.db, lo, hi, readChunk, func(k, v []byte) error {
+		if err := decodePK(k, v, &row); err != nil {
+			return err
+		}
+		return fn(&row)
+	}, nil)
+	return err
+}
+
+// readIndex implements backend.
+func (b *kvBackend) readIndex(ctx context.Context, t *table, idx int, fn func(*entry) error) error {
+	var e entry
+	lo, hi := indexRange(t, idx)
+	_, err := kv.ScanChunks(ctx, b.db, lo, hi, readChunk, func(k, _ []byte) error {
+		if err := decodeIndexKey(k, idx, &e); err != nil {
+			return err
+		}
+		return fn(&e)
+	}, nil)
+	return err
+}
+
+// decodeIndexKey fills e from the key of an entry of secondary index idx (appendIndexKey).
+func decodeIndexKey(key []byte, idx int, e *entry) error {
+	widths := [3]int{4, 4, 4}
+	if idx == idxPDC {
+		widths[1] = 8
+	}
+	rest := key[min(len(key), 9):]
+	if len(key) < 9+widths[0]+widths[1]+widths[2]+8 {
+		return fmt.Errorf("corrupt %s entry (key %d bytes)", indexNames[idx], len(key))
+	}
+	for i, w := range widths {
+		if w == 4 {
+			e[i] = int64(int32(binary.BigEndian.Uint32(rest) ^ 1<<31))
+		} else {
+			e[i], _, _ = kv.DecodeInt64(rest)
+		}
+		rest = rest[w:]
+	}
+	id, _, err := kv.DecodeInt64(rest)
+	e[3] = id
+	return err
+}
+
+// checkLimits implements backend: the KV engines put no limit on a batch that the sizes reach.
+func (b *kvBackend) checkLimits(context.Context) error { return nil }
