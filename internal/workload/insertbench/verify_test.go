@@ -68,8 +68,8 @@ type damage struct {
 var damages = []damage{
 	{name: "delete-and-duplicate",
 		sql: func(t *testing.T, db *sql.DB, first int64) {
-			exec(t, db, fmt.Sprintf("DELETE FROM pi1 WHERE transactionid = %d", first+50))
-			exec(t, db, "INSERT INTO pi1 "+insertColumns+" SELECT dateandtime, cashregisterid, customerid, productid, price, data "+
+			execSQL(t, db, fmt.Sprintf("DELETE FROM pi1 WHERE transactionid = %d", first+50))
+			execSQL(t, db, "INSERT INTO pi1 "+insertColumns+" SELECT dateandtime, cashregisterid, customerid, productid, price, data "+
 				fmt.Sprintf("FROM pi1 WHERE transactionid = %d", first+70))
 		},
 		kv: func(t *testing.T, d *kvDamage) {
@@ -81,7 +81,7 @@ var damages = []damage{
 		want: []string{"missing 1", "extra 1", "1 row missing before transactionid"}},
 	{name: "alter-1000-rows",
 		sql: func(t *testing.T, db *sql.DB, first int64) {
-			exec(t, db, fmt.Sprintf("UPDATE pi1 SET data = 'x' WHERE transactionid >= %d AND transactionid < %d", first+100, first+1100))
+			execSQL(t, db, fmt.Sprintf("UPDATE pi1 SET data = 'x' WHERE transactionid >= %d AND transactionid < %d", first+100, first+1100))
 		},
 		kv: func(t *testing.T, d *kvDamage) {
 			for id := d.first + 100; id < d.first+1100; id++ {
@@ -94,13 +94,13 @@ var damages = []damage{
 		want: []string{"altered 1000", `data "x", expected`}},
 	{name: "delete-one-row",
 		sql: func(t *testing.T, db *sql.DB, first int64) {
-			exec(t, db, fmt.Sprintf("DELETE FROM pi1 WHERE transactionid = %d", first+500))
+			execSQL(t, db, fmt.Sprintf("DELETE FROM pi1 WHERE transactionid = %d", first+500))
 		},
 		kv:   func(t *testing.T, d *kvDamage) { d.del(d.first + 500) },
 		want: []string{"missing 1", "1 row missing before transactionid"}},
 	{name: "secondary-index-column",
 		sql: func(t *testing.T, db *sql.DB, first int64) {
-			exec(t, db, fmt.Sprintf("UPDATE pi1 SET customerid = customerid + 1 WHERE transactionid = %d", first+7))
+			execSQL(t, db, fmt.Sprintf("UPDATE pi1 SET customerid = customerid + 1 WHERE transactionid = %d", first+7))
 		},
 		kv: func(t *testing.T, d *kvDamage) {
 			r := d.row(d.first + 7)
@@ -112,7 +112,7 @@ var damages = []damage{
 		want: []string{"customerid"}},
 }
 
-func exec(t *testing.T, db *sql.DB, q string) {
+func execSQL(t *testing.T, db *sql.DB, q string) {
 	t.Helper()
 	if _, err := db.Exec(q); err != nil {
 		t.Fatalf("%s: %v", q, err)
@@ -272,7 +272,7 @@ func TestScanStepCountsAgainstLive(t *testing.T) {
 	err := (&Workload{p: p}).Run(ctx, env, eng, func(s *result.Step) {
 		switch s.Name {
 		case "cleanup":
-			exec(t, eng.(sqldb.DB).SQL(), "DELETE FROM pi1 WHERE transactionid = 1000")
+			execSQL(t, eng.(sqldb.DB).SQL(), "DELETE FROM pi1 WHERE transactionid = 1000")
 		case "scan":
 			scan = s
 		}
