@@ -136,8 +136,8 @@ func (p *Params) Validate() error {
 		return fmt.Errorf("--rows-l.i1 and --rows-l.i2 must be >= 0")
 	}
 	if est := p.EstimateBytes(); est > maxDataBytes {
-		return fmt.Errorf("--rows %d, --rows-l.i1 %d and --rows-l.i2 %d on %d tables need more than %d PiB of data: too large for any machine",
-			p.Rows, p.RowsI1, p.RowsI2, p.Tables(), maxDataBytes>>50)
+		return fmt.Errorf("--rows %d, --rows-l.i1 %d and --rows-l.i2 %d on %s need more than %d PiB of data: too large for any machine",
+			p.Rows, p.RowsI1, p.RowsI2, plural(int64(p.Tables()), "table"), maxDataBytes>>50)
 	}
 	if p.QuerySeconds <= 0 {
 		return fmt.Errorf("--query-seconds must be > 0, got %g", p.QuerySeconds)
