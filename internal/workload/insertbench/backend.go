@@ -125,7 +125,11 @@ func newBackend(eng engine.Engine, p *Params) (backend, error) {
 	case sqldb.DB:
 		return newSQLBackend(db, p), nil
 	case kv.DB:
-		return newKVBackend(db, p), nil
+		kb := newKVBackend(db, p)
+		if d, ok := eng.(engine.Discarder); ok && d.Discards() {
+			kb.discards = true
+		}
+		return kb, nil
 	}
 	return nil, fmt.Errorf("engine family %q is not supported by the insert benchmark", eng.Family())
 }

@@ -29,6 +29,8 @@ const createIndexBatch = 1000
 type kvBackend struct {
 	db kv.DB
 	p  *Params
+	// discards is set for an engine that keeps nothing (null): what it reads is not checked.
+	discards bool
 }
 
 func newKVBackend(db kv.DB, p *Params) *kvBackend { return &kvBackend{db: db, p: p} }
@@ -107,7 +109,7 @@ func (b *kvBackend) retryable(error) bool { return false }
 func (b *kvBackend) rowLocks() bool { return false }
 
 func (b *kvBackend) newSession(context.Context, bool) (session, error) {
-	return &kvSession{db: b.db, p: b.p, batch: b.db.NewBatch()}, nil
+	return &kvSession{db: b.db, p: b.p, batch: b.db.NewBatch(), discards: b.discards}, nil
 }
 
 // indexRange returns the key range of index idx of t: the next index number bounds it.
@@ -159,6 +161,8 @@ type kvSession struct {
 	lo    []byte // iterator bounds: kept apart from key, which changes while an iterator is open
 	hi    []byte
 	row   Row
+	// discards: the engine keeps nothing, so createIndexes reads no rows (kvBackend.discards).
+	discards bool
 }
 
 func (s *kvSession) close() error { return s.batch.Close() }
@@ -216,7 +220,7 @@ func (s *kvSession) createIndexes(ctx context.Context, t *table) (int64, error) 
 		s.batch.Reset()
 		return n, fmt.Errorf("create indexes on %s: %w", t.name, err)
 	}
-	if want := t.live(); n != want {
+	if want := t.live(); n != want && !s.discards {
 		return n, fmt.Errorf("create indexes on %s: read %d rows, the table must hold %d", t.name, n, want)
 	}
 	t.indexed.Store(true)

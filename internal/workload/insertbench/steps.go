@@ -414,6 +414,12 @@ func (r *run) cleanup(ctx context.Context) *result.Step {
 	return st
 }
 
+// discards reports whether the engine keeps nothing (null), so that what it reads is not checked.
+func (r *run) discards() bool {
+	d, ok := r.eng.(engine.Discarder)
+	return ok && d.Discards()
+}
+
 // scanOrder is the scan step's order: the primary key, each secondary index, the primary key again.
 var scanOrder = []int{idxPK, idxMarket, idxRegister, idxPDC, idxPK}
 
@@ -444,7 +450,7 @@ func (r *run) scan(ctx context.Context) *result.Step {
 				}); err != nil {
 					return err
 				}
-				if want := t.live(); n != want {
+				if want := t.live(); n != want && !r.discards() {
 					return fmt.Errorf("%s: %d rows read through %s, %d must be there", t.name, n, indexNames[idx], want)
 				}
 				secs := time.Since(t0).Seconds()

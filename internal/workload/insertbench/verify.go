@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -47,7 +46,7 @@ type entry [4]int64
 // verify checks every table (see above) and returns the outcome; nil for an engine that keeps
 // nothing, or when ctx ended (the step is then interrupted).
 func (r *run) verify(ctx context.Context) *result.Verify {
-	if d, ok := r.eng.(engine.Discarder); ok && d.Discards() {
+	if r.discards() {
 		return nil
 	}
 	t0 := time.Now()
