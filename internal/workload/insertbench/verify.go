@@ -276,18 +276,56 @@ func (v *verifier) advance(row *Row) bool {
 			return true
 		}
 	}
+	if v.strict {
+		return v.anchor(row)
+	}
 	for c := range v.curs {
 		cu := &v.curs[c]
-		if cu.anchored && v.strict {
-			continue
-		}
 		if p, ok := v.search(cu, cu.pos+1, cu.n, row); ok {
 			v.gone += p - cu.pos
-			if !cu.anchored {
-				v.skip -= p - cu.pos
-			}
 			v.take(c, p)
 			return true
+		}
+	}
+	return false
+}
+
+// anchor finds row among the rows of the writers not yet anchored in the segment the deletes
+// cut into (strict mode): each writer lost about its share of the segment's deleted rows, so
+// the search starts there for every writer at once and widens step by step.
+func (v *verifier) anchor(row *Row) bool {
+	var open []int
+	var total int64
+	for c := range v.curs {
+		if cu := &v.curs[c]; !cu.anchored && cu.pos < cu.n {
+			open = append(open, c)
+			total += cu.n - cu.pos
+		}
+	}
+	if len(open) == 0 {
+		return false
+	}
+	est := make([]int64, len(open))
+	for i, c := range open {
+		cu := &v.curs[c]
+		est[i] = cu.pos + int64(float64(max(v.skip, 0))*float64(cu.n-cu.pos)/float64(total))
+	}
+	for d, left := int64(0), true; left; d++ {
+		left = false
+		for i, c := range open {
+			cu := &v.curs[c]
+			for _, p := range [2]int64{est[i] + d, est[i] - d - 1} {
+				if p < cu.pos || p >= cu.n {
+					continue
+				}
+				left = true
+				if v.same(cu, p, row) {
+					v.gone += p - cu.pos
+					v.skip -= p - cu.pos
+					v.take(c, p)
+					return true
+				}
+			}
 		}
 	}
 	return false
