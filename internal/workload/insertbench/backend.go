@@ -31,6 +31,7 @@ type table struct {
 	name string
 	no   int // 1-based
 
+	maxID    atomic.Int64 // highest transactionid assigned by the client (KV engines only)
 	low      atomic.Int64 // corrected variant: the deleters' shared estimate of the smallest transactionid
 	inserted atomic.Int64 // rows inserted
 	deleted  atomic.Int64 // rows deleted
@@ -81,8 +82,8 @@ type backend interface {
 	// storedTime returns the dateandtime that readRows gives for a row generated at unix
 	// second sec.
 	storedTime(sec int64) int64
-	// assignsKeys reports whether the client assigns transactionid (Row.ID): then it is part
-	// of what verification checks.
+	// assignsKeys reports whether transactionid is the row's key plus one (Row.ID): then it is
+	// part of what verification checks.
 	assignsKeys() bool
 	// checkLimits checks the statements' sizes against the limits of the engine the run is on,
 	// where they can differ from those CheckEngine knows (an existing server's).

@@ -10,7 +10,7 @@ type Row struct {
 	// Key is the row's insert number in its table (0, 1, 2, ... over the whole run): every
 	// value but DateAndTime is a pure function of the run's seed, the table and Key (Gen).
 	Key            int64
-	ID             int64 // transactionid: Key+1 on a KV engine, which assigns it; SQL engines assign their own
+	ID             int64 // transactionid, which the engine assigns; Key+1 until then
 	DateAndTime    int64 // unix seconds: the time the batch was generated (one value per batch)
 	CashRegisterID int64
 	CustomerID     int64

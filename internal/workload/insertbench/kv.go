@@ -187,10 +187,13 @@ func (s *kvSession) setIndexes(t *table, r *Row) {
 	}
 }
 
-// insert writes rows under the transactionids the generator gave them (their keys plus one).
+// insert writes rows under the next transactionids of t, in insert order as an engine's
+// auto-increment column: with one writer per table each is the row's key plus one.
 func (s *kvSession) insert(_ context.Context, t *table, rows []Row) error {
+	first := t.maxID.Add(int64(len(rows))) - int64(len(rows)) + 1
 	indexed := t.indexed.Load()
 	for i := range rows {
+		rows[i].ID = first + int64(i)
 		s.setRow(t, &rows[i], indexed)
 	}
 	if err := s.batch.Commit(); err != nil {
@@ -301,7 +304,9 @@ func (s *kvSession) pointQuery(_ context.Context, t *table, ids []int64) (int, e
 
 func (b *kvBackend) storedTime(sec int64) int64 { return sec }
 
-func (b *kvBackend) assignsKeys() bool { return true }
+// assignsKeys implements backend: the client assigns transactionid in insert order, which is the
+// key order when each table has one writer.
+func (b *kvBackend) assignsKeys() bool { return !b.p.SharedTable }
 
 // readChunk is how many keys readRows and readIndex read per iterator (kv.ScanChunks).
 const readChunk = 1 << 16
