@@ -35,7 +35,14 @@ type table struct {
 	low      atomic.Int64 // corrected variant: the deleters' shared estimate of the smallest transactionid
 	inserted atomic.Int64 // rows inserted
 	deleted  atomic.Int64 // rows deleted
-	indexed  atomic.Bool  // secondary indexes exist
+	// short counts the deletes that deleted fewer rows than they asked for: then the rows
+	// deleted need not be the oldest, and verification checks the rows as a subsequence.
+	short   atomic.Int64
+	indexed atomic.Bool // secondary indexes exist
+
+	// nextKey and log are the table's ledger (ledger.go), changed between steps only.
+	nextKey int64
+	log     []*segment
 }
 
 // live returns the number of rows the table must hold.
@@ -66,6 +73,21 @@ type backend interface {
 	count(ctx context.Context, t *table, idx int) (int64, error)
 	// retryable reports whether err is a transient conflict worth retrying.
 	retryable(err error) bool
+	// readRows calls fn with every row of t, read through its primary key in transactionid
+	// order, dateandtime as storedTime gives it; the row is valid during the call only.
+	readRows(ctx context.Context, t *table, fn func(*Row) error) error
+	// readIndex calls fn with every entry of secondary index idx of t, read through that index:
+	// its three columns (dateandtime as in readRows) and transactionid.
+	readIndex(ctx context.Context, t *table, idx int, fn func(*entry) error) error
+	// storedTime returns the dateandtime that readRows gives for a row generated at unix
+	// second sec.
+	storedTime(sec int64) int64
+	// assignsKeys reports whether transactionid is the row's key plus one (Row.ID): then it is
+	// part of what verification checks.
+	assignsKeys() bool
+	// checkLimits checks the statements' sizes against the limits of the engine the run is on,
+	// where they can differ from those CheckEngine knows (an existing server's).
+	checkLimits(ctx context.Context) error
 	// rowLocks reports whether the engine serialises two deletes of the same rows, so that
 	// each row is deleted, and counted, once (SQL engines; not the KV engines).
 	rowLocks() bool
@@ -90,6 +112,11 @@ type session interface {
 	rangeQuery(ctx context.Context, t *table, idx int, start int64, limit int) (int, error)
 	// pointQuery fetches the rows with transactionid in ids and returns how many exist.
 	pointQuery(ctx context.Context, t *table, ids []int64) (int, error)
+	// fresh makes close close the session's connection rather than give it back to a pool
+	// where a connection keeps values of the table's sequence (PostgreSQL): every session that
+	// inserts is then a connection of its own, as the reference's processes, and a later
+	// insert never takes transactionids below those of an earlier one.
+	fresh()
 	close() error
 }
 
@@ -99,7 +126,11 @@ func newBackend(eng engine.Engine, p *Params) (backend, error) {
 	case sqldb.DB:
 		return newSQLBackend(db, p), nil
 	case kv.DB:
-		return newKVBackend(db, p), nil
+		kb := newKVBackend(db, p)
+		if d, ok := eng.(engine.Discarder); ok && d.Discards() {
+			kb.discards = true
+		}
+		return kb, nil
 	}
 	return nil, fmt.Errorf("engine family %q is not supported by the insert benchmark", eng.Family())
 }

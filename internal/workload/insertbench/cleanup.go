@@ -40,7 +40,7 @@ func cleanupWaitScale(scale string) float64 {
 // DefaultCleanupWait returns the cleanup wait of p's scale preset for p's sizes: the
 // reference's rule for the rows l.i0 loads (Rows on each table), times the preset's factor.
 func (p *Params) DefaultCleanupWait() float64 {
-	return cleanupWaitScale(p.Scale) * ReferenceCleanupWait(p.Rows*int64(p.Tables()))
+	return cleanupWaitScale(p.Scale) * ReferenceCleanupWait(mulCap(max(p.Rows, 0), int64(p.Tables())))
 }
 
 // validCleanupWait checks --cleanup-wait: a finite number of seconds, not negative.
@@ -90,7 +90,7 @@ func (cr *cleanupRun) note(n string) { cr.notes = append(cr.notes, n) }
 func (cr *cleanupRun) wait(ctx context.Context) error {
 	cr.waited = true
 	secs := cr.p.CleanupWaitSeconds
-	why := fmt.Sprintf("60 s + 1 s per million of the %d rows l.i0 loaded, at most 1200 s", cr.p.Rows*int64(cr.p.Tables()))
+	why := fmt.Sprintf("60 s + 1 s per million of the %d rows l.i0 loaded, at most 1200 s", mulCap(cr.p.Rows, int64(cr.p.Tables())))
 	if secs != cr.p.DefaultCleanupWait() {
 		why = "--cleanup-wait"
 	} else if secs == 0 {

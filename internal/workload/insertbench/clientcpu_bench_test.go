@@ -157,7 +157,7 @@ func (f *cpuFixture) insertCase(b *testing.B, log *servertest.StatementLog) cpuC
 	batches := make([][]Row, cpuRing)
 	texts := make([]string, cpuRing)
 	for i := range batches {
-		batches[i] = gen.fill(&bufs[i], f.p.BatchI0, time.Now().Unix())
+		batches[i] = gen.fill(&bufs[i], int64(i*f.p.BatchI0), f.p.BatchI0, time.Now().Unix())
 		texts[i] = bareInsert(f.load.name, batches[i])
 	}
 	sess, conn := f.session(b), f.bareConn(b)

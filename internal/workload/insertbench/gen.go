@@ -7,7 +7,10 @@ import (
 // Row is one row of an Insert Benchmark table. Data points into the generator's arena and is
 // valid until the next call to Batch.
 type Row struct {
-	ID             int64 // transactionid; 0 until assigned (SQL engines assign it themselves)
+	// Key is the row's insert number in its table (0, 1, 2, ... over the whole run): every
+	// value but DateAndTime is a pure function of the run's seed, the table and Key (Gen).
+	Key            int64
+	ID             int64 // transactionid, which the engine assigns; Key+1 until then
 	DateAndTime    int64 // unix seconds: the time the batch was generated (one value per batch)
 	CashRegisterID int64
 	CustomerID     int64
@@ -20,12 +23,20 @@ type Row struct {
 // base64 text).
 const dataAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
-// Gen generates rows from a seeded generator: the same seed and stream give the same values,
-// payload bytes included. It is used by one goroutine and allocates nothing once warm.
+// Gen generates the rows of one table. Row k's values are drawn, in the reference's order,
+// from a PCG generator seeded by the run's seed and (stream, k), so that the same seed gives
+// the same rows, payload bytes included, and verification can compute any row from its key
+// alone. A Gen is used by one goroutine and allocates nothing once warm. Rand is a separate
+// generator of (seed, stream), for query parameters.
 type Gen struct {
-	rng *rand.Rand
-	p   *Params
-	own rowBuf // the buffer of Batch
+	p      *Params
+	seed   uint64
+	stream uint64
+	pcg    rand.PCG   // reseeded for every row
+	row    *rand.Rand // draws from pcg
+	rng    *rand.Rand // Rand's
+	next   int64      // the key of Batch's next row
+	own    rowBuf     // the buffer of Batch
 }
 
 // rowBuf holds a batch of rows and their data bytes, reused by the next batch generated into it.
@@ -34,41 +45,68 @@ type rowBuf struct {
 	arena []byte
 }
 
-// NewGen returns a generator for stream of seed (each client and step uses its own stream).
+// NewGen returns the generator of stream of seed: the rows of the table whose stream it is
+// (tableStream), or the query parameters of a client (streamOf and Rand).
 func NewGen(p *Params, seed, stream uint64) *Gen {
-	return &Gen{rng: rand.New(rand.NewPCG(seed, stream)), p: p}
+	g := &Gen{p: p, seed: seed, stream: stream, rng: rand.New(rand.NewPCG(seed, stream))}
+	g.row = rand.New(&g.pcg)
+	return g
 }
+
+// tableStream is the generator stream of the rows of table number no.
+func tableStream(no int) uint64 { return uint64(no) }
 
 // Rand returns the generator's random source, for query parameters.
 func (g *Gen) Rand() *rand.Rand { return g.rng }
 
-// Batch returns n new rows generated at unix time now. The slice and the rows' Data are reused
-// by the next call.
-func (g *Gen) Batch(n int, now int64) []Row { return g.fill(&g.own, n, now) }
+// Batch returns the rows of the next n keys (from 0 on), generated at unix time now. The slice
+// and the rows' Data are reused by the next call.
+func (g *Gen) Batch(n int, now int64) []Row {
+	rows := g.fill(&g.own, g.next, n, now)
+	g.next += int64(n)
+	return rows
+}
 
-// fill generates n new rows at unix time now into b, in the reference's order of draws
-// (iibench.py:533-546): cashregisterid, productid, customerid, price, then the data column.
-func (g *Gen) fill(b *rowBuf, n int, now int64) []Row {
+// fill generates the rows of keys k0 .. k0+n-1 at unix time now into b.
+func (g *Gen) fill(b *rowBuf, k0 int64, n int, now int64) []Row {
 	if cap(b.rows) < n {
 		b.rows = make([]Row, n)
 		b.arena = make([]byte, 0, n*g.p.DataMax)
 	}
 	b.rows = b.rows[:n]
 	b.arena = b.arena[:0]
-	p := g.p
 	for i := range b.rows {
-		r := &b.rows[i]
-		r.ID = 0
-		r.DateAndTime = now
-		r.CashRegisterID = g.rng.Int64N(int64(p.CashRegs))
-		r.ProductID = g.rng.Int64N(int64(p.Products))
-		r.CustomerID = g.rng.Int64N(int64(p.Customers))
-		r.Price = g.rng.Int64N(int64(p.MaxPrice))
 		start := len(b.arena)
-		b.arena = g.appendData(b.arena)
-		r.Data = b.arena[start:len(b.arena):len(b.arena)]
+		b.arena = g.rowAt(&b.rows[i], k0+int64(i), now, b.arena)
+		b.rows[i].Data = b.arena[start:len(b.arena):len(b.arena)]
 	}
 	return b.rows
+}
+
+// rowAt sets r to the row of key k generated at unix time now and appends its data to dst,
+// which it returns (r.Data is left to the caller). The draws are the reference's, in its order
+// (iibench.py:533-546): cashregisterid, productid, customerid, price, then the data column.
+func (g *Gen) rowAt(r *Row, k, now int64, dst []byte) []byte {
+	g.pcg.Seed(g.seed, rowSeed(g.stream, k))
+	p := g.p
+	r.Key, r.ID, r.DateAndTime = k, k+1, now
+	r.CashRegisterID = g.row.Int64N(int64(p.CashRegs))
+	r.ProductID = g.row.Int64N(int64(p.Products))
+	r.CustomerID = g.row.Int64N(int64(p.Customers))
+	r.Price = g.row.Int64N(int64(p.MaxPrice))
+	return g.appendData(dst)
+}
+
+// rowSeed is the second seed of row k's generator: distinct keys give unrelated sequences.
+func rowSeed(stream uint64, k int64) uint64 { return splitmix64(splitmix64(stream) ^ uint64(k)) }
+
+// splitmix64 is the finalizer of the SplitMix64 generator: a bijection of 64-bit values whose
+// outputs for neighbouring inputs look unrelated.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // randomChars returns how many of a data value of length n are random: the reference's
@@ -83,7 +121,7 @@ func randomChars(n, pct int) int {
 // pad of 'a'.
 func (g *Gen) appendData(dst []byte) []byte {
 	p := g.p
-	n := p.DataMin + g.rng.IntN(p.DataMax-p.DataMin+1)
+	n := p.DataMin + g.row.IntN(p.DataMax-p.DataMin+1)
 	nrand := randomChars(n, p.DataRandPct)
 	for i := 0; i < n-nrand; i++ {
 		dst = append(dst, 'a')
@@ -91,7 +129,7 @@ func (g *Gen) appendData(dst []byte) []byte {
 	var bits uint64
 	for i := 0; i < nrand; i++ {
 		if i%10 == 0 {
-			bits = g.rng.Uint64()
+			bits = g.row.Uint64()
 		}
 		dst = append(dst, dataAlphabet[bits&63])
 		bits >>= 6

@@ -29,6 +29,8 @@ const createIndexBatch = 1000
 type kvBackend struct {
 	db kv.DB
 	p  *Params
+	// discards is set for an engine that keeps nothing (null): what it reads is not checked.
+	discards bool
 }
 
 func newKVBackend(db kv.DB, p *Params) *kvBackend { return &kvBackend{db: db, p: p} }
@@ -107,7 +109,7 @@ func (b *kvBackend) retryable(error) bool { return false }
 func (b *kvBackend) rowLocks() bool { return false }
 
 func (b *kvBackend) newSession(context.Context, bool) (session, error) {
-	return &kvSession{db: b.db, p: b.p, batch: b.db.NewBatch()}, nil
+	return &kvSession{db: b.db, p: b.p, batch: b.db.NewBatch(), discards: b.discards}, nil
 }
 
 // indexRange returns the key range of index idx of t: the next index number bounds it.
@@ -159,9 +161,14 @@ type kvSession struct {
 	lo    []byte // iterator bounds: kept apart from key, which changes while an iterator is open
 	hi    []byte
 	row   Row
+	// discards: the engine keeps nothing, so createIndexes reads no rows (kvBackend.discards).
+	discards bool
 }
 
 func (s *kvSession) close() error { return s.batch.Close() }
+
+// fresh implements session: a KV session has no connection.
+func (s *kvSession) fresh() {}
 
 // setRow adds r's primary key entry and, when indexed, its index entries to the batch.
 func (s *kvSession) setRow(t *table, r *Row, indexed bool) {
@@ -180,6 +187,8 @@ func (s *kvSession) setIndexes(t *table, r *Row) {
 	}
 }
 
+// insert writes rows under the next transactionids of t, in insert order as an engine's
+// auto-increment column: with one writer per table each is the row's key plus one.
 func (s *kvSession) insert(_ context.Context, t *table, rows []Row) error {
 	first := t.maxID.Add(int64(len(rows))) - int64(len(rows)) + 1
 	indexed := t.indexed.Load()
@@ -213,6 +222,9 @@ func (s *kvSession) createIndexes(ctx context.Context, t *table) (int64, error) 
 	if err != nil {
 		s.batch.Reset()
 		return n, fmt.Errorf("create indexes on %s: %w", t.name, err)
+	}
+	if want := t.live(); n != want && !s.discards {
+		return n, fmt.Errorf("create indexes on %s: read %d rows, the table must hold %d", t.name, n, want)
 	}
 	t.indexed.Store(true)
 	return n, nil
@@ -289,3 +301,64 @@ func (s *kvSession) pointQuery(_ context.Context, t *table, ids []int64) (int, e
 	}
 	return found, nil
 }
+
+func (b *kvBackend) storedTime(sec int64) int64 { return sec }
+
+// assignsKeys implements backend: the client assigns transactionid in insert order, which is the
+// key order when each table has one writer.
+func (b *kvBackend) assignsKeys() bool { return !b.p.SharedTable }
+
+// readChunk is how many keys readRows and readIndex read per iterator (kv.ScanChunks).
+const readChunk = 1 << 16
+
+// readRows implements backend.
+func (b *kvBackend) readRows(ctx context.Context, t *table, fn func(*Row) error) error {
+	var row Row
+	lo, hi := indexRange(t, idxPK)
+	_, err := kv.ScanChunks(ctx, b.db, lo, hi, readChunk, func(k, v []byte) error {
+		if err := decodePK(k, v, &row); err != nil {
+			return err
+		}
+		return fn(&row)
+	}, nil)
+	return err
+}
+
+// readIndex implements backend.
+func (b *kvBackend) readIndex(ctx context.Context, t *table, idx int, fn func(*entry) error) error {
+	var e entry
+	lo, hi := indexRange(t, idx)
+	_, err := kv.ScanChunks(ctx, b.db, lo, hi, readChunk, func(k, _ []byte) error {
+		if err := decodeIndexKey(k, idx, &e); err != nil {
+			return err
+		}
+		return fn(&e)
+	}, nil)
+	return err
+}
+
+// decodeIndexKey fills e from the key of an entry of secondary index idx (appendIndexKey).
+func decodeIndexKey(key []byte, idx int, e *entry) error {
+	widths := [3]int{4, 4, 4}
+	if idx == idxPDC {
+		widths[1] = 8
+	}
+	rest := key[min(len(key), 9):]
+	if len(key) < 9+widths[0]+widths[1]+widths[2]+8 {
+		return fmt.Errorf("corrupt %s entry (key %d bytes)", indexNames[idx], len(key))
+	}
+	for i, w := range widths {
+		if w == 4 {
+			e[i] = int64(int32(binary.BigEndian.Uint32(rest) ^ 1<<31))
+		} else {
+			e[i], _, _ = kv.DecodeInt64(rest)
+		}
+		rest = rest[w:]
+	}
+	id, _, err := kv.DecodeInt64(rest)
+	e[3] = id
+	return err
+}
+
+// checkLimits implements backend: the KV engines put no limit on a batch that the sizes reach.
+func (b *kvBackend) checkLimits(context.Context) error { return nil }

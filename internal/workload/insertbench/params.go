@@ -124,11 +124,20 @@ func (p *Params) Validate() error {
 			return fmt.Errorf("%s must be > 0, got %d", c.name, c.v)
 		}
 	}
+	for _, b := range p.batchFlags() {
+		if b.batch > maxBatch {
+			return fmt.Errorf("%s must be at most %d, got %d", b.flag, maxBatch, b.batch)
+		}
+	}
 	if p.Clients > 1024 {
 		return fmt.Errorf("--clients must be at most 1024, got %d", p.Clients)
 	}
 	if p.RowsI1 < 0 || p.RowsI2 < 0 {
 		return fmt.Errorf("--rows-l.i1 and --rows-l.i2 must be >= 0")
+	}
+	if est := p.EstimateBytes(); est > maxDataBytes {
+		return fmt.Errorf("--rows %d, --rows-l.i1 %d and --rows-l.i2 %d on %s need more than %d PiB of data: too large for any machine",
+			p.Rows, p.RowsI1, p.RowsI2, plural(int64(p.Tables()), "table"), maxDataBytes>>50)
 	}
 	if p.QuerySeconds <= 0 {
 		return fmt.Errorf("--query-seconds must be > 0, got %g", p.QuerySeconds)
@@ -210,6 +219,37 @@ func (p *Params) ParamMap() map[string]any {
 	}
 }
 
+// maxBatch bounds every batch size: a batch's rows are generated in memory at once.
+const maxBatch = 1_000_000
+
+// maxDataBytes bounds the data a configuration may need (EstimateBytes): 64 PiB, more than any
+// machine holds, and far enough below 2^63 that sums of it over configurations do not overflow.
+const maxDataBytes = 1 << 56
+
+// EstimateBytes is a rough upper bound of the data directory size one configuration needs:
+// every row inserted, as deleted rows take space until compaction, at 120 bytes plus the
+// longest data of each. It saturates at the largest int64 instead of overflowing.
+func (p *Params) EstimateBytes() int64 {
+	rows := addCap(addCap(max(p.Rows, 0), max(p.RowsI1, 0)), max(p.RowsI2, 0))
+	return mulCap(mulCap(rows, int64(p.Tables())), int64(120+max(p.DataMax, 0)))
+}
+
+// addCap returns a+b for a, b >= 0, or the largest int64 when the sum is larger.
+func addCap(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// mulCap returns a*b for a, b >= 0, or the largest int64 when the product is larger.
+func mulCap(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
 // RowBytes is the logical size of one row: the six fixed-size columns (transactionid and
 // dateandtime 8 bytes each; cashregisterid, customerid, productid and price 4 each) and the
 // mean length of data. It is the denominator of write and space amplification.
@@ -221,7 +261,10 @@ func (p *Params) RowBytes() float64 {
 // ceil(max_rows / rows_per_commit) (iibench.py:1425), each a full batch, so the last one may
 // write up to batch-1 rows more than rows (iibench.py:796).
 func rounds(rows int64, batch int) int64 {
-	return (rows + int64(batch) - 1) / int64(batch)
+	if rows <= 0 {
+		return 0
+	}
+	return (rows-1)/int64(batch) + 1
 }
 
 // queryBatch returns the rows per background write of a query step of rate rows a second: the

@@ -2,6 +2,7 @@ package insertbench
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -163,5 +164,38 @@ func TestGenBatchAllocatesNothingWhenWarm(t *testing.T) {
 	g.Batch(100, 1)
 	if n := testing.AllocsPerRun(100, func() { g.Batch(100, 1) }); n != 0 {
 		t.Errorf("Batch allocates %.1f times per call", n)
+	}
+}
+
+// TestHugeSizesRefused checks that sizes whose data cannot fit are refused with a clear error,
+// and that the estimate and the cleanup wait saturate instead of overflowing (--rows
+// 9223372036854775807 made the estimate negative).
+func TestHugeSizesRefused(t *testing.T) {
+	for _, c := range []struct {
+		mod  func(*Params)
+		want string
+	}{
+		{func(p *Params) { p.Rows = math.MaxInt64 }, "--rows 9223372036854775807, --rows-l.i1 16000000 and --rows-l.i2 4000000 on 4 tables need more than 64 PiB of data"},
+		{func(p *Params) { p.RowsI1 = math.MaxInt64 / 2; p.RowsI2 = math.MaxInt64 / 2 }, "need more than 64 PiB"},
+		{func(p *Params) { p.Rows, p.Clients = 1<<50, 1024 }, "on 1024 tables need more than 64 PiB"},
+		{func(p *Params) { p.BatchI0 = 2_000_000 }, "--batch-l.i0 must be at most 1000000, got 2000000"},
+	} {
+		p, _ := DefaultParams("cached")
+		c.mod(&p)
+		if est := p.EstimateBytes(); est <= 0 {
+			t.Errorf("EstimateBytes() = %d, want it saturated, never negative", est)
+		}
+		if w := p.DefaultCleanupWait(); w < 60 || w > 1200 {
+			t.Errorf("DefaultCleanupWait() = %v, want within [60, 1200]", w)
+		}
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate() = %v, want %q", err, c.want)
+		}
+	}
+	if p, _ := DefaultParams("iobound"); p.Validate() != nil || p.EstimateBytes() != 4*(200_000_000+4_000_000+1_000_000)*140 {
+		t.Errorf("iobound: %v, estimate %d", p.Validate(), p.EstimateBytes())
+	}
+	if n := rounds(math.MaxInt64, 100); n != math.MaxInt64/100+1 {
+		t.Errorf("rounds(MaxInt64, 100) = %d", n)
 	}
 }

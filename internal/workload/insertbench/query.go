@@ -39,12 +39,13 @@ func (r *run) query(ctx context.Context, name string) *result.Step {
 	}
 	point := strings.HasPrefix(name, "qp")
 	r.writers = r.writers[:0]
+	segs := r.newSegments(name, batch)
 	for c := 0; c < r.p.Clients; c++ {
 		var n int64 // corrected: until the step ends
 		if !r.p.Corrected() {
 			n = rounds(r.p.queryStepRows(rate), batch)
 		}
-		w := r.newWriter(name, c, r.tableOf(c), n, batch, true)
+		w := r.newWriter(name, c, r.tableOf(c), segs[r.tableOf(c)], r.stripeOf(c), n, batch, true)
 		w.rate, w.span = float64(rate), s.Duration
 		r.writers = append(r.writers, w)
 		s.Workers = append(s.Workers, w.workers(r.p.Corrected())...)
@@ -92,19 +93,20 @@ func (r *run) querier(ctx context.Context, rec *runner.Recorder, w *writer, poin
 		return err
 	}
 	rng := NewGen(r.p, r.p.Seed, streamOf(w.step, w.client, 2)).Rand()
+	rt := r.retrier(w.step, w.client, int(opQuery))
 	ids := make([]int64, r.p.PointIDs)
 	for loops := 1; ctx.Err() == nil; loops++ {
 		var found int
 		if point {
 			drawIDs(rng, ids, w.low.Load(), hi)
-			err = r.do(rec, opQuery, time.Time{}, func() (int64, error) {
+			err = rt.do(ctx, rec, opQuery, time.Time{}, func() (int64, error) {
 				var err error
 				found, err = sess.pointQuery(r.opCtx, t, ids)
 				return 1, err
 			})
 		} else {
 			idx, start := r.rangeStart(rng)
-			err = r.do(rec, opQuery, time.Time{}, func() (int64, error) {
+			err = rt.do(ctx, rec, opQuery, time.Time{}, func() (int64, error) {
 				var err error
 				found, err = sess.rangeQuery(r.opCtx, t, idx, start, r.p.QueryRows)
 				return 1, err

@@ -2,12 +2,15 @@ package insertbench
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
@@ -87,5 +90,72 @@ func TestServerEngines(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestServerVerificationCatchesDamage runs the write steps on each managed server, in each
+// variant, checks that verification passes, then damages pi1 through the server in the four ways
+// of the issue at once (a secondary index column changed, a row deleted and another
+// duplicated, 1000 rows altered, a row deleted) and checks that verification fails and counts
+// each.
+func TestServerVerificationCatchesDamage(t *testing.T) {
+	for _, c := range sqldbtest.Servers() {
+		t.Run(c.Driver.Name, func(t *testing.T) {
+			c.Require(t)
+			for _, v := range variants {
+				t.Run(string(v), func(t *testing.T) {
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+					defer cancel()
+					eng := c.Open(t, ctx, c.Small, servertest.DataDir(t))
+					r := startRun(t, ctx, eng, damageParams(v))
+					db := eng.(sqldb.DB).SQL()
+					var first int64
+					if err := db.QueryRowContext(ctx, "SELECT min(transactionid) FROM pi1").Scan(&first); err != nil {
+						t.Fatal(err)
+					}
+					damages[3].sql(t, db, first) // customerid of first+7
+					damages[0].sql(t, db, first) // first+50 deleted, first+70 duplicated
+					damages[1].sql(t, db, first) // data of first+100 .. first+1099
+					execSQL(t, db, fmt.Sprintf("DELETE FROM pi1 WHERE transactionid = %d", first+1500))
+					res := r.verify(ctx)
+					if res == nil || res.OK || !strings.Contains(res.Detail, "(problems: missing 2, extra 1, altered 1001)") {
+						t.Fatalf("verification after the damage: %+v", res)
+					}
+					t.Log(res.Detail)
+				})
+			}
+		})
+	}
+}
+
+// TestServerPacketLimit runs the reference's text inserts on an InnoDB server whose
+// max_allowed_packet is 1 MiB: inserts of 300 rows of up to 4000 bytes do not fit, and the run
+// refuses before its first step, with a short error.
+func TestServerPacketLimit(t *testing.T) {
+	c := sqldbtest.Servers()[1]
+	if c.Driver.Name != "innodb" {
+		t.Fatalf("server %s, want innodb", c.Driver.Name)
+	}
+	c.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	eng := c.Open(t, ctx, c.Settings(map[string]string{"max_allowed_packet": "1048576"}), servertest.DataDir(t))
+	p, _ := DefaultParams("tiny")
+	p.BatchI0, p.DataMin, p.DataMax = 300, 3000, 4000
+	w, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.CheckEngine(c.Driver); err != nil {
+		t.Fatalf("CheckEngine with the managed servers' 16 MiB: %v", err)
+	}
+	var steps int
+	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
+	err = w.Run(ctx, env, eng, func(*result.Step) { steps++ })
+	if err == nil || steps != 0 || !strings.Contains(err.Error(), "--batch-l.i0 300") || !strings.Contains(err.Error(), "max_allowed_packet") {
+		t.Fatalf("run: %v after %d steps, want a refusal before the first step", err, steps)
+	}
+	if len(err.Error()) > 300 {
+		t.Errorf("error of %d bytes: %s", len(err.Error()), err)
 	}
 }

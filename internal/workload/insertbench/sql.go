@@ -80,7 +80,7 @@ func (b *sqlBackend) createTable(ctx context.Context, t *table) error {
 	}
 	for _, q := range stmts {
 		if _, err := b.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("create table %s: %s: %w", t.name, q, err)
+			return fmt.Errorf("create table %s: %s: %w", t.name, q, clip(err))
 		}
 	}
 	return nil
@@ -92,7 +92,7 @@ func (b *sqlBackend) createTable(ctx context.Context, t *table) error {
 func (b *sqlBackend) count(ctx context.Context, t *table, idx int) (int64, error) {
 	n, err := sqldb.Count(ctx, b.db, b.d, t.name, b.hint(t, idx), strings.Split(indexColumns[idx], ", "), math.MinInt32)
 	if err != nil {
-		return 0, fmt.Errorf("count %s through %s: %w", t.name, indexNames[idx], err)
+		return 0, fmt.Errorf("count %s through %s: %w", t.name, indexNames[idx], clip(err))
 	}
 	return n, nil
 }
@@ -100,7 +100,7 @@ func (b *sqlBackend) count(ctx context.Context, t *table, idx int) (int64, error
 func (b *sqlBackend) newSession(ctx context.Context, announce bool) (session, error) {
 	conn, err := sqldb.Connect(ctx, b.eng)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, fmt.Errorf("connect: %w", clip(err))
 	}
 	s := &sqlSession{b: b, conn: conn, stmts: map[stmtKey]*sql.Stmt{}, texts: map[stmtKey]textStmt{}}
 	s.dest = []any{&s.cols[0], &s.cols[1], &s.cols[2]}
@@ -134,8 +134,8 @@ type sqlSession struct {
 	stmts map[stmtKey]*sql.Stmt
 	texts map[stmtKey]textStmt
 	// prepared is set once the session has PREPAREd statements by name (PostgreSQL, text
-	// protocol): its connection is then not given back to the pool, as the reference's
-	// process ends with its connection.
+	// protocol), or it inserts (fresh): its connection is then not given back to the pool, as
+	// the reference's process ends with its connection.
 	prepared bool
 	args     []any   // the values of a prepared statement
 	vals     []int64 // the values of a text statement
@@ -145,6 +145,15 @@ type sqlSession struct {
 	dest     []any  // pointers to cols
 	whenSec  int64  // the unix second whenText shows
 	whenText []byte // the reference's dateandtime: local time, "YYYY-MM-DD HH:MM:SS"
+}
+
+// fresh implements session: on PostgreSQL, whose sessions cache values of the table's
+// sequence, the connection is closed at the end; elsewhere the engine assigns transactionid
+// from the table, whatever the connection.
+func (s *sqlSession) fresh() {
+	if s.b.pg {
+		s.prepared = true
+	}
 }
 
 func (s *sqlSession) close() error {
@@ -190,7 +199,7 @@ func (s *sqlSession) statement(ctx context.Context, key stmtKey, text func() str
 	q := s.b.bind(text())
 	st, err := s.conn.PrepareContext(s.conn.Ctx(ctx), q)
 	if err != nil {
-		return nil, nil, fmt.Errorf("prepare %q: %w", q, err)
+		return nil, nil, fmt.Errorf("prepare: %w", clip(s.conn.Err(err)))
 	}
 	s.stmts[key] = st
 	return nil, st, nil
@@ -208,7 +217,7 @@ func (s *sqlSession) exec(ctx context.Context, key stmtKey, text func() string) 
 	} else {
 		res, err = s.conn.ExecContext(s.conn.Ctx(ctx), transient(q))
 	}
-	return res, s.conn.Err(err)
+	return res, clip(s.conn.Err(err))
 }
 
 // query is exec for a statement that returns rows.
@@ -223,7 +232,7 @@ func (s *sqlSession) query(ctx context.Context, key stmtKey, text func() string)
 	} else {
 		rows, err = s.conn.QueryContext(s.conn.Ctx(ctx), transient(q))
 	}
-	return rows, s.conn.Err(err)
+	return rows, clip(s.conn.Err(err))
 }
 
 // transient returns the statement text in the session's buffer b as a string without copying
@@ -280,7 +289,7 @@ func (s *sqlSession) insert(ctx context.Context, t *table, rows []Row) error {
 		err = s.insertPrepared(ctx, t, rows)
 	}
 	if err = s.conn.Err(err); err != nil {
-		return fmt.Errorf("insert into %s: %w", t.name, err)
+		return fmt.Errorf("insert into %s: %w", t.name, clip(err))
 	}
 	t.inserted.Add(int64(len(rows)))
 	return nil
@@ -365,7 +374,7 @@ func (s *sqlSession) createIndexes(ctx context.Context, t *table) (int64, error)
 	}
 	for _, q := range stmts {
 		if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q); err != nil {
-			return 0, fmt.Errorf("create the indexes of %s: %s: %w", t.name, q, s.conn.Err(err))
+			return 0, fmt.Errorf("create the indexes of %s: %s: %w", t.name, q, clip(s.conn.Err(err)))
 		}
 	}
 	t.indexed.Store(true)
@@ -407,7 +416,7 @@ func (s *sqlSession) aggregate(ctx context.Context, t *table, fn string) (int64,
 	q := "select " + fn + "(transactionid) from " + t.name
 	var v sql.NullInt64
 	if err := s.conn.QueryRowContext(s.conn.Ctx(ctx), q).Scan(&v); err != nil {
-		return 0, false, fmt.Errorf("%s: %w", q, s.conn.Err(err))
+		return 0, false, fmt.Errorf("%s: %w", q, clip(s.conn.Err(err)))
 	}
 	return v.Int64, v.Valid, nil
 }
@@ -453,7 +462,7 @@ func (s *sqlSession) prepareQueries(ctx context.Context, t *table, point bool) e
 	s.prepared = true
 	for _, q := range stmts {
 		if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q); err != nil {
-			return fmt.Errorf("%s: %w", q, s.conn.Err(err))
+			return fmt.Errorf("%s: %w", q, clip(s.conn.Err(err)))
 		}
 	}
 	return nil
@@ -478,7 +487,7 @@ func (s *sqlSession) rangeQuery(ctx context.Context, t *table, idx int, start in
 	}
 	n, err := s.scanAll(rows)
 	if err = s.conn.Err(err); err != nil {
-		return n, fmt.Errorf("range query on %s: %w", indexName(t, idx), err)
+		return n, fmt.Errorf("range query on %s: %w", indexName(t, idx), clip(err))
 	}
 	return n, nil
 }
@@ -496,7 +505,7 @@ func (s *sqlSession) pointQuery(ctx context.Context, t *table, ids []int64) (int
 	}
 	n, err := s.scanAll(rows)
 	if err = s.conn.Err(err); err != nil {
-		return n, fmt.Errorf("point query on %s: %w", t.name, err)
+		return n, fmt.Errorf("point query on %s: %w", t.name, clip(err))
 	}
 	return n, nil
 }
@@ -520,3 +529,76 @@ func (s *sqlSession) scanAll(rows *sql.Rows) (int, error) {
 }
 
 func (b *sqlBackend) rowLocks() bool { return true }
+
+// storedTime implements backend: the text protocol writes the local time and reads it back
+// as the seconds of that wall-clock time in UTC (the managed servers' session time zone, and
+// PostgreSQL's timestamp without time zone); bind parameters keep unix seconds.
+func (b *sqlBackend) storedTime(sec int64) int64 {
+	if !b.text {
+		return sec
+	}
+	t := time.Unix(sec, 0).Local()
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	return time.Date(y, mo, d, h, mi, s, 0, time.UTC).Unix()
+}
+
+func (b *sqlBackend) assignsKeys() bool { return false }
+
+// readRows implements backend: every row in transactionid order, read through the primary key.
+func (b *sqlBackend) readRows(ctx context.Context, t *table, fn func(*Row) error) error {
+	var row Row
+	var data sql.RawBytes
+	list := "transactionid, " + b.d.TimestampToUnix("dateandtime") + ", cashregisterid, customerid, productid, price, data"
+	return b.readThrough(ctx, t, idxPK, list, []any{&row.ID, &row.DateAndTime, &row.CashRegisterID,
+		&row.CustomerID, &row.ProductID, &row.Price, &data}, func() error {
+		row.Data = data
+		return fn(&row)
+	})
+}
+
+// readIndex implements backend.
+func (b *sqlBackend) readIndex(ctx context.Context, t *table, idx int, fn func(*entry) error) error {
+	var e entry
+	list := strings.Replace(indexColumns[idx], "dateandtime", b.d.TimestampToUnix("dateandtime"), 1) + ", transactionid"
+	return b.readThrough(ctx, t, idx, list, []any{&e[0], &e[1], &e[2], &e[3]}, func() error { return fn(&e) })
+}
+
+// readThrough selects list from every row of t in the order of index idx, forced as count
+// forces it (sqldb.Count), scans each row into dest and calls each.
+func (b *sqlBackend) readThrough(ctx context.Context, t *table, idx int, list string, dest []any, each func() error) error {
+	cols := indexColumns[idx]
+	var rows *sql.Rows
+	var err error
+	if hint := b.hint(t, idx); hint != "" {
+		first, _, _ := strings.Cut(cols, ",")
+		rows, err = b.db.QueryContext(ctx, fmt.Sprintf("SELECT %s FROM %s%s WHERE %s >= %d ORDER BY %s",
+			list, t.name, hint, first, math.MinInt32, cols))
+	} else {
+		// No hints: in a transaction whose settings leave the index as the only way to the order.
+		tx, terr := b.db.BeginTx(ctx, nil)
+		if terr != nil {
+			return terr
+		}
+		defer tx.Rollback()
+		for _, st := range b.d.IndexOrderSettings() {
+			if _, err := tx.ExecContext(ctx, st); err != nil {
+				return fmt.Errorf("%s: %w", st, err)
+			}
+		}
+		rows, err = tx.QueryContext(ctx, "SELECT "+list+" FROM "+t.name+" ORDER BY "+cols)
+	}
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if err := each(); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

@@ -2,7 +2,6 @@ package insertbench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -40,11 +39,9 @@ func (w *Workload) Params() map[string]any { return w.p.ParamMap() }
 // Fidelity is the variant the workload runs and when it verifies.
 func (w *Workload) Fidelity() workload.Fidelity { return w.p.Fidelity }
 
-// EstimateBytes is a rough upper bound of the data directory size one configuration needs.
-func (w *Workload) EstimateBytes() int64 {
-	rows := w.p.Rows + w.p.RowsI1 + w.p.RowsI2 // deleted rows still take space until compaction
-	return rows * int64(w.p.Tables()) * int64(120+w.p.DataMax)
-}
+// EstimateBytes is a rough upper bound of the data directory size one configuration needs
+// (Params.EstimateBytes).
+func (w *Workload) EstimateBytes() int64 { return w.p.EstimateBytes() }
 
 // run is the state of the benchmark on one engine configuration.
 type run struct {
@@ -63,19 +60,37 @@ type run struct {
 // Run implements workload.Workload: every selected step in order; it stops at the first step
 // that does not end ok.
 func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine, emit func(*result.Step)) error {
-	be, err := newBackend(eng, &w.p)
+	r, err := w.newRun(ctx, env, eng)
 	if err != nil {
 		return err
+	}
+	return r.steps(ctx, emit)
+}
+
+// newRun returns the state of a run of w on eng.
+func (w *Workload) newRun(ctx context.Context, env workload.Env, eng engine.Engine) (*run, error) {
+	be, err := newBackend(eng, &w.p)
+	if err != nil {
+		return nil, err
 	}
 	r := &run{p: &w.p, env: env, eng: eng, be: be, opCtx: ctx}
 	for i := 0; i < w.p.Tables(); i++ {
 		r.tables = append(r.tables, &table{name: fmt.Sprintf("pi%d", i+1), no: i + 1})
 	}
-	for i, name := range w.p.Steps {
+	return r, nil
+}
+
+// steps runs every selected step in order and emits each; it stops at the first step that does
+// not end ok.
+func (r *run) steps(ctx context.Context, emit func(*result.Step)) error {
+	if err := r.be.checkLimits(ctx); err != nil {
+		return err
+	}
+	for i, name := range r.p.Steps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		last := i == len(w.p.Steps)-1
+		last := i == len(r.p.Steps)-1
 		notes := r.resetLog(ctx, "before")
 		st := r.step(ctx, name, last)
 		if last {
@@ -113,8 +128,12 @@ func (r *run) resetLog(ctx context.Context, when string) []string {
 	return nil
 }
 
-// failed returns a failed step result for an error outside the runner.
-func failed(name string, start time.Time, err error) *result.Step {
+// failed returns the result of a step that ended with err outside the runner (its setup):
+// interrupted when ctx, the run's context, ended, else failed.
+func failed(ctx context.Context, name string, start time.Time, err error) *result.Step {
+	if ctx.Err() != nil {
+		return &result.Step{Name: name, Status: result.StatusInterrupted, Error: "interrupted", StartedAt: start}
+	}
 	return &result.Step{Name: name, Status: result.StatusFailed, Error: err.Error(), StartedAt: start}
 }
 
@@ -144,14 +163,20 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	default:
 		st = r.query(ctx, name)
 	}
+	for _, t := range r.tables {
+		t.closeSegments()
+	}
 	if err != nil {
-		return failed(name, start, err)
+		return failed(ctx, name, start, err)
 	}
 	st.Primary = primaryOp(name)
 	st.Probe = r.probe()
 	if st.Status == result.StatusOK && r.p.VerifyAfter(writes(name), last) {
 		st.Verify = r.verify(ctx)
-		if st.Verify != nil && !st.Verify.OK {
+		switch {
+		case ctx.Err() != nil:
+			st.Status, st.Error, st.Verify = result.StatusInterrupted, "interrupted during verification", nil
+		case st.Verify != nil && !st.Verify.OK:
 			st.Status = result.StatusFailed
 			st.Error = "verification failed: " + st.Verify.Detail
 		}
@@ -240,22 +265,6 @@ func (r *run) session(announce bool) (session, error) {
 	return s, nil
 }
 
-// do runs fn as op through rec, retrying transient conflicts (counted) until ctx ends.
-func (r *run) do(rec *runner.Recorder, op runner.Op, intended time.Time, fn func() (int64, error)) error {
-	return rec.Do(op, intended, func() (int64, error) {
-		backoff := time.Millisecond
-		for {
-			n, err := fn()
-			if err == nil || !r.be.retryable(err) || r.opCtx.Err() != nil {
-				return n, err
-			}
-			rec.Retried(op)
-			time.Sleep(backoff)
-			backoff = min(2*backoff, 200*time.Millisecond)
-		}
-	})
-}
-
 // writersStep returns a step of one writer per client (rows per table, in batches of batch,
 // with a delete per insert when deletes) and records the writers in r.writers for the probe.
 func (r *run) writersStep(name string, rows int64, batch int, deletes bool) runner.Step {
@@ -265,13 +274,36 @@ func (r *run) writersStep(name string, rows int64, batch int, deletes bool) runn
 	}
 	s := runner.Step{Name: name, Ops: ops}
 	r.writers = r.writers[:0]
+	segs := r.newSegments(name, batch)
 	for c := 0; c < r.p.Clients; c++ {
-		w := r.newWriter(name, c, r.tableOf(c), rounds(r.rowsOf(rows, c), batch), batch, deletes)
+		w := r.newWriter(name, c, r.tableOf(c), segs[r.tableOf(c)], r.stripeOf(c), rounds(r.rowsOf(rows, c), batch), batch, deletes)
 		r.writers = append(r.writers, w)
 		s.Workers = append(s.Workers, w.workers(false)...)
 		s.ExpectUnits += w.rounds * int64(batch)
 	}
 	return s
+}
+
+// newSegments opens a segment of batch rows on every table for the writers of step.
+func (r *run) newSegments(step string, batch int) map[*table]*segment {
+	w := 1
+	if r.p.SharedTable {
+		w = r.p.Clients
+	}
+	segs := map[*table]*segment{}
+	for _, t := range r.tables {
+		segs[t] = t.newSegment(step, w, batch)
+	}
+	return segs
+}
+
+// stripeOf returns client c's stripe of its table's segment: its place among the table's
+// writers.
+func (r *run) stripeOf(c int) int {
+	if r.p.SharedTable {
+		return c
+	}
+	return 0
 }
 
 // load is l.i0: create the tables, then insert in primary-key order with no secondary index.
@@ -298,24 +330,42 @@ func (r *run) createIndexes() runner.Step {
 	s := runner.Step{Name: "l.x", Ops: []runner.OpSpec{{Name: "index"}}}
 	for i, t := range r.tables {
 		s.ExpectUnits += t.live()
+		var seg *segment
+		if !r.p.Corrected() {
+			seg = t.newSegment("l.x", 1, r.p.BatchI0)
+		}
 		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {
 			sess, err := r.session(!r.p.Corrected())
 			if err != nil {
 				return err
 			}
 			defer sess.close()
-			if !r.p.Corrected() {
-				rows := NewGen(r.p, r.p.Seed, streamOf("l.x", i, 0)).Batch(r.p.BatchI0, rec.Now().Unix())
-				if err := sess.insert(r.opCtx, t, rows); err != nil {
+			rt := r.retrier("l.x", i, 0)
+			if seg != nil {
+				if err := r.insertOne(ctx, rt, rec, sess, t, seg); err != nil {
 					return err
 				}
 			}
-			return r.do(rec, 0, time.Time{}, func() (int64, error) {
+			return rt.do(ctx, rec, 0, time.Time{}, func() (int64, error) {
 				return sess.createIndexes(r.opCtx, t)
 			})
 		}})
 	}
 	return s
+}
+
+// insertOne inserts the one batch of seg on sess (l.x), retried as the step's op: the session's
+// connection is then not given back to the pool, as an inserter's.
+func (r *run) insertOne(ctx context.Context, rt *retrier, rec *runner.Recorder, sess session, t *table, seg *segment) error {
+	sess.fresh()
+	sec := rec.Now().Unix()
+	rows := NewGen(r.p, r.p.Seed, tableStream(t.no)).fill(&rowBuf{}, seg.key(0, 0, 0), seg.batch, sec)
+	seg.writers[0].made1(sec)
+	if _, err := rt.retry(ctx, rec, 0, func() (int64, error) { return 0, sess.insert(r.opCtx, t, rows) }); err != nil {
+		return err
+	}
+	seg.writers[0].inserted++
+	return nil
 }
 
 // probe returns the MVCC-debt probe of the step's writers: the first min(transactionid) of
@@ -364,6 +414,12 @@ func (r *run) cleanup(ctx context.Context) *result.Step {
 	return st
 }
 
+// discards reports whether the engine keeps nothing (null), so that what it reads is not checked.
+func (r *run) discards() bool {
+	d, ok := r.eng.(engine.Discarder)
+	return ok && d.Discards()
+}
+
 // scanOrder is the scan step's order: the primary key, each secondary index, the primary key again.
 var scanOrder = []int{idxPK, idxMarket, idxRegister, idxPDC, idxPK}
 
@@ -380,18 +436,22 @@ func (r *run) scan(ctx context.Context) *result.Step {
 	for i, t := range r.tables {
 		t := t
 		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {
+			rt := r.retrier("scan", i, 0)
 			for pi, idx := range scanOrder {
 				if idx != idxPK && !t.indexed.Load() {
 					continue
 				}
 				t0 := time.Now()
 				var n int64
-				if err := r.do(rec, 0, time.Time{}, func() (int64, error) {
+				if err := rt.do(ctx, rec, 0, time.Time{}, func() (int64, error) {
 					var err error
 					n, err = r.be.count(r.opCtx, t, idx)
 					return n, err
 				}); err != nil {
 					return err
+				}
+				if want := t.live(); n != want && !r.discards() {
+					return fmt.Errorf("%s: %d rows read through %s, %d must be there", t.name, n, indexNames[idx], want)
 				}
 				secs := time.Since(t0).Seconds()
 				mu.Lock()
@@ -410,36 +470,4 @@ func (r *run) scan(ctx context.Context) *result.Step {
 		}
 	}
 	return st
-}
-
-// verify counts every table through its primary key and each secondary index: all counts must
-// equal the rows inserted minus the rows deleted.
-func (r *run) verify(ctx context.Context) *result.Verify {
-	if d, ok := r.eng.(engine.Discarder); ok && d.Discards() {
-		return nil
-	}
-	var detail []string
-	okAll := true
-	for _, t := range r.tables {
-		want := t.live()
-		parts := []string{}
-		for idx := idxPK; idx < numIndexes; idx++ {
-			if idx != idxPK && !t.indexed.Load() {
-				continue
-			}
-			n, err := r.be.count(ctx, t, idx)
-			if err != nil {
-				if errors.Is(err, context.Canceled) {
-					return nil
-				}
-				return &result.Verify{OK: false, Detail: err.Error()}
-			}
-			if n != want {
-				okAll = false
-			}
-			parts = append(parts, fmt.Sprintf("%s=%d", indexNames[idx], n))
-		}
-		detail = append(detail, fmt.Sprintf("%s: expected %d, %s", t.name, want, strings.Join(parts, " ")))
-	}
-	return &result.Verify{OK: okAll, Detail: strings.Join(detail, "; ")}
 }

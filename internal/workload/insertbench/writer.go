@@ -46,6 +46,11 @@ type writer struct {
 	rate    float64       // rows a second; 0: as fast as the engine takes them
 	span    time.Duration // corrected query steps: no batch is due at or after span from the start
 	deletes bool          // a delete for every insert (--delete_per_insert)
+	// seg and stripe are the keys of the writer's rows: its batch j holds seg.key(stripe, j, 0)
+	// onward; log is its part of seg.
+	seg    *segment
+	stripe int
+	log    *writerLog
 
 	ins, del chan job
 	done     chan struct{} // closed when the inserter or the deleter has ended (the reference's done_flag)
@@ -57,9 +62,11 @@ type writer struct {
 	probe float64
 }
 
-// newWriter returns the writer of client c on t for rounds batches of batch rows.
-func (r *run) newWriter(step string, c int, t *table, rounds int64, batch int, deletes bool) *writer {
+// newWriter returns the writer of client c on t for rounds batches of batch rows, whose keys
+// are stripe of seg.
+func (r *run) newWriter(step string, c int, t *table, seg *segment, stripe int, rounds int64, batch int, deletes bool) *writer {
 	w := &writer{r: r, step: step, client: c, t: t, rounds: rounds, batch: batch, deletes: deletes,
+		seg: seg, stripe: stripe, log: seg.writers[stripe],
 		ins: make(chan job, queueDepth), done: make(chan struct{}), probe: -1}
 	if deletes {
 		w.del = make(chan job, queueDepth)
@@ -109,7 +116,7 @@ func (w *writer) maker(ctx context.Context, rec *runner.Recorder) error {
 		defer sess.close()
 		est = &estimate{w: w, sess: sess, clock: w.r.clock(), claims: w.r.p.Corrected() || !w.r.be.rowLocks()}
 	}
-	gen := NewGen(w.r.p, w.r.p.Seed, streamOf(w.step, w.client, 0))
+	gen := NewGen(w.r.p, w.r.p.Seed, tableStream(w.t.no))
 	bufs := make([]rowBuf, queueDepth+2) // the inserter holds at most queueDepth+1 of them
 	pace := w.newPace(rec)
 	for round := int64(0); w.rounds == 0 || round < w.rounds; round++ {
@@ -120,7 +127,9 @@ func (w *writer) maker(ctx context.Context, rec *runner.Recorder) error {
 		if err != nil || !ok {
 			return err
 		}
-		rows := gen.fill(&bufs[round%int64(len(bufs))], w.batch, rec.Now().Unix())
+		sec := rec.Now().Unix()
+		rows := gen.fill(&bufs[round%int64(len(bufs))], w.seg.key(w.stripe, round, 0), w.batch, sec)
+		w.log.made1(sec)
 		if err := send(ctx, w.ins, job{rows: rows, n: w.batch, intended: intended}); err != nil {
 			return err
 		}
@@ -154,7 +163,11 @@ func send(ctx context.Context, q chan<- job, j job) error {
 func (w *writer) inserter(ctx context.Context, rec *runner.Recorder) error {
 	defer w.finish()
 	return w.execute(ctx, w.ins, func(sess session, j job) (int64, error) {
-		return int64(len(j.rows)), sess.insert(w.r.opCtx, w.t, j.rows)
+		if err := sess.insert(w.r.opCtx, w.t, j.rows); err != nil {
+			return 0, err
+		}
+		w.log.inserted++
+		return int64(len(j.rows)), nil
 	}, rec, opInsert)
 }
 
@@ -164,6 +177,9 @@ func (w *writer) deleter(ctx context.Context, rec *runner.Recorder) error {
 	return w.execute(ctx, w.del, func(sess session, j job) (int64, error) {
 		d, err := sess.deleteOldest(w.r.opCtx, w.t, j.low, j.n)
 		w.t.deleted.Add(d)
+		if err == nil && d < int64(j.n) {
+			w.t.short.Add(1)
+		}
 		return d, err
 	}, rec, opDelete)
 }
@@ -176,6 +192,10 @@ func (w *writer) execute(ctx context.Context, q <-chan job, fn func(session, job
 		return err
 	}
 	defer sess.close()
+	if op == opInsert {
+		sess.fresh()
+	}
+	rt := w.r.retrier(w.step, w.client, int(op))
 	for {
 		var j job
 		var ok bool
@@ -187,7 +207,7 @@ func (w *writer) execute(ctx context.Context, q <-chan job, fn func(session, job
 		if !ok {
 			return nil
 		}
-		if err := w.r.do(rec, op, j.intended, func() (int64, error) { return fn(sess, j) }); err != nil {
+		if err := rt.do(ctx, rec, op, j.intended, func() (int64, error) { return fn(sess, j) }); err != nil {
 			return err
 		}
 	}

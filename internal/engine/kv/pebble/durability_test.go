@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -121,37 +122,63 @@ func runAndKill(t *testing.T, dir, sync string) int {
 	return acked
 }
 
-// Only sync=write puts pebble on the file system that turns a WAL sync into a write, and it
-// wraps the WAL files alone; a wrapped file still writes, syncs (doing nothing) and closes.
+// Only sync=write turns a WAL sync into nothing, on the file system pebble opens with (over the
+// full-disk watch), and for WAL files alone; every other sync reaches the disk. A wrapped file
+// still writes and closes.
 func TestSyncWriteFS(t *testing.T) {
-	for mode, want := range map[string]bool{"write": true, "true": false, "false": false} {
+	for _, mode := range []string{"write", "true", "false"} {
 		c, err := parseConfig(map[string]string{"sync": mode})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, got := c.options().FS.(walWriteFS)
-		if got != want || c.writeOptions().Sync != (mode != "false") {
-			t.Errorf("sync=%s: walWriteFS %v, commit sync %v", mode, got, c.writeOptions().Sync)
+		if c.writeOptions().Sync != (mode != "false") {
+			t.Errorf("sync=%s: commit sync %v", mode, c.writeOptions().Sync)
+		}
+		base := &syncCountFS{FS: vfs.Default}
+		fs := c.fileSystem(base, newSpace())
+		dir := t.TempDir()
+		for _, name := range []string{"000004.log", "000005.sst", "MANIFEST-000001"} {
+			f, err := fs.Create(dir + "/" + name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write([]byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			before := base.syncs.Load()
+			if err := f.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			reached := base.syncs.Load() > before
+			if want := !(mode == "write" && name == "000004.log"); reached != want {
+				t.Errorf("sync=%s, %s: the sync reached the disk %v, want %v", mode, name, reached, want)
+			}
+			if err := f.Close(); err != nil {
+				t.Errorf("%s: close: %v", name, err)
+			}
 		}
 	}
-	fs := walWriteFS{FS: vfs.Default}
-	dir := t.TempDir()
-	for name, wal := range map[string]bool{"000004.log": true, "000005.sst": false, "MANIFEST-000001": false} {
-		f, err := fs.Create(dir + "/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, isWAL := f.(walFile); isWAL != wal {
-			t.Errorf("%s: wrapped %v, want %v", name, isWAL, wal)
-		}
-		if _, err := f.Write([]byte("x")); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Sync(); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Errorf("%s: close: %v", name, err)
-		}
-	}
+}
+
+// syncCountFS counts the syncs of the files it creates.
+type syncCountFS struct {
+	vfs.FS
+	syncs atomic.Int64
+}
+
+func (fs *syncCountFS) Create(name string) (vfs.File, error) {
+	f, err := fs.FS.Create(name)
+	return syncCountFile{File: f, n: &fs.syncs}, err
+}
+
+type syncCountFile struct {
+	vfs.File
+	n *atomic.Int64
+}
+
+func (f syncCountFile) Sync() error     { f.n.Add(1); return f.File.Sync() }
+func (f syncCountFile) SyncData() error { f.n.Add(1); return f.File.SyncData() }
+func (f syncCountFile) SyncTo(length int64) (bool, error) {
+	f.n.Add(1)
+	return f.File.SyncTo(length)
 }

@@ -12,10 +12,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble"
+	"github.com/cockroachdb/pebble/vfs"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
@@ -56,6 +58,10 @@ type db struct {
 	version string
 	closed  atomic.Bool
 	stalls  stallCounter
+	sp      *space // the disk's state (space.go)
+	// broken is set when a commit panicked inside pebble, which then holds its commit
+	// pipeline's lock for good: nothing may call into pebble's write path again, Close included.
+	broken atomic.Bool
 }
 
 // Compile-time checks of the interfaces the engine implements.
@@ -84,10 +90,18 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 		version: engine.ModuleVersion(modulePath, unknownVersion),
 	}
 	d.stalls.start = time.Now()
+	d.sp = newSpace()
+	d.sp.reserve(filepath.Clean(cfg.DataDir) + ".ballast")
 	opts := c.options()
+	opts.FS = c.fileSystem(vfs.Default, d.sp)
 	opts.EventListener = &pebble.EventListener{
 		WriteStallBegin: func(pebble.WriteStallBeginInfo) { d.stalls.begin() },
 		WriteStallEnd:   d.stalls.end,
+		// Counted, not logged: pebble retries a failed flush at once, again and again.
+		BackgroundError: func(err error) {
+			d.sp.background.Add(1)
+			d.sp.check(err)
+		},
 	}
 	// The DB takes its own reference to the cache; ours is released once it is open (or not).
 	cache := pebble.NewCache(int64(c.cacheMB) << 20)
@@ -95,6 +109,7 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 	opts.Cache = cache
 	pdb, err := pebble.Open(cfg.DataDir, opts)
 	if err != nil {
+		d.sp.release()
 		return nil, fmt.Errorf("pebble: open %s: %w", cfg.DataDir, err)
 	}
 	d.pdb = pdb
@@ -112,9 +127,15 @@ func (d *db) Version() string { return d.version }
 func (d *db) Settings() map[string]string { return d.cfg.settings() }
 
 // Close closes the database; it fails if iterators are still open. A second Close fails too.
+// After a commit panicked inside pebble it leaves pebble open (its Close would wait forever)
+// and says so.
 func (d *db) Close() error {
 	if !d.closed.CompareAndSwap(false, true) {
 		return fmt.Errorf("pebble: close %s: %w", d.dir, errClosed)
+	}
+	defer d.sp.release()
+	if d.broken.Load() {
+		return fmt.Errorf("pebble: close %s: left open: a commit failed inside pebble, which then waits forever", d.dir)
 	}
 	if err := d.pdb.Close(); err != nil {
 		return fmt.Errorf("pebble: close %s: %w", d.dir, err)
@@ -194,8 +215,8 @@ func (b *batch) Delete(key []byte) {
 func (b *batch) Len() int { return int(b.b.Count()) }
 
 // Commit applies the batch atomically with the configured durability (sync setting), then
-// empties it. An empty batch commits nothing.
-func (b *batch) Commit() error {
+// empties it. An empty batch commits nothing. On a full disk it fails at once (space.go).
+func (b *batch) Commit() (err error) {
 	defer b.Reset()
 	if b.err != nil {
 		return b.err
@@ -206,6 +227,20 @@ func (b *batch) Commit() error {
 	if err := b.d.checkOpen("commit"); err != nil {
 		return err
 	}
+	if b.d.sp.full.Load() {
+		return b.d.sp.fullError("commit")
+	}
+	defer func() {
+		// Pebble panics when the WAL cannot be written (a full disk the ballast did not cover).
+		if p := recover(); p != nil {
+			b.d.broken.Store(true)
+			perr, ok := p.(error)
+			if !ok {
+				perr = fmt.Errorf("%v", p)
+			}
+			err = fmt.Errorf("pebble: commit: %w", b.d.sp.check(perr))
+		}
+	}()
 	if err := b.b.Commit(b.d.wo); err != nil {
 		return fmt.Errorf("pebble: commit: %w", err)
 	}
@@ -361,6 +396,9 @@ func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("pebble: cleanup: %w", err)
 	}
+	if d.sp.full.Load() || d.broken.Load() {
+		return d.sp.fullError("cleanup")
+	}
 	t0 := time.Now()
 	flushed, err := d.pdb.AsyncFlush()
 	if err != nil {
@@ -368,6 +406,8 @@ func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 	}
 	select {
 	case <-flushed:
+	case <-d.sp.fullCh:
+		return d.sp.fullError("cleanup: flush the memtables")
 	case <-ctx.Done():
 		return fmt.Errorf("pebble: cleanup: waiting for the memtable flush: %w", ctx.Err())
 	}
@@ -389,6 +429,8 @@ func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 		}
 		select {
 		case <-tick.C:
+		case <-d.sp.fullCh:
+			return d.sp.fullError("cleanup: wait for compactions")
 		case <-ctx.Done():
 			return fmt.Errorf("pebble: cleanup: waiting for compactions (%d running, estimated debt %d bytes): %w",
 				m.Compact.NumInProgress, m.Compact.EstimatedDebt, ctx.Err())
@@ -429,6 +471,8 @@ func settled(m *pebble.Metrics) bool {
 //   - memtable_bytes: memory of the memtables; wal_bytes: size of the live WAL files
 //   - disk_bytes: size of every file of the database (sstables, WAL, manifests)
 //   - block_cache_bytes, block_cache_hits, block_cache_misses
+//   - background_errors: flushes and compactions that failed since Open; disk_full: 1 once a
+//     write failed for want of space (space.go), else 0
 func (d *db) Stats(ctx context.Context) (map[string]float64, error) {
 	if err := d.checkOpen("stats"); err != nil {
 		return nil, err
@@ -457,5 +501,15 @@ func (d *db) Stats(ctx context.Context) (map[string]float64, error) {
 		"block_cache_bytes":        float64(m.BlockCache.Size),
 		"block_cache_hits":         float64(m.BlockCache.Hits),
 		"block_cache_misses":       float64(m.BlockCache.Misses),
+		"background_errors":        float64(d.sp.background.Load()),
+		"disk_full":                b2f(d.sp.full.Load()),
 	}, nil
+}
+
+// b2f returns 1 for true, 0 for false.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -191,8 +191,8 @@ func (c config) writeOptions() *pebble.WriteOptions {
 	return &pebble.WriteOptions{Sync: c.sync != syncOff}
 }
 
-// options returns pebble's options for c. The caller sets Cache and EventListener; it may wrap
-// FS, not replace it (sync=write depends on it).
+// options returns pebble's options for c. The caller sets Cache, EventListener and FS
+// (fileSystem).
 func (c config) options() *pebble.Options {
 	n := c.maxConcurrentCompactions
 	opts := &pebble.Options{
@@ -215,8 +215,15 @@ func (c config) options() *pebble.Options {
 		}
 		l.EnsureDefaults()
 	}
-	if c.sync == syncWrite {
-		opts.FS = walWriteFS{FS: vfs.Default}
-	}
 	return opts
+}
+
+// fileSystem returns the file system pebble runs on, over base: every write watched for a full
+// disk (space.go), and with sync=write, WAL syncs that do nothing while the file is written
+// (walfs.go).
+func (c config) fileSystem(base vfs.FS, sp *space) vfs.FS {
+	if c.sync == syncWrite {
+		base = walWriteFS{FS: base}
+	}
+	return vfs.OnDiskFull(spaceFS{FS: base, s: sp}, sp.release)
 }

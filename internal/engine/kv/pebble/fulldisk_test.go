@@ -1,0 +1,73 @@
+package pebble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
+
+// mountTmpfs mounts a tmpfs of size on a new directory and unmounts it when the test ends; it
+// skips the test where it cannot (not root), and fails it with CI=true.
+func mountTmpfs(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mount a tmpfs: %v: %s", err, out)
+		}
+		t.Skipf("mount a tmpfs (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			exec.Command("umount", "-l", dir).Run()
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// TestFullDisk fills a 16 MiB tmpfs: a commit must then fail with ENOSPC instead of waiting
+// forever for a flush that cannot succeed, later commits fail at once, the cleanup fails with
+// one clear error instead of waiting (pebble retried the flush and logged it 16 times a
+// second), and the engine closes.
+func TestFullDisk(t *testing.T) {
+	dir := mountTmpfs(t, "16m")
+	d := openTest(t, dir+"/db", map[string]string{"memtable_mb": "4"})
+	b := d.NewBatch()
+	val := make([]byte, 1000)
+	var err error
+	for i := 0; err == nil; i++ {
+		for j := 0; j < 100; j++ {
+			b.Set(fmt.Appendf(nil, "k%09d-%03d", i, j), val)
+		}
+		err = b.Commit()
+	}
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("commit on a full disk: %v, want ENOSPC", err)
+	}
+	b.Set([]byte("after"), val)
+	if err2 := b.Commit(); !errors.Is(err2, syscall.ENOSPC) {
+		t.Errorf("the next commit: %v, want ENOSPC at once", err2)
+	}
+	var notes []string
+	err = d.Cleanup(context.Background(), engine.CleanupHooks{Note: func(n string) { notes = append(notes, n) }})
+	if !errors.Is(err, syscall.ENOSPC) || !strings.HasPrefix(err.Error(), "pebble: cleanup: ") {
+		t.Errorf("cleanup on a full disk: %v, want one ENOSPC error", err)
+	}
+	if st, _ := d.Stats(context.Background()); st["disk_full"] != 1 {
+		t.Errorf("stats %v: want disk_full 1", st)
+	}
+	if err := b.Close(); err != nil {
+		t.Errorf("close the batch: %v", err)
+	}
+	if err := d.Close(); err != nil && !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("close: %v", err)
+	}
+}

@@ -1,0 +1,60 @@
+package insertbench
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
+	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/workload"
+)
+
+// mountTmpfs mounts a tmpfs of size on a new directory and unmounts it when the test ends; it
+// skips the test where it cannot (not root), and fails it with CI=true.
+func mountTmpfs(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mount a tmpfs: %v: %s", err, out)
+		}
+		t.Skipf("mount a tmpfs (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			exec.Command("umount", "-l", dir).Run()
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// TestPebbleFullDisk runs the Insert Benchmark on Pebble in a 6 MiB tmpfs: a step fails, at
+// once, with the write that found the disk full, and the engine closes (the run waited forever
+// in the cleanup's flush).
+func TestPebbleFullDisk(t *testing.T) {
+	dir := mountTmpfs(t, "6m")
+	eng := kvtest.OpenEngine(t, pebble.Driver(), dir+"/pebble", nil)
+	p, _ := DefaultParams("tiny")
+	p.Steps = []string{"l.i0", "l.x", "l.i1", "l.i2", "cleanup"}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
+	var last *result.Step
+	err := (&Workload{p: p}).Run(context.Background(), env, eng, func(s *result.Step) { last = s })
+	if err == nil || last == nil || last.Status != result.StatusFailed ||
+		!strings.Contains(last.Error, "the disk is full") || !strings.Contains(last.Error, "no space left on device") {
+		t.Fatalf("run: %v, last step %+v: want a step failed on the full disk", err, last)
+	}
+	t.Logf("%s: %s", last.Name, last.Error)
+	if err := eng.Close(); err != nil && !strings.Contains(err.Error(), "no space left on device") {
+		t.Errorf("close: %v", err)
+	}
+}

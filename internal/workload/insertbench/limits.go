@@ -1,0 +1,123 @@
+package insertbench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+)
+
+// insertCols is the number of values of a row in an insert.
+const insertCols = 6
+
+// CheckEngine refuses, before the run starts, an engine whose statements the parameters make
+// too large: an insert of a batch with more bind parameters than the engine takes (SQLite
+// 32766), or an insert sent as text (the reference's, on the servers) longer than the
+// engine takes (MariaDB's max_allowed_packet, 16 MiB on a managed server).
+func (w *Workload) CheckEngine(d engine.Driver) error {
+	lim, ok := sqldb.LimitsOf(d)
+	if !ok {
+		return nil
+	}
+	return w.p.checkLimits(d.Name, lim, d.Name != "sqlite" && !w.p.Corrected())
+}
+
+// batchFlags are the insert batch sizes with their flags.
+func (p *Params) batchFlags() []struct {
+	flag  string
+	batch int
+} {
+	return []struct {
+		flag  string
+		batch int
+	}{{"--batch-l.i0", p.BatchI0}, {"--batch-l.i1", p.BatchI1}, {"--batch-l.i2", p.BatchI2}, {"--batch-q", p.BatchQ}}
+}
+
+// checkLimits checks every statement size against lim of engine name; text says whether the
+// inserts go as text with their values in them, else they are prepared with bind parameters.
+func (p *Params) checkLimits(name string, lim sqldb.StatementLimits, text bool) error {
+	for _, b := range p.batchFlags() {
+		if text {
+			if n := p.insertTextBytes(b.batch); n > lim.MaxBytes {
+				return fmt.Errorf("%s %d: an insert of that many rows takes up to %d bytes of text, more than %s takes (%d; at most %d rows)",
+					b.flag, b.batch, n, name, lim.MaxBytes, p.maxTextBatch(lim.MaxBytes))
+			}
+			continue
+		}
+		if n := insertCols * b.batch; n > lim.MaxParams {
+			return fmt.Errorf("%s %d: an insert of that many rows has %d bind parameters, more than %s takes (%d; at most %d rows)",
+				b.flag, b.batch, n, name, lim.MaxParams, lim.MaxParams/insertCols)
+		}
+	}
+	if p.PointIDs > lim.MaxParams {
+		return fmt.Errorf("--point-ids %d: more bind parameters than %s takes (%d)", p.PointIDs, name, lim.MaxParams)
+	}
+	return nil
+}
+
+// insertTextBytes bounds the length of the reference's insert of batch rows as text
+// (insertText): its head, and per row the time, the four integers at their widest, the price's
+// decimals, the data at its longest and the punctuation.
+func (p *Params) insertTextBytes(batch int) int64 {
+	head := len("insert into pi "+insertColumns+" values ") + len(strconv.Itoa(p.Tables()))
+	digits := func(n int) int { return len(strconv.Itoa(n)) }
+	row := len("('2006-01-02 15:04:05',") + digits(p.CashRegs) + digits(p.Customers) + digits(p.Products) +
+		digits(p.MaxPrice) + len(",,,.00,'") + p.DataMax + len("'),\n")
+	return int64(head) + int64(batch)*int64(row)
+}
+
+// maxTextBatch is the largest batch whose text insert fits in max bytes.
+func (p *Params) maxTextBatch(max int64) int64 {
+	per := p.insertTextBytes(1) - p.insertTextBytes(0)
+	return (max - p.insertTextBytes(0)) / per
+}
+
+// checkLimits checks the text inserts against the max_allowed_packet of the server the
+// run is on (an existing server may have another than the managed servers' default), before
+// the first step.
+func (b *sqlBackend) checkLimits(ctx context.Context) error {
+	if !b.text || b.d.Name() != "mysql" {
+		return nil
+	}
+	var packet int64
+	if err := b.db.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
+		return fmt.Errorf("select @@max_allowed_packet: %w", clip(err))
+	}
+	lim := sqldb.StatementLimits{MaxParams: b.d.MaxParams(), MaxBytes: packet}
+	if err := b.p.checkLimits("the server (max_allowed_packet)", lim, true); err != nil {
+		return err
+	}
+	return nil
+}
+
+// maxErrBytes bounds a driver's error text in the errors of the benchmark.
+const maxErrBytes = 400
+
+// clipped is an error whose text is cut at maxErrBytes; it unwraps to the error it cuts.
+type clipped struct{ err error }
+
+func (c clipped) Error() string {
+	s := c.err.Error()
+	if len(s) <= maxErrBytes {
+		return s
+	}
+	cut := maxErrBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("... (%d more bytes)", len(s)-cut)
+}
+
+func (c clipped) Unwrap() error { return c.err }
+
+// clip returns err with its text bounded (nil stays nil): errors name the operation and carry
+// the driver's error, never a statement's values.
+func clip(err error) error {
+	if err == nil {
+		return nil
+	}
+	return clipped{err}
+}
