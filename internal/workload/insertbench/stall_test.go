@@ -65,7 +65,10 @@ type freezingDialect struct {
 	f freezing
 }
 
-func (d freezingDialect) TableOptions() string { d.f.at("TableOptions"); return d.Dialect.TableOptions() }
+func (d freezingDialect) TableOptions() string {
+	d.f.at("TableOptions")
+	return d.Dialect.TableOptions()
+}
 
 func (d freezingDialect) TimestampToUnix(col string) string {
 	d.f.at("TimestampToUnix")

@@ -58,10 +58,10 @@ type verifier struct {
 	r    *run
 	beat func() // tells the stall watchdog that verification progresses
 	read int64  // rows read
-	c   *content
-	rr  *rowRand
-	buf []byte
-	h   maphash.Hash
+	c    *content
+	rr   *rowRand
+	buf  []byte
+	h    maphash.Hash
 
 	bad      []string // the first maxReported problems
 	problems int64
