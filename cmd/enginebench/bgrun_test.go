@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -15,10 +14,10 @@ import (
 )
 
 // bgRun is the enginebench binary running in the background, for tests that signal it or
-// what it started.
+// what it started. Its output can be read while it runs.
 type bgRun struct {
 	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
+	stdout, stderr lockedBuffer
 }
 
 // startRun builds enginebench and starts it with args; it is killed at the test's end if
@@ -68,6 +67,24 @@ func (r *bgRun) waitForStep(t *testing.T, out string, done int) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the run did not reach step %d: %s", done, r.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitForOutput waits until the run's stderr satisfies ok; it fails the test if the run ends
+// first.
+func (r *bgRun) waitForOutput(t *testing.T, what string, ok func(stderr string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute) // a safety net: the run's progress ends the wait
+	for !ok(r.stderr.String()) {
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.cmd.Process.Pid)); err == nil {
+			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+				t.Fatalf("the run ended before %s: %s", what, r.stderr.String())
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not reach %s: %s", what, r.stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -408,7 +408,10 @@ func (o *OS) Sample(ctx context.Context, now time.Time) map[string]float64 {
 }
 
 // End implements runner.Sampler: the step's totals go to res.Usage and its size to res.Size.
-// They cover the time from Begin's now to End's, which the runner takes from its clock.
+// They cover the time from Begin's now to End's, which the runner takes from its clock. The
+// engine's own account of the size (DatabaseBytes) is waited for up to sizeEndTimeout, after
+// a stall only up to sizeSampleTimeout (endSizeTimeout); without it dbgb1 comes from the data
+// directory's files.
 func (o *OS) End(ctx context.Context, now time.Time, res *result.Step) {
 	cur := o.read()
 	m := usage(o.begin, cur)
@@ -421,7 +424,7 @@ func (o *OS) End(ctx context.Context, now time.Time, res *result.Step) {
 	if o.rssOK {
 		m[KeyMaxRSSMB] = o.maxRSS / (1 << 20)
 	}
-	o.addSize(context.WithoutCancel(ctx), m, sizeEndTimeout)
+	o.addSize(context.WithoutCancel(ctx), m, endSizeTimeout(ctx))
 	if res.Usage == nil {
 		res.Usage = map[string]float64{}
 	}
@@ -441,6 +444,17 @@ func (o *OS) End(ctx context.Context, now time.Time, res *result.Step) {
 			res.Size.DBGB2 = &gb2
 		}
 	}
+}
+
+// endSizeTimeout returns the bound of End's DatabaseBytes: sizeEndTimeout, even for an
+// interrupted step (ctx done with context.Canceled), but only sizeSampleTimeout when ctx ended
+// for another cause, a stall (see runner.Sampler): the engine stopped answering, and a frozen
+// server would hold every stalled step's end for the whole bound.
+func endSizeTimeout(ctx context.Context) time.Duration {
+	if ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.Canceled) {
+		return sizeSampleTimeout
+	}
+	return sizeEndTimeout
 }
 
 // usage is the difference between two readings.

@@ -3,6 +3,7 @@ package measure
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -486,6 +487,66 @@ func TestDatabaseBytes(t *testing.T) {
 			s2, ok2 := m[KeyDBGB2]
 			check("dbgb1", gb1, s1, ok1, tt.gb1)
 			check("dbgb2", gb2, s2, ok2, tt.gb2)
+		})
+	}
+}
+
+// TestEndAfterAStall bounds the engine's size query at a step's end: a stalled step's (End's
+// context done with a cause that is no interrupt) gets the short bound of a sample, and a
+// server that does not answer leaves dbgb1 to the data files; an interrupted or ordinary step
+// gets the long bound.
+func TestEndAfterAStall(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "data"), make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files, _, err := DirSize(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalled, stall := context.WithCancelCause(context.Background())
+	stall(errors.New("innodb stalled: nothing completed for 2s"))
+	interrupted, interrupt := context.WithCancel(context.Background())
+	interrupt()
+	for _, c := range []struct {
+		name  string
+		ctx   context.Context
+		short bool
+	}{{"stalled", stalled, true}, {"interrupted", interrupted, false}, {"ordinary", context.Background(), false}} {
+		t.Run(c.name, func(t *testing.T) {
+			var bound time.Duration
+			frozen := func(ctx context.Context) (int64, error) {
+				dl, ok := ctx.Deadline()
+				if !ok {
+					return 0, errors.New("no deadline")
+				}
+				bound = time.Until(dl)
+				if !c.short {
+					return 1 << 30, nil // an answering engine: the long bound is not waited out
+				}
+				<-ctx.Done() // a frozen server answers nothing
+				return 0, ctx.Err()
+			}
+			o, err := NewOS(OSOptions{ProcRoot: "testdata/proc-a", DataDir: dir, DBPID: 4343, ClientPID: 4242, DatabaseBytes: frozen})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Begin(context.Background(), time.Now())
+			res := &result.Step{}
+			o.End(c.ctx, time.Now(), res)
+			if short := bound <= sizeSampleTimeout; short != c.short || bound <= 0 {
+				t.Errorf("DatabaseBytes bounded to %v, want the bound of %v", bound, map[bool]time.Duration{true: sizeSampleTimeout, false: sizeEndTimeout}[c.short])
+			}
+			want := 1.0
+			if c.short {
+				want = float64(files) / (1 << 30)
+			}
+			if res.Size == nil || res.Size.DBGB1 == nil {
+				t.Fatalf("dbgb1 not measured, want %v", want)
+			}
+			if got := *res.Size.DBGB1; !approx(got, want, 1e-9) {
+				t.Errorf("dbgb1 %v, want %v", got, want)
+			}
 		})
 	}
 }

@@ -26,7 +26,7 @@ func buildLinkBench(r *result.Run) Summary {
 		"run.N: the request intervals, of equal length; qps: requests a second over every operation; GB: dbgb1 at the interval's end. The warmup is not counted.",
 		"Latency: service time of each operation from full histograms (p50 p90 p99 p99.9 max mean); rt: response time from the intended start under --request-rate (includes queueing).",
 		"rows: links returned by GET_LINKS_LIST and found by MULTIGET_LINK. errors: operations that failed after their retries (transient conflicts); retries are in the Steps table.",
-		"verify: every checked (id1, link_type) has count = visible links, and linktable has the rows expected through its primary key and through id1_type.",
+		"verify: the tables hold the rows expected, and every link (through its primary key and id1_type), count and node of the checked id1s is what its key and version give, each count equal to its visible links.",
 		"Efficiency, per operation of the step (links loaded; requests): cpupq: host CPU microseconds; cspq: context switches; rpq, rkbpq: storage reads and KB read; wpi, wkbpi: storage writes and KB written per operation;",
 		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB loaded (load only).",
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",

@@ -57,7 +57,7 @@ func Build(r *result.Run) Summary {
 		"p50/p99/max: service time from each operation's actual start. rt: response time of the open-loop background writers, from the intended start (includes queueing).",
 		"SLA: the background writer of a query step must achieve at least 95% of its target insert rate; a step that did not is marked.",
 		"probe: seconds of SELECT min(transactionid) at the step's start (MVCC debt, purge lag). fairness: (max-min)/min of the clients' durations.",
-		"verify: counts through the primary key and every secondary index equal rows inserted minus rows deleted.",
+		"verify: every row read through the primary key is the row its insert number and the seed give, none missing, extra or altered, and every secondary index holds exactly those rows' entries.",
 		"Efficiency, per operation of the step (rows inserted, indexed or read; queries in the query steps); writes per row inserted, which in the query steps are the background writers' rows:",
 		"  cpupq: host CPU microseconds; cspq: context switches; rpq, rkbpq: storage reads and KB read; wpi, wkbpi: storage writes and KB written (the data directory's device, as iostat shows it);",
 		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB inserted.",

@@ -112,14 +112,28 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	res.Intervals = st.intervals
 	ratePercentiles(res, start)
 	res.Periods = st.periods
+	endCtx := stalledContext(ctx, sr.failErr)
 	for _, sm := range r.Samplers {
-		sm.End(ctx, st.last, res)
+		sm.End(endCtx, st.last, res)
 	}
 	res.ClientBound = measure.ClientBound(res.Usage, r.ClientCPULimitPct)
 	if r.Progress != nil {
 		r.Progress.StepDone(res)
 	}
 	return res
+}
+
+// stalledContext returns the context for the samplers' End: ctx, or when the step stalled
+// (failErr is a *StallError), a context derived from ctx and cancelled with the stall as its
+// cause, so that a sampler does not wait for an engine that stopped answering.
+func stalledContext(ctx context.Context, failErr error) context.Context {
+	var se *StallError
+	if !errors.As(failErr, &se) {
+		return ctx
+	}
+	c, cancel := context.WithCancelCause(ctx)
+	cancel(se)
+	return c
 }
 
 // stallLimit returns the stall watchdog's limit for s; 0: none.

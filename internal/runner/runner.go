@@ -89,7 +89,10 @@ type Sampler interface {
 	// when it has none.
 	Sample(ctx context.Context, now time.Time) map[string]float64
 	// End is called after the step's last Sample, with the step's result complete but for
-	// what the sampler adds to it (usage, size, engine stats).
+	// what the sampler adds to it (usage, size, engine stats). When the step stalled, ctx is
+	// done with the *StallError as its cause (context.Cause): the engine may not answer, and
+	// End should not wait for it; when the step was interrupted, ctx is done with
+	// context.Canceled, and End still measures what it can.
 	End(ctx context.Context, now time.Time, res *result.Step)
 }
 

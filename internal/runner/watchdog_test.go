@@ -68,7 +68,8 @@ func TestStallFailsAStepThatStopsProgressing(t *testing.T) {
 		// An engine call on the operation context is cancelled too.
 		{Client: 1, Run: func(ctx context.Context, rec *Recorder) error { return blocked(rec.OpContext()) }},
 	}
-	r := &Runner{Clock: c, Tick: time.Hour, StallTimeout: stallLimit, Config: "innodb"}
+	end := &endSampler{}
+	r := &Runner{Clock: c, Tick: time.Hour, StallTimeout: stallLimit, Config: "innodb", Samplers: []Sampler{end}}
 	got := runAsync(context.Background(), r, Step{Name: "l.i1", Ops: []OpSpec{{Name: "insert"}}, Workers: workers})
 
 	c.expectWait(t, t0.Add(stallLimit)) // nothing yet: the limit from the step's start
@@ -90,6 +91,21 @@ func TestStallFailsAStepThatStopsProgressing(t *testing.T) {
 			t.Errorf("a worker's context was cancelled with cause %v, want the stall", cause)
 		}
 	}
+	// The samplers' End knows that the engine stopped answering.
+	if se := (*StallError)(nil); !errors.As(end.cause, &se) || end.err == nil {
+		t.Errorf("the samplers' End got a context with error %v and cause %v, want done with the stall", end.err, end.cause)
+	}
+}
+
+// endSampler records the context its End gets.
+type endSampler struct{ err, cause error }
+
+func (s *endSampler) Begin(context.Context, time.Time) {}
+
+func (s *endSampler) Sample(context.Context, time.Time) map[string]float64 { return nil }
+
+func (s *endSampler) End(ctx context.Context, _ time.Time, _ *result.Step) {
+	s.err, s.cause = ctx.Err(), context.Cause(ctx)
 }
 
 // A slow step that keeps completing operations, each shorter than the limit, never stalls,
@@ -110,11 +126,15 @@ func TestSlowProgressIsNoStall(t *testing.T) {
 			return ctx.Err()
 		}},
 	}
-	r := &Runner{Clock: c, Tick: time.Hour, StallTimeout: stallLimit}
+	end := &endSampler{}
+	r := &Runner{Clock: c, Tick: time.Hour, StallTimeout: stallLimit, Samplers: []Sampler{end}}
 	res := r.Run(context.Background(), Step{Name: "slow", Ops: []OpSpec{{Name: "insert"}}, Workers: workers})
 	if res.Status != result.StatusOK || res.Ops["insert"].Count != 10 || res.Seconds != 2400 {
 		t.Fatalf("status %q (%s), inserts %d, seconds %v: want ok, 10, 2400", res.Status, res.Error,
 			res.Ops["insert"].Count, res.Seconds)
+	}
+	if end.err != nil {
+		t.Errorf("the samplers' End got a context that is done (%v): the step did not stall", end.cause)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -342,5 +343,43 @@ func TestLargestBatchRunsOnMariaDB(t *testing.T) {
 		if err != nil || st.Status != result.StatusOK || st.Verify == nil || !st.Verify.OK {
 			t.Fatalf("%s: one batch of %d rows: %v %s, verify %+v", v, p.InsertBatch, err, st.Error, st.Verify)
 		}
+	}
+}
+
+// TestFrozenServer freezes a managed InnoDB server (SIGSTOP) just before the table is created
+// and just before verification: the step fails with the stall error that names the
+// configuration and the phase, not interrupted and not held for ever.
+func TestFrozenServer(t *testing.T) {
+	for _, phase := range []string{"create", "verify"} {
+		t.Run(phase, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			eng := engineCase{driver: sqldb.InnoDBDriver(), kind: server.MariaDB,
+				small: map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}}.open(t, ctx)
+			p, _ := DefaultParams("tiny")
+			p.MaxRows, p.QueryThreads = 2000, 0
+			w, err := New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			freeze := func() {
+				if err := syscall.Kill(eng.(engine.Server).ServerPID(), syscall.SIGSTOP); err != nil {
+					t.Error(err)
+				}
+			}
+			w.hooks = &testHooks{}
+			want := "innodb (creating the table) stalled: nothing completed for 2s"
+			if phase == "create" {
+				w.hooks.create = freeze
+			} else {
+				w.hooks.verify = freeze
+				want = "innodb (verification) stalled: nothing completed for 2s"
+			}
+			rn := &runner.Runner{Clock: runner.SystemClock(), StallTimeout: 2 * time.Second, Config: "innodb"}
+			st, err := runOn(t, ctx, w, eng, rn)
+			if err == nil || errors.Is(err, context.Canceled) || st.Status != result.StatusFailed || st.Error != want || st.Verify != nil {
+				t.Errorf("server frozen before %s: %v; step %s %q, verify %+v; want failed: %q", phase, err, st.Status, st.Error, st.Verify, want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package iibench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -123,7 +124,7 @@ func (r *run) step(ctx context.Context) *result.Step {
 	if h := r.hooks; h != nil && h.create != nil {
 		h.create()
 	}
-	if err := r.be.create(ctx); err != nil {
+	if err := r.create(ctx); err != nil {
 		return stopped(ctx, &result.Step{Name: stepName, StartedAt: started}, err)
 	}
 	p := r.p
@@ -166,6 +167,14 @@ func (r *run) step(ctx context.Context) *result.Step {
 	return st
 }
 
+// create creates the table, watched for stalls (env.Watch): the error is a
+// *runner.StallError when a frozen server held it for the stall limit.
+func (r *run) create(ctx context.Context) error {
+	ph := r.env.Watch(ctx, r.eng, "creating the table", false)
+	defer ph.Stop()
+	return ph.Err(r.be.create(ph.Ctx))
+}
+
 // stopped ends st with err: interrupted when the run's context is cancelled (err is then its
 // consequence, whatever the driver made of it), else failed.
 func stopped(ctx context.Context, st *result.Step, err error) *result.Step {
@@ -177,8 +186,8 @@ func stopped(ctx context.Context, st *result.Step, err error) *result.Step {
 	return st
 }
 
-// check verifies the table after the run into st: a failed verification fails the step, an
-// interrupted one interrupts it.
+// check verifies the table after the run into st: a failed verification fails the step, as
+// does one that stalled (with the stall's error), an interrupted one interrupts it.
 func (r *run) check(ctx context.Context, st *result.Step) {
 	if h := r.hooks; h != nil && h.verify != nil {
 		h.verify()
@@ -187,6 +196,8 @@ func (r *run) check(ctx context.Context, st *result.Step) {
 	switch {
 	case ctx.Err() != nil:
 		stopped(ctx, st, err)
+	case isStall(err):
+		st.Status, st.Error = result.StatusFailed, err.Error()
 	case err != nil:
 		st.Verify = &result.Verify{OK: false, Detail: err.Error()}
 		st.Status, st.Error = result.StatusFailed, "verification failed: "+err.Error()
@@ -196,6 +207,12 @@ func (r *run) check(ctx context.Context, st *result.Step) {
 			st.Status, st.Error = result.StatusFailed, "verification failed: "+v.Detail
 		}
 	}
+}
+
+// isStall reports whether err is the stall watchdog's.
+func isStall(err error) bool {
+	var se *runner.StallError
+	return errors.As(err, &se)
 }
 
 // stepCost is what st cost at perHour a machine hour (see Cost).

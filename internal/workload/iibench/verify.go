@@ -374,22 +374,33 @@ func (c *indexCheck) entry(seed maphash.Seed, idx int, k Key) {
 
 // verify reads the table back through its primary key and every secondary index (see the top
 // of this file). It returns nil without reading on an engine that stores nothing. An error is
-// the engine's or ctx's: what verification could not read.
+// the engine's or ctx's: what verification could not read; a *runner.StallError when the
+// engine stopped answering for the stall limit (env.Watch: every beatEvery rows or entries
+// read, and every ping the engine answers, is progress).
 func (r *run) verify(ctx context.Context) (*result.Verify, error) {
 	if d, ok := r.eng.(engine.Discarder); ok && d.Discards() {
 		return nil, nil
 	}
+	ph := r.env.Watch(ctx, r.eng, "verification", true)
+	defer ph.Stop()
+	ctx = ph.Ctx
+	var read int64
+	beat := func() {
+		if read++; read%beatEvery == 0 {
+			ph.Beat()
+		}
+	}
 	v := newVerifier(r.p, r.logs)
-	if err := r.be.scanRows(ctx, v.row); err != nil {
-		return nil, err
+	if err := r.be.scanRows(ctx, func(s *storedRow) { v.row(s); beat() }); err != nil {
+		return nil, ph.Err(err)
 	}
 	v.end()
 	ok := v.missing+v.extra+v.changed == 0 && len(v.problems) == 0
 	parts := []string{fmt.Sprintf("pk=%d%s", v.read, v.pkNote())}
 	for _, idx := range r.p.Indexes()[1:] {
 		var c indexCheck
-		if err := r.be.scanIndex(ctx, idx, func(k Key) { c.entry(v.seed, idx, k) }); err != nil {
-			return nil, err
+		if err := r.be.scanIndex(ctx, idx, func(k Key) { c.entry(v.seed, idx, k); beat() }); err != nil {
+			return nil, ph.Err(err)
 		}
 		note := ""
 		switch want := v.want[idx]; {
@@ -415,6 +426,10 @@ func (r *run) verify(ctx context.Context) (*result.Verify, error) {
 	}
 	return &result.Verify{OK: ok, Detail: detail}, nil
 }
+
+// beatEvery is how many rows and index entries verification reads between two beats of its
+// stall watchdog.
+const beatEvery = 1024
 
 // pkNote sums up the primary key's problems: "" when there are none.
 func (v *verifier) pkNote() string {

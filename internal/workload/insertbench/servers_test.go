@@ -117,8 +117,8 @@ func TestServerVerificationCatchesDamage(t *testing.T) {
 					damages[0].sql(t, db, first) // first+50 deleted, first+70 duplicated
 					damages[1].sql(t, db, first) // data of first+100 .. first+1099
 					execSQL(t, db, fmt.Sprintf("DELETE FROM pi1 WHERE transactionid = %d", first+1500))
-					res := r.verify(ctx)
-					if res == nil || res.OK || !strings.Contains(res.Detail, "(problems: missing 2, extra 1, altered 1001)") {
+					res, err := r.verify(ctx, "l.i0")
+					if err != nil || res == nil || res.OK || !strings.Contains(res.Detail, "(problems: missing 2, extra 1, altered 1001)") {
 						t.Fatalf("verification after the damage: %+v", res)
 					}
 					t.Log(res.Detail)

@@ -83,20 +83,17 @@ func (w *Workload) newRun(ctx context.Context, env workload.Env, eng engine.Engi
 // steps runs every selected step in order and emits each; it stops at the first step that does
 // not end ok.
 func (r *run) steps(ctx context.Context, emit func(*result.Step)) error {
-	if err := r.be.checkLimits(ctx); err != nil {
+	ph := r.env.Watch(ctx, r.eng, "checking the statements' limits", false)
+	err := ph.Err(r.be.checkLimits(ph.Ctx))
+	ph.Stop()
+	if err != nil {
 		return err
 	}
 	for i, name := range r.p.Steps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		last := i == len(r.p.Steps)-1
-		notes := r.resetLog(ctx, "before")
-		st := r.step(ctx, name, last)
-		if last {
-			notes = append(notes, r.resetLog(ctx, "after")...)
-		}
-		st.Notes = append(st.Notes, notes...)
+		st := r.stepBetweenResets(ctx, name, i == len(r.p.Steps)-1)
 		emit(st)
 		switch st.Status {
 		case result.StatusOK, result.StatusSkipped:
@@ -109,23 +106,50 @@ func (r *run) steps(ctx context.Context, emit func(*result.Step)) error {
 	return nil
 }
 
+// stepBetweenResets runs step name (see step), with the binary log reset before it and, after
+// the last step when it ended ok, after it (resetLog). A reset that stalls fails the step:
+// before it, the step does not run.
+func (r *run) stepBetweenResets(ctx context.Context, name string, last bool) *result.Step {
+	start := time.Now()
+	notes, err := r.resetLog(ctx, name, "before")
+	if err != nil {
+		return failed(ctx, name, start, err)
+	}
+	st := r.step(ctx, name, last)
+	if last && st.Status == result.StatusOK { // a step that did not end ok ends the run anyway
+		after, err := r.resetLog(ctx, name, "after")
+		notes = append(notes, after...)
+		if err != nil {
+			st.Status, st.Error = result.StatusFailed, err.Error()
+		}
+	}
+	st.Notes = append(st.Notes, notes...)
+	return st
+}
+
 // resetLogWait bounds a RESET MASTER.
 const resetLogWait = time.Minute
 
 // resetLog removes a managed server's binary log outside the step's time, as the reference's
 // np.sh does before and after every step (np.sh:65, :523), so that it does not fill the disk
-// over a run. As there, a failure does not stop the run: it is noted on the step.
-func (r *run) resetLog(ctx context.Context, when string) []string {
+// over a run. As there, a failure does not stop the run: it is noted on the step. A reset that
+// stalls (env.Watch: a frozen server) is the error, a *runner.StallError.
+func (r *run) resetLog(ctx context.Context, step, when string) ([]string, error) {
 	lr, ok := r.eng.(engine.LogResetter)
 	if !ok || ctx.Err() != nil {
-		return nil
+		return nil, nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, resetLogWait)
+	ph := r.env.Watch(ctx, r.eng, fmt.Sprintf("binary log reset %s %s", when, step), false)
+	defer ph.Stop()
+	rctx, cancel := context.WithTimeout(ph.Ctx, resetLogWait)
 	defer cancel()
 	if err := lr.ResetLog(rctx); err != nil {
-		return []string{fmt.Sprintf("binary log not reset %s the step: %v", when, err)}
+		if se := workload.Stall(ph.Ctx); se != nil {
+			return nil, se
+		}
+		return []string{fmt.Sprintf("binary log not reset %s the step: %v", when, err)}, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // failed returns the result of a step that ended with err outside the runner (its setup):
@@ -172,13 +196,16 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	st.Primary = primaryOp(name)
 	st.Probe = r.probe()
 	if st.Status == result.StatusOK && r.p.VerifyAfter(writes(name), last) {
-		st.Verify = r.verify(ctx)
+		v, err := r.verify(ctx, name)
 		switch {
 		case ctx.Err() != nil:
-			st.Status, st.Error, st.Verify = result.StatusInterrupted, "interrupted during verification", nil
-		case st.Verify != nil && !st.Verify.OK:
-			st.Status = result.StatusFailed
-			st.Error = "verification failed: " + st.Verify.Detail
+			st.Status, st.Error = result.StatusInterrupted, "interrupted during verification"
+		case err != nil:
+			st.Status, st.Error = result.StatusFailed, err.Error()
+		case v != nil && !v.OK:
+			st.Status, st.Error, st.Verify = result.StatusFailed, "verification failed: "+v.Detail, v
+		default:
+			st.Verify = v
 		}
 	}
 	measure.Derive(st, r.basis(name))
@@ -256,9 +283,13 @@ func (r *run) clock() runner.Clock {
 	return runner.SystemClock()
 }
 
-// session opens a session (see backend.newSession for announce) or wraps its error.
-func (r *run) session(announce bool) (session, error) {
-	s, err := r.be.newSession(r.opCtx, announce)
+// session opens a session on r.opCtx (see backend.newSession for announce) or wraps its error.
+func (r *run) session(announce bool) (session, error) { return r.sessionOn(r.opCtx, announce) }
+
+// sessionOn opens a session whose statements end when ctx does (see sqldb.Connect): its
+// statements must be given ctx.
+func (r *run) sessionOn(ctx context.Context, announce bool) (session, error) {
+	s, err := r.be.newSession(ctx, announce)
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
@@ -307,12 +338,18 @@ func (r *run) stripeOf(c int) int {
 }
 
 // load is l.i0: create the tables, then insert in primary-key order with no secondary index.
+// The creation is watched for stalls (env.Watch): each table created is progress.
 func (r *run) load(ctx context.Context) (*result.Step, error) {
+	ph := r.env.Watch(ctx, r.eng, "l.i0 creating the tables", false)
 	for _, t := range r.tables {
-		if err := r.be.createTable(ctx, t); err != nil {
+		if err := r.be.createTable(ph.Ctx, t); err != nil {
+			err = ph.Err(err)
+			ph.Stop()
 			return nil, err
 		}
+		ph.Beat()
 	}
+	ph.Stop()
 	return r.env.Runner.Run(ctx, r.writersStep("l.i0", r.p.Rows, r.p.BatchI0, false)), nil
 }
 
@@ -325,7 +362,10 @@ func (r *run) insertDelete(name string, rowsPerTable int64, batch int) runner.St
 // createIndexes is l.x: the three secondary indexes of each table, one client per table. As
 // the reference's l.x, which is iibench.py with --secondary_at_end and a max_rows of 100 or
 // less (cl.repro.sh:75, run_ibench.sh:42), the client first inserts one batch of BatchI0 rows
-// (iibench.py:1425, :796); the corrected variant does not.
+// (iibench.py:1425, :796); the corrected variant does not. An index build is one long
+// statement: the stall watchdog is fed while the engine answers pings (Env.LongOps), and the
+// session ends with the operation context, so that a stall cuts a build stuck on a frozen
+// server.
 func (r *run) createIndexes() runner.Step {
 	s := runner.Step{Name: "l.x", Ops: []runner.OpSpec{{Name: "index"}}}
 	for i, t := range r.tables {
@@ -335,33 +375,36 @@ func (r *run) createIndexes() runner.Step {
 			seg = t.newSegment("l.x", 1, r.p.BatchI0)
 		}
 		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {
-			sess, err := r.session(!r.p.Corrected())
+			octx := rec.OpContext()
+			sess, err := r.sessionOn(octx, !r.p.Corrected())
 			if err != nil {
 				return err
 			}
 			defer sess.close()
 			rt := r.retrier("l.x", i, 0)
 			if seg != nil {
-				if err := r.insertOne(ctx, rt, rec, sess, t, seg); err != nil {
+				if err := r.insertOne(ctx, octx, rt, rec, sess, t, seg); err != nil {
 					return err
 				}
 			}
 			return rt.do(ctx, rec, 0, time.Time{}, func() (int64, error) {
-				return sess.createIndexes(r.opCtx, t)
+				return sess.createIndexes(octx, t)
 			})
 		}})
 	}
+	r.env.LongOps(&s, r.eng)
 	return s
 }
 
-// insertOne inserts the one batch of seg on sess (l.x), retried as the step's op: the session's
-// connection is then not given back to the pool, as an inserter's.
-func (r *run) insertOne(ctx context.Context, rt *retrier, rec *runner.Recorder, sess session, t *table, seg *segment) error {
+// insertOne inserts the one batch of seg on sess (l.x), whose statements get octx, retried as
+// the step's op: the session's connection is then not given back to the pool, as an
+// inserter's.
+func (r *run) insertOne(ctx, octx context.Context, rt *retrier, rec *runner.Recorder, sess session, t *table, seg *segment) error {
 	sess.fresh()
 	sec := rec.Now().Unix()
 	rows := NewGen(r.p, r.p.Seed, tableStream(t.no)).fill(&rowBuf{}, seg.key(0, 0, 0), seg.batch, sec)
 	seg.writers[0].made1(sec)
-	if _, err := rt.retry(ctx, rec, 0, func() (int64, error) { return 0, sess.insert(r.opCtx, t, rows) }); err != nil {
+	if _, err := rt.retry(ctx, rec, 0, func() (int64, error) { return 0, sess.insert(octx, t, rows) }); err != nil {
 		return err
 	}
 	seg.writers[0].inserted++
@@ -393,25 +436,46 @@ func (r *run) probe() *result.Probe {
 
 // cleanup reduces the engine's debt (analyze, vacuum, flush, compaction, checkpoint) before the
 // read steps, as the reference does for the engine, then waits until p.CleanupWaitSeconds after
-// the step's start (cleanup.go). The step's notes say what it did.
+// the step's start (cleanup.go). The step's notes say what it did. Its one operation (the
+// engine's statements and the wait, up to 1200 s) is long by nature: the stall watchdog is fed
+// while the engine answers pings (Env.LongOps).
 func (r *run) cleanup(ctx context.Context) *result.Step {
+	start := time.Now()
 	c, ok := r.eng.(engine.Cleaner)
 	if !ok {
-		return &result.Step{Name: "cleanup", Status: result.StatusSkipped, StartedAt: time.Now(),
+		return &result.Step{Name: "cleanup", Status: result.StatusSkipped, StartedAt: start,
 			Error: "the engine has no cleanup"}
 	}
-	var before map[string]float64
-	if s, ok := r.eng.(engine.Statser); ok {
-		before, _ = s.Stats(ctx) // the debt before; after is the step's engine_stats
+	before, err := r.statsBefore(ctx)
+	if err != nil {
+		return failed(ctx, "cleanup", start, err)
 	}
 	cr := newCleanupRun(r.p, r.env.Runner.Clock)
-	st := r.env.Runner.Run(ctx, runner.Step{Name: "cleanup", Ops: []runner.OpSpec{{Name: "cleanup"}},
+	s := runner.Step{Name: "cleanup", Ops: []runner.OpSpec{{Name: "cleanup"}},
 		Workers: []runner.Worker{{Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return rec.Do(0, time.Time{}, func() (int64, error) { return 1, cr.run(r.opCtx, c) })
-		}}}})
+			return rec.Do(0, time.Time{}, func() (int64, error) { return 1, cr.run(rec.OpContext(), c) })
+		}}}}
+	r.env.LongOps(&s, r.eng)
+	st := r.env.Runner.Run(ctx, s)
 	st.EngineStatsBefore = before
 	st.Notes = cr.notes
 	return st
+}
+
+// statsBefore reads the engine's debt before the cleanup (after it is the step's engine_stats),
+// watched for stalls; nil when the engine has no stats or cannot say. The error is a stall's.
+func (r *run) statsBefore(ctx context.Context) (map[string]float64, error) {
+	s, ok := r.eng.(engine.Statser)
+	if !ok {
+		return nil, nil
+	}
+	ph := r.env.Watch(ctx, r.eng, "cleanup reading the engine's stats", false)
+	defer ph.Stop()
+	m, err := s.Stats(ph.Ctx)
+	if err != nil {
+		return nil, workload.Stall(ph.Ctx)
+	}
+	return m, nil
 }
 
 // discards reports whether the engine keeps nothing (null), so that what it reads is not checked.
@@ -424,7 +488,8 @@ func (r *run) discards() bool {
 var scanOrder = []int{idxPK, idxMarket, idxRegister, idxPDC, idxPK}
 
 // scan reads every index of every table in full, one client per table, and reports each index
-// as a phase (seconds: the slowest table's; rows: all tables').
+// as a phase (seconds: the slowest table's; rows: all tables'). Each index's count is one long
+// operation: the stall watchdog is fed while the engine answers pings (Env.LongOps).
 func (r *run) scan(ctx context.Context) *result.Step {
 	phases := make([]result.Phase, len(scanOrder))
 	for i, idx := range scanOrder {
@@ -445,7 +510,7 @@ func (r *run) scan(ctx context.Context) *result.Step {
 				var n int64
 				if err := rt.do(ctx, rec, 0, time.Time{}, func() (int64, error) {
 					var err error
-					n, err = r.be.count(r.opCtx, t, idx)
+					n, err = r.be.count(rec.OpContext(), t, idx)
 					return n, err
 				}); err != nil {
 					return err
@@ -462,6 +527,7 @@ func (r *run) scan(ctx context.Context) *result.Step {
 			return nil
 		}})
 	}
+	r.env.LongOps(&s, r.eng)
 	st := r.env.Runner.Run(ctx, s)
 	for i := range phases {
 		if phases[i].Seconds > 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/workload"
 )
 
 // Verification reads every row of every table through its primary key and compares it, column
@@ -43,24 +44,32 @@ const (
 // entry is a secondary index entry: its three columns and transactionid.
 type entry [4]int64
 
-// verify checks every table (see above) and returns the outcome; nil for an engine that keeps
-// nothing, or when ctx ended (the step is then interrupted).
-func (r *run) verify(ctx context.Context) *result.Verify {
+// verify checks every table (see above) after step and returns the outcome; nil for an engine
+// that keeps nothing. It is watched for stalls (env.Watch: every batch of rows read, and every
+// ping the engine answers, is progress). The error is ctx's when ctx ended (the step is then
+// interrupted), or the *runner.StallError of a verification that stalled.
+func (r *run) verify(ctx context.Context, step string) (*result.Verify, error) {
 	if r.discards() {
-		return nil
+		return nil, nil
 	}
+	ph := r.env.Watch(ctx, r.eng, "verification after "+step, true)
+	defer ph.Stop()
 	t0 := time.Now()
 	var detail []string
 	okAll := true
 	var read int64
 	for _, t := range r.tables {
 		v := newVerifier(r, t)
-		err := v.check(ctx)
+		v.beat = ph.Beat
+		err := v.check(ph.Ctx)
 		if ctx.Err() != nil {
-			return nil
+			return nil, ctx.Err()
+		}
+		if se := workload.Stall(ph.Ctx); err != nil && se != nil {
+			return nil, se
 		}
 		if err != nil {
-			return &result.Verify{OK: false, Detail: fmt.Sprintf("%s: %v", t.name, err)}
+			return &result.Verify{OK: false, Detail: fmt.Sprintf("%s: %v", t.name, err)}, nil
 		}
 		okAll = okAll && v.ok()
 		read += v.read
@@ -68,13 +77,18 @@ func (r *run) verify(ctx context.Context) *result.Verify {
 	}
 	secs := time.Since(t0).Seconds()
 	detail = append(detail, fmt.Sprintf("read %d rows and index entries in %.2f s", read, secs))
-	return &result.Verify{OK: okAll, Detail: strings.Join(detail, "; ")}
+	return &result.Verify{OK: okAll, Detail: strings.Join(detail, "; ")}, nil
 }
+
+// beatEvery is how many rows and index entries verification reads between two beats of its
+// stall watchdog (a power of two).
+const beatEvery = 1024
 
 // verifier checks one table.
 type verifier struct {
 	r      *run
 	t      *table
+	beat   func() // tells the stall watchdog that the walk progresses
 	gen    *Gen
 	want   int64 // rows the table must hold
 	strict bool  // the deleted rows are the oldest
@@ -127,7 +141,7 @@ func (s *entrySum) add(idx int, e *entry) {
 }
 
 func newVerifier(r *run, t *table) *verifier {
-	v := &verifier{r: r, t: t, gen: NewGen(r.p, r.p.Seed, tableStream(t.no)), want: t.live(),
+	v := &verifier{r: r, t: t, beat: func() {}, gen: NewGen(r.p, r.p.Seed, tableStream(t.no)), want: t.live(),
 		strict: t.short.Load() == 0, kinds: map[string]int64{}}
 	for _, s := range t.log {
 		if s.rows() > 0 {
@@ -142,7 +156,7 @@ func (v *verifier) check(ctx context.Context) error {
 	v.start()
 	err := v.r.be.readRows(ctx, v.t, func(row *Row) error {
 		v.rows++
-		v.read++
+		v.readOne()
 		if v.nprob < maxWalkProblems {
 			v.next(row)
 		}
@@ -163,7 +177,7 @@ func (v *verifier) check(ctx context.Context) error {
 		var got entrySum
 		err := v.r.be.readIndex(ctx, v.t, idx, func(e *entry) error {
 			got.add(idx, e)
-			v.read++
+			v.readOne()
 			return nil
 		})
 		if err != nil {
@@ -176,6 +190,13 @@ func (v *verifier) check(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// readOne counts a row or index entry read, and beats every beatEvery of them.
+func (v *verifier) readOne() {
+	if v.read++; v.read%beatEvery == 0 {
+		v.beat()
+	}
 }
 
 // project adds the index entries that row calls for to the sums.

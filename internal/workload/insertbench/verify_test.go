@@ -203,9 +203,9 @@ func checkDamage(t *testing.T, open func(t *testing.T) engine.Engine, p Params, 
 	ctx := context.Background()
 	r := startRun(t, ctx, open(t), p)
 	applyDamage(t, ctx, r, dm)
-	v := r.verify(ctx)
-	if v == nil || v.OK {
-		t.Fatalf("verification after the damage: %+v, want it failed", v)
+	v, err := r.verify(ctx, "l.i0")
+	if err != nil || v == nil || v.OK {
+		t.Fatalf("verification after the damage: %+v, %v, want it failed", v, err)
 	}
 	for _, w := range dm.want {
 		if !strings.Contains(v.Detail, w) {
@@ -295,13 +295,13 @@ func TestVerificationAfterShortDeletes(t *testing.T) {
 		t.Run(dm.name, func(t *testing.T) {
 			r := startRun(t, ctx, openDriver(sqldb.SQLiteDriver())(t), damageParams(workload.Reference))
 			r.tables[0].short.Store(1)
-			if v := r.verify(ctx); v == nil || !v.OK {
-				t.Fatalf("verification with short deletes, undamaged: %+v", v)
+			if v, err := r.verify(ctx, "l.i0"); err != nil || v == nil || !v.OK {
+				t.Fatalf("verification with short deletes, undamaged: %+v, %v", v, err)
 			}
 			applyDamage(t, ctx, r, dm)
-			v := r.verify(ctx)
-			if v == nil || v.OK {
-				t.Fatalf("verification after the damage: %+v, want it failed", v)
+			v, err := r.verify(ctx, "l.i0")
+			if err != nil || v == nil || v.OK {
+				t.Fatalf("verification after the damage: %+v, %v, want it failed", v, err)
 			}
 			t.Log(v.Detail)
 		})

@@ -286,7 +286,7 @@ func (f *mixFixture) timed(b *testing.B, path mixPath) {
 		b.StopTimer()
 	})
 	f.r.tally = t.tally
-	if v, _ := f.r.verify(f.ctx); v == nil || !v.OK {
+	if v, _ := f.r.verify(f.ctx, func() {}); v == nil || !v.OK {
 		b.Fatalf("verify after %d requests: %+v", b.N, v)
 	}
 }

@@ -6,11 +6,16 @@ import (
 	"io"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
@@ -224,5 +229,94 @@ func TestLoadBatchAtTheLimit(t *testing.T) {
 	steps, err := runOn(t, ctx, w, eng)
 	if err != nil || len(steps) != 1 || steps[0].Verify == nil || !steps[0].Verify.OK {
 		t.Fatalf("load: %v, %+v", err, steps)
+	}
+}
+
+// freezingStore calls freeze before its n-th call named point (Create, Rows: verification's
+// first read, Client, CreateIndex).
+type freezingStore struct {
+	store.Store
+	point  string
+	n      int64
+	calls  *atomic.Int64
+	freeze func()
+}
+
+func (s freezingStore) at(point string) {
+	if point == s.point && s.calls.Add(1) == s.n {
+		s.freeze()
+	}
+}
+
+func (s freezingStore) Create(ctx context.Context) error { s.at("Create"); return s.Store.Create(ctx) }
+func (s freezingStore) CreateIndex(ctx context.Context) error {
+	s.at("CreateIndex")
+	return s.Store.CreateIndex(ctx)
+}
+
+func (s freezingStore) Rows(ctx context.Context) (store.Rows, error) {
+	s.at("Rows")
+	return s.Store.Rows(ctx)
+}
+
+func (s freezingStore) Client(ctx context.Context) (store.Client, error) {
+	s.at("Client")
+	return s.Store.Client(ctx)
+}
+
+// TestFrozenServer freezes a managed InnoDB server (SIGSTOP) before the load creates the
+// tables, before verification, before the request phase opens its first client (after the
+// load's two) and before the deferred index build, one statement long by nature: each time the
+// step fails with the stall error that names the configuration (and the phase, outside the
+// runner's steps), and the run ends.
+func TestFrozenServer(t *testing.T) {
+	c := sqldbtest.Servers()[1] // innodb
+	c.Require(t)
+	for _, tc := range []struct {
+		point    string
+		n        int64
+		steps    []string
+		deferIdx bool
+		want     string
+	}{
+		{"Create", 1, []string{"load"}, false, "load: create tables: innodb (load creating the tables) stalled: nothing completed for 2s"},
+		{"Rows", 1, []string{"load"}, false, "load: innodb (verification after load) stalled: nothing completed for 2s"},
+		{"Client", 3, nil, false, "run.1: innodb (run.1 opening the requesters' connections) stalled: nothing completed for 2s"},
+		{"CreateIndex", 1, []string{"load"}, true, "index: innodb stalled: nothing completed for 2s"},
+	} {
+		t.Run(tc.point, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			eng := c.Open(t, ctx, c.Small, servertest.DataDir(t)) // stopped at the end, frozen or not
+			p := tinyParams(t)
+			p.MaxID1, p.DeferIndex = 1001, tc.deferIdx
+			if tc.steps != nil {
+				p.Steps = tc.steps
+			}
+			w, err := New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var frozen atomic.Bool
+			w.wrap = func(st store.Store) store.Store {
+				return freezingStore{Store: st, point: tc.point, n: tc.n, calls: &atomic.Int64{}, freeze: func() {
+					if err := syscall.Kill(eng.(engine.Server).ServerPID(), syscall.SIGSTOP); err != nil {
+						t.Error(err)
+					}
+					frozen.Store(true)
+				}}
+			}
+			env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock(),
+				StallTimeout: 2 * time.Second, Config: "innodb"}}
+			var steps []*result.Step
+			err = w.Run(ctx, env, eng, func(s *result.Step) { steps = append(steps, s) })
+			if !frozen.Load() || err == nil || errors.Is(err, context.Canceled) || len(steps) == 0 {
+				t.Fatalf("frozen %v; Run = %v after %d steps, want a stall", frozen.Load(), err, len(steps))
+			}
+			s := steps[len(steps)-1]
+			if got := s.Name + ": " + s.Error; s.Status != result.StatusFailed || got != tc.want {
+				t.Errorf("step %s %s: %q, want failed: %q", s.Name, s.Status, got, tc.want)
+			}
+		})
 	}
 }

@@ -23,6 +23,8 @@ import (
 type Workload struct {
 	p Params
 	m *model
+	// wrap, set by tests only, wraps the store the run uses, to act at its calls.
+	wrap func(store.Store) store.Store
 }
 
 // New returns LinkBench for parameters, which it validates.
@@ -93,6 +95,9 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 	if err != nil {
 		return err
 	}
+	if w.wrap != nil {
+		st = w.wrap(st)
+	}
 	r := w.newRun(ctx, env, eng, st)
 	steps := []func(context.Context) *result.Step{r.load}
 	if w.p.DeferIndex {
@@ -147,11 +152,16 @@ func ended(ctx context.Context, name string, start time.Time, err error) *result
 // finish verifies a step that ended ok when check is set (after the last step, or after every
 // writing step with --verify each-step: a verification between steps would warm the cache for
 // the next measured one), and derives its efficiency. A verification that the run's end cut
-// short leaves the step interrupted.
+// short leaves the step interrupted; one that stalled (env.Watch) fails it with the stall.
 func (r *run) finish(st *result.Step, check bool, b measure.Basis) *result.Step {
 	if check && st.Status == result.StatusOK {
-		v, canceled := r.verify(r.opCtx)
+		ph := r.env.Watch(r.opCtx, r.eng, "verification after "+st.Name, true)
+		v, canceled := r.verify(ph.Ctx, ph.Beat)
+		stall := workload.Stall(ph.Ctx)
+		ph.Stop()
 		switch {
+		case canceled && r.opCtx.Err() == nil && stall != nil:
+			st.Status, st.Error = result.StatusFailed, stall.Error()
 		case canceled:
 			st.Status, st.Error = result.StatusInterrupted, "interrupted (during verification)"
 		case v != nil && !v.OK:
@@ -161,6 +171,15 @@ func (r *run) finish(st *result.Step, check bool, b measure.Basis) *result.Step 
 	}
 	measure.Derive(st, b)
 	return st
+}
+
+// watched runs fn, work between the runner's steps (creating the tables, finishing the load),
+// under the stall watchdog (env.Watch, named what) with the context it gets; the error is a
+// *runner.StallError when a frozen server held fn for the stall limit.
+func (r *run) watched(ctx context.Context, what string, fn func(context.Context) error) error {
+	ph := r.env.Watch(ctx, r.eng, what, false)
+	defer ph.Stop()
+	return ph.Err(fn(ph.Ctx))
 }
 
 // discards reports whether the engine stores nothing (the null engine).

@@ -68,7 +68,7 @@ func (a *arena) reset() { a.buf = a.buf[:0] }
 // id1s from a shared counter, and one more loads the nodes.
 func (r *run) load(ctx context.Context) *result.Step {
 	start := time.Now()
-	if err := r.st.Create(r.opCtx); err != nil {
+	if err := r.watched(ctx, "load creating the tables", r.st.Create); err != nil {
 		return ended(r.opCtx, "load", start, fmt.Errorf("create tables: %w", err))
 	}
 	p := r.p
@@ -94,7 +94,8 @@ func (r *run) load(ctx context.Context) *result.Step {
 		r.tally.add(&tallies[i])
 	}
 	if st.Status == result.StatusOK {
-		if err := r.st.FinishLoad(r.opCtx, p.MaxID1); err != nil {
+		finish := func(ctx context.Context) error { return r.st.FinishLoad(ctx, p.MaxID1) }
+		if err := r.watched(ctx, "load finishing", finish); err != nil {
 			e := ended(r.opCtx, "load", start, fmt.Errorf("finish load: %w", err))
 			st.Status, st.Error = e.Status, e.Error
 		}
@@ -255,13 +256,15 @@ func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (e
 // step or --verify each-step).
 func (r *run) index(ctx context.Context) *result.Step {
 	// One statement that may run for hours at large scale, with nothing completing in between:
-	// no stall watchdog (Ctrl-C still stops it).
-	s := runner.Step{Name: "index", Ops: []runner.OpSpec{{Name: "index"}}, StallTimeout: -1,
+	// the stall watchdog is fed while the engine answers pings (on an engine in this process,
+	// which has nothing to ping, there is none), and a stall cuts the statement.
+	s := runner.Step{Name: "index", Ops: []runner.OpSpec{{Name: "index"}},
 		Workers: []runner.Worker{{Run: func(ctx context.Context, rec *runner.Recorder) error {
 			return rec.Do(0, time.Time{}, func() (int64, error) {
-				return r.tally.links, r.st.CreateIndex(r.opCtx)
+				return r.tally.links, r.st.CreateIndex(rec.OpContext())
 			})
 		}}}}
+	r.env.LongOps(&s, r.eng)
 	st := r.env.Runner.Run(ctx, s)
 	if st.Status == result.StatusOK {
 		r.indexed = true

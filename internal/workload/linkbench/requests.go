@@ -11,6 +11,7 @@ import (
 	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/gen"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/store"
@@ -86,19 +87,16 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 	}
 	start := time.Now()
 	for i := range reqs {
-		q := &requester{r: r, i: i, rng: requesterRand(p.Seed, i), rr: newRowRand(),
+		reqs[i] = &requester{r: r, i: i, rng: requesterRand(p.Seed, i), rr: newRowRand(),
 			id2s: make([]int64, 0, r.m.prof.MultigetMax), histIdx: map[[2]int64]int{}}
-		cl, err := r.client(ctx, &q.rec, &q.cur)
-		if err != nil {
-			st := ended(ctx, plans[0].name, start, err)
-			emit(st)
-			if st.Status == result.StatusInterrupted {
-				return context.Canceled
-			}
-			return fmt.Errorf("step %s failed: %s", st.Name, st.Error)
+	}
+	if err := r.openClients(ctx, plans[0].name, reqs); err != nil {
+		st := ended(ctx, plans[0].name, start, err)
+		emit(st)
+		if st.Status == result.StatusInterrupted {
+			return context.Canceled
 		}
-		q.cl = cl
-		reqs[i] = q
+		return fmt.Errorf("step %s failed: %s", st.Name, st.Error)
 	}
 	for i, pl := range plans {
 		if err := ctx.Err(); err != nil {
@@ -120,6 +118,52 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 		}
 	}
 	return nil
+}
+
+// openClients opens a client for each requester, watched for stalls (env.Watch: each client
+// opened is progress); the clients live on after it, so that their connections cannot end with
+// the watchdog's context. When the watchdog fires first (a frozen server holds an opening), the
+// error is its *runner.StallError, and the opening is left to end when the engine is closed,
+// closing what it opened.
+func (r *run) openClients(ctx context.Context, step string, reqs []*requester) error {
+	ph := r.env.Watch(ctx, r.eng, step+" opening the requesters' connections", false)
+	defer ph.Stop()
+	type opened struct {
+		cls []store.Client
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		var o opened
+		for _, q := range reqs {
+			cl, err := r.client(ctx, &q.rec, &q.cur)
+			if err != nil {
+				o.err = err
+				break
+			}
+			o.cls = append(o.cls, cl)
+			ph.Beat()
+		}
+		done <- o
+	}()
+	var o opened
+	select {
+	case o = <-done:
+	case <-ph.Ctx.Done():
+		if se := workload.Stall(ph.Ctx); se != nil {
+			go func() {
+				for _, cl := range (<-done).cls {
+					cl.Close()
+				}
+			}()
+			return se
+		}
+		o = <-done // interrupted: the opening ends with the run's context
+	}
+	for i, cl := range o.cls {
+		reqs[i].cl = cl
+	}
+	return o.err
 }
 
 // allDone reports whether every requester has reached its request limit.

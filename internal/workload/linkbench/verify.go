@@ -31,12 +31,12 @@ const (
 // the row totals; every link (through the primary key and through id1_type), count and node
 // of the checked id1s against its key and version, and against what the load wrote where no
 // request wrote; and every node ADD_NODE wrote. It returns nil when the engine stores nothing,
-// and canceled when ctx ended before it did.
-func (r *run) verify(ctx context.Context) (v *result.Verify, canceled bool) {
+// and canceled when ctx ended before it did. It calls beat every beatEvery rows read.
+func (r *run) verify(ctx context.Context, beat func()) (v *result.Verify, canceled bool) {
 	if r.discards() {
 		return nil, false
 	}
-	vf := &verifier{r: r, c: r.m.content, rr: newRowRand(), counts: map[[2]int64]store.Count{}}
+	vf := &verifier{r: r, c: r.m.content, rr: newRowRand(), counts: map[[2]int64]store.Count{}, beat: beat}
 	vf.h.SetSeed(maphash.MakeSeed())
 	if err := vf.run(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -50,13 +50,18 @@ func (r *run) verify(ctx context.Context) (v *result.Verify, canceled bool) {
 	return &result.Verify{OK: true, Detail: vf.summary()}, false
 }
 
+// beatEvery is how many rows verification reads between two beats of its stall watchdog.
+const beatEvery = 1024
+
 // verifier is the state of one verification.
 type verifier struct {
-	r   *run
-	c   *content
-	rr  *rowRand
-	buf []byte
-	h   maphash.Hash
+	r    *run
+	beat func() // tells the stall watchdog that verification progresses
+	read int64  // rows read
+	c    *content
+	rr   *rowRand
+	buf  []byte
+	h    maphash.Hash
 
 	bad      []string // the first maxReported problems
 	problems int64
@@ -79,6 +84,13 @@ type group struct {
 	loaded  int64 // rows whose id2 is one the load wrote
 	visible int64
 	newest  int64 // the latest time of the load's links read
+}
+
+// readOne counts a row read, and beats every beatEvery of them.
+func (v *verifier) readOne() {
+	if v.read++; v.read%beatEvery == 0 {
+		v.beat()
+	}
 }
 
 // fail records a problem.
@@ -154,6 +166,7 @@ func (v *verifier) checkLinks(ctx context.Context, lo, hi int64) error {
 	p := v.r.p
 	clear(v.counts)
 	err := v.r.st.ScanCounts(ctx, lo, hi, func(n *store.Count) error {
+		v.readOne()
 		if ti := n.LinkType - store.FirstLinkType; ti < 0 || ti >= int64(p.LinkTypes) {
 			v.fail("counttable has a row of id1 %d and link type %d, which no step writes", n.ID1, n.LinkType)
 			return nil
@@ -175,6 +188,7 @@ func (v *verifier) checkLinks(ctx context.Context, lo, hi int64) error {
 	}
 	v.ixSum, v.ixLinks = 0, 0
 	err = v.r.st.ScanIndex(ctx, lo, hi, func(l *store.Link) error {
+		v.readOne()
 		v.ixSum += v.linkHash(l)
 		v.ixLinks++
 		return nil
@@ -197,6 +211,7 @@ func (v *verifier) checkType(ctx context.Context, ti int, lo, hi int64) error {
 	cur := lo
 	v.open(cur, ti)
 	err := v.r.st.ScanLinks(ctx, linkType(ti), lo, hi, func(l *store.Link) error {
+		v.readOne()
 		if l.ID1 < cur || l.ID1 >= hi {
 			return fmt.Errorf("link (%d, %d, %d) read out of order or out of the range %d..%d", l.ID1, l.LinkType, l.ID2, lo, hi-1)
 		}
@@ -303,6 +318,7 @@ func (v *verifier) close() {
 func (v *verifier) checkNodes(ctx context.Context, lo, hi int64) error {
 	next := lo
 	err := v.r.st.ScanNodes(ctx, lo, hi, func(n *store.Node) error {
+		v.readOne()
 		if n.ID < next || n.ID >= hi {
 			return fmt.Errorf("node %d read out of order or out of the range %d..%d", n.ID, lo, hi-1)
 		}
@@ -366,6 +382,7 @@ func (v *verifier) checkAddedNodes(ctx context.Context) error {
 	}
 	var sum uint64
 	err = v.r.st.ScanNodes(ctx, p.MaxID1, math.MaxInt64, func(n *store.Node) error {
+		v.readOne()
 		v.added++
 		sum += mix64(uint64(n.Version))
 		var ok bool

@@ -352,7 +352,7 @@ func testDamage(t *testing.T, r *run, raw rawTables, extra ...damageCase) {
 	ctx := context.Background()
 	for _, c := range append(damageCases(), extra...) {
 		undo := c.damage(t, r, raw)
-		v, canceled := r.verify(ctx)
+		v, canceled := r.verify(ctx, func() {})
 		if canceled || v == nil || v.OK {
 			t.Errorf("%s: verification passed: %+v", c.name, v)
 		} else {
@@ -364,7 +364,7 @@ func testDamage(t *testing.T, r *run, raw rawTables, extra ...damageCase) {
 			t.Logf("%s: %s", c.name, v.Detail)
 		}
 		undo()
-		if v, _ := r.verify(ctx); v == nil || !v.OK {
+		if v, _ := r.verify(ctx, func() {}); v == nil || !v.OK {
 			t.Fatalf("%s undone: verification failed: %+v", c.name, v)
 		}
 	}
