@@ -150,7 +150,7 @@ func (s *kvStore) Client(ctx context.Context) (Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("linkbench client: %w", err)
 	}
-	return &kvClient{s: s, b: s.db.NewBatch(), retryState: retryState{maxRetries: s.opt.MaxRetries}}, nil
+	return &kvClient{s: s, b: s.db.NewBatch(), retryState: newRetryState(&s.opt)}, nil
 }
 
 // Rows counts the keys of each range.

@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
@@ -101,8 +100,6 @@ type sqlStore struct {
 	twoConns bool
 	// multigetHead is the start of MULTIGET_LINK, whose ids are written into the text.
 	multigetHead string
-	// sleep, when set (tests), replaces the pause before a retry.
-	sleep func(context.Context, time.Duration) error
 }
 
 func newSQLStore(db sqldb.DB, opt Options) *sqlStore {

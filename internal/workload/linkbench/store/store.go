@@ -5,7 +5,8 @@ package store
 
 import (
 	"context"
-	"errors"
+
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // Link types are FirstLinkType + i for i in [0, link types); nodes have type NodeType.
@@ -63,18 +64,16 @@ const (
 	Updated
 )
 
-// ErrConflict wraps the error of an operation that kept failing with a transient conflict
-// (deadlock, lock wait timeout, serialization failure, busy) after every retry.
-var ErrConflict = errors.New("transient conflict")
-
 // Options says how a Store lays out its schema and runs its operations.
 type Options struct {
 	// DeferIndex: Create leaves out the id1_type index; CreateIndex builds it later.
 	DeferIndex bool
 	// MaxRetries is how many times an operation is retried after a transient conflict
-	// before it fails with ErrConflict; 0 means the default (DefaultMaxRetries, the
-	// reference's limit).
+	// before it fails with an error that wraps runner.ErrRetriesExhausted; 0 means the
+	// default (DefaultMaxRetries, the reference's limit).
 	MaxRetries int
+	// Clock is the clock the pauses before retries are on (the runner's); nil: the system's.
+	Clock runner.Clock
 	// Corrected runs the corrections of the reference's write path that docs/fidelity.md
 	// lists (SQL engines): a duplicate-key INSERT is rolled back on MySQL before the update,
 	// links are read and written through the primary key where the dialect has hints, and
