@@ -166,12 +166,12 @@ type failingSession struct {
 }
 
 func (s *failingSession) insert(context.Context, []Row) error {
-	return driverErr("insert into "+tableName, s.err)
+	return runner.OpError("insert into "+tableName, s.err)
 }
 
 // TestErrorsDoNotCarryStatements fails the inserts of a run on SQLite with a driver error that
 // repeats 300 KB of a statement: the step's error names the operation and keeps the driver's
-// message to its first 300 bytes.
+// message to its first runner.MaxErrorText bytes.
 func TestErrorsDoNotCarryStatements(t *testing.T) {
 	ctx := context.Background()
 	eng := engineCase{driver: sqldb.SQLiteDriver()}.open(t, ctx)
@@ -187,7 +187,7 @@ func TestErrorsDoNotCarryStatements(t *testing.T) {
 	}
 	r.be = &failingBackend{backend: r.be, err: errHuge}
 	st := r.step(ctx)
-	if st.Status != result.StatusFailed || len(st.Error) > 400 || !strings.HasPrefix(st.Error, "insert into purchases_index: near 'VALUES") ||
+	if st.Status != result.StatusFailed || len(st.Error) > runner.MaxErrorText+100 || !strings.HasPrefix(st.Error, "insert into purchases_index: near 'VALUES") ||
 		!strings.HasSuffix(st.Error, "more bytes)") {
 		t.Errorf("step %s, error of %d bytes: %.500s", st.Status, len(st.Error), st.Error)
 	}

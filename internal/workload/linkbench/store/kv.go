@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // The KV layout: one key range per table and index, each under a one-byte tag, with
@@ -273,7 +274,7 @@ func (c *kvClient) Close() error {
 func (c *kvClient) commit(op string) error {
 	if err := c.b.Commit(); err != nil {
 		c.b.Reset()
-		return opErr(op, err)
+		return runner.OpError(op, err)
 	}
 	return nil
 }

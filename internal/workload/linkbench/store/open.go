@@ -82,7 +82,7 @@ func (r *retryState) SetRetryStop(ctx context.Context) { r.stop = ctx }
 // to return. retryable says whether err is a transient conflict.
 func (r *retryState) again(ctx context.Context, op string, tries *runner.Retry, err error, retryable bool) error {
 	if !retryable {
-		return opErr(op, err)
+		return runner.OpError(op, err)
 	}
 	return r.retry(ctx, op, tries, err)
 }
@@ -101,7 +101,7 @@ func (r *retryState) retry(ctx context.Context, op string, tries *runner.Retry, 
 		err = ctx.Err()
 	}
 	if err != nil {
-		return opErr(op, err)
+		return runner.OpError(op, err)
 	}
 	if r.hook != nil {
 		r.hook()

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // The SQL schema (types from the engine's Dialect; shown for MySQL):
@@ -209,7 +210,7 @@ func (s *sqlStore) Create(ctx context.Context) error {
 	}
 	for _, q := range ddl {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
-			return opErr("create linkbench schema: "+q, err)
+			return runner.OpError("create linkbench schema: "+q, err)
 		}
 	}
 	return nil

@@ -131,7 +131,7 @@ func (c *sqlClient) stmt(ctx context.Context, i int) (*sql.Stmt, error) {
 	}
 	st, err := conn.PrepareContext(c.sctx(ctx), c.s.text[i])
 	if err != nil {
-		return nil, opErr(fmt.Sprintf("prepare %q", c.s.text[i]), err)
+		return nil, runner.OpError(fmt.Sprintf("prepare %q", c.s.text[i]), err)
 	}
 	c.stmts[i] = st
 	return st, nil
@@ -284,13 +284,13 @@ func (c *sqlClient) writeLink(ctx context.Context, op string, l *Link, insert bo
 		}
 		last = err
 		if rerr := c.rollbackAfter(ctx, err); rerr != nil {
-			return 0, opErr(op, errors.Join(err, rerr))
+			return 0, runner.OpError(op, errors.Join(err, rerr))
 		}
 		switch {
 		case c.s.d.DuplicateKey(err) && !c.broken:
 			insert = false
 		case !c.retryable(err):
-			return 0, opErr(op, err)
+			return 0, runner.OpError(op, err)
 		}
 	}
 }
@@ -380,7 +380,7 @@ func (c *sqlClient) DeleteLink(ctx context.Context, id1, linkType, id2 int64, ex
 			return found, nil
 		}
 		if rerr := c.rollbackAfter(ctx, err); rerr != nil {
-			return false, opErr("delete link", errors.Join(err, rerr))
+			return false, runner.OpError("delete link", errors.Join(err, rerr))
 		}
 		if err = c.again(ctx, "delete link", &tries, err, c.retryable(err)); err != nil {
 			return false, err

@@ -17,7 +17,7 @@ import (
 func (c *sqlClient) ResetNodes(ctx context.Context, startID int64) error {
 	for _, q := range c.s.resetNodesText(startID) {
 		if _, err := c.rconn.ExecContext(c.sctx(ctx), q); err != nil {
-			return opErr("reset nodes: "+q, err)
+			return runner.OpError("reset nodes: "+q, err)
 		}
 	}
 	return nil

@@ -131,14 +131,15 @@ type Rows struct {
 // conflicts itself (at most Options.MaxRetries times, backing off between them, and never past
 // the end of the context given to SetRetryStop; the KV family has none) and reports each retry
 // through the function given to SetRetryHook; after the last retry it returns an error
-// wrapping ErrConflict. Other errors are returned at once, prefixed with the operation's name
-// and with the engine's message cut to maxErrText bytes.
+// wrapping runner.ErrRetriesExhausted. Other errors are returned at once, as runner.OpError
+// makes them: prefixed with the operation's name, the engine's message cut.
 type Client interface {
 	// SetRetryHook sets the function called once per retry of a transient conflict.
 	SetRetryHook(func())
 	// SetRetryStop sets the context whose end stops retrying: the step's. The operation then
-	// fails with an error that wraps the context's error and the last transient one. Without
-	// it, retries end with the context of the operation.
+	// fails as runner.Retrier.Wait says: with the context's error alone at the step's normal
+	// end or an interrupt, else with the last transient error. Without it, retries end with
+	// the context of the operation.
 	SetRetryStop(ctx context.Context)
 
 	// InsertLinks inserts new links in one batch (load phase); they do not exist yet.

@@ -1090,22 +1090,6 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-// TestOpErrorIsShort: an engine's message is cut, keeping the operation and the cause.
-func TestOpErrorIsShort(t *testing.T) {
-	cause := errors.New("syntax error near VALUES (" + strings.Repeat("123456, ", 20000) + ")")
-	err := opErr("insert links", cause)
-	if !errors.Is(err, cause) || len(err.Error()) > maxErrText+100 || !strings.HasPrefix(err.Error(), "insert links: syntax error near") ||
-		!strings.Contains(err.Error(), "more bytes)") {
-		t.Errorf("error of %d bytes: %.200s", len(err.Error()), err)
-	}
-	if got := opErr("x", errors.New("short")).Error(); got != "x: short" {
-		t.Errorf("short error %q", got)
-	}
-	if got := cut("ééé", 3); got != "é... (4 more bytes)" {
-		t.Errorf("cut in a rune: %q", got)
-	}
-}
-
 // TestSQLiteConflict holds SQLite's write lock from another connection with no busy timeout:
 // AddLink retries MaxRetries times, pausing on the store's clock and calling the hook, then
 // fails with SQLite's busy error and runner.ErrRetriesExhausted; when the step's context ends
