@@ -26,6 +26,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/testfs"
 )
 
 // Faults and hostile users: the password over TCP, a full disk, a frozen server, Abort, a
@@ -254,26 +255,6 @@ func fileHolds(path, s string) (bool, error) {
 	}
 }
 
-// tmpfsDataDir returns a fresh data directory on a tmpfs of size (e.g. "30m") of its own,
-// unmounted at the end of the test.
-func tmpfsDataDir(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
-	}
-	dir := servertest.DataDir(t)
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
-		t.Skipf("mount a tmpfs: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-			_ = syscall.Unmount(dir, syscall.MNT_DETACH)
-		}
-	})
-	return dir
-}
-
 // An initialisation on a full disk fails with an error that says so and shows the end of the
 // tool's output, instead of waiting forever: MariaDB's bootstrap waits for free space without
 // end ("Disk is full writing ... Waiting for someone to free space").
@@ -290,7 +271,8 @@ func TestInitDiskFull(t *testing.T) {
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
 			servertest.Require(t, c.kind)
-			dir := tmpfsDataDir(t, "30m")
+			dir := servertest.DataDir(t)
+			testfs.Mount(t, dir, "30m")
 			ctx, cancel := context.WithTimeout(context.Background(), safetyBound)
 			defer cancel()
 			s, err := server.Start(ctx, c.kind, server.Options{DataDir: dir, Settings: c.settings, Log: servertest.Logger(t)})
