@@ -16,7 +16,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,33 +35,15 @@ import (
 // asserts on.
 const safetyBound = 3 * time.Minute
 
-// logBuffer is an io.Writer safe for concurrent use that keeps what is written.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startWith starts a server with o (on a fresh data directory unless o has one), stopped at the
 // end of the test; o.Log also goes to the returned buffer.
-func startWith(t *testing.T, kind server.Kind, o server.Options) (*server.Server, *logBuffer) {
+func startWith(t *testing.T, kind server.Kind, o server.Options) (*server.Server, *servertest.Buffer) {
 	t.Helper()
 	servertest.Require(t, kind)
 	if o.DataDir == "" {
 		o.DataDir = servertest.DataDir(t)
 	}
-	log := &logBuffer{}
+	log := &servertest.Buffer{}
 	o.Log = io.MultiWriter(servertest.Logger(t), log)
 	ctx, cancel := context.WithTimeout(context.Background(), safetyBound)
 	defer cancel()
