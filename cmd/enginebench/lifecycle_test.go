@@ -17,8 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/enginebench/enginebench/internal/result"
-	"github.com/enginebench/enginebench/internal/result/resulttest"
 	"github.com/enginebench/enginebench/internal/runlock"
+	"github.com/enginebench/enginebench/internal/testfs"
 )
 
 // TestOnlyBadInputExitsTwo: a command's error that is not bad input exits 1; bad input, and
@@ -301,7 +301,7 @@ func TestResultsOnAFullFilesystem(t *testing.T) {
 		"512k": "/run1 is not writable: write ",
 	} {
 		t.Run(size, func(t *testing.T) {
-			mnt := resulttest.Tmpfs(t, size)
+			mnt := testfs.Tmpfs(t, size)
 			out := filepath.Join(mnt, "results", "run1")
 			data := filepath.Join(t.TempDir(), "data")
 			runBad(t, want, "run", "--scale", "tiny", "--engines", "pebble", "--out", out, "--data-dir", data)
@@ -323,12 +323,12 @@ func TestResultsFilesystemFillsDuringTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	fsys := resulttest.Tmpfs(t, "12m")
+	fsys := testfs.Tmpfs(t, "12m")
 	out := filepath.Join(fsys, "results")
 	r := startRun(t, "run", "--scale", "tiny", "--engines", "pebble", "--rows", "100000000",
 		"--out", out, "--data-dir", filepath.Join(t.TempDir(), "data"))
 	r.waitForStep(t, out, 0)
-	resulttest.Fill(t, fsys)
+	testfs.Fill(t, fsys)
 	r.cmd.Process.Signal(syscall.SIGINT)
 	err := r.cmd.Wait()
 	if code := r.cmd.ProcessState.ExitCode(); code != exitFailed {

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/prometheus/procfs/blockdevice"
 
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/testfs"
 )
 
 // childEnv makes the test binary a child that writes and fsyncs a file (see TestMain).
@@ -249,7 +249,7 @@ func TestResolveDevice(t *testing.T) {
 // A data directory on tmpfs has no device: the device metrics are absent (not zero), the
 // notes say why, and the derived per-operation figures leave them out too.
 func TestTmpfsNotAvailable(t *testing.T) {
-	dir := tmpfsDir(t)
+	dir := testfs.Tmpfs(t, "16m")
 	o, err := NewOS(OSOptions{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -284,28 +284,6 @@ func TestTmpfsNotAvailable(t *testing.T) {
 	if res.Size == nil || res.Size.DBGB1 == nil || *res.Size.DBGB1 <= 0 {
 		t.Errorf("size %+v", res.Size)
 	}
-}
-
-// tmpfsDir returns a new directory on a tmpfs, or skips the test when there is none.
-func tmpfsDir(t *testing.T) string {
-	t.Helper()
-	for _, root := range []string{"/dev/shm", os.Getenv("XDG_RUNTIME_DIR")} {
-		if root == "" {
-			continue
-		}
-		var st syscall.Statfs_t
-		if syscall.Statfs(root, &st) != nil || st.Type != 0x01021994 { // TMPFS_MAGIC
-			continue
-		}
-		dir, err := os.MkdirTemp(root, "enginebench-test-")
-		if err != nil {
-			continue
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		return dir
-	}
-	t.Skip("no writable tmpfs on this machine")
-	return ""
 }
 
 // A child process that writes and fsyncs childMB MiB is charged that many bytes, within 10%,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/result"
-	"github.com/enginebench/enginebench/internal/result/resulttest"
+	"github.com/enginebench/enginebench/internal/testfs"
 )
 
 // stepsWorkload emits its steps in turn, calling between[i] (when set) after step i.
@@ -33,14 +33,14 @@ func (w stepsWorkload) Run(ctx context.Context, env Env, eng engine.Engine, emit
 // and says so at once on the log; the run goes on, and the next save, once there is room,
 // writes everything (each file holds the whole run) and says so too.
 func TestExecuteSaysWhenResultsCannotBeWritten(t *testing.T) {
-	fs := resulttest.Tmpfs(t, "12m")
+	fs := testfs.Tmpfs(t, "12m")
 	dir := filepath.Join(fs, "run")
 	var log bytes.Buffer
 	var free func()
 	var afterFull string
 	w := stepsWorkload{fakeWorkload: fakeWorkload{t: t, dir: dir}, steps: []string{"one", "two", "three"}}
 	w.between = map[int]func(){
-		0: func() { free = resulttest.Fill(t, fs) },    // step two's save fails
+		0: func() { free = testfs.Fill(t, fs) },        // step two's save fails
 		1: func() { afterFull = log.String(); free() }, // step three's succeeds
 	}
 	p := plan(t, w.fakeWorkload, "only")

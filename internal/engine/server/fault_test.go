@@ -16,7 +16,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/testfs"
 )
 
 // Faults and hostile users: the password over TCP, a full disk, a frozen server, Abort, a
@@ -35,33 +35,15 @@ import (
 // asserts on.
 const safetyBound = 3 * time.Minute
 
-// logBuffer is an io.Writer safe for concurrent use that keeps what is written.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startWith starts a server with o (on a fresh data directory unless o has one), stopped at the
 // end of the test; o.Log also goes to the returned buffer.
-func startWith(t *testing.T, kind server.Kind, o server.Options) (*server.Server, *logBuffer) {
+func startWith(t *testing.T, kind server.Kind, o server.Options) (*server.Server, *servertest.Buffer) {
 	t.Helper()
 	servertest.Require(t, kind)
 	if o.DataDir == "" {
 		o.DataDir = servertest.DataDir(t)
 	}
-	log := &logBuffer{}
+	log := &servertest.Buffer{}
 	o.Log = io.MultiWriter(servertest.Logger(t), log)
 	ctx, cancel := context.WithTimeout(context.Background(), safetyBound)
 	defer cancel()
@@ -254,26 +236,6 @@ func fileHolds(path, s string) (bool, error) {
 	}
 }
 
-// tmpfsDataDir returns a fresh data directory on a tmpfs of size (e.g. "30m") of its own,
-// unmounted at the end of the test.
-func tmpfsDataDir(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
-	}
-	dir := servertest.DataDir(t)
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
-		t.Skipf("mount a tmpfs: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-			_ = syscall.Unmount(dir, syscall.MNT_DETACH)
-		}
-	})
-	return dir
-}
-
 // An initialisation on a full disk fails with an error that says so and shows the end of the
 // tool's output, instead of waiting forever: MariaDB's bootstrap waits for free space without
 // end ("Disk is full writing ... Waiting for someone to free space").
@@ -290,7 +252,8 @@ func TestInitDiskFull(t *testing.T) {
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
 			servertest.Require(t, c.kind)
-			dir := tmpfsDataDir(t, "30m")
+			dir := servertest.DataDir(t)
+			testfs.Mount(t, dir, "30m")
 			ctx, cancel := context.WithTimeout(context.Background(), safetyBound)
 			defer cancel()
 			s, err := server.Start(ctx, c.kind, server.Options{DataDir: dir, Settings: c.settings, Log: servertest.Logger(t)})

@@ -1,7 +1,6 @@
 package sqldb
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,24 +15,6 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 )
-
-// lockedBuffer is an io.Writer safe for concurrent use that keeps what is written.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // managedServer returns the managed server of an open server engine.
 func managedServer(t *testing.T, e engine.Engine) *server.Server {
@@ -64,7 +44,7 @@ func TestManagedTCPPassword(t *testing.T) {
 			l.Close()
 			settings := maps.Clone(c.small)
 			settings["port"] = strconv.Itoa(port)
-			log := &lockedBuffer{}
+			log := &servertest.Buffer{}
 			reg, err := engine.NewRegistry(c.driver)
 			if err != nil {
 				t.Fatal(err)

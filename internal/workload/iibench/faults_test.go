@@ -21,84 +21,6 @@ import (
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
-// retryOnly is a backend of which the retry loop uses only retryable: errTransient is transient.
-type retryOnly struct{ backend }
-
-func (retryOnly) retryable(err error) bool { return errors.Is(err, errTransient) }
-
-// runRetries runs fn as one insert through the retry loop of a run on a manual clock, in a step
-// of one worker whose context the test can cancel from fn, and returns the step.
-func runRetries(t *testing.T, ctx context.Context, fn func(cancelStep func()) error) *result.Step {
-	t.Helper()
-	clock := runner.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	p, _ := DefaultParams("tiny")
-	r := &run{p: &p, env: workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: clock}}, be: retryOnly{}, opCtx: ctx}
-	s := runner.Step{Name: stepName, Ops: []runner.OpSpec{{Name: "insert"}}, Workers: []runner.Worker{{
-		Run: func(ctx context.Context, rec *runner.Recorder) error {
-			stepCtx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			return r.do(stepCtx, rec, opInsert, time.Time{}, func() (int64, error) { return 1, fn(cancel) })
-		}}}}
-	return r.env.Runner.Run(ctx, s)
-}
-
-// TestRetriesAreBounded checks the retry loop with an injected transient conflict: one that
-// clears is retried with each retry counted; one that lasts until the step ends, or for the
-// retry budget, fails the step with the conflict (not with the context); an error that is not
-// transient is not retried; an interrupt ends the loop as an interrupt. The runner's manual
-// clock makes the backoff instant.
-func TestRetriesAreBounded(t *testing.T) {
-	ctx := context.Background()
-	calls := 0
-	st := runRetries(t, ctx, func(func()) error {
-		if calls++; calls <= 3 {
-			return errTransient
-		}
-		return nil
-	})
-	if st.Status != result.StatusOK || st.Retries["insert"] != 3 || st.Ops["insert"].Count != 1 {
-		t.Errorf("a conflict that clears after 3 attempts: %s %q, retries %v, %d inserts", st.Status, st.Error, st.Retries, st.Ops["insert"].Count)
-	}
-
-	calls = 0
-	st = runRetries(t, ctx, func(cancelStep func()) error {
-		if calls++; calls == 3 {
-			cancelStep() // the step ends during the third attempt
-		}
-		return errTransient
-	})
-	if st.Status != result.StatusFailed || !strings.Contains(st.Error, "injected transient conflict (retried 2 times; the step ended)") ||
-		st.Retries["insert"] != 2 {
-		t.Errorf("a conflict until the step ends: %s %q, retries %v", st.Status, st.Error, st.Retries)
-	}
-
-	st = runRetries(t, ctx, func(func()) error { return errTransient })
-	// The backoff doubles from 1 ms to 1 s, jittered to 1/2 to 1 times that: at least 300 and
-	// at most 600 retries fill five minutes.
-	if n := st.Retries["insert"]; st.Status != result.StatusFailed || !strings.Contains(st.Error, "injected transient conflict (retried") ||
-		!strings.Contains(st.Error, " times for 5m0s)") || n < 300 || n > 600 {
-		t.Errorf("a conflict that never clears: %s %q, retries %v", st.Status, st.Error, st.Retries)
-	}
-
-	st = runRetries(t, ctx, func(func()) error { return errors.New("syntax error") })
-	if st.Status != result.StatusFailed || st.Error != "syntax error" || st.Retries != nil {
-		t.Errorf("an error that is not transient: %s %q, retries %v", st.Status, st.Error, st.Retries)
-	}
-
-	runCtx, interrupt := context.WithCancel(ctx)
-	defer interrupt()
-	calls = 0
-	st = runRetries(t, runCtx, func(func()) error {
-		if calls++; calls == 2 {
-			interrupt() // Ctrl-C during the second attempt
-		}
-		return errTransient
-	})
-	if st.Status != result.StatusInterrupted || st.Retries["insert"] != 1 {
-		t.Errorf("an interrupt while retrying: %s %q, retries %v", st.Status, st.Error, st.Retries)
-	}
-}
-
 // TestRateLimitedInsertsAreOpenLoop runs inserts under --max-insert-rate on engines with a fixed
 // service time, on the manual clock: below the rate's interval every batch starts when due, its
 // response time is its service time and the target is met; above it the inserter falls behind,
@@ -245,12 +167,12 @@ type failingSession struct {
 }
 
 func (s *failingSession) insert(context.Context, []Row) error {
-	return driverErr("insert into "+tableName, s.err)
+	return runner.OpError("insert into "+tableName, s.err)
 }
 
 // TestErrorsDoNotCarryStatements fails the inserts of a run on SQLite with a driver error that
 // repeats 300 KB of a statement: the step's error names the operation and keeps the driver's
-// message to its first 300 bytes.
+// message to its first runner.MaxErrorText bytes.
 func TestErrorsDoNotCarryStatements(t *testing.T) {
 	ctx := context.Background()
 	eng := engineCase{driver: sqldb.SQLiteDriver()}.open(t, ctx)
@@ -266,7 +188,7 @@ func TestErrorsDoNotCarryStatements(t *testing.T) {
 	}
 	r.be = &failingBackend{backend: r.be, err: errHuge}
 	st := r.step(ctx)
-	if st.Status != result.StatusFailed || len(st.Error) > 400 || !strings.HasPrefix(st.Error, "insert into purchases_index: near 'VALUES") ||
+	if st.Status != result.StatusFailed || len(st.Error) > runner.MaxErrorText+100 || !strings.HasPrefix(st.Error, "insert into purchases_index: near 'VALUES") ||
 		!strings.HasSuffix(st.Error, "more bytes)") {
 		t.Errorf("step %s, error of %d bytes: %.500s", st.Status, len(st.Error), st.Error)
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/enginebench/enginebench/internal/workload"
 )
 
 // The values follow iibench.py in its iiBench form (docs/fidelity.md, iiBench).
@@ -103,23 +105,13 @@ type Gen struct {
 
 // NewGen returns the generator of insert thread stream under seed, at its first row.
 func NewGen(p *Params, seed, stream uint64) *Gen {
-	g := &Gen{p: p, hi: mix64(seed ^ mix64(stream+golden))}
+	g := &Gen{p: p, hi: workload.Mix64(seed ^ workload.Mix64(stream+golden))}
 	g.rng = rand.New(&g.pcg)
 	return g
 }
 
 // golden is 2^64 divided by the golden ratio, the increment of splitmix64.
 const golden = 0x9e3779b97f4a7c15
-
-// mix64 is splitmix64's finalizer: every bit of x reaches every bit of the result, so that the
-// seeds of neighbouring rows give unrelated generators.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
 
 // Next returns the row the next Batch starts with.
 func (g *Gen) Next() int64 { return g.next }
@@ -159,7 +151,7 @@ func (g *Gen) width() int { return dataLen + g.p.CharFields*g.p.CharLength }
 // fill makes row seq at unix time now into r, with its columns in slot i of the arena.
 func (g *Gen) fill(r *Row, i int, seq, now int64) {
 	p, w := g.p, g.width()
-	g.pcg.Seed(g.hi, mix64(uint64(seq)+g.hi))
+	g.pcg.Seed(g.hi, workload.Mix64(uint64(seq)+g.hi))
 	r.ID = 0
 	r.DateAndTime = now
 	r.CashRegisterID = g.rng.Int64N(int64(p.CashRegs))

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // The KV layout is MyRocks': one key range per index, keyed by the index number (1 byte) and
@@ -128,7 +129,7 @@ func (b *kvBackend) create(context.Context) error {
 		ranges = append(ranges, kv.Range{Name: indexes[idx].name, Prefix: []byte{byte(idx)}, Secondary: idx != idxPK})
 	}
 	if err := kv.DeclareRanges(b.db, ranges); err != nil {
-		return driverErr("create "+tableName, err)
+		return runner.OpError("create "+tableName, err)
 	}
 	return nil
 }
@@ -168,7 +169,7 @@ func (s *kvSession) insert(_ context.Context, rows []Row) error {
 		}
 	}
 	if err := s.batch.Commit(); err != nil {
-		return driverErr("insert into "+tableName, err)
+		return runner.OpError("insert into "+tableName, err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package iibench
 import (
 	"fmt"
 	"math"
-	"unicode/utf8"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -54,40 +53,4 @@ func (w *Workload) CheckEngine(d engine.Driver) error {
 			"--variant corrected makes it a bigint", p.MaxRows, math.MaxInt32, d.Name)
 	}
 	return nil
-}
-
-// maxErrorText bounds the driver's message in an error: a driver may repeat a statement, with
-// its values, in its message.
-const maxErrorText = 300
-
-// opError is the error of an engine operation: the operation's name, then the driver's message
-// cut to maxErrorText bytes. It never holds a statement's values; errors.Is and errors.As see
-// the driver's error.
-type opError struct {
-	op  string
-	err error
-}
-
-func (e *opError) Error() string { return e.op + ": " + truncate(e.err.Error(), maxErrorText) }
-
-func (e *opError) Unwrap() error { return e.err }
-
-// driverErr returns err as the error of operation op; nil stays nil.
-func driverErr(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &opError{op: op, err: err}
-}
-
-// truncate cuts s to at most n bytes on a character boundary, saying how much it left out.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d more bytes)", s[:cut], len(s)-cut)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // The reference's statements (the reference variant on MariaDB and PostgreSQL), as iibench.py in
@@ -112,7 +113,7 @@ func newRefSession(ctx context.Context, b *sqlBackend, conn *sqldb.Conn) (*refSe
 // exec runs a statement without values.
 func (s *refSession) exec(ctx context.Context, q string) error {
 	if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q); err != nil {
-		return driverErr(truncate(q, 120), s.conn.Err(err))
+		return runner.OpError(runner.Clip(q, 120), s.conn.Err(err))
 	}
 	return nil
 }
@@ -179,7 +180,7 @@ func (s *refSession) insertRows(ctx context.Context, rows []Row) error {
 		}
 	}
 	if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q, s.args...); err != nil {
-		return driverErr("insert into "+tableName, s.conn.Err(err))
+		return runner.OpError("insert into "+tableName, s.conn.Err(err))
 	}
 	return nil
 }
@@ -204,7 +205,7 @@ func (s *refSession) query(ctx context.Context, idx int, seek Key, limit int, ou
 	}
 	rows, err := s.conn.QueryContext(s.conn.Ctx(ctx), text, s.args...)
 	if err != nil {
-		return out[:0], s.rollback(ctx, driverErr("query "+indexes[idx].name, s.conn.Err(err)))
+		return out[:0], s.rollback(ctx, runner.OpError("query "+indexes[idx].name, s.conn.Err(err)))
 	}
 	if out, err = s.scan.all(rows, idx, q.cols, out); err != nil {
 		return out, s.rollback(ctx, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // The scans of verification (verify.go): every row in primary key order, every entry of a
@@ -111,33 +112,33 @@ func (b *sqlBackend) scanIndex(ctx context.Context, idx int, fn func(Key)) error
 func (b *sqlBackend) ordered(ctx context.Context, idx int, q string, dest []any, each func()) error {
 	tx, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
-		return driverErr("begin", err)
+		return runner.OpError("begin", err)
 	}
 	defer tx.Rollback()
 	if b.hint(idx) == "" {
 		for _, st := range b.d.IndexOrderSettings() {
 			if _, err := tx.ExecContext(ctx, st); err != nil {
-				return driverErr(st, err)
+				return runner.OpError(st, err)
 			}
 		}
 	}
 	st, err := tx.PrepareContext(ctx, q)
 	if err != nil {
-		return driverErr("prepare", err)
+		return runner.OpError("prepare", err)
 	}
 	defer st.Close()
 	rows, err := st.QueryContext(ctx)
 	if err != nil {
-		return driverErr("query", err)
+		return runner.OpError("query", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return driverErr("scan", err)
+			return runner.OpError("scan", err)
 		}
 		each()
 	}
-	return driverErr("read", rows.Err())
+	return runner.OpError("read", rows.Err())
 }
 
 // scan calls fn with every key and value of the key range of index idx, in key order.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // sqlBackend is iiBench on a SQL engine. In the reference variant MariaDB and PostgreSQL run the
@@ -52,7 +53,7 @@ func indexCols(idx int) []string {
 func (b *sqlBackend) create(ctx context.Context) error {
 	for _, q := range b.createStatements() {
 		if _, err := b.db.ExecContext(ctx, q); err != nil {
-			return driverErr("create "+tableName+": "+truncate(q, 120), err)
+			return runner.OpError("create "+tableName+": "+runner.Clip(q, 120), err)
 		}
 	}
 	return nil
@@ -234,7 +235,7 @@ func dateText(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.D
 func (b *sqlBackend) newSession(ctx context.Context) (session, error) {
 	conn, err := sqldb.Connect(ctx, b.eng)
 	if err != nil {
-		return nil, driverErr("connect", err)
+		return nil, runner.OpError("connect", err)
 	}
 	if b.ref {
 		return newRefSession(ctx, b, conn)
@@ -279,7 +280,7 @@ func (s *sqlSession) insertStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	tuple := "(" + s.b.d.TimestampFromUnix("?") + ",?,?,?,?,?" + strings.Repeat(",?", s.b.p.CharFields) + ")"
 	st, err := s.conn.PrepareContext(s.conn.Ctx(ctx), s.b.insertText(n, tuple))
 	if err != nil {
-		return nil, driverErr(fmt.Sprintf("prepare the insert of %d rows", n), err)
+		return nil, runner.OpError(fmt.Sprintf("prepare the insert of %d rows", n), err)
 	}
 	s.inserts[n] = st
 	return st, nil
@@ -291,7 +292,7 @@ func (s *sqlSession) insert(ctx context.Context, rows []Row) (err error) {
 	chunk := s.b.chunk()
 	if len(rows) > chunk {
 		if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), s.b.d.BeginWrite()); err != nil {
-			return driverErr("insert into "+tableName+": begin", err)
+			return runner.OpError("insert into "+tableName+": begin", err)
 		}
 		defer func() {
 			end := "COMMIT"
@@ -299,7 +300,7 @@ func (s *sqlSession) insert(ctx context.Context, rows []Row) (err error) {
 				end = "ROLLBACK"
 			}
 			if _, cerr := s.conn.ExecContext(context.WithoutCancel(ctx), end); cerr != nil && err == nil {
-				err = driverErr("insert into "+tableName+": commit", cerr)
+				err = runner.OpError("insert into "+tableName+": commit", cerr)
 			}
 		}()
 	}
@@ -328,7 +329,7 @@ func (s *sqlSession) insertRows(ctx context.Context, rows []Row) error {
 		}
 	}
 	if _, err := st.ExecContext(s.conn.Ctx(ctx), s.args...); err != nil {
-		return driverErr("insert into "+tableName, s.conn.Err(err))
+		return runner.OpError("insert into "+tableName, s.conn.Err(err))
 	}
 	return nil
 }
@@ -340,7 +341,7 @@ func (s *sqlSession) query(ctx context.Context, idx int, seek Key, limit int, ou
 		text, args := s.b.queryText(idx, limit)
 		st, err := s.conn.PrepareContext(s.conn.Ctx(ctx), text)
 		if err != nil {
-			return out[:0], driverErr("prepare the "+indexes[idx].name+" query", err)
+			return out[:0], runner.OpError("prepare the "+indexes[idx].name+" query", err)
 		}
 		q = &prepared{st: st, args: args}
 		s.queries[key] = q
@@ -351,7 +352,7 @@ func (s *sqlSession) query(ctx context.Context, idx int, seek Key, limit int, ou
 	}
 	rows, err := q.st.QueryContext(s.conn.Ctx(ctx), s.args...)
 	if err != nil {
-		return out[:0], driverErr("query "+indexes[idx].name, s.conn.Err(err))
+		return out[:0], runner.OpError("query "+indexes[idx].name, s.conn.Err(err))
 	}
 	out, err = s.scan.all(rows, idx, indexes[idx].cols, out)
 	return out, s.conn.Err(err)
@@ -390,7 +391,7 @@ func (s *keyScan) all(rows *sql.Rows, idx int, cols []int, out []Key) ([]Key, er
 		s.k = Key{}
 		if err := rows.Scan(s.dest...); err != nil {
 			rows.Close()
-			return out, driverErr("query "+indexes[idx].name, err)
+			return out, runner.OpError("query "+indexes[idx].name, err)
 		}
 		if pricePos >= 0 {
 			s.k[pricePos] = centsOf(s.price)
@@ -402,7 +403,7 @@ func (s *keyScan) all(rows *sql.Rows, idx int, cols []int, out []Key) ([]Key, er
 	}
 	if err := rows.Err(); err != nil {
 		rows.Close()
-		return out, driverErr("query "+indexes[idx].name, err)
+		return out, runner.OpError("query "+indexes[idx].name, err)
 	}
 	return out, rows.Close()
 }
@@ -464,5 +465,5 @@ func parseUnix[T string | []byte](s T) (int64, error) {
 	} else if n, ok := num(0, len(s)); ok && len(s) > 0 && len(s) < 19 {
 		return int64(n), nil
 	}
-	return 0, fmt.Errorf("dateandtime: cannot parse %q", truncate(string(s), 40))
+	return 0, fmt.Errorf("dateandtime: cannot parse %q", runner.Clip(string(s), 40))
 }

@@ -3,8 +3,6 @@ package insertbench
 import (
 	"context"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -12,34 +10,15 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/testfs"
 	"github.com/enginebench/enginebench/internal/workload"
 )
-
-// mountTmpfs mounts a tmpfs of size on a new directory and unmounts it when the test ends; it
-// skips the test where it cannot (not root), and fails it with CI=true.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mount a tmpfs: %v: %s", err, out)
-		}
-		t.Skipf("mount a tmpfs (needs root): %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			exec.Command("umount", "-l", dir).Run()
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
 
 // TestPebbleFullDisk runs the Insert Benchmark on Pebble in a 6 MiB tmpfs: a step fails, at
 // once, with the write that found the disk full, and the engine closes (the run waited forever
 // in the cleanup's flush).
 func TestPebbleFullDisk(t *testing.T) {
-	dir := mountTmpfs(t, "6m")
+	dir := testfs.Tmpfs(t, "6m")
 	eng := kvtest.OpenEngine(t, pebble.Driver(), dir+"/pebble", nil)
 	p, _ := DefaultParams("tiny")
 	p.Steps = []string{"l.i0", "l.x", "l.i1", "l.i2", "cleanup"}

@@ -2,6 +2,8 @@ package insertbench
 
 import (
 	"math/rand/v2"
+
+	"github.com/enginebench/enginebench/internal/workload"
 )
 
 // Row is one row of an Insert Benchmark table. Data points into the generator's arena and is
@@ -100,14 +102,9 @@ func (g *Gen) rowAt(r *Row, k, now int64, dst []byte) []byte {
 // rowSeed is the second seed of row k's generator: distinct keys give unrelated sequences.
 func rowSeed(stream uint64, k int64) uint64 { return splitmix64(splitmix64(stream) ^ uint64(k)) }
 
-// splitmix64 is the finalizer of the SplitMix64 generator: a bijection of 64-bit values whose
-// outputs for neighbouring inputs look unrelated.
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
+// splitmix64 is one output of the SplitMix64 generator at state x: its increment (2^64
+// divided by the golden ratio), then its finalizer.
+func splitmix64(x uint64) uint64 { return workload.Mix64(x + 0x9e3779b97f4a7c15) }
 
 // randomChars returns how many of a data value of length n are random: the reference's
 // int(n * 0.75 * (data_random_pct / 100)), whose 0.75 stands for base64's overhead

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // insertCols is the number of values of a row in an insert.
@@ -84,40 +84,11 @@ func (b *sqlBackend) checkLimits(ctx context.Context) error {
 	}
 	var packet int64
 	if err := b.db.QueryRowContext(ctx, "SELECT @@max_allowed_packet").Scan(&packet); err != nil {
-		return fmt.Errorf("select @@max_allowed_packet: %w", clip(err))
+		return runner.OpError("select @@max_allowed_packet", err)
 	}
 	lim := sqldb.StatementLimits{MaxParams: b.d.MaxParams(), MaxBytes: packet}
 	if err := b.p.checkLimits("the server (max_allowed_packet)", lim, true); err != nil {
 		return err
 	}
 	return nil
-}
-
-// maxErrBytes bounds a driver's error text in the errors of the benchmark.
-const maxErrBytes = 400
-
-// clipped is an error whose text is cut at maxErrBytes; it unwraps to the error it cuts.
-type clipped struct{ err error }
-
-func (c clipped) Error() string {
-	s := c.err.Error()
-	if len(s) <= maxErrBytes {
-		return s
-	}
-	cut := maxErrBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("... (%d more bytes)", len(s)-cut)
-}
-
-func (c clipped) Unwrap() error { return c.err }
-
-// clip returns err with its text bounded (nil stays nil): errors name the operation and carry
-// the driver's error, never a statement's values.
-func clip(err error) error {
-	if err == nil {
-		return nil
-	}
-	return clipped{err}
 }

@@ -2,7 +2,6 @@ package insertbench
 
 import (
 	"context"
-	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -96,17 +95,5 @@ func TestOversizedBatchErrorIsShort(t *testing.T) {
 	}
 	if len(st.Error) > 300 || strings.Contains(st.Error, "?,?") || !strings.Contains(st.Error, "insert into pi1: prepare: too many SQL variables") {
 		t.Errorf("step error of %d bytes: %.500s", len(st.Error), st.Error)
-	}
-}
-
-// TestClipKeepsTheError checks that a clipped error is short and still unwraps to the driver's.
-func TestClipKeepsTheError(t *testing.T) {
-	inner := errors.New(strings.Repeat("é", 1000))
-	err := clip(inner)
-	if !errors.Is(err, inner) || len(err.Error()) > maxErrBytes+40 || !strings.HasSuffix(err.Error(), "more bytes)") {
-		t.Errorf("clip: %q", err)
-	}
-	if clip(nil) != nil {
-		t.Error("clip(nil) != nil")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -97,54 +96,5 @@ func TestTransientConflictsRetried(t *testing.T) {
 				t.Errorf("verify %+v", v)
 			}
 		})
-	}
-}
-
-// TestPersistentConflictFailsTheStep injects a conflict into every insert: the retries back off
-// on the runner's (manual) clock until the conflict has lasted the retry window, then the step
-// fails with the last error, its retries counted; the run does not wait for its end.
-func TestPersistentConflictFailsTheStep(t *testing.T) {
-	p := damageParams(workload.Reference)
-	start := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
-	clock := runner.NewManualClock(start)
-	_, steps, err := runFlaky(t, openDriver(pebble.Driver())(t), p, clock, func() bool { return true })
-	if err == nil || len(steps) != 1 {
-		t.Fatalf("run: %v after %d steps, want l.i0 failed", err, len(steps))
-	}
-	s := steps[0]
-	if s.Status != result.StatusFailed || !strings.Contains(s.Error, "gave up after") ||
-		!strings.Contains(s.Error, "of transient conflicts: insert into pi1: injected transient conflict") {
-		t.Errorf("l.i0: %s %q", s.Status, s.Error)
-	}
-	// Backoffs of at least 0.5, 1, 2, ... ms up to 100 ms each (the upper halves of 1, 2, ...
-	// 200 ms) reach 120 s in at most 1208 retries, at least 607.
-	if n := s.Retries["insert"]; n < 600 || n > 1210 {
-		t.Errorf("%d retries counted", n)
-	}
-	if lasted := clock.Now().Sub(start); lasted < retryWindow || lasted > retryWindow+retryCap {
-		t.Errorf("the retries lasted %v on the clock, want the window %v", lasted, retryWindow)
-	}
-}
-
-// TestRetryEnded checks what a retry loop returns when its context ends: the context's error
-// when it was cancelled (the step's end, an interrupt), else the last error with the cause.
-func TestRetryEnded(t *testing.T) {
-	last := errors.New("lock wait timeout")
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := retryEnded(ctx, 3, last); !errors.Is(err, context.Canceled) || errors.Is(err, last) {
-		t.Errorf("cancelled: %v", err)
-	}
-	ctx, cancelCause := context.WithCancelCause(context.Background())
-	stalled := errors.New("no progress for 5m0s")
-	cancelCause(stalled)
-	err := retryEnded(ctx, 3, last)
-	if !errors.Is(err, last) || errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "gave up after 3 retries at the step's end (no progress for 5m0s)") {
-		t.Errorf("cancelled with a cause: %v", err)
-	}
-	dctx, dcancel := context.WithDeadline(context.Background(), time.Unix(1, 0))
-	defer dcancel()
-	if err := retryEnded(dctx, 1, last); !errors.Is(err, last) || errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("deadline: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // indexColumns are the columns of each index, in index order.
@@ -80,7 +81,7 @@ func (b *sqlBackend) createTable(ctx context.Context, t *table) error {
 	}
 	for _, q := range stmts {
 		if _, err := b.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("create table %s: %s: %w", t.name, q, clip(err))
+			return runner.OpError(fmt.Sprintf("create table %s: %s", t.name, q), err)
 		}
 	}
 	return nil
@@ -92,7 +93,7 @@ func (b *sqlBackend) createTable(ctx context.Context, t *table) error {
 func (b *sqlBackend) count(ctx context.Context, t *table, idx int) (int64, error) {
 	n, err := sqldb.Count(ctx, b.db, b.d, t.name, b.hint(t, idx), strings.Split(indexColumns[idx], ", "), math.MinInt32)
 	if err != nil {
-		return 0, fmt.Errorf("count %s through %s: %w", t.name, indexNames[idx], clip(err))
+		return 0, runner.OpError(fmt.Sprintf("count %s through %s", t.name, indexNames[idx]), err)
 	}
 	return n, nil
 }
@@ -100,7 +101,7 @@ func (b *sqlBackend) count(ctx context.Context, t *table, idx int) (int64, error
 func (b *sqlBackend) newSession(ctx context.Context, announce bool) (session, error) {
 	conn, err := sqldb.Connect(ctx, b.eng)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", clip(err))
+		return nil, runner.OpError("connect", err)
 	}
 	s := &sqlSession{b: b, conn: conn, stmts: map[stmtKey]*sql.Stmt{}, texts: map[stmtKey]textStmt{}}
 	s.dest = []any{&s.cols[0], &s.cols[1], &s.cols[2]}
@@ -199,7 +200,7 @@ func (s *sqlSession) statement(ctx context.Context, key stmtKey, text func() str
 	q := s.b.bind(text())
 	st, err := s.conn.PrepareContext(s.conn.Ctx(ctx), q)
 	if err != nil {
-		return nil, nil, fmt.Errorf("prepare: %w", clip(s.conn.Err(err)))
+		return nil, nil, runner.OpError("prepare", s.conn.Err(err))
 	}
 	s.stmts[key] = st
 	return nil, st, nil
@@ -217,7 +218,7 @@ func (s *sqlSession) exec(ctx context.Context, key stmtKey, text func() string) 
 	} else {
 		res, err = s.conn.ExecContext(s.conn.Ctx(ctx), transient(q))
 	}
-	return res, clip(s.conn.Err(err))
+	return res, runner.OpError("", s.conn.Err(err))
 }
 
 // query is exec for a statement that returns rows.
@@ -232,7 +233,7 @@ func (s *sqlSession) query(ctx context.Context, key stmtKey, text func() string)
 	} else {
 		rows, err = s.conn.QueryContext(s.conn.Ctx(ctx), transient(q))
 	}
-	return rows, clip(s.conn.Err(err))
+	return rows, runner.OpError("", s.conn.Err(err))
 }
 
 // transient returns the statement text in the session's buffer b as a string without copying
@@ -289,7 +290,7 @@ func (s *sqlSession) insert(ctx context.Context, t *table, rows []Row) error {
 		err = s.insertPrepared(ctx, t, rows)
 	}
 	if err = s.conn.Err(err); err != nil {
-		return fmt.Errorf("insert into %s: %w", t.name, clip(err))
+		return runner.OpError("insert into "+t.name, err)
 	}
 	t.inserted.Add(int64(len(rows)))
 	return nil
@@ -374,7 +375,7 @@ func (s *sqlSession) createIndexes(ctx context.Context, t *table) (int64, error)
 	}
 	for _, q := range stmts {
 		if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q); err != nil {
-			return 0, fmt.Errorf("create the indexes of %s: %s: %w", t.name, q, clip(s.conn.Err(err)))
+			return 0, runner.OpError(fmt.Sprintf("create the indexes of %s: %s", t.name, q), s.conn.Err(err))
 		}
 	}
 	t.indexed.Store(true)
@@ -416,7 +417,7 @@ func (s *sqlSession) aggregate(ctx context.Context, t *table, fn string) (int64,
 	q := "select " + fn + "(transactionid) from " + t.name
 	var v sql.NullInt64
 	if err := s.conn.QueryRowContext(s.conn.Ctx(ctx), q).Scan(&v); err != nil {
-		return 0, false, fmt.Errorf("%s: %w", q, clip(s.conn.Err(err)))
+		return 0, false, runner.OpError(q, s.conn.Err(err))
 	}
 	return v.Int64, v.Valid, nil
 }
@@ -462,7 +463,7 @@ func (s *sqlSession) prepareQueries(ctx context.Context, t *table, point bool) e
 	s.prepared = true
 	for _, q := range stmts {
 		if _, err := s.conn.ExecContext(s.conn.Ctx(ctx), q); err != nil {
-			return fmt.Errorf("%s: %w", q, clip(s.conn.Err(err)))
+			return runner.OpError(q, s.conn.Err(err))
 		}
 	}
 	return nil
@@ -487,7 +488,7 @@ func (s *sqlSession) rangeQuery(ctx context.Context, t *table, idx int, start in
 	}
 	n, err := s.scanAll(rows)
 	if err = s.conn.Err(err); err != nil {
-		return n, fmt.Errorf("range query on %s: %w", indexName(t, idx), clip(err))
+		return n, runner.OpError("range query on "+indexName(t, idx), err)
 	}
 	return n, nil
 }
@@ -505,7 +506,7 @@ func (s *sqlSession) pointQuery(ctx context.Context, t *table, ids []int64) (int
 	}
 	n, err := s.scanAll(rows)
 	if err = s.conn.Err(err); err != nil {
-		return n, fmt.Errorf("point query on %s: %w", t.name, clip(err))
+		return n, runner.OpError("point query on "+t.name, err)
 	}
 	return n, nil
 }

@@ -3,6 +3,7 @@ package linkbench
 import (
 	"math/rand/v2"
 
+	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/gen"
 )
 
@@ -104,14 +105,8 @@ func (rr *rowRand) at(seed, kind uint64, a, b, c, v int64) *rand.Rand {
 	return rr.r
 }
 
-// mix64 is SplitMix64's finalizer: a bijection of 64-bit integers that mixes every bit.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
+// mix64 is workload.Mix64, here also the digest of an added node's version (tally.addedSum).
+func mix64(x uint64) uint64 { return workload.Mix64(x) }
 
 // loadLink writes over dst the payload of the loaded link (id1, linkType, id2) and returns it
 // with the link's time: spread over the 2^32 ms before loadMs (the load's start), so that id2

@@ -91,7 +91,7 @@ type run struct {
 
 // Run implements workload.Workload: load (and index), then the warmup and the intervals.
 func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine, emit func(*result.Step)) error {
-	st, err := store.Open(eng, store.Options{DeferIndex: w.p.DeferIndex, Corrected: w.p.Corrected(), Partitions: w.p.Partitions})
+	st, err := store.Open(eng, store.Options{DeferIndex: w.p.DeferIndex, Corrected: w.p.Corrected(), Partitions: w.p.Partitions, Clock: env.Runner.Clock})
 	if err != nil {
 		return err
 	}

@@ -247,7 +247,7 @@ func (q *requester) one(ctx context.Context, rec *runner.Recorder, intended time
 		err = q.nodeOp(rec, intended, op)
 	}
 	switch {
-	case err == nil, errors.Is(err, store.ErrConflict):
+	case err == nil, errors.Is(err, runner.ErrRetriesExhausted):
 		return nil
 	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		return ctx.Err() // the step ended during the operation's retries (or the run did)

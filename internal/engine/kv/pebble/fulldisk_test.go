@@ -4,41 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/testfs"
 )
-
-// mountTmpfs mounts a tmpfs of size on a new directory and unmounts it when the test ends; it
-// skips the test where it cannot (not root), and fails it with CI=true.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mount a tmpfs: %v: %s", err, out)
-		}
-		t.Skipf("mount a tmpfs (needs root): %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			exec.Command("umount", "-l", dir).Run()
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
 
 // TestFullDisk fills a 16 MiB tmpfs: a commit must then fail with ENOSPC instead of waiting
 // forever for a flush that cannot succeed, later commits fail at once, the cleanup fails with
 // one clear error instead of waiting (pebble retried the flush and logged it 16 times a
 // second), and the engine closes.
 func TestFullDisk(t *testing.T) {
-	dir := mountTmpfs(t, "16m")
+	dir := testfs.Tmpfs(t, "16m")
 	d := openTest(t, dir+"/db", map[string]string{"memtable_mb": "4"})
 	b := d.NewBatch()
 	val := make([]byte, 1000)

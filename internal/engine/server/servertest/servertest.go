@@ -2,6 +2,7 @@
 package servertest
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -104,4 +105,25 @@ func (w *LogWriter) Write(p []byte) (int, error) {
 		w.buf = w.buf[i+1:]
 	}
 	return len(p), nil
+}
+
+// Buffer is an io.Writer safe for concurrent use that keeps what is written: a server's log,
+// read while the server writes it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String returns what was written.
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // The KV layout: one key range per table and index, each under a one-byte tag, with
@@ -150,7 +151,7 @@ func (s *kvStore) Client(ctx context.Context) (Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("linkbench client: %w", err)
 	}
-	return &kvClient{s: s, b: s.db.NewBatch(), retryState: retryState{maxRetries: s.opt.MaxRetries}}, nil
+	return &kvClient{s: s, b: s.db.NewBatch(), retryState: newRetryState(&s.opt)}, nil
 }
 
 // Rows counts the keys of each range.
@@ -273,7 +274,7 @@ func (c *kvClient) Close() error {
 func (c *kvClient) commit(op string) error {
 	if err := c.b.Commit(); err != nil {
 		c.b.Reset()
-		return opErr(op, err)
+		return runner.OpError(op, err)
 	}
 	return nil
 }

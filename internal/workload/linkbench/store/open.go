@@ -4,26 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // DefaultMaxRetries is how many times an operation is retried after a transient conflict when
-// Options.MaxRetries is 0: the reference's limit (GraphStore.java:65, 1000 attempts).
+// Options.MaxRetries is 0: the reference's limit (GraphStore.java:63, 1000 attempts).
 const DefaultMaxRetries = 999
 
-// The pause before retry n: retryFirst (the reference's first pause, GraphStore.java:51)
-// doubling with each retry up to retryCap, each drawn uniformly within retryJitter of it (the
-// reference pauses 20 ms times n, without a cap or jitter).
-const (
-	retryFirst  = 20 * time.Millisecond
-	retryCap    = time.Second
-	retryJitter = 0.25
-)
+// retryFirst is the pause before the first retry: the reference's (GraphStore.java:51).
+const retryFirst = 20 * time.Millisecond
+
+// backoff is the retry policy of opt: the reference's first pause and limit, with
+// runner.DefaultBackoff's doubling, cap and jitter (the reference pauses 20 ms times the
+// retry's number, without a cap or jitter), and no window: the reference bounds its retries by
+// their number alone, and ours end with the step as well (SetRetryStop).
+func (opt *Options) backoff() runner.Backoff {
+	b := runner.DefaultBackoff()
+	b.First, b.MaxRetries, b.Window = retryFirst, opt.MaxRetries, 0
+	return b
+}
 
 // Open returns the Store of eng: the SQL implementation for an sqldb.DB, the key-value one for
 // a kv.DB. It creates nothing: Create does.
@@ -54,29 +58,17 @@ func Open(eng engine.Engine, opt Options) (Store, error) {
 	return nil, fmt.Errorf("linkbench store: engine %T is neither an SQL engine (sqldb.DB) nor a key-value engine (kv.DB)", eng)
 }
 
-// retryState is what the retry loops of both families share: the hook, the limit, the
-// context that stops retrying and the pause before a retry.
+// retryState is what the retry loops of both families share: the policy on the store's
+// clock, the hook and the context that stops retrying.
 type retryState struct {
-	hook       func()
-	maxRetries int
+	rt   runner.Retrier
+	hook func()
 	// stop ends retrying (the step's context); nil: the operation's.
 	stop context.Context
-	// sleep pauses for d or until ctx is done (sleepCtx; tests record the pauses instead).
-	sleep func(ctx context.Context, d time.Duration) error
-	// jitter returns a number in [0, 1) (rand.Float64; tests fix it).
-	jitter func() float64
 }
 
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+func newRetryState(opt *Options) retryState {
+	return retryState{rt: runner.Retrier{Backoff: opt.backoff(), Clock: opt.Clock}}
 }
 
 // SetRetryHook sets the function called once per retry.
@@ -85,58 +77,34 @@ func (r *retryState) SetRetryHook(f func()) { r.hook = f }
 // SetRetryStop sets the context whose end stops retrying.
 func (r *retryState) SetRetryStop(ctx context.Context) { r.stop = ctx }
 
-// again decides what follows the failed attempt number attempt (0 for the first) of op: nil
-// when the operation is to be retried (after the pause; the hook has been called), else the
-// error to return. retryable says whether err is a transient conflict.
-func (r *retryState) again(ctx context.Context, op string, attempt int, err error, retryable bool) error {
+// again decides what follows a failed attempt of op, whose retries so far are tries: nil when
+// the operation is to be retried (after the pause; the hook has been called), else the error
+// to return. retryable says whether err is a transient conflict.
+func (r *retryState) again(ctx context.Context, op string, tries *runner.Retry, err error, retryable bool) error {
 	if !retryable {
-		return opErr(op, err)
+		return runner.OpError(op, err)
 	}
-	return r.retry(ctx, op, attempt+1, err)
+	return r.retry(ctx, op, tries, err)
 }
 
-// retry is called before retry number n (1 for the second attempt) of op after the transient
-// error last: it returns an error wrapping ErrConflict beyond the limit, or one wrapping the
-// stopping context's error and last once the step's context (or ctx) is done, before or
-// during the pause; else it pauses (backoff), calls the hook and returns nil.
-func (r *retryState) retry(ctx context.Context, op string, n int, last error) error {
-	if n > r.maxRetries {
-		return opErr(op, fmt.Errorf("%w after %d retries: %w", ErrConflict, n-1, last))
-	}
+// retry is called before op, whose retries so far are tries, is retried after the transient
+// error last: it pauses and calls the hook, or returns runner.Retrier.Wait's error (which
+// wraps runner.ErrRetriesExhausted beyond the limit) once the step's context (or ctx) ends or
+// the retries run out.
+func (r *retryState) retry(ctx context.Context, op string, tries *runner.Retry, last error) error {
 	stop := r.stop
 	if stop == nil {
 		stop = ctx
 	}
-	sleep := r.sleep
-	if sleep == nil {
-		sleep = sleepCtx
-	}
-	err := stop.Err()
-	if err == nil {
-		err = sleep(stop, r.backoff(n))
-	}
+	err := r.rt.Wait(stop, tries, last)
 	if err == nil {
 		err = ctx.Err()
 	}
 	if err != nil {
-		return opErr(op, fmt.Errorf("gave up after %d retries (%w): %w", n-1, err, last))
+		return runner.OpError(op, err)
 	}
 	if r.hook != nil {
 		r.hook()
 	}
 	return nil
-}
-
-// backoff is the pause before retry n (1 for the first): retryFirst doubled n-1 times, at
-// most retryCap, times a uniform factor within retryJitter of 1.
-func (r *retryState) backoff(n int) time.Duration {
-	d := retryCap
-	if n <= 10 && retryFirst<<(n-1) < retryCap {
-		d = retryFirst << (n - 1)
-	}
-	jitter := r.jitter
-	if jitter == nil {
-		jitter = rand.Float64
-	}
-	return time.Duration(float64(d) * (1 - retryJitter + 2*retryJitter*jitter()))
 }

@@ -7,9 +7,9 @@ import (
 	"math"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // The SQL schema (types from the engine's Dialect; shown for MySQL):
@@ -101,8 +101,6 @@ type sqlStore struct {
 	twoConns bool
 	// multigetHead is the start of MULTIGET_LINK, whose ids are written into the text.
 	multigetHead string
-	// sleep, when set (tests), replaces the pause before a retry.
-	sleep func(context.Context, time.Duration) error
 }
 
 func newSQLStore(db sqldb.DB, opt Options) *sqlStore {
@@ -212,7 +210,7 @@ func (s *sqlStore) Create(ctx context.Context) error {
 	}
 	for _, q := range ddl {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
-			return opErr("create linkbench schema: "+q, err)
+			return runner.OpError("create linkbench schema: "+q, err)
 		}
 	}
 	return nil

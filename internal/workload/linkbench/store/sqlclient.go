@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // sqlClient is one client of the SQL store: as in the reference, a connection that writes
@@ -57,7 +58,7 @@ func writeStmt(i int) bool { return i <= stDeleteLink }
 // connection runs SET autocommit=0, as the reference's Connector/J connection does.
 func (s *sqlStore) Client(ctx context.Context) (Client, error) {
 	c := &sqlClient{s: s, bulk: map[[2]int]*sql.Stmt{},
-		retryState: retryState{maxRetries: s.opt.MaxRetries, sleep: s.sleep}}
+		retryState: newRetryState(&s.opt)}
 	var err error
 	if c.rconn, err = sqldb.Connect(ctx, s.eng); err != nil {
 		return nil, fmt.Errorf("linkbench client: connect: %w", err)
@@ -130,7 +131,7 @@ func (c *sqlClient) stmt(ctx context.Context, i int) (*sql.Stmt, error) {
 	}
 	st, err := conn.PrepareContext(c.sctx(ctx), c.s.text[i])
 	if err != nil {
-		return nil, opErr(fmt.Sprintf("prepare %q", c.s.text[i]), err)
+		return nil, runner.OpError(fmt.Sprintf("prepare %q", c.s.text[i]), err)
 	}
 	c.stmts[i] = st
 	return st, nil
@@ -252,18 +253,20 @@ func (c *sqlClient) UpdateLink(ctx context.Context, l *Link) (WriteResult, error
 // transient conflict retries the same path. After a failed attempt it rolls back as
 // rollbackAfter says. Each path counts its own attempts.
 func (c *sqlClient) writeLink(ctx context.Context, op string, l *Link, insert bool) (WriteResult, error) {
-	var tries [2]int // attempts of the update [0] and of the insert [1]
+	var tries [2]runner.Retry // the retries of the update [0] and of the insert [1]
+	var tried [2]bool
 	var last error
 	for {
 		path := 0
 		if insert {
 			path = 1
 		}
-		if tries[path]++; tries[path] > 1 {
-			if err := c.retry(ctx, op, tries[path]-1, last); err != nil {
+		if tried[path] {
+			if err := c.retry(ctx, op, &tries[path], last); err != nil {
 				return 0, err
 			}
 		}
+		tried[path] = true
 		var res WriteResult
 		var err error
 		if insert {
@@ -281,13 +284,13 @@ func (c *sqlClient) writeLink(ctx context.Context, op string, l *Link, insert bo
 		}
 		last = err
 		if rerr := c.rollbackAfter(ctx, err); rerr != nil {
-			return 0, opErr(op, errors.Join(err, rerr))
+			return 0, runner.OpError(op, errors.Join(err, rerr))
 		}
 		switch {
 		case c.s.d.DuplicateKey(err) && !c.broken:
 			insert = false
 		case !c.retryable(err):
-			return 0, opErr(op, err)
+			return 0, runner.OpError(op, err)
 		}
 	}
 }
@@ -370,15 +373,16 @@ func (c *sqlClient) incCount(ctx context.Context, id1, linkType, delta int64) er
 // the link is missing (or hidden, unless expunged); else the UPDATE (hide) or DELETE, the
 // count's UPDATE if it was visible, COMMIT.
 func (c *sqlClient) DeleteLink(ctx context.Context, id1, linkType, id2 int64, expunge bool) (bool, error) {
-	for attempt := 0; ; attempt++ {
+	var tries runner.Retry
+	for {
 		found, err := c.deleteLink(ctx, id1, linkType, id2, expunge)
 		if err == nil {
 			return found, nil
 		}
 		if rerr := c.rollbackAfter(ctx, err); rerr != nil {
-			return false, opErr("delete link", errors.Join(err, rerr))
+			return false, runner.OpError("delete link", errors.Join(err, rerr))
 		}
-		if err = c.again(ctx, "delete link", attempt, err, c.retryable(err)); err != nil {
+		if err = c.again(ctx, "delete link", &tries, err, c.retryable(err)); err != nil {
 			return false, err
 		}
 	}
@@ -416,12 +420,13 @@ func (c *sqlClient) deleteLink(ctx context.Context, id1, linkType, id2 int64, ex
 // GetLinkList reads the list through id1_type (forced on MySQL and SQLite), every column of
 // every row, with the reference's time range [0, maxTime].
 func (c *sqlClient) GetLinkList(ctx context.Context, id1, linkType, maxTime int64, offset, limit int) (int, int64, error) {
-	for attempt := 0; ; attempt++ {
+	var tries runner.Retry
+	for {
 		n, last, err := c.getLinkList(ctx, id1, linkType, maxTime, offset, limit)
 		if err == nil {
 			return n, last, nil
 		}
-		if err = c.again(ctx, "get link list", attempt, err, c.retryable(err)); err != nil {
+		if err = c.again(ctx, "get link list", &tries, err, c.retryable(err)); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -468,7 +473,8 @@ func (c *sqlClient) MultigetLinks(ctx context.Context, id1, linkType int64, id2s
 		return 0, nil
 	}
 	q := c.multigetText(id1, linkType, id2s)
-	for attempt := 0; ; attempt++ {
+	var tries runner.Retry
+	for {
 		rows, err := c.rconn.QueryContext(c.sctx(ctx), q)
 		if err == nil {
 			var n int
@@ -476,7 +482,7 @@ func (c *sqlClient) MultigetLinks(ctx context.Context, id1, linkType int64, id2s
 				return n, nil
 			}
 		}
-		if err = c.again(ctx, "multiget links", attempt, err, c.retryable(err)); err != nil {
+		if err = c.again(ctx, "multiget links", &tries, err, c.retryable(err)); err != nil {
 			return 0, err
 		}
 	}
@@ -502,12 +508,13 @@ func (c *sqlClient) multigetText(id1, linkType int64, id2s []int64) string {
 
 // CountLinks reads counttable.count.
 func (c *sqlClient) CountLinks(ctx context.Context, id1, linkType int64) (int64, error) {
-	for attempt := 0; ; attempt++ {
+	var tries runner.Retry
+	for {
 		n, err := c.countLinks(ctx, id1, linkType)
 		if err == nil {
 			return n, nil
 		}
-		if err = c.again(ctx, "count links", attempt, err, c.retryable(err)); err != nil {
+		if err = c.again(ctx, "count links", &tries, err, c.retryable(err)); err != nil {
 			return 0, err
 		}
 	}
@@ -529,12 +536,13 @@ func (c *sqlClient) countLinks(ctx context.Context, id1, linkType int64) (int64,
 // AddNode inserts the node and reads the id the engine assigned (PostgreSQL: the row
 // RETURNING * gives back; else LastInsertId).
 func (c *sqlClient) AddNode(ctx context.Context, n *Node) (int64, error) {
-	for attempt := 0; ; attempt++ {
+	var tries runner.Retry
+	for {
 		id, err := c.addNode(ctx, n)
 		if err == nil {
 			return id, nil
 		}
-		if err = c.again(ctx, "add node", attempt, err, c.retryable(err)); err != nil {
+		if err = c.again(ctx, "add node", &tries, err, c.retryable(err)); err != nil {
 			return 0, err
 		}
 	}
@@ -592,12 +600,13 @@ func (c *sqlClient) scanIDs(rows *sql.Rows, want []Node) (first int64, err error
 // changed rows only, as the reference's connection does: an update that changes nothing is
 // not found there).
 func (c *sqlClient) UpdateNode(ctx context.Context, n *Node) (bool, error) {
-	for attempt := 0; ; attempt++ {
+	var tries runner.Retry
+	for {
 		found, err := c.execFound(ctx, stUpdateNode, n.Version, int64(n.Time), data(n.Data), n.ID, int64(NodeType))
 		if err == nil {
 			return found, nil
 		}
-		if err = c.again(ctx, "update node", attempt, err, c.retryable(err)); err != nil {
+		if err = c.again(ctx, "update node", &tries, err, c.retryable(err)); err != nil {
 			return false, err
 		}
 	}
@@ -605,12 +614,13 @@ func (c *sqlClient) UpdateNode(ctx context.Context, n *Node) (bool, error) {
 
 // DeleteNode deletes the node (of the node type).
 func (c *sqlClient) DeleteNode(ctx context.Context, id int64) (bool, error) {
-	for attempt := 0; ; attempt++ {
+	var tries runner.Retry
+	for {
 		found, err := c.execFound(ctx, stDeleteNode, id, int64(NodeType))
 		if err == nil {
 			return found, nil
 		}
-		if err = c.again(ctx, "delete node", attempt, err, c.retryable(err)); err != nil {
+		if err = c.again(ctx, "delete node", &tries, err, c.retryable(err)); err != nil {
 			return false, err
 		}
 	}
@@ -633,12 +643,13 @@ func (c *sqlClient) execFound(ctx context.Context, i int, args ...any) (bool, er
 // GetNode reads every column of the node; found is false for a missing node or one of another
 // type (the reference checks the type after reading).
 func (c *sqlClient) GetNode(ctx context.Context, id int64) (bool, error) {
-	for attempt := 0; ; attempt++ {
+	var tries runner.Retry
+	for {
 		found, err := c.getNode(ctx, id)
 		if err == nil {
 			return found, nil
 		}
-		if err = c.again(ctx, "get node", attempt, err, c.retryable(err)); err != nil {
+		if err = c.again(ctx, "get node", &tries, err, c.retryable(err)); err != nil {
 			return false, err
 		}
 	}

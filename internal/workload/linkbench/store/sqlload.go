@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // The load's statements: one multi-row INSERT per batch in autocommit, as the reference's
@@ -15,7 +17,7 @@ import (
 func (c *sqlClient) ResetNodes(ctx context.Context, startID int64) error {
 	for _, q := range c.s.resetNodesText(startID) {
 		if _, err := c.rconn.ExecContext(c.sctx(ctx), q); err != nil {
-			return opErr("reset nodes: "+q, err)
+			return runner.OpError("reset nodes: "+q, err)
 		}
 	}
 	return nil
@@ -69,12 +71,13 @@ func (c *sqlClient) insertAll(ctx context.Context, op string, t, n int, size fun
 	if n == 0 {
 		return nil
 	}
-	for attempt := 0; ; attempt++ {
+	var tries runner.Retry
+	for {
 		err := c.insertOnce(ctx, t, n, size, add, nodes)
 		if err == nil {
 			return nil
 		}
-		if err = c.again(ctx, op, attempt, err, c.retryable(err)); err != nil {
+		if err = c.again(ctx, op, &tries, err, c.retryable(err)); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // The scans of verification (Store.ScanLinks and the others): each reads its index in order,
@@ -133,13 +134,13 @@ func (s *sqlStore) scan(ctx context.Context, q string, args []any, each func(*sq
 	if s.d.IndexHint(indexName) == "" {
 		for _, st := range append(s.d.IndexOrderSettings(), scanSettings...) {
 			if _, err := tx.ExecContext(ctx, st); err != nil {
-				return opErr(st, err)
+				return runner.OpError(st, err)
 			}
 		}
 	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
-		return opErr("query", err)
+		return runner.OpError("query", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -148,7 +149,7 @@ func (s *sqlStore) scan(ctx context.Context, q string, args []any, each func(*sq
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return opErr("read", err)
+		return runner.OpError("read", err)
 	}
 	return nil
 }

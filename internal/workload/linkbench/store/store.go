@@ -5,7 +5,8 @@ package store
 
 import (
 	"context"
-	"errors"
+
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // Link types are FirstLinkType + i for i in [0, link types); nodes have type NodeType.
@@ -63,18 +64,16 @@ const (
 	Updated
 )
 
-// ErrConflict wraps the error of an operation that kept failing with a transient conflict
-// (deadlock, lock wait timeout, serialization failure, busy) after every retry.
-var ErrConflict = errors.New("transient conflict")
-
 // Options says how a Store lays out its schema and runs its operations.
 type Options struct {
 	// DeferIndex: Create leaves out the id1_type index; CreateIndex builds it later.
 	DeferIndex bool
 	// MaxRetries is how many times an operation is retried after a transient conflict
-	// before it fails with ErrConflict; 0 means the default (DefaultMaxRetries, the
-	// reference's limit).
+	// before it fails with an error that wraps runner.ErrRetriesExhausted; 0 means the
+	// default (DefaultMaxRetries, the reference's limit).
 	MaxRetries int
+	// Clock is the clock the pauses before retries are on (the runner's); nil: the system's.
+	Clock runner.Clock
 	// Corrected runs the corrections of the reference's write path that docs/fidelity.md
 	// lists (SQL engines): a duplicate-key INSERT is rolled back on MySQL before the update,
 	// links are read and written through the primary key where the dialect has hints, and
@@ -132,14 +131,15 @@ type Rows struct {
 // conflicts itself (at most Options.MaxRetries times, backing off between them, and never past
 // the end of the context given to SetRetryStop; the KV family has none) and reports each retry
 // through the function given to SetRetryHook; after the last retry it returns an error
-// wrapping ErrConflict. Other errors are returned at once, prefixed with the operation's name
-// and with the engine's message cut to maxErrText bytes.
+// wrapping runner.ErrRetriesExhausted. Other errors are returned at once, as runner.OpError
+// makes them: prefixed with the operation's name, the engine's message cut.
 type Client interface {
 	// SetRetryHook sets the function called once per retry of a transient conflict.
 	SetRetryHook(func())
 	// SetRetryStop sets the context whose end stops retrying: the step's. The operation then
-	// fails with an error that wraps the context's error and the last transient one. Without
-	// it, retries end with the context of the operation.
+	// fails as runner.Retrier.Wait says: with the context's error alone at the step's normal
+	// end or an interrupt, else with the last transient error. Without it, retries end with
+	// the context of the operation.
 	SetRetryStop(ctx context.Context)
 
 	// InsertLinks inserts new links in one batch (load phase); they do not exist yet.

@@ -18,6 +18,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 const lt0 = FirstLinkType
@@ -757,7 +758,7 @@ func testHammer(t *testing.T, e *testEngine, corrected bool) {
 				default:
 					_, err = c.DeleteLink(ctx, id1, lt, id2, rng.IntN(5) == 0)
 				}
-				if errors.Is(err, ErrConflict) {
+				if errors.Is(err, runner.ErrRetriesExhausted) {
 					conflicts.Add(1)
 				} else if err != nil {
 					errs <- err
@@ -1089,132 +1090,16 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-// noSleep records the pauses before retries instead of sleeping.
-func noSleep(paused *[]time.Duration) func(context.Context, time.Duration) error {
-	return func(ctx context.Context, d time.Duration) error {
-		*paused = append(*paused, d)
-		return ctx.Err()
-	}
-}
-
-func TestRetry(t *testing.T) {
-	ctx := context.Background()
-	var hooked int
-	var paused []time.Duration
-	r := retryState{maxRetries: 9, hook: func() { hooked++ }, sleep: noSleep(&paused), jitter: func() float64 { return 0.5 }}
-	transient := errors.New("busy")
-	for attempt := 0; attempt < 9; attempt++ {
-		if err := r.again(ctx, "add link", attempt, transient, true); err != nil {
-			t.Fatalf("attempt %d: %v, want a retry", attempt, err)
-		}
-	}
-	// 20 ms doubling up to 1 s (the jitter's middle is the pause itself).
-	ms := time.Millisecond
-	if want := []time.Duration{20 * ms, 40 * ms, 80 * ms, 160 * ms, 320 * ms, 640 * ms, time.Second, time.Second, time.Second}; !reflect.DeepEqual(paused, want) {
-		t.Errorf("paused %v before the retries, want %v", paused, want)
-	}
-	err := r.again(ctx, "add link", 9, transient, true)
-	if !errors.Is(err, ErrConflict) || !errors.Is(err, transient) || !strings.HasPrefix(err.Error(), "add link: ") || hooked != 9 {
-		t.Errorf("after 9 retries: %v (hook called %d times)", err, hooked)
-	}
-	err = r.again(ctx, "add link", 0, transient, false)
-	if errors.Is(err, ErrConflict) || !errors.Is(err, transient) || !strings.HasPrefix(err.Error(), "add link: ") {
-		t.Errorf("a permanent error: %v", err)
-	}
-	canceled, cancel := context.WithCancel(ctx)
-	cancel()
-	if err := r.again(canceled, "add link", 0, transient, true); err == nil || errors.Is(err, ErrConflict) || !errors.Is(err, transient) {
-		t.Errorf("a transient error after ctx is done: %v", err)
-	}
-	// The pause ends with ctx.
-	r.sleep = nil
-	if err := r.again(canceled, "add link", 1, transient, true); err == nil {
-		t.Error("a retry after ctx is done")
-	}
-	if err := sleepCtx(canceled, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Errorf("sleepCtx with ctx done = %v", err)
-	}
-}
-
-// TestRetryJitter checks the bounds of every pause: within 25% of 20 ms doubling, capped at 1 s.
-func TestRetryJitter(t *testing.T) {
-	for _, j := range []float64{0, 0.999999} {
-		r := retryState{jitter: func() float64 { return j }}
-		for n := 1; n <= 1000; n++ {
-			base := min(20*time.Millisecond<<min(n-1, 20), time.Second)
-			lo, hi := time.Duration(float64(base)*0.75), time.Duration(float64(base)*1.25)
-			if d := r.backoff(n); d < lo || d > hi {
-				t.Fatalf("jitter %v: pause before retry %d is %v, want %v..%v", j, n, d, lo, hi)
-			}
-		}
-	}
-	r := retryState{}
-	seen := map[time.Duration]bool{}
-	for i := 0; i < 100; i++ {
-		seen[r.backoff(3)] = true
-	}
-	if len(seen) < 50 {
-		t.Errorf("100 pauses before retry 3 took %d values: no jitter", len(seen))
-	}
-}
-
-// TestRetryStops ends the step's context during the second pause: the operation stops
-// retrying at once with the last error, wrapped with the context's, and the one retry made
-// was reported.
-func TestRetryStops(t *testing.T) {
-	stop, cancel := context.WithCancel(context.Background())
-	var hooked, pauses int
-	r := retryState{maxRetries: 999, hook: func() { hooked++ }, jitter: func() float64 { return 0 },
-		sleep: func(ctx context.Context, d time.Duration) error {
-			if pauses++; pauses == 2 {
-				cancel() // the step ends during this pause
-			}
-			return ctx.Err()
-		}}
-	r.SetRetryStop(stop)
-	transient := errors.New("deadlock")
-	var err error
-	attempt := 0
-	for ; err == nil && attempt < 10; attempt++ {
-		err = r.again(context.Background(), "delete link", attempt, transient, true)
-	}
-	if attempt != 2 || hooked != 1 || !errors.Is(err, transient) || !errors.Is(err, context.Canceled) || errors.Is(err, ErrConflict) {
-		t.Fatalf("after %d attempts, %d retries: %v; want the last error after 1 retry", attempt, hooked, err)
-	}
-	if want := "delete link: gave up after 1 retries (context canceled): deadlock"; err.Error() != want {
-		t.Errorf("error %q, want %q", err, want)
-	}
-	// Once the step's context is done, no retry starts.
-	if err := r.again(context.Background(), "delete link", 0, transient, true); !errors.Is(err, context.Canceled) || pauses != 2 {
-		t.Errorf("a retry after the step ended: %v (%d pauses)", err, pauses)
-	}
-}
-
-// TestOpErrorIsShort: an engine's message is cut, keeping the operation and the cause.
-func TestOpErrorIsShort(t *testing.T) {
-	cause := errors.New("syntax error near VALUES (" + strings.Repeat("123456, ", 20000) + ")")
-	err := opErr("insert links", cause)
-	if !errors.Is(err, cause) || len(err.Error()) > maxErrText+100 || !strings.HasPrefix(err.Error(), "insert links: syntax error near") ||
-		!strings.Contains(err.Error(), "more bytes)") {
-		t.Errorf("error of %d bytes: %.200s", len(err.Error()), err)
-	}
-	if got := opErr("x", errors.New("short")).Error(); got != "x: short" {
-		t.Errorf("short error %q", got)
-	}
-	if got := cut("ééé", 3); got != "é... (4 more bytes)" {
-		t.Errorf("cut in a rune: %q", got)
-	}
-}
-
 // TestSQLiteConflict holds SQLite's write lock from another connection with no busy timeout:
-// AddLink retries MaxRetries times, calling the hook, then fails with ErrConflict.
+// AddLink retries MaxRetries times, pausing on the store's clock and calling the hook, then
+// fails with SQLite's busy error and runner.ErrRetriesExhausted; when the step's context ends
+// during its retries, it stops at once.
 func TestSQLiteConflict(t *testing.T) {
 	c := engineCases()[0]
 	c.small = map[string]string{"busy_timeout_ms": "0"}
 	e := c.open(t)
-	st := e.store(t, Options{MaxRetries: 3})
-	var paused []time.Duration
-	st.(*sqlStore).sleep = noSleep(&paused)
+	clock := runner.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	st := e.store(t, Options{MaxRetries: 3, Clock: clock})
 	cl := client(t, st)
 	ctx := context.Background()
 	conn, err := e.shared.SQL().Conn(ctx)
@@ -1227,52 +1112,35 @@ func TestSQLiteConflict(t *testing.T) {
 	}
 	var retries int
 	cl.SetRetryHook(func() { retries++ })
+	start := clock.Now()
 	_, err = cl.AddLink(ctx, &Link{ID1: 1, LinkType: lt0, ID2: 2})
-	if !errors.Is(err, ErrConflict) || retries != 3 || !strings.HasPrefix(err.Error(), "add link: ") {
+	if !errors.Is(err, runner.ErrRetriesExhausted) || !(sqldb.SQLiteDialect{}).Retryable(err) || retries != 3 ||
+		!strings.HasPrefix(err.Error(), "add link: gave up after 3 retries") {
 		t.Errorf("AddLink under a held write lock: %v after %d retries", err, retries)
 	}
+	// 20, 40 and 80 ms, each within 25%.
+	if paused := clock.Now().Sub(start); paused < 105*time.Millisecond || paused > 175*time.Millisecond {
+		t.Errorf("the retries paused %v on the store's clock, want 140 ms within 25%%", paused)
+	}
+
+	stop, cancel := context.WithCancel(ctx)
+	defer cancel()
+	retries = 0
+	cl.SetRetryHook(func() {
+		if retries++; retries == 2 {
+			cancel() // the step ends during the second retry
+		}
+	})
+	cl.SetRetryStop(stop)
+	_, err = cl.AddLink(ctx, &Link{ID1: 1, LinkType: lt0, ID2: 2})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, runner.ErrRetriesExhausted) || retries != 2 {
+		t.Errorf("AddLink under a held write lock, the step ending: %v after %d retries", err, retries)
+	}
+	cl.SetRetryStop(ctx)
+
 	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
 		t.Fatal(err)
 	}
 	addLink(t, cl, Link{ID1: 1, LinkType: lt0, ID2: 2}, Inserted)
 	wantCount(t, cl, 1, lt0, 1)
-}
-
-// TestSQLiteConflictStops holds SQLite's write lock from another connection and ends the
-// step's context during the third pause: AddLink gives up at once with SQLite's busy error,
-// after two retries, far below its limit.
-func TestSQLiteConflictStops(t *testing.T) {
-	c := engineCases()[0]
-	c.small = map[string]string{"busy_timeout_ms": "0"}
-	e := c.open(t)
-	st := e.store(t, Options{})
-	stop, cancel := context.WithCancel(context.Background())
-	pauses := 0
-	st.(*sqlStore).sleep = func(ctx context.Context, d time.Duration) error {
-		if pauses++; pauses == 3 {
-			cancel()
-		}
-		return ctx.Err()
-	}
-	cl := client(t, st)
-	ctx := context.Background()
-	conn, err := e.shared.SQL().Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	var retries int
-	cl.SetRetryHook(func() { retries++ })
-	cl.SetRetryStop(stop)
-	_, err = cl.AddLink(ctx, &Link{ID1: 1, LinkType: lt0, ID2: 2})
-	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrConflict) || retries != 2 ||
-		!strings.Contains(err.Error(), "gave up after 2 retries") || !(sqldb.SQLiteDialect{}).Retryable(err) {
-		t.Errorf("AddLink under a held write lock, the step ending: %v after %d retries", err, retries)
-	}
-	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
 }
