@@ -96,17 +96,14 @@ func newRowRand() *rowRand {
 
 // at reseeds the stream for the row of kind with key (a, b, c) and version v.
 func (rr *rowRand) at(seed, kind uint64, a, b, c, v int64) *rand.Rand {
-	h := mix64(seed ^ kind)
-	h = mix64(h ^ uint64(a))
-	h = mix64(h ^ uint64(b))
-	h = mix64(h ^ uint64(c))
-	h = mix64(h ^ uint64(v))
-	rr.pcg.Seed(h, mix64(h^kind))
+	h := workload.Mix64(seed ^ kind)
+	h = workload.Mix64(h ^ uint64(a))
+	h = workload.Mix64(h ^ uint64(b))
+	h = workload.Mix64(h ^ uint64(c))
+	h = workload.Mix64(h ^ uint64(v))
+	rr.pcg.Seed(h, workload.Mix64(h^kind))
 	return rr.r
 }
-
-// mix64 is workload.Mix64, here also the digest of an added node's version (tally.addedSum).
-func mix64(x uint64) uint64 { return workload.Mix64(x) }
 
 // loadLink writes over dst the payload of the loaded link (id1, linkType, id2) and returns it
 // with the link's time: spread over the 2^32 ms before loadMs (the load's start), so that id2

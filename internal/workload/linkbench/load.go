@@ -32,7 +32,7 @@ type tally struct {
 	bytes        int64 // logical bytes loaded
 	// changed by requests
 	linksInserted, linksExpunged, nodesAdded, nodesDeleted int64
-	// addedSum is the sum of mix64 of the versions of the nodes added: a digest of which
+	// addedSum is the sum of workload.Mix64 of the versions of the nodes added: a digest of which
 	// they are.
 	addedSum uint64
 }

@@ -351,7 +351,7 @@ func (q *requester) nodeOp(rec *runner.Recorder, intended time.Time, op profile.
 		})
 		if err == nil {
 			q.t.nodesAdded++
-			q.t.addedSum += mix64(uint64(n.Version))
+			q.t.addedSum += workload.Mix64(uint64(n.Version))
 		}
 	case profile.UpdateNode:
 		n := &q.node

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/store"
 )
 
@@ -384,7 +385,7 @@ func (v *verifier) checkAddedNodes(ctx context.Context) error {
 	err = v.r.st.ScanNodes(ctx, p.MaxID1, math.MaxInt64, func(n *store.Node) error {
 		v.readOne()
 		v.added++
-		sum += mix64(uint64(n.Version))
+		sum += workload.Mix64(uint64(n.Version))
 		var ok bool
 		v.buf, ok = v.c.addedNode(v.rr, v.buf, n.Version)
 		switch {
