@@ -287,13 +287,27 @@ func pgDelayLogins(t *testing.T, s *server.Server) {
 	waitFor(t, "the reload of pre_auth_delay", func() bool {
 		return strings.Contains(s.LogTail(1000), `parameter "pre_auth_delay" changed to "60s"`)
 	})
-	before := len(processes(t, s))
+	before := map[int]bool{}
+	for _, pid := range processes(t, s) {
+		before[pid] = true
+	}
 	c, err := net.Dial("unix", s.SocketPath())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	waitFor(t, "the delayed session's process", func() bool { return len(processes(t, s)) > before })
+	// The delayed backend is a new child that has not set its process title yet: its command
+	// line is still the postmaster's. Counting processes was not enough: an autovacuum worker
+	// may end meanwhile.
+	waitFor(t, "the delayed session's process", func() bool {
+		for _, pid := range processes(t, s) {
+			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if !before[pid] && err == nil && len(cmdline) > 0 && !strings.HasPrefix(string(cmdline), "postgres: ") {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // A closed Abort kills a server whose clean shutdown is in progress at once.
