@@ -47,8 +47,11 @@ var (
 )
 
 // appendUnits appends v in the largest unit whose threshold it reaches, moving up a unit when
-// the rounded figure reaches the next threshold.
+// the rounded figure reaches the next threshold. NaN and infinities have no unit.
 func appendUnits(dst []byte, v float64, us []unit) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return appendNum(dst, v) // no unit fits
+	}
 	i := 0
 	for i+1 < len(us) && math.Abs(v) >= us[i+1].threshold {
 		i++

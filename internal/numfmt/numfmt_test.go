@@ -38,6 +38,9 @@ func TestDuration(t *testing.T) {
 	if got := Seconds(0.42); got != "420ms" {
 		t.Errorf("Seconds(0.42) = %q", got)
 	}
+	if got := Duration(math.Inf(1)) + Count(math.NaN()); got != "+InfNaN" {
+		t.Errorf("Duration(+Inf) and Count(NaN) = %q, want no unit", got)
+	}
 }
 
 // Each form allocates only its result: the progress line calls them every second.
