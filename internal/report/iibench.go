@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -85,7 +86,7 @@ func ibParamLine(r *result.Run) string {
 	}
 	if v, ok := ibParam(r, "seconds"); ok {
 		if v > 0 {
-			parts = append(parts, "time limit "+Seconds(v))
+			parts = append(parts, "time limit "+numfmt.Seconds(v))
 		} else {
 			parts = append(parts, "no time limit")
 		}
@@ -94,11 +95,11 @@ func ibParamLine(r *result.Run) string {
 		{"insert_threads", "insert threads"}, {"query_threads", "query threads"},
 		{"secondary_indexes", "secondary indexes"}} {
 		if v, ok := ibParam(r, p.key); ok {
-			parts = append(parts, fmt.Sprintf("%s %s", p.label, Num(v)))
+			parts = append(parts, fmt.Sprintf("%s %s", p.label, numfmt.Num(v)))
 		}
 	}
 	if v, ok := ibParam(r, "report_seconds"); ok && v > 0 {
-		parts = append(parts, "report every "+Seconds(v))
+		parts = append(parts, "report every "+numfmt.Seconds(v))
 	}
 	if v, ok := ibParam(r, "cost_per_hour"); ok && v > 0 {
 		parts = append(parts, "machine "+dollars(v)+"/hour")
@@ -129,7 +130,7 @@ func ibPublished(r *result.Run) Table {
 			rows = fmt.Sprint(ins.Units)
 		}
 		if s.Seconds > 0 {
-			secs = Seconds(s.Seconds)
+			secs = numfmt.Seconds(s.Seconds)
 		}
 		row := []string{c.Name, c.Engine, rows, secs, rateCell(s)}
 		if s.Status != result.StatusOK {
@@ -137,9 +138,9 @@ func ibPublished(r *result.Run) Table {
 		} else {
 			qps, ratio := missing, missing
 			if q := s.Ops["query"]; q != nil && q.Count > 0 {
-				qps = Num(q.PerSec)
+				qps = numfmt.Num(q.PerSec)
 				if ins := s.Ops["insert"]; ins != nil && q.PerSec > 0 {
-					ratio = Num(ins.PerSec / q.PerSec)
+					ratio = numfmt.Num(ins.PerSec / q.PerSec)
 				}
 			}
 			row = append(row, qps, ratio)
@@ -188,7 +189,7 @@ func ibRates(r *result.Run) Table {
 		t.Header = []string{"rows", "end", "length", "ips", "qps", "q p99"}
 		for _, p := range series[0].periods {
 			ips, qps, p99 := ibRateCells([]result.Period{p})
-			t.Rows = append(t.Rows, []string{fmt.Sprint(p.Rows), Seconds(p.End), Seconds(p.Seconds), ips, qps, p99})
+			t.Rows = append(t.Rows, []string{fmt.Sprint(p.Rows), numfmt.Seconds(p.End), numfmt.Seconds(p.Seconds), ips, qps, p99})
 		}
 		return t
 	}
@@ -260,13 +261,13 @@ func ibRateCells(ps []result.Period) (ips, qps, p99 string) {
 	}
 	ips, qps, p99 = missing, missing, missing
 	if hasIns && secs > 0 {
-		ips = Num(float64(rows) / secs)
+		ips = numfmt.Num(float64(rows) / secs)
 	}
 	if started && qsecs > 0 {
-		qps = Num(float64(queries) / qsecs)
+		qps = numfmt.Num(float64(queries) / qsecs)
 	}
 	if measured {
-		p99 = Duration(worst)
+		p99 = numfmt.Duration(worst)
 	}
 	return ips, qps, p99
 }
@@ -309,7 +310,7 @@ func ibCost(r *result.Run) Table {
 		if s.Cost.PerBillionInserts != nil {
 			per = dollars(*s.Cost.PerBillionInserts)
 		}
-		t.Rows = append(t.Rows, []string{c.Name, dollars(s.Cost.PerHour), Seconds(s.Seconds), dollars(s.Cost.Run), per})
+		t.Rows = append(t.Rows, []string{c.Name, dollars(s.Cost.PerHour), numfmt.Seconds(s.Seconds), dollars(s.Cost.Run), per})
 	}
 	return t
 }
@@ -325,7 +326,7 @@ func ibLatency(r *result.Run) Table {
 		}
 		for _, name := range opNames(*s) {
 			op := s.Ops[name]
-			rate := Num(op.PerSec)
+			rate := numfmt.Num(op.PerSec)
 			if s.Status != result.StatusOK {
 				rate = s.Status
 			} else if op.Count == 0 {
@@ -339,7 +340,7 @@ func ibLatency(r *result.Run) Table {
 			}
 			row = append(row, fmt.Sprint(op.Errors), rows)
 			if op.Response != nil && op.Count > 0 {
-				row = append(row, Duration(op.Response.P99), Duration(op.Response.Max))
+				row = append(row, numfmt.Duration(op.Response.P99), numfmt.Duration(op.Response.Max))
 			} else {
 				row = append(row, missing, missing)
 			}
@@ -362,7 +363,7 @@ func ibTarget(r *result.Run) Table {
 		if !s.Target.SLAMet {
 			met = "NO"
 		}
-		t.Rows = append(t.Rows, []string{c.Name, Num(s.Target.InsertsPerSec), Num(s.Target.AchievedInsertsPerSec), met})
+		t.Rows = append(t.Rows, []string{c.Name, numfmt.Num(s.Target.InsertsPerSec), numfmt.Num(s.Target.AchievedInsertsPerSec), met})
 	}
 	return t
 }
@@ -391,7 +392,7 @@ func ibPerOp(r *result.Run) Table {
 				return missing
 			}
 			measured = true
-			return Num(v * scale / float64(n))
+			return numfmt.Num(v * scale / float64(n))
 		}
 		t.Rows = append(t.Rows, []string{c.Name,
 			per(usageCPU, 1e6, ins), per(usageCPU, 1e6, qry),

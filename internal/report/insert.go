@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/report/chart"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -128,9 +129,9 @@ func slaTable(r *result.Run) Table {
 				row, class = append(row, s.Status), append(class, ClassFailed)
 			default:
 				tg := s.Target
-				text := fmt.Sprintf("%s of %s", Num(tg.AchievedInsertsPerSec), Num(tg.InsertsPerSec))
+				text := fmt.Sprintf("%s of %s", numfmt.Num(tg.AchievedInsertsPerSec), numfmt.Num(tg.InsertsPerSec))
 				if tg.InsertsPerSec > 0 {
-					text += fmt.Sprintf(" (%s%%)", Num(100*tg.AchievedInsertsPerSec/tg.InsertsPerSec))
+					text += fmt.Sprintf(" (%s%%)", numfmt.Num(100*tg.AchievedInsertsPerSec/tg.InsertsPerSec))
 				}
 				cl := ""
 				if !tg.SLAMet {
@@ -177,7 +178,7 @@ func probeTable(r *result.Run) Table {
 		for _, n := range steps {
 			cell := missing
 			if s := findStep(c, n); s != nil && s.Probe != nil {
-				cell = Seconds(s.Probe.MinTrxIDSeconds)
+				cell = numfmt.Seconds(s.Probe.MinTrxIDSeconds)
 			}
 			row = append(row, cell)
 		}
@@ -193,7 +194,7 @@ func fairnessTable(r *result.Run) Table {
 		for _, s := range c.Steps {
 			if f := s.Fairness; f != nil && len(s.Ops) > 0 {
 				t.Rows = append(t.Rows, []string{c.Name, s.Name, strconv.Itoa(s.Clients),
-					Seconds(f.MinSeconds), Seconds(f.MaxSeconds), Seconds(f.DiffSeconds), Num(f.Pct) + "%"})
+					numfmt.Seconds(f.MinSeconds), numfmt.Seconds(f.MaxSeconds), numfmt.Seconds(f.DiffSeconds), numfmt.Num(f.Pct) + "%"})
 			}
 		}
 	}
@@ -345,9 +346,9 @@ func effRelTable(r *result.Run, base, step string) Table {
 func bucketHeader() []string {
 	var h []string
 	for _, b := range result.BucketBoundsUs {
-		h = append(h, "<="+Duration(b))
+		h = append(h, "<="+numfmt.Duration(b))
 	}
-	return append(h, ">"+Duration(result.BucketBoundsUs[len(result.BucketBoundsUs)-1]))
+	return append(h, ">"+numfmt.Duration(result.BucketBoundsUs[len(result.BucketBoundsUs)-1]))
 }
 
 // distributionTable shows, per configuration and operation of a step, the percentage of
@@ -375,7 +376,7 @@ func bucketRow(config, op string, count int64, l result.Latency) []string {
 		if count == 0 {
 			return append(row, missing)
 		}
-		return append(row, Duration(l.Max))
+		return append(row, numfmt.Duration(l.Max))
 	}
 	prev := 0.0
 	for i := range n + 1 {
@@ -386,7 +387,7 @@ func bucketRow(config, op string, count int64, l result.Latency) []string {
 		row = append(row, pct(cum-prev))
 		prev = cum
 	}
-	return append(row, Duration(l.Max))
+	return append(row, numfmt.Duration(l.Max))
 }
 
 // pct formats a share (0..1) as a percentage with up to three decimals, so that 99.97 is not
@@ -410,10 +411,10 @@ func percentileTable(r *result.Run, step string) Table {
 		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p50", "rt p99", "rt max"}}
 	for _, o := range stepOpRows(r, step) {
 		op := o.op
-		row := []string{o.config, opLabel(o.name, op), strconv.FormatInt(op.Count, 10), Num(op.PerSec)}
+		row := []string{o.config, opLabel(o.name, op), strconv.FormatInt(op.Count, 10), numfmt.Num(op.PerSec)}
 		row = append(row, latencyCells(op)...)
 		if op.Response != nil && op.Count > 0 {
-			row = append(row, Duration(op.Response.P50), Duration(op.Response.P99), Duration(op.Response.Max))
+			row = append(row, numfmt.Duration(op.Response.P50), numfmt.Duration(op.Response.P99), numfmt.Duration(op.Response.Max))
 		} else {
 			row = append(row, missing, missing, missing)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -70,7 +71,7 @@ func lbPublished(r *result.Run) Table {
 			if ix := findStep(c, "index"); ix != nil && ix.Status == result.StatusOK {
 				total += ix.Seconds
 			}
-			secs = Num(total)
+			secs = numfmt.Num(total)
 		}
 		size := load
 		if ix := findStep(c, "index"); ix != nil {
@@ -97,7 +98,7 @@ func lbLoad(r *result.Run) Table {
 			if s == nil {
 				continue
 			}
-			row := []string{c.Name, name, s.Status, Seconds(s.Seconds)}
+			row := []string{c.Name, name, s.Status, numfmt.Seconds(s.Seconds)}
 			links, counts, nodes := s.Ops["link"], s.Ops["count"], s.Ops["node"]
 			if name == "index" {
 				links = s.Ops["index"]
@@ -107,19 +108,19 @@ func lbLoad(r *result.Run) Table {
 			} else {
 				both, all := missing, missing
 				if counts != nil && s.Seconds > 0 {
-					both = Num(float64(links.Units+counts.Units) / s.Seconds)
+					both = numfmt.Num(float64(links.Units+counts.Units) / s.Seconds)
 					if nodes != nil {
-						all = Num(float64(links.Units+counts.Units+nodes.Units) / s.Seconds)
+						all = numfmt.Num(float64(links.Units+counts.Units+nodes.Units) / s.Seconds)
 					}
 				}
 				nodeCell, per := missing, missing
 				if nodes != nil {
 					nodeCell = fmt.Sprint(nodes.Units)
 					if nodes.Units > 0 {
-						per = Num(float64(links.Units) / float64(nodes.Units))
+						per = numfmt.Num(float64(links.Units) / float64(nodes.Units))
 					}
 				}
-				row = append(row, fmt.Sprint(links.Units), Num(links.PerSec), both, all, nodeCell, per)
+				row = append(row, fmt.Sprint(links.Units), numfmt.Num(links.PerSec), both, all, nodeCell, per)
 			}
 			row = append(row, dbgb(s))
 			t.Rows = append(t.Rows, row)
@@ -145,11 +146,11 @@ func lbLatency(r *result.Run) Table {
 			}
 			for _, name := range opNames(*s) {
 				op := s.Ops[name]
-				row := []string{c.Name, n, name, fmt.Sprint(op.Count), Num(op.PerSec)}
+				row := []string{c.Name, n, name, fmt.Sprint(op.Count), numfmt.Num(op.PerSec)}
 				row = append(row, latencyCells(op)...)
 				rt := missing
 				if op.Response != nil && op.Count > 0 {
-					rt = Duration(op.Response.P99)
+					rt = numfmt.Duration(op.Response.P99)
 				}
 				rows := missing
 				if name == "GET_LINKS_LIST" || name == "MULTIGET_LINK" {

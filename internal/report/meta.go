@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/redact"
 )
 
@@ -75,7 +76,7 @@ func metadataSection(runs []Input) Section {
 		runsT.Rows = append(runsT.Rows, []string{labels[i], r.RunID, tool, ts(r.StartedAt), ts(r.FinishedAt), r.Status, cmd})
 		h := r.Host
 		hosts.Rows = append(hosts.Rows, []string{labels[i], orMissing(h.Hostname), fmt.Sprint(h.CPUs),
-			Num(float64(h.MemoryBytes)/(1<<30)) + " GiB", orMissing(h.Kernel), orMissing(h.DataDevice), orMissing(h.Filesystem), orMissing(h.GoVersion)})
+			numfmt.Num(float64(h.MemoryBytes)/(1<<30)) + " GiB", orMissing(h.Kernel), orMissing(h.DataDevice), orMissing(h.Filesystem), orMissing(h.GoVersion)})
 		params.Header = append(params.Header, labels[i]+" ("+r.Workload.Name+", "+r.Workload.Scale+")")
 		for _, k := range sortedKeys(r.Workload.Params) {
 			if !slices.Contains(keys, k) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -54,7 +55,7 @@ func dump(p *Page) string {
 				if c.Bars != nil {
 					vals := make([]string, len(c.Bars.Values))
 					for i, v := range c.Bars.Values {
-						vals[i] = fmt.Sprintf("%s=%s/%d", c.Bars.Labels[i], Num(v), c.Bars.Colors[i])
+						vals[i] = fmt.Sprintf("%s=%s/%d", c.Bars.Labels[i], numfmt.Num(v), c.Bars.Colors[i])
 					}
 					fmt.Fprintf(&b, "chart %s: bars %q: %s\n", c.ID, c.Options.Title, strings.Join(vals, " "))
 					continue

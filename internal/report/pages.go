@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/report/chart"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -190,7 +191,7 @@ func ratioSection(a, b Input) Section {
 			vb, okb := opRate(b.Run, name, c.step, c.op)
 			cell := missing
 			if oka && okb && va > 0 {
-				cell = Num(100*vb/va) + "%"
+				cell = numfmt.Num(100*vb/va) + "%"
 			}
 			row = append(row, cell)
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -54,7 +55,7 @@ func clientLegend(r *result.Run) []string {
 	}
 	limit := "the run's limit (client_cpu_limit_pct in run.json)"
 	if r.ClientCPULimitPct > 0 {
-		limit = Num(r.ClientCPULimitPct) + "%"
+		limit = numfmt.Num(r.ClientCPULimitPct) + "%"
 	} else if !bound {
 		return nil
 	}

@@ -9,13 +9,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
 
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -134,7 +133,7 @@ func latencyCells(op *result.Op) []string {
 		return []string{missing, missing, missing, missing, missing, missing}
 	}
 	l := op.Latency
-	return []string{Duration(l.P50), Duration(l.P90), Duration(l.P99), Duration(l.P999), Duration(l.Max), Duration(l.Mean)}
+	return []string{numfmt.Duration(l.P50), numfmt.Duration(l.P90), numfmt.Duration(l.P99), numfmt.Duration(l.P999), numfmt.Duration(l.Max), numfmt.Duration(l.Mean)}
 }
 
 // opLabel names an operation in a table, marking a background writer's.
@@ -211,7 +210,7 @@ func rateCell(s *result.Step) string {
 	if s.ClientBound {
 		marks = append(marks, clientBoundMark)
 	}
-	v := Num(op.PerSec)
+	v := numfmt.Num(op.PerSec)
 	if len(marks) > 0 {
 		v += " (" + strings.Join(marks, ", ") + ")"
 	}
@@ -237,10 +236,10 @@ func latency(r *result.Run) Table {
 				if op.Count == 0 {
 					row = append(row, missing, missing, missing)
 				} else {
-					row = append(row, Duration(op.Latency.P50), Duration(op.Latency.P99), Duration(op.Latency.Max))
+					row = append(row, numfmt.Duration(op.Latency.P50), numfmt.Duration(op.Latency.P99), numfmt.Duration(op.Latency.Max))
 				}
 				if op.Response != nil && op.Count > 0 {
-					row = append(row, Duration(op.Response.P99), Duration(op.Response.Max))
+					row = append(row, numfmt.Duration(op.Response.P99), numfmt.Duration(op.Response.Max))
 				} else {
 					row = append(row, missing, missing)
 				}
@@ -262,8 +261,8 @@ func sla(r *result.Run) Table {
 			if !s.Target.SLAMet {
 				met = "NO"
 			}
-			t.Rows = append(t.Rows, []string{c.Name, s.Name, Num(s.Target.InsertsPerSec),
-				Num(s.Target.AchievedInsertsPerSec), Num(s.Target.AchievedDeletesPerSec), met})
+			t.Rows = append(t.Rows, []string{c.Name, s.Name, numfmt.Num(s.Target.InsertsPerSec),
+				numfmt.Num(s.Target.AchievedInsertsPerSec), numfmt.Num(s.Target.AchievedDeletesPerSec), met})
 		}
 	}
 	return t
@@ -276,10 +275,10 @@ func details(r *result.Run) Table {
 			status := s.Status // the error is in the header lines
 			probe, fair, verify, retries := missing, missing, missing, missing
 			if s.Probe != nil {
-				probe = Seconds(s.Probe.MinTrxIDSeconds)
+				probe = numfmt.Seconds(s.Probe.MinTrxIDSeconds)
 			}
 			if s.Fairness != nil && len(s.Ops) > 0 {
-				fair = Num(s.Fairness.Pct) + "%"
+				fair = numfmt.Num(s.Fairness.Pct) + "%"
 			}
 			if s.Verify != nil {
 				verify = "ok"
@@ -294,7 +293,7 @@ func details(r *result.Run) Table {
 				}
 				retries = strings.Join(parts, ", ")
 			}
-			t.Rows = append(t.Rows, []string{c.Name, s.Name, status, Seconds(s.Seconds), probe, fair, verify, retries})
+			t.Rows = append(t.Rows, []string{c.Name, s.Name, status, numfmt.Seconds(s.Seconds), probe, fair, verify, retries})
 		}
 	}
 	return t
@@ -305,7 +304,7 @@ func phases(r *result.Run) Table {
 	for _, c := range r.Configs {
 		for _, s := range c.Steps {
 			for _, p := range s.Phases {
-				t.Rows = append(t.Rows, []string{c.Name, s.Name, p.Name, Seconds(p.Seconds), fmt.Sprint(p.Rows), Num(p.PerSec)})
+				t.Rows = append(t.Rows, []string{c.Name, s.Name, p.Name, numfmt.Seconds(p.Seconds), fmt.Sprint(p.Rows), numfmt.Num(p.PerSec)})
 			}
 		}
 	}
@@ -391,7 +390,7 @@ func cleanup(r *result.Run) Table {
 				}
 			}
 			for i, k := range keys {
-				row := []string{c.Name, s.Name, s.Status, Seconds(s.Seconds), k, statCell(s.EngineStatsBefore, k), statCell(s.EngineStats, k)}
+				row := []string{c.Name, s.Name, s.Status, numfmt.Seconds(s.Seconds), k, statCell(s.EngineStatsBefore, k), statCell(s.EngineStats, k)}
 				if i > 0 {
 					row[2], row[3] = "", ""
 				}
@@ -407,7 +406,7 @@ func statCell(m map[string]float64, k string) string {
 	if !ok {
 		return missing
 	}
-	return Num(v)
+	return numfmt.Num(v)
 }
 
 // optNum formats v, or shows it missing.
@@ -415,41 +414,8 @@ func optNum(v *float64) string {
 	if v == nil {
 		return missing
 	}
-	return Num(*v)
+	return numfmt.Num(*v)
 }
-
-// Num formats a rate or a count readably: whole numbers from 100 up, three significant digits
-// below, never in exponent notation.
-func Num(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a == 0:
-		return "0"
-	}
-	decimals := 2 - int(math.Floor(math.Log10(a)))
-	s := strconv.FormatFloat(v, 'f', min(decimals, 9), 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
-
-// Duration formats microseconds with a readable unit.
-func Duration(us float64) string {
-	switch {
-	case us >= 1e6:
-		return Num(us/1e6) + "s"
-	case us >= 1e3:
-		return Num(us/1e3) + "ms"
-	default:
-		return Num(us) + "us"
-	}
-}
-
-// Seconds formats seconds with a readable unit.
-func Seconds(s float64) string { return Duration(s * 1e6) }
 
 // Markdown returns the summary as markdown.
 func Markdown(r *result.Run) string {

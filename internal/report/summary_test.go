@@ -138,14 +138,6 @@ func TestMarkdownAndTextAgree(t *testing.T) {
 	}
 }
 
-func TestNum(t *testing.T) {
-	for in, want := range map[float64]string{0: "0", 123456.7: "123457", 98.765: "98.8", 0.000123: "0.000123", 1.5: "1.5", 2: "2", -250: "-250"} {
-		if got := Num(in); got != want {
-			t.Errorf("Num(%g) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestEfficiencyTables(t *testing.T) {
 	r := fixture()
 	f := func(v float64) *float64 { return &v }

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -56,7 +57,7 @@ func (p *progress) StepStarted(name string, expectUnits int64) {
 		return
 	}
 	if expectUnits > 0 {
-		fmt.Fprintf(p.w, "%s: started, %s expected\n", name, count(float64(expectUnits)))
+		fmt.Fprintf(p.w, "%s: started, %s expected\n", name, numfmt.Count(float64(expectUnits)))
 	} else {
 		fmt.Fprintf(p.w, "%s: started\n", name)
 	}
@@ -106,7 +107,7 @@ func periodLine(step string, per *result.Period) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", step, clock(time.Duration(per.End*float64(time.Second))))
 	if per.Rows > 0 {
-		fmt.Fprintf(&b, ": rows %s", count(float64(per.Rows)))
+		fmt.Fprintf(&b, ": rows %s", numfmt.Count(float64(per.Rows)))
 	}
 	sep := ": "
 	if per.Rows > 0 {
@@ -117,9 +118,9 @@ func periodLine(step string, per *result.Period) string {
 		if op.CumUnits == 0 && op.Errors == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "%s%s %s/s (cum %s/s", sep, n, count(op.PerSec), count(op.CumPerSec))
+		fmt.Fprintf(&b, "%s%s %s/s (cum %s/s", sep, n, numfmt.Count(op.PerSec), numfmt.Count(op.CumPerSec))
 		if op.Count > 0 {
-			fmt.Fprintf(&b, ", p99 %s", latency(op.Latency.P99))
+			fmt.Fprintf(&b, ", p99 %s", numfmt.Duration(op.Latency.P99))
 		}
 		if op.Errors > 0 {
 			fmt.Fprintf(&b, ", %d errors", op.Errors)
@@ -154,19 +155,19 @@ func (p *progress) line(s string) {
 // it has made no progress for idleShown or more, for how long, with first after the name and
 // sep between the other parts.
 func statusLine(s Status, first, sep string) string {
-	parts := []string{count(s.Rate) + "/s"}
+	parts := []string{numfmt.Count(s.Rate) + "/s"}
 	switch {
 	case s.ExpectUnits > 0:
 		pct := float64(s.Units) / float64(s.ExpectUnits) * 100
 		parts = append(parts, clock(s.Elapsed),
-			fmt.Sprintf("%s/%s (%.0f%%)", count(float64(s.Units)), count(float64(s.ExpectUnits)), pct))
+			fmt.Sprintf("%s/%s (%.0f%%)", numfmt.Count(float64(s.Units)), numfmt.Count(float64(s.ExpectUnits)), pct))
 		if s.ETA > 0 {
 			parts = append(parts, "ETA "+clock(s.ETA))
 		}
 	case s.Duration > 0:
-		parts = append(parts, clock(s.Elapsed)+"/"+clock(s.Duration), count(float64(s.Units))+" done")
+		parts = append(parts, clock(s.Elapsed)+"/"+clock(s.Duration), numfmt.Count(float64(s.Units))+" done")
 	default:
-		parts = append(parts, clock(s.Elapsed), count(float64(s.Units))+" done")
+		parts = append(parts, clock(s.Elapsed), numfmt.Count(float64(s.Units))+" done")
 	}
 	if s.Idle >= idleShown {
 		parts = append(parts, "nothing completed for "+clock(s.Idle))
@@ -194,28 +195,13 @@ func doneLine(r *result.Step) string {
 		if i == 0 {
 			sep = " - "
 		}
-		fmt.Fprintf(&b, "%s%s %s (%s/s, p99 %s)", sep, n, count(float64(op.Units)), count(op.PerSec),
-			latency(op.Latency.P99))
+		fmt.Fprintf(&b, "%s%s %s (%s/s, p99 %s)", sep, n, numfmt.Count(float64(op.Units)), numfmt.Count(op.PerSec),
+			numfmt.Duration(op.Latency.P99))
 		if op.Errors > 0 {
 			fmt.Fprintf(&b, " %d errors", op.Errors)
 		}
 	}
 	return b.String()
-}
-
-// count formats a number compactly: 950, 12.3k, 4.56M.
-func count(v float64) string {
-	switch a := max(v, -v); {
-	case a >= 1e9:
-		return fmt.Sprintf("%.3gG", v/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.3gM", v/1e6)
-	case a >= 1e4:
-		return fmt.Sprintf("%.3gk", v/1e3)
-	case a >= 100 || v == float64(int64(v)):
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.3g", v)
 }
 
 // clock formats a duration as m:ss or h:mm:ss.
@@ -230,18 +216,7 @@ func clock(d time.Duration) string {
 // seconds formats a step's duration: 0.42s, 12.3s, 1:02:03.
 func seconds(s float64) string {
 	if s < 60 {
-		return fmt.Sprintf("%.3gs", s)
+		return numfmt.Num(s) + "s"
 	}
 	return clock(time.Duration(s * float64(time.Second)))
-}
-
-// latency formats microseconds: 850us, 12.3ms, 1.2s.
-func latency(us float64) string {
-	switch {
-	case us >= 1e6:
-		return fmt.Sprintf("%.3gs", us/1e6)
-	case us >= 1e3:
-		return fmt.Sprintf("%.3gms", us/1e3)
-	}
-	return fmt.Sprintf("%.3gus", us)
 }

@@ -18,6 +18,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/enginebench/enginebench/internal/numfmt"
 )
 
 // Series is one line of a line chart: one configuration's values over x.
@@ -207,7 +209,7 @@ func Bar(labels []string, values []float64, colors []int, o Options) ([]byte, er
 		p.Add(bc)
 		bars++
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
-		marks, texts = append(marks, plotter.XY{X: float64(i), Y: math.Max(v, 0)}), append(texts, compact(v))
+		marks, texts = append(marks, plotter.XY{X: float64(i), Y: math.Max(v, 0)}), append(texts, numfmt.Count(v))
 	}
 	p.NominalX(labels...)
 	p.X.Tick.Label.Font = font.From(sans, 9)
@@ -344,7 +346,7 @@ func (t compactTicks) Ticks(lo, hi float64) []plot.Tick {
 		for i, tk := range ticks {
 			m := math.Round(tk.Value / math.Pow10(int(math.Floor(math.Log10(tk.Value)+1e-9))))
 			if hi/lo < 100 && (m == 2 || m == 5) {
-				ticks[i].Label = compact(tk.Value)
+				ticks[i].Label = numfmt.Count(tk.Value)
 			}
 		}
 	}
@@ -354,40 +356,11 @@ func (t compactTicks) Ticks(lo, hi float64) []plot.Tick {
 			continue
 		}
 		if tk.Label != "" {
-			tk.Label = compact(tk.Value)
+			tk.Label = numfmt.Count(tk.Value)
 		}
 		out = append(out, tk)
 	}
 	return out
-}
-
-// compact formats v with up to three significant digits and a k, M or G suffix, never in
-// exponent notation.
-func compact(v float64) string {
-	a := math.Abs(v)
-	suffix := ""
-	switch {
-	case a >= 1e9:
-		v, suffix = v/1e9, "G"
-	case a >= 1e6:
-		v, suffix = v/1e6, "M"
-	case a >= 1e4:
-		v, suffix = v/1e3, "k"
-	}
-	a = math.Abs(v)
-	var s string
-	switch {
-	case a == 0:
-		return "0"
-	case a >= 100:
-		s = strconv.FormatFloat(v, 'f', 0, 64)
-	default:
-		s = strconv.FormatFloat(v, 'f', min(9, max(0, 2-int(math.Floor(math.Log10(a))))), 64)
-		if strings.Contains(s, ".") {
-			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-		}
-	}
-	return s + suffix
 }
 
 // Downsample returns x, y reduced to at most max points: the points are cut into max/2 buckets

@@ -454,14 +454,6 @@ func TestColor(t *testing.T) {
 	}
 }
 
-func TestCompact(t *testing.T) {
-	for v, want := range map[float64]string{0: "0", 0.05: "0.05", 1.5: "1.5", 250: "250", 9999: "9999", 12000: "12k", 1.5e6: "1.5M", 2e9: "2G"} {
-		if got := compact(v); got != want {
-			t.Errorf("compact(%v) = %q, want %q", v, got, want)
-		}
-	}
-}
-
 // noisy returns a per-second series of a rate with noise, dips and spikes: the worst case for
 // the size of a chart.
 func noisy(n int, seed uint64) ([]float64, []float64) {
