@@ -8,7 +8,11 @@
 //
 //	go generate ./internal/workload/linkbench/profile
 //
-// reads them from ../shared/reference/linkbench beside the repository.
+// reads them from ../shared/reference/linkbench beside the repository. The encoding is
+// deterministic, so the one-off check that the embedded CDFs still hold every point of the
+// reference files is to run go generate there and see `git diff --exit-code` pass. The tests
+// need no reference file: they check the embedded CDFs against figures of the reference files
+// (point counts, end points, means and a hash of every point) kept in profile_test.go.
 package profile
 
 //go:generate go run ./internal/gencdf -in2011 ../../../../../shared/reference/linkbench/Distribution-2011.dat -in2017 ../../../../../shared/reference/linkbench/Distribution-2017.dat -out .
