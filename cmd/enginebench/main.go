@@ -1,6 +1,6 @@
-// Command enginebench runs storage-engine benchmarks (the Insert Benchmark, and later iiBench
-// and LinkBench) against embedded engines and database servers, and reports throughput,
-// latency and efficiency. This package only parses flags and wires the parts together.
+// Command enginebench runs storage-engine benchmarks (the Insert Benchmark, iiBench and
+// LinkBench) against embedded engines and database servers, and reports throughput, latency
+// and efficiency. This package only parses flags and wires the parts together.
 package main
 
 import (
