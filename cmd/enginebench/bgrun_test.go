@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,21 +21,51 @@ type bgRun struct {
 	stdout, stderr lockedBuffer
 }
 
-// startRun builds enginebench and starts it with args; it is killed at the test's end if
-// still running.
+// startRun starts the enginebench binary (built once per test process) with args; it is
+// killed at the test's end if still running.
 func startRun(t *testing.T, args ...string) *bgRun {
 	t.Helper()
 	return startBinary(t, buildBinary(t), args...)
 }
 
-// buildBinary builds enginebench and returns its path.
+// testBinary is the enginebench binary the tests of this process share: built by the first
+// test that needs it, in a directory TestMain removes at the end.
+var testBinary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// TestMain runs the tests and then removes the shared binary's directory.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if testBinary.dir != "" {
+		os.RemoveAll(testBinary.dir)
+	}
+	os.Exit(code)
+}
+
+// buildBinary returns the path of the enginebench binary, building it on the first call of
+// the test process; every test fails with the build's error if it failed.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "enginebench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	testBinary.once.Do(func() {
+		testBinary.dir, testBinary.err = os.MkdirTemp("", "enginebench-test-")
+		if testBinary.err != nil {
+			return
+		}
+		bin := filepath.Join(testBinary.dir, "enginebench")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			testBinary.err = fmt.Errorf("%w\n%s", err, out)
+			return
+		}
+		testBinary.path = bin
+	})
+	if testBinary.err != nil {
+		t.Fatalf("build: %v", testBinary.err)
 	}
-	return bin
+	return testBinary.path
 }
 
 // startBinary starts the enginebench binary bin with args; it is killed at the test's end if
