@@ -885,8 +885,35 @@ func TestLimiterNeverBursts(t *testing.T) {
 	}
 }
 
+// tickWaiter is a Sampler through which a worker waits for the runner's next tick: the tick
+// that samples while the worker waits lets it go on.
+type tickWaiter chan struct{}
+
+func (tickWaiter) Begin(context.Context, time.Time) {}
+
+func (w tickWaiter) Sample(context.Context, time.Time) map[string]float64 {
+	select {
+	case w <- struct{}{}:
+	default: // no worker waits
+	}
+	return nil
+}
+
+func (tickWaiter) End(context.Context, time.Time, *result.Step) {}
+
+// next waits for the runner's next tick, or until ctx is done.
+func (w tickWaiter) next(ctx context.Context) error {
+	select {
+	case <-w:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func TestPeriods(t *testing.T) {
 	c := NewManualClock(t0)
+	ticks := make(tickWaiter)
 	var mu sync.Mutex
 	const n = 3000
 	var seen []result.Period
@@ -915,12 +942,14 @@ func TestPeriods(t *testing.T) {
 					return err
 				}
 				if i%100 == 0 {
-					time.Sleep(2 * time.Millisecond) // let ticks fall within the step
+					if err := ticks.next(ctx); err != nil { // a tick falls within the step here
+						return err
+					}
 				}
 			}
 			return nil
 		}}}}
-	res := (&Runner{Clock: c, Tick: time.Millisecond}).Run(context.Background(), s)
+	res := (&Runner{Clock: c, Tick: time.Millisecond, Samplers: []Sampler{ticks}}).Run(context.Background(), s)
 	if res.Status != result.StatusOK {
 		t.Fatalf("status %s: %s", res.Status, res.Error)
 	}
