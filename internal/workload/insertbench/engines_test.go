@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
@@ -24,6 +25,12 @@ import (
 // runSteps runs p on a freshly opened engine and returns every step's result.
 func runSteps(t *testing.T, d engine.Driver, p Params) []*result.Step {
 	t.Helper()
+	return runStepsOn(t, d, p, runner.SystemClock())
+}
+
+// runStepsOn is runSteps with the runner on clock.
+func runStepsOn(t *testing.T, d engine.Driver, p Params, clock runner.Clock) []*result.Step {
+	t.Helper()
 	kvtest.RequireBuilt(t, d)
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
@@ -37,7 +44,7 @@ func runSteps(t *testing.T, d engine.Driver, p Params) []*result.Step {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
+	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: clock}}
 	var steps []*result.Step
 	err = (&Workload{p: p}).Run(context.Background(), env, eng, func(s *result.Step) { steps = append(steps, s) })
 	if err != nil {
@@ -100,7 +107,11 @@ func TestSharedTableAndSmallBatches(t *testing.T) {
 
 // TestQueryStepsFindRows runs a point and a range query step and checks that queries find
 // what the table holds, that each writer wrote what the variant says (the reference: rate x
-// QuerySeconds rows) and that each step has its min(transactionid) probe.
+// QuerySeconds rows) and that each step has its min(transactionid) probe. The reference
+// variant runs on the manual clock: its writers' rate limit moves virtual time, and its
+// query clients stop when the writers are done. The corrected variant's step lasts
+// QuerySeconds of real time: the runner ends a step with a Duration at once on the manual
+// clock, before its workers do anything.
 func TestQueryStepsFindRows(t *testing.T) {
 	for _, d := range drivers() {
 		for _, v := range variants {
@@ -110,7 +121,11 @@ func TestQueryStepsFindRows(t *testing.T) {
 				p.Rows = 5000
 				p.QuerySeconds = 1
 				p.Steps = []string{"l.i0", "l.x", "cleanup", "qr100", "qp100"}
-				steps := runSteps(t, d, p)
+				clock := runner.SystemClock()
+				if v == workload.Reference {
+					clock = runner.NewManualClock(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC))
+				}
+				steps := runStepsOn(t, d, p, clock)
 				for _, s := range steps[3:] {
 					q := s.Ops["query"]
 					if s.Status != result.StatusOK || q == nil || q.Units == 0 {
