@@ -1,17 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // bgRun is the enginebench binary running in the background, for tests that signal it or
@@ -121,6 +124,33 @@ func (r *bgRun) waitForOutput(t *testing.T, what string, ok func(stderr string) 
 	}
 }
 
+// stepProgressed reports whether stderr holds a plain status line (runner/progress.go) of
+// step that shows units done: a count other than zero before "/expected (pct%)" or " done".
+func stepProgressed(stderr, step string) bool {
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(step) + `: [^\n]*?, (\S+?)(?:/\S+ \(\d+%\)| done)`)
+	for _, m := range re.FindAllStringSubmatch(stderr, -1) {
+		if strings.Trim(m[1], "0.,") != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// waitForProgress waits until the run's stderr shows step with units done (its plain status
+// line, every 10 seconds); it fails the test if the run ends first.
+func (r *bgRun) waitForProgress(t *testing.T, step string) {
+	t.Helper()
+	r.waitForOutput(t, "units done by "+step, func(stderr string) bool { return stepProgressed(stderr, step) })
+}
+
+// waitForStarted waits until the run's stderr says that step started.
+func (r *bgRun) waitForStarted(t *testing.T, step string) {
+	t.Helper()
+	r.waitForOutput(t, step+" started", func(stderr string) bool {
+		return strings.HasPrefix(stderr, step+": started") || strings.Contains(stderr, "\n"+step+": started")
+	})
+}
+
 // wait waits for the run to end with exit status code and returns its run.json from out.
 func (r *bgRun) wait(t *testing.T, out string, code int) *result.Run {
 	t.Helper()
@@ -134,4 +164,32 @@ func (r *bgRun) wait(t *testing.T, out string, code int) *result.Run {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// stepProgressed reads the runner's own plain status lines: with units done, of an expected
+// count or of a fixed duration, and not with none or of another step.
+func TestStepProgressedReadsStatusLines(t *testing.T) {
+	for _, c := range []struct {
+		s    runner.Status
+		want bool
+	}{
+		{runner.Status{Step: "l.i0", Units: 123_456, ExpectUnits: 100_000_000, ETA: time.Hour}, true},
+		{runner.Status{Step: "l.i0", Units: 0, ExpectUnits: 100_000_000}, false},
+		{runner.Status{Step: "run.1", Units: 999_600, Duration: 10 * time.Minute}, true},
+		{runner.Status{Step: "run.1", Units: 0, Duration: 10 * time.Minute}, false},
+		{runner.Status{Step: "l.i1", Units: 5}, true},
+		{runner.Status{Step: "l.i1", Units: 0}, false},
+	} {
+		var buf bytes.Buffer
+		p := runner.NewProgress(&buf, false)
+		p.StepStarted(c.s.Step, c.s.ExpectUnits)
+		c.s.Elapsed, c.s.Rate = 10*time.Second, float64(c.s.Units)/10
+		p.Tick(c.s)
+		if got := stepProgressed(buf.String(), c.s.Step); got != c.want {
+			t.Errorf("%q: progressed %v, want %v", buf.String(), got, c.want)
+		}
+		if stepProgressed(buf.String(), "l.i") {
+			t.Errorf("%q: progressed for another step", buf.String())
+		}
+	}
 }

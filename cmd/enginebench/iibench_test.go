@@ -3,10 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -67,6 +67,9 @@ func TestIIBenchTinyRun(t *testing.T) {
 	}
 }
 
+// iibenchReport matches a periodic report of iiBench's step (runner/progress.go's period line).
+var iibenchReport = regexp.MustCompile(`(?m)^run [0-9:]+: [^\n]*`)
+
 // TestIIBenchInterrupt interrupts an iiBench run limited by time: the step is recorded as
 // interrupted with the inserts and queries it did, and the data is removed.
 func TestIIBenchInterrupt(t *testing.T) {
@@ -78,7 +81,11 @@ func TestIIBenchInterrupt(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	run := startRun(t, "run", "iibench", "--scale", "tiny", "--engines", "pebble", "--max-rows", "0",
 		"--seconds", "600", "--max-insert-rate", "20000", "--report-seconds", "1", "--out", out, "--data-dir", data)
-	time.Sleep(3 * time.Second)
+	run.waitForOutput(t, "two reports with inserts and queries", func(stderr string) bool {
+		reports := iibenchReport.FindAllString(stderr, -1)
+		return len(reports) >= 2 && strings.Contains(reports[len(reports)-1], " insert ") &&
+			strings.Contains(reports[len(reports)-1], " query ")
+	})
 	run.cmd.Process.Signal(syscall.SIGINT)
 	r := run.wait(t, out, exitInterrupted)
 	if r.Status != result.StatusInterrupted || len(r.Configs) != 1 || len(r.Configs[0].Steps) != 1 {
@@ -90,7 +97,7 @@ func TestIIBenchInterrupt(t *testing.T) {
 		t.Fatalf("step after interrupt: %s, ops %+v", s.Status, s.Ops)
 	}
 	if len(s.Periods) < 2 {
-		t.Errorf("%d periods in about 3 seconds of 1-second reports", len(s.Periods))
+		t.Errorf("%d periods after two 1-second reports", len(s.Periods))
 	}
 	if _, err := os.Stat(filepath.Join(data, "pebble")); !os.IsNotExist(err) {
 		t.Errorf("data directory left behind: %v", err)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -77,8 +76,8 @@ func TestLinkBenchInterrupt(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	run := startRun(t, "run", "linkbench", "--scale", "tiny", "--engines", "pebble",
 		"--interval-seconds", "600", "--out", out, "--data-dir", data)
-	run.waitForStep(t, out, 1) // the load is done: run.1 is running
-	time.Sleep(time.Second)
+	run.waitForStep(t, out, 1)      // the load is done: run.1 is running
+	run.waitForProgress(t, "run.1") // and has done requests
 	run.cmd.Process.Signal(syscall.SIGINT)
 	r := run.wait(t, out, exitInterrupted)
 	if r.Status != result.StatusInterrupted || len(r.Configs) != 1 {

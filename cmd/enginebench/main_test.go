@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/workload/insertbench"
@@ -350,9 +349,8 @@ func TestInterruptWritesResults(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	run := startRun(t, "run", "--scale", "tiny", "--engines", "pebble", "--rows", "100000000",
 		"--out", out, "--data-dir", data)
-	// Wait until the load has started (run.json lists the config), then interrupt.
-	run.waitForStep(t, out, 0)
-	time.Sleep(500 * time.Millisecond)
+	// Wait until the load has inserted rows (its progress says so), then interrupt.
+	run.waitForProgress(t, "l.i0")
 	run.cmd.Process.Signal(syscall.SIGINT)
 	r := run.wait(t, out, exitInterrupted)
 	if r.Status != result.StatusInterrupted || len(r.Configs) != 1 {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
@@ -166,7 +165,7 @@ func TestServerKilledMidStep(t *testing.T) {
 		"--rows-l.i1", "100000000", "--set", "postgres.shared_buffers=128MB", "--out", out, "--data-dir", data)
 	run.waitForStep(t, out, 2)
 	pid := postmasterPID(t, filepath.Join(data, "postgres"))
-	time.Sleep(500 * time.Millisecond)
+	run.waitForStarted(t, "l.i1")
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +196,7 @@ func TestInterruptStopsTheServer(t *testing.T) {
 	if serverProcesses(t, "mariadbd", data) == nil {
 		t.Fatal("no mariadbd running during the run")
 	}
-	time.Sleep(time.Second)
+	run.waitForProgress(t, "l.i0")
 	run.cmd.Process.Signal(syscall.SIGINT)
 	r := run.wait(t, out, exitInterrupted)
 	if r.Status != result.StatusInterrupted || len(r.Configs[0].Steps) != 1 || r.Configs[0].Steps[0].Ops["insert"] == nil {
