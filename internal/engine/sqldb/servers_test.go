@@ -663,6 +663,7 @@ func testRetryable(t *testing.T, c serverCase, e *serverEngine) {
 	// A deadlock: each transaction holds the row the other wants. The server aborts one of
 	// them (MyRocks, without deadlock detection, after its lock wait timeout).
 	a, b := conn(), conn()
+	aID := sessionID(t, c, a)
 	exec(a, begin)
 	exec(b, begin)
 	exec(a, upd(100))
@@ -675,7 +676,7 @@ func testRetryable(t *testing.T, c serverCase, e *serverEngine) {
 		_, err := a.ExecContext(ctx, upd(200))
 		errs <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // let a wait for the lock first, so that b closes the cycle
+	waitForLockWait(t, c, e, aID) // a waits for the lock first, so that b closes the cycle
 	_, errB := b.ExecContext(ctx, upd(100))
 	errs <- errB
 	var failed error
@@ -747,12 +748,11 @@ func testRetryable(t *testing.T, c serverCase, e *serverEngine) {
 		}
 		exec(b, fmt.Sprintf("KILL %d", id))
 	}
-	var err error
-	for i := 0; i < 3 && err == nil; i++ { // the server closes the connection asynchronously
+	// The server closes the connection asynchronously: poll until it has (a minute at most).
+	_, err := lost.ExecContext(ctx, upd(500))
+	for deadline := time.Now().Add(time.Minute); err == nil && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
 		_, err = lost.ExecContext(ctx, upd(500))
-		if err == nil {
-			time.Sleep(200 * time.Millisecond)
-		}
 	}
 	if err == nil || d.Retryable(err) {
 		t.Errorf("lost connection: Retryable(%v) = true or no error", err)
@@ -760,6 +760,49 @@ func testRetryable(t *testing.T, c serverCase, e *serverEngine) {
 	// A syntax error is not retryable either.
 	if _, err := e.SQL().Exec("SELEC 1"); err == nil || d.Retryable(err) {
 		t.Errorf("syntax error: Retryable(%v) = true or no error", err)
+	}
+}
+
+// sessionID returns the server's id of cn's session: its backend's pid on PostgreSQL, its
+// connection id on MariaDB.
+func sessionID(t *testing.T, c serverCase, cn *sql.Conn) int64 {
+	t.Helper()
+	q := "SELECT CONNECTION_ID()"
+	if c.kind == server.Postgres {
+		q = "SELECT pg_backend_pid()"
+	}
+	var id int64
+	if err := cn.QueryRowContext(context.Background(), q).Scan(&id); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return id
+}
+
+// lockWaitQueries count the lock waits of the session whose id is the argument, by engine.
+var lockWaitQueries = map[string]string{
+	"postgres": "SELECT count(*) FROM pg_locks WHERE pid = $1 AND NOT granted",
+	"innodb":   "SELECT count(*) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = ? AND trx_state = 'LOCK WAIT'",
+	"myrocks":  "SELECT count(*) FROM information_schema.ROCKSDB_TRX WHERE THREAD_ID = ? AND WAITING_KEY <> ''",
+}
+
+// waitForLockWait waits until the session id waits for a lock, as the server reports it, or
+// fails the test after a minute.
+func waitForLockWait(t *testing.T, c serverCase, e *serverEngine, id int64) {
+	t.Helper()
+	q := lockWaitQueries[c.driver.Name]
+	deadline := time.Now().Add(time.Minute) // a safety net: the server's report ends the wait
+	for {
+		var n int
+		if err := e.SQL().QueryRow(q, id).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session %d does not wait for a lock", id)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
