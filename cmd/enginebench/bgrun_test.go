@@ -32,7 +32,8 @@ func startRun(t *testing.T, args ...string) *bgRun {
 }
 
 // testBinary is the enginebench binary the tests of this process share: built by the first
-// test that needs it, in a directory TestMain removes at the end.
+// test that needs it, into a directory that TestMain makes before the tests (which may point
+// TMPDIR elsewhere) and removes after them.
 var testBinary struct {
 	once sync.Once
 	dir  string
@@ -40,12 +41,16 @@ var testBinary struct {
 	err  error
 }
 
-// TestMain runs the tests and then removes the shared binary's directory.
+// TestMain makes the shared binary's directory, runs the tests and removes the directory.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if testBinary.dir != "" {
-		os.RemoveAll(testBinary.dir)
+	dir, err := os.MkdirTemp("", "enginebench-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
+	testBinary.dir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
@@ -54,10 +59,6 @@ func TestMain(m *testing.M) {
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	testBinary.once.Do(func() {
-		testBinary.dir, testBinary.err = os.MkdirTemp("", "enginebench-test-")
-		if testBinary.err != nil {
-			return
-		}
 		bin := filepath.Join(testBinary.dir, "enginebench")
 		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 			testBinary.err = fmt.Errorf("%w\n%s", err, out)
