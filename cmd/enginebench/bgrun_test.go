@@ -15,6 +15,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/testwait"
 )
 
 // bgRun is the enginebench binary running in the background, for tests that signal it or
@@ -89,40 +90,34 @@ func startBinary(t *testing.T, bin string, args ...string) *bgRun {
 // `done` steps finished; it fails the test if the run ends first.
 func (r *bgRun) waitForStep(t *testing.T, out string, done int) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.cmd.Process.Pid)); err == nil {
-			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
-				t.Fatalf("the run ended before step %d: %s", done, r.stderr.String())
-			}
-		}
+	r.waitFor(t, fmt.Sprintf("step %d", done), func() bool {
 		res, err := result.Load(out)
-		if err == nil && len(res.Configs) == 1 && res.Configs[0].Version != "" && len(res.Configs[0].Steps) >= done {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not reach step %d: %s", done, r.stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return err == nil && len(res.Configs) == 1 && res.Configs[0].Version != "" && len(res.Configs[0].Steps) >= done
+	})
 }
 
 // waitForOutput waits until the run's stderr satisfies ok; it fails the test if the run ends
 // first.
 func (r *bgRun) waitForOutput(t *testing.T, what string, ok func(stderr string) bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute) // a safety net: the run's progress ends the wait
-	for !ok(r.stderr.String()) {
+	r.waitFor(t, what, func() bool { return ok(r.stderr.String()) })
+}
+
+// waitFor waits until the run reaches what (reached holds), failing the test if the run ends
+// first or after a safety bound: the run's progress ends the wait.
+func (r *bgRun) waitFor(t *testing.T, what string, reached func() bool) {
+	t.Helper()
+	testwait.Until(t, "the run to reach "+what, 3*time.Minute, func() bool {
+		if reached() {
+			return true
+		}
 		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.cmd.Process.Pid)); err == nil {
 			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
 				t.Fatalf("the run ended before %s: %s", what, r.stderr.String())
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not reach %s: %s", what, r.stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 // stepProgressed reports whether stderr holds a plain status line (runner/progress.go) of

@@ -13,6 +13,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runlock"
+	"github.com/enginebench/enginebench/internal/testwait"
 )
 
 // TestKilledRunIsFoundAndCleaned kills a run of a managed PostgreSQL with SIGKILL mid-load. What
@@ -157,13 +158,7 @@ func reachable(t *testing.T) string {
 // waitGone waits until no process named name runs under dir, or fails the test after a bound.
 func waitGone(t *testing.T, name, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for len(serverProcesses(t, name, dir)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still runs under %s", name, dir)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Until(t, name+" to end under "+dir, time.Minute, func() bool { return len(serverProcesses(t, name, dir)) == 0 })
 }
 
 func TestCleanBadInput(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/testfs"
+	"github.com/enginebench/enginebench/internal/testwait"
 )
 
 // Faults and hostile users: the password over TCP, a full disk, a frozen server, Abort, a
@@ -58,13 +59,7 @@ func startWith(t *testing.T, kind server.Kind, o server.Options) (*server.Server
 // waitFor waits until cond holds, or fails the test after safetyBound.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(safetyBound)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("still waiting after %s for %s", safetyBound, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, what, safetyBound, cond)
 }
 
 // stopBounded calls s.Stop and returns its error, or fails the test when it does not return

@@ -22,6 +22,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/testwait"
 )
 
 // serverCase is one server engine under test.
@@ -749,11 +750,11 @@ func testRetryable(t *testing.T, c serverCase, e *serverEngine) {
 		exec(b, fmt.Sprintf("KILL %d", id))
 	}
 	// The server closes the connection asynchronously: poll until it has (a minute at most).
-	_, err := lost.ExecContext(ctx, upd(500))
-	for deadline := time.Now().Add(time.Minute); err == nil && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
+	var err error
+	testwait.Until(t, "the killed session's statements to fail", time.Minute, func() bool {
 		_, err = lost.ExecContext(ctx, upd(500))
-	}
+		return err != nil
+	})
 	if err == nil || d.Retryable(err) {
 		t.Errorf("lost connection: Retryable(%v) = true or no error", err)
 	}
@@ -790,20 +791,13 @@ var lockWaitQueries = map[string]string{
 func waitForLockWait(t *testing.T, c serverCase, e *serverEngine, id int64) {
 	t.Helper()
 	q := lockWaitQueries[c.driver.Name]
-	deadline := time.Now().Add(time.Minute) // a safety net: the server's report ends the wait
-	for {
+	testwait.Until(t, fmt.Sprintf("session %d to wait for a lock", id), time.Minute, func() bool {
 		var n int
 		if err := e.SQL().QueryRow(q, id).Scan(&n); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		if n > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("session %d does not wait for a lock", id)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return n > 0
+	})
 }
 
 func testCleanupStats(t *testing.T, c serverCase, e *serverEngine) {
