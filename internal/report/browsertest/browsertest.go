@@ -61,14 +61,17 @@ type Chart struct {
 	Marks int
 	// Colors counts the marks by their computed stroke or fill colour, as "rgb(r, g, b)".
 	Colors map[string]int
+	// Fonts counts the text elements by their computed font-family, as the style says it.
+	Fonts map[string]int
 }
 
 // ChartSelector selects the chart elements of a page.
 const ChartSelector = "svg.chart"
 
-// measureCharts measures every chart after the page has loaded. A mark counts when it has a
-// geometry (a path, polyline or line of some length; a rect or circle of some area) and a
-// painted stroke or fill (not "none", not transparent, opacity not 0; a line has no fill).
+// measureCharts measures every chart after the page has loaded: its box, its marks and its
+// texts' fonts. A mark counts when it has a geometry (a path, polyline or line of some length;
+// a rect or circle of some area) and a painted stroke or fill (not "none", not transparent,
+// opacity not 0; a line has no fill).
 const measureCharts = `(() => {
   const painted = (c, opacity) => !!c && c !== "none" && c !== "transparent" &&
     !/^rgba\(.*,\s*0\)$/.test(c) && parseFloat(opacity) !== 0;
@@ -85,7 +88,11 @@ const measureCharts = `(() => {
   };
   return Array.from(document.querySelectorAll(` + "`" + ChartSelector + "`" + `)).map(svg => {
     const r = svg.getBoundingClientRect();
-    const out = {id: svg.dataset.chart || svg.id || "", width: r.width, height: r.height, marks: 0, colors: {}};
+    const out = {id: svg.dataset.chart || svg.id || "", width: r.width, height: r.height, marks: 0, colors: {}, fonts: {}};
+    for (const el of svg.querySelectorAll("text")) {
+      const f = getComputedStyle(el).fontFamily;
+      out.fonts[f] = (out.fonts[f] || 0) + 1;
+    }
     for (const el of svg.querySelectorAll("path, polyline, line, rect, circle")) {
       const cs = getComputedStyle(el);
       if (cs.display === "none" || cs.visibility !== "visible" || parseFloat(cs.opacity) === 0 || !shaped(el)) continue;
@@ -108,6 +115,7 @@ type chartJSON struct {
 	Height float64        `json:"height"`
 	Marks  int            `json:"marks"`
 	Colors map[string]int `json:"colors"`
+	Fonts  map[string]int `json:"fonts"`
 }
 
 // Open loads the file at path in a fresh headless Chromium with the network cut off, waits
@@ -133,8 +141,23 @@ func Open(ctx context.Context, path string, width int) (*Result, error) {
 		return nil, fmt.Errorf("browsertest: %w", err)
 	}
 	defer os.RemoveAll(profile)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, allocatorOptions(bin, profile, width)...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+	page := (&url.URL{Scheme: "file", Path: abs}).String()
+	rec := &recorder{page: page, urls: map[network.RequestID]string{}}
+	if err := chromedp.Listen(bctx, rec.listen); err != nil {
+		return nil, fmt.Errorf("browsertest: start %s: %w", bin, err)
+	}
+	return visit(bctx, page, rec)
+}
+
+// allocatorOptions are the options of a headless Chromium at bin with its own profile, a
+// window width pixels wide and no network.
+func allocatorOptions(bin, profile string, width int) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin),
 		chromedp.NoSandbox,
 		chromedp.Headless,
@@ -146,48 +169,11 @@ func Open(ctx context.Context, path string, width int) (*Result, error) {
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
 		chromedp.ProxyServer("127.0.0.1:9"),
 	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
+}
 
-	page := (&url.URL{Scheme: "file", Path: abs}).String()
-	var mu sync.Mutex
-	res := &Result{}
-	urls := map[network.RequestID]string{}
-	listener := func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
-				res.ConsoleErrors = append(res.ConsoleErrors, "console."+string(e.Type)+": "+argsText(e.Args))
-			}
-		case *runtime.EventExceptionThrown:
-			res.ConsoleErrors = append(res.ConsoleErrors, "uncaught exception: "+exceptionText(e.ExceptionDetails))
-		case *log.EventEntryAdded:
-			if e.Entry != nil && e.Entry.Level == log.EntryLevelError {
-				line := "log: " + e.Entry.Text
-				if e.Entry.URL != "" {
-					line += " (" + e.Entry.URL + ")"
-				}
-				res.ConsoleErrors = append(res.ConsoleErrors, line)
-			}
-		case *network.EventRequestWillBeSent:
-			if e.Request == nil {
-				return
-			}
-			urls[e.RequestID] = e.Request.URL
-			if u := e.Request.URL; u != page && !strings.HasPrefix(u, "data:") {
-				res.Requests = append(res.Requests, u)
-			}
-		case *network.EventLoadingFailed:
-			res.ConsoleErrors = append(res.ConsoleErrors, "failed load: "+urls[e.RequestID]+": "+e.ErrorText)
-		}
-	}
-	if err := chromedp.Listen(bctx, listener); err != nil {
-		return nil, fmt.Errorf("browsertest: start %s: %w", bin, err)
-	}
+// visit loads page in the browser of bctx, measures its charts and takes the screenshot, and
+// returns them with what rec heard meanwhile.
+func visit(bctx context.Context, page string, rec *recorder) (*Result, error) {
 	if err := chromedp.Do(bctx, chromedp.Navigate(page)); err != nil {
 		return nil, fmt.Errorf("browsertest: load %s: %w", page, err)
 	}
@@ -203,16 +189,65 @@ func Open(ctx context.Context, path string, width int) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browsertest: screenshot of %s: %w", page, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	out := rec.result()
 	for _, c := range charts {
-		res.Charts = append(res.Charts, Chart(c))
+		out.Charts = append(out.Charts, Chart(c))
 	}
-	res.Screenshot, res.Width, res.Height = shot, cfg.Width, cfg.Height
-	out := *res
-	out.ConsoleErrors = append([]string(nil), res.ConsoleErrors...)
-	out.Requests = append([]string(nil), res.Requests...)
-	return &out, nil
+	out.Screenshot, out.Width, out.Height = shot, cfg.Width, cfg.Height
+	return out, nil
+}
+
+// recorder collects the console errors and requests of the page's visit; the browser's events
+// arrive on chromedp's goroutines.
+type recorder struct {
+	page string // the page's own URL, not a request to report
+
+	mu       sync.Mutex
+	errors   []string
+	requests []string
+	urls     map[network.RequestID]string // every request's URL, to name a failed load
+}
+
+// listen records one event of the browser.
+func (r *recorder) listen(ev any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch e := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
+			r.errors = append(r.errors, "console."+string(e.Type)+": "+argsText(e.Args))
+		}
+	case *runtime.EventExceptionThrown:
+		r.errors = append(r.errors, "uncaught exception: "+exceptionText(e.ExceptionDetails))
+	case *log.EventEntryAdded:
+		if e.Entry != nil && e.Entry.Level == log.EntryLevelError {
+			line := "log: " + e.Entry.Text
+			if e.Entry.URL != "" {
+				line += " (" + e.Entry.URL + ")"
+			}
+			r.errors = append(r.errors, line)
+		}
+	case *network.EventRequestWillBeSent:
+		if e.Request == nil {
+			return
+		}
+		r.urls[e.RequestID] = e.Request.URL
+		if u := e.Request.URL; u != r.page && !strings.HasPrefix(u, "data:") {
+			r.requests = append(r.requests, u)
+		}
+	case *network.EventLoadingFailed:
+		r.errors = append(r.errors, "failed load: "+r.urls[e.RequestID]+": "+e.ErrorText)
+	}
+}
+
+// result is a Result with a copy of the errors and requests recorded so far.
+func (r *recorder) result() *Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return &Result{
+		ConsoleErrors: append([]string(nil), r.errors...),
+		Requests:      append([]string(nil), r.requests...),
+	}
 }
 
 // argsText joins a console call's arguments as the console shows them.

@@ -44,6 +44,7 @@ func TestCleanPage(t *testing.T) {
 <svg class="chart" data-chart="a" viewBox="0 0 100 50" width="200" height="100" xmlns="http://www.w3.org/2000/svg">
   <path d="M0,0L100,50" style="fill:none;stroke:#4e79a7;stroke-width:1"/>
   <rect x="10" y="10" width="20" height="20" style="fill:#f28e2b"/>
+  <text x="40" y="20" style="font-family:Foo Sans">x</text><text x="60" y="20" style="font-family:Foo Sans">y</text>
 </svg>
 <svg class="chart" id="b" viewBox="0 0 100 50" width="200" height="100" xmlns="http://www.w3.org/2000/svg">
   <rect x="10" y="10" width="20" height="20" style="fill:#f28e2b"/>
@@ -60,6 +61,9 @@ func TestCleanPage(t *testing.T) {
 	}
 	if a.Colors["rgb(78, 121, 167)"] != 1 || a.Colors["rgb(242, 142, 43)"] != 1 {
 		t.Errorf("chart a colours %v", a.Colors)
+	}
+	if len(a.Fonts) != 1 || a.Fonts[`"Foo Sans"`] != 2 {
+		t.Errorf("chart a fonts %v, want its two texts in \"Foo Sans\"", a.Fonts)
 	}
 	if res.Charts[1].Marks != 1 {
 		t.Errorf("chart b: %+v", res.Charts[1])
