@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,16 @@ func TestReportInBrowser(t *testing.T) {
 				}
 				if c.Width < 200 || c.Height < 100 {
 					t.Errorf("chart %s laid out at %.0fx%.0f", c.ID, c.Width, c.Height)
+				}
+				// The texts name gonum's typeface; the page gives it fallbacks for readers
+				// without it.
+				for f := range c.Fonts {
+					if !strings.HasPrefix(f, `"Liberation Sans", Arial`) || !strings.HasSuffix(f, "sans-serif") {
+						t.Errorf("chart %s: texts in font-family %s, without the fallbacks", c.ID, f)
+					}
+				}
+				if len(c.Fonts) == 0 {
+					t.Errorf("chart %s: no text", c.ID)
 				}
 				for _, i := range cols {
 					if c.Colors[rgb(i)] == 0 {

@@ -3,21 +3,16 @@
 package chart
 
 import (
-	"bytes"
 	"fmt"
-	"html"
 	"image/color"
 	"math"
-	"regexp"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/enginebench/enginebench/internal/numfmt"
 )
@@ -59,7 +54,7 @@ func rgba(i int) color.RGBA {
 	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
 }
 
-// sans is the typeface of every text; the SVG names it with fallbacks (see render).
+// sans is the typeface of every text, gonum's own; the page's style sheet names its fallbacks.
 var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
 // newPlot returns a plot with the options' texts in the sans typeface and a light grid
@@ -270,60 +265,6 @@ func size(v, def int) int {
 		return def
 	}
 	return v
-}
-
-var (
-	// coordAttr is an attribute of coordinates in gonum's SVG: path data, a text's position, a
-	// group's transform.
-	coordAttr = regexp.MustCompile(` (?:d|x|y|transform)="[^"]*"`)
-	// number is a number as gonum writes it (%.5g).
-	number = regexp.MustCompile(`-?[0-9]+(?:\.[0-9]+)?(?:e[-+][0-9]+)?`)
-	// fontFamily is a text's font family as gonum writes it: the name of the font only.
-	fontFamily = regexp.MustCompile(`font-family:[^;"]*`)
-)
-
-// tidy rewrites gonum's SVG body for an HTML page: coordinates with at most two decimals, font
-// families with fallbacks and without the default variant, weight and style, one line.
-func tidy(body string) string {
-	body = coordAttr.ReplaceAllStringFunc(body, func(attr string) string {
-		return number.ReplaceAllStringFunc(attr, func(n string) string {
-			v, err := strconv.ParseFloat(n, 64)
-			if err != nil {
-				return n
-			}
-			v = math.Round(v*100) / 100
-			if v == 0 {
-				return "0"
-			}
-			return strconv.FormatFloat(v, 'f', -1, 64)
-		})
-	})
-	body = fontFamily.ReplaceAllLiteralString(body, "font-family:Liberation Sans,Arial,Helvetica,sans-serif")
-	return strings.NewReplacer(";font-variant:normal", "", ";font-weight:normal", "", ";font-style:normal", "",
-		"\n\tstyle=", " style=", " />\n", "/>", " />", "/>", ">\n", ">").Replace(body)
-}
-
-// render draws the plot into an SVG element fit for an HTML page: no prolog, a viewBox so it
-// scales, the chart's class, role and title, and font families that fall back to common fonts.
-func render(p *plot.Plot, o Options) ([]byte, error) {
-	w, h := size(o.Width, defaultWidth), size(o.Height, defaultHeight)
-	// One SVG user unit per CSS pixel: the canvas is w x h "points".
-	c := vgsvg.NewWith(vgsvg.UseWH(vg.Length(w), vg.Length(h)))
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("chart %q: %w", o.Title, err)
-	}
-	out := buf.String()
-	start := strings.Index(out, "<svg")
-	end := strings.Index(out[max(start, 0):], ">")
-	if start < 0 || end < 0 {
-		return nil, fmt.Errorf("chart %q: unexpected SVG output", o.Title)
-	}
-	title := html.EscapeString(o.Title)
-	head := fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" class="chart" role="img" aria-label="%s" style="width:100%%;max-width:%dpx;height:auto"><title>%s</title>`,
-		w, h, w, h, title, w, title)
-	return []byte(head + strings.TrimSpace(tidy(out[start+end+1:]))), nil
 }
 
 // compactTicks are gonum's default ticks (or log ticks) with labels like 12k and 1.5M.

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 )
 
 // element is an SVG element with its attributes and children, enough to inspect a chart.
@@ -171,9 +173,15 @@ func TestLine(t *testing.T) {
 			t.Errorf("no text %q in %q", want, tx)
 		}
 	}
-	// Fonts fall back to common ones; nothing is embedded.
-	if !bytes.Contains(svg, []byte("font-family:Liberation Sans,Arial,Helvetica,sans-serif")) || bytes.Contains(svg, []byte("@font-face")) {
-		t.Error("fonts are not named with fallbacks, or are embedded")
+	// Every text names gonum's typeface (the page's style sheet adds the fallbacks, which the
+	// report's browser test checks); nothing is embedded.
+	root.walk(func(e element) {
+		if e.XMLName.Local == "text" && !strings.Contains(e.attr("style"), "font-family:Liberation Sans;") {
+			t.Errorf("text %q in style %q, not Liberation Sans", e.Text, e.attr("style"))
+		}
+	})
+	if bytes.Contains(svg, []byte("@font-face")) {
+		t.Error("a font is embedded")
 	}
 	for _, s := range tx {
 		if strings.Contains(s, "e+") {
@@ -476,6 +484,7 @@ func TestSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	parse(t, svg)
+	t.Logf("size %d", len(svg))
 	if len(svg) > 45000 {
 		t.Errorf("3 series of 600 points take %d bytes, want well under 60 KB", len(svg))
 	}
@@ -498,4 +507,51 @@ func BenchmarkLine(b *testing.B) {
 		n = len(svg)
 	}
 	b.ReportMetric(float64(n), "svg-bytes")
+}
+
+// TestRoundPath checks the canvas's rounding: every point at two decimals, and an arc drawn as
+// curves that start and end on its circle, clockwise or not, also around the origin where a
+// coordinate computed by vgsvg would come out as 1e-16.
+func TestRoundPath(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		cx, cy, r, s, a    float64
+		wantCurves         int
+		wantEndX, wantEndY float64
+	}{
+		{"circle at the origin", 0, 0, 1.5, 0, 2 * math.Pi, 4, 1.5, 0},
+		{"quarter, clockwise", 10.123, 20.456, 2, math.Pi / 2, -math.Pi / 2, 1, 12.12, 20.46},
+		{"three quarters", 100, 100, 3, math.Pi, 1.5 * math.Pi, 3, 100, 103},
+	} {
+		var p vg.Path
+		p.Move(vg.Point{X: vg.Length(c.cx + c.r*math.Cos(c.s)), Y: vg.Length(c.cy + c.r*math.Sin(c.s))})
+		p.Arc(vg.Point{X: vg.Length(c.cx), Y: vg.Length(c.cy)}, vg.Length(c.r), c.s, c.a)
+		out := roundPath(p)
+		curves := 0
+		for _, comp := range out {
+			pts := append([]vg.Point{comp.Pos}, comp.Control...)
+			for _, pt := range pts {
+				for _, v := range []vg.Length{pt.X, pt.Y} {
+					if s := fmt.Sprint(float64(v)); longNumber.MatchString(s) {
+						t.Errorf("%s: coordinate %s", c.name, s)
+					}
+				}
+			}
+			switch comp.Type {
+			case vg.ArcComp:
+				t.Errorf("%s: an arc is left for vgsvg", c.name)
+			case vg.CurveComp:
+				curves++
+				if d := math.Hypot(float64(comp.Pos.X)-c.cx, float64(comp.Pos.Y)-c.cy); math.Abs(d-c.r) > 0.01 {
+					t.Errorf("%s: curve ends %.3f from the centre, want %.3f", c.name, d, c.r)
+				}
+			case vg.LineComp:
+				t.Errorf("%s: a line to the arc's start, where the pen already is", c.name)
+			}
+		}
+		end := out[len(out)-1].Pos
+		if curves != c.wantCurves || float64(end.X) != c.wantEndX || float64(end.Y) != c.wantEndY {
+			t.Errorf("%s: %d curves ending at %v, want %d ending at (%v, %v)", c.name, curves, end, c.wantCurves, c.wantEndX, c.wantEndY)
+		}
+	}
 }
