@@ -279,11 +279,3 @@ func MarkdownPage(p *Page) string {
 	}
 	return b.String()
 }
-
-func writeMarkdownTable(b *strings.Builder, t Table) {
-	b.WriteString(mdRow(t.Header))
-	b.WriteString("|" + strings.Repeat("---|", len(t.Header)) + "\n")
-	for _, row := range t.Rows {
-		b.WriteString(mdRow(row))
-	}
-}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
@@ -436,12 +437,18 @@ func Markdown(r *result.Run) string {
 	return b.String()
 }
 
-func mdRow(cells []string) string {
-	esc := make([]string, len(cells))
-	for i, c := range cells {
-		esc[i] = strings.ReplaceAll(c, "|", `\|`)
+// writeMarkdownTable writes t as a GitHub table through go-pretty: the header as it is (not
+// upper case), a pipe in a cell escaped and a line break as <br/>, so a cell stays one cell.
+func writeMarkdownTable(b *strings.Builder, t Table) {
+	tw := table.NewWriter()
+	style := table.StyleDefault
+	style.Format.Header = text.FormatDefault
+	tw.SetStyle(style)
+	tw.AppendHeader(toRow(t.Header))
+	for _, row := range t.Rows {
+		tw.AppendRow(toRow(row))
 	}
-	return "| " + strings.Join(esc, " | ") + " |\n"
+	b.WriteString(tw.RenderMarkdown() + "\n")
 }
 
 // WriteText writes the summary as terminal tables.

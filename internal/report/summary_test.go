@@ -327,3 +327,22 @@ func TestClientLegendOnlyWhenMeasured(t *testing.T) {
 		t.Errorf("a run with a measured client share lacks the client-bound legend:\n%s", l)
 	}
 }
+
+// A cell with a pipe or a line break stays one cell of its row: the pipe escaped, the break a
+// <br/>, the header as it is; every line of the table has the header's number of cells.
+func TestMarkdownTableEscapes(t *testing.T) {
+	var b strings.Builder
+	writeMarkdownTable(&b, Table{Header: []string{"config", "error"}, Rows: [][]string{
+		{"a|b", "line one\nline two"},
+		{"c", "-"},
+	}})
+	want := "| config | error |\n| --- | --- |\n| a\\|b | line one<br/>line two |\n| c | - |\n"
+	if b.String() != want {
+		t.Errorf("markdown table\n%s\nwant\n%s", b.String(), want)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if n := strings.Count(line, "|") - strings.Count(line, `\|`); n != 3 {
+			t.Errorf("line %q has %d cells, want 2", line, n-1)
+		}
+	}
+}
