@@ -53,16 +53,19 @@ func redactCommand(args []string) string {
 // credentials removed.
 func metadataSection(runs []Input) Section {
 	labels := runLabels(runs)
-	ts := func(t time.Time) string {
-		if t.IsZero() {
-			return missing
-		}
-		return t.UTC().Format("2006-01-02 15:04:05Z")
+	sec := Section{ID: "metadata", Title: "Metadata"}
+	for _, t := range nonEmpty([]Table{runsTable(runs, labels), hostsTable(runs, labels), paramsTable(runs, labels)}) {
+		sec.Blocks = append(sec.Blocks, Block{Table: &t})
 	}
-	runsT := Table{Title: "Runs", Header: []string{"run", "run id", "tool", "started", "finished", "status", "command"}}
-	hosts := Table{Title: "Hosts", Header: []string{"run", "hostname", "cpus", "memory", "kernel", "data device", "filesystem", "go"}}
-	params := Table{Title: "Workload parameters", Header: []string{"parameter"}}
-	keys := []string{}
+	for _, t := range settingsTables(runs, labels) {
+		sec.Blocks = append(sec.Blocks, Block{Table: &t})
+	}
+	return sec
+}
+
+// runsTable has a row per run: its id, the tool, when it ran, its status and its command line.
+func runsTable(runs []Input, labels []string) Table {
+	t := Table{Title: "Runs", Header: []string{"run", "run id", "tool", "started", "finished", "status", "command"}}
 	for i, in := range runs {
 		r := in.Run
 		tool := strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)
@@ -73,12 +76,39 @@ func metadataSection(runs []Input) Section {
 		if len(r.Command) > 0 {
 			cmd = redactCommand(r.Command)
 		}
-		runsT.Rows = append(runsT.Rows, []string{labels[i], r.RunID, tool, ts(r.StartedAt), ts(r.FinishedAt), r.Status, cmd})
-		h := r.Host
-		hosts.Rows = append(hosts.Rows, []string{labels[i], orMissing(h.Hostname), fmt.Sprint(h.CPUs),
+		t.Rows = append(t.Rows, []string{labels[i], r.RunID, tool, timestamp(r.StartedAt), timestamp(r.FinishedAt), r.Status, cmd})
+	}
+	return t
+}
+
+// timestamp is t in UTC to the second, or missing.
+func timestamp(t time.Time) string {
+	if t.IsZero() {
+		return missing
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+// hostsTable has a row per run: the host it ran on.
+func hostsTable(runs []Input, labels []string) Table {
+	t := Table{Title: "Hosts", Header: []string{"run", "hostname", "cpus", "memory", "kernel", "data device", "filesystem", "go"}}
+	for i, in := range runs {
+		h := in.Run.Host
+		t.Rows = append(t.Rows, []string{labels[i], orMissing(h.Hostname), fmt.Sprint(h.CPUs),
 			numfmt.Num(float64(h.MemoryBytes)/(1<<30)) + " GiB", orMissing(h.Kernel), orMissing(h.DataDevice), orMissing(h.Filesystem), orMissing(h.GoVersion)})
-		params.Header = append(params.Header, labels[i]+" ("+r.Workload.Name+", "+r.Workload.Scale+")")
-		for _, k := range sortedKeys(r.Workload.Params) {
+	}
+	return t
+}
+
+// paramsTable has the workload's parameters side by side: a row per parameter any run has, a
+// column per run.
+func paramsTable(runs []Input, labels []string) Table {
+	t := Table{Title: "Workload parameters", Header: []string{"parameter"}}
+	keys := []string{}
+	for i, in := range runs {
+		w := in.Run.Workload
+		t.Header = append(t.Header, labels[i]+" ("+w.Name+", "+w.Scale+")")
+		for _, k := range sortedKeys(w.Params) {
 			if !slices.Contains(keys, k) {
 				keys = append(keys, k)
 			}
@@ -87,19 +117,20 @@ func metadataSection(runs []Input) Section {
 	for _, k := range keys {
 		row := []string{k}
 		for _, in := range runs {
-			v, ok := in.Run.Workload.Params[k]
 			cell := missing
-			if ok {
+			if v, ok := in.Run.Workload.Params[k]; ok {
 				cell = redactSetting(k, fmt.Sprint(v))
 			}
 			row = append(row, cell)
 		}
-		params.Rows = append(params.Rows, row)
+		t.Rows = append(t.Rows, row)
 	}
-	sec := Section{ID: "metadata", Title: "Metadata"}
-	for _, t := range nonEmpty([]Table{runsT, hosts, params}) {
-		sec.Blocks = append(sec.Blocks, Block{Table: &t})
-	}
+	return t
+}
+
+// settingsTables has a table per configuration of every run: its engine, version and settings.
+func settingsTables(runs []Input, labels []string) []Table {
+	var out []Table
 	for i, in := range runs {
 		for _, c := range in.Run.Configs {
 			label := c.Name
@@ -117,10 +148,10 @@ func metadataSection(runs []Input) Section {
 			if len(t.Rows) == 0 {
 				t.Rows = [][]string{{missing, "the engine's defaults"}}
 			}
-			sec.Blocks = append(sec.Blocks, Block{Table: &t})
+			out = append(out, t)
 		}
 	}
-	return sec
+	return out
 }
 
 func orMissing(s string) string {
