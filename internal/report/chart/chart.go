@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -304,72 +305,74 @@ func (t compactTicks) Ticks(lo, hi float64) []plot.Tick {
 	return out
 }
 
-// Downsample returns x, y reduced to at most max points: the points are cut into max/2 buckets
-// of consecutive points and each bucket keeps its minimum and its maximum, in their original
-// order, so stalls (dips) and spikes stay visible. NaN points are kept as gaps (a bucket that
-// holds a NaN keeps one NaN); to hold the bound with them, there are fewer buckets, no fewer
-// than max/3. Inputs of at most max points are returned unchanged; a max below 2 counts as 2.
-func Downsample(x, y []float64, max int) ([]float64, []float64) {
+// Downsample returns x, y reduced to at most limit points: the points are cut into limit/2
+// buckets of consecutive points and each bucket keeps its minimum and its maximum, in their
+// original order, so stalls (dips) and spikes stay visible. NaN points are kept as gaps (a bucket
+// that holds a NaN keeps one NaN); to hold the bound with them, there are fewer buckets, no
+// fewer than limit/3. Inputs of at most limit points are returned unchanged; a limit below 2
+// counts as 2.
+func Downsample(x, y []float64, limit int) ([]float64, []float64) {
 	n := min(len(x), len(y))
-	if n <= max {
+	limit = max(limit, 2)
+	if n <= limit {
 		return x, y
 	}
-	max = maxInt(max, 2)
-	if n <= max {
-		return x, y
-	}
-	nans := 0
-	for i := range n {
-		if math.IsNaN(y[i]) {
-			nans++
-		}
-	}
-	// b buckets give at most 2b points plus one NaN for each bucket that holds one.
-	buckets, gaps := max/2, nans > 0
-	if gaps {
-		buckets = maxInt((max-nans)/2, max/3)
-	}
-	if buckets < 1 { // max 2 with NaNs: no room for a gap
-		buckets, gaps = 1, false
-	}
+	buckets, gaps := bucketCount(y[:n], limit)
 	per := (n + buckets - 1) / buckets
-	ox := make([]float64, 0, max)
-	oy := make([]float64, 0, max)
+	ox := make([]float64, 0, limit)
+	oy := make([]float64, 0, limit)
 	for b := 0; b < n; b += per {
-		lo, hi, gap := -1, -1, -1
-		for i := b; i < min(b+per, n); i++ {
-			switch {
-			case math.IsNaN(y[i]):
-				if gap < 0 && gaps {
-					gap = i
-				}
-			case lo < 0:
-				lo, hi = i, i
-			case y[i] < y[lo]:
-				lo = i
-			case y[i] > y[hi]:
-				hi = i
-			}
-		}
-		// In index order, each index once.
-		keep := [3]int{lo, hi, gap}
-		for a := range keep {
-			for c := a + 1; c < len(keep); c++ {
-				if keep[c] < keep[a] {
-					keep[a], keep[c] = keep[c], keep[a]
-				}
-			}
-		}
-		last := -1
-		for _, i := range keep {
-			if i >= 0 && i != last {
+		for _, i := range keep(y, b, min(b+per, n), gaps) {
+			if i >= 0 {
 				ox, oy = append(ox, x[i]), append(oy, y[i])
-				last = i
 			}
 		}
 	}
 	return ox, oy
 }
 
-// maxInt is the built-in max, which Downsample's parameter hides.
-func maxInt(a, b int) int { return max(a, b) }
+// bucketCount returns how many buckets keep y within limit points, and whether the buckets keep
+// a NaN as a gap.
+func bucketCount(y []float64, limit int) (buckets int, gaps bool) {
+	nans := 0
+	for _, v := range y {
+		if math.IsNaN(v) {
+			nans++
+		}
+	}
+	// b buckets give at most 2b points plus one NaN for each bucket that holds one.
+	if nans == 0 {
+		return limit / 2, false
+	}
+	buckets = max((limit-nans)/2, limit/3)
+	if buckets < 1 { // limit 2 with NaNs: no room for a gap
+		return 1, false
+	}
+	return buckets, true
+}
+
+// keep returns the indexes that bucket y[from:to] keeps, in order: its minimum, its maximum and,
+// when gaps, its first NaN; -1 for each it has not (the minimum and the maximum may be one).
+func keep(y []float64, from, to int, gaps bool) [3]int {
+	lo, hi, gap := -1, -1, -1
+	for i := from; i < to; i++ {
+		switch {
+		case math.IsNaN(y[i]):
+			if gap < 0 && gaps {
+				gap = i
+			}
+		case lo < 0:
+			lo, hi = i, i
+		case y[i] < y[lo]:
+			lo = i
+		case y[i] > y[hi]:
+			hi = i
+		}
+	}
+	if hi == lo {
+		hi = -1
+	}
+	out := [3]int{lo, hi, gap}
+	slices.Sort(out[:])
+	return out
+}
