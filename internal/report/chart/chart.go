@@ -93,36 +93,20 @@ func Line(series []Series, o Options) ([]byte, error) {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = compactTicks{log: true}
 	}
-	finite, entries, lo, hi := 0, 0, math.Inf(1), math.Inf(-1)
+	var all span
+	entries := 0
 	for _, s := range series {
-		style := draw.LineStyle{Color: rgba(s.Color), Width: vg.Points(1.25)}
-		for _, seg := range segments(s, o.LogY) {
-			finite += len(seg)
-			for _, pt := range seg {
-				lo, hi = math.Min(lo, pt.Y), math.Max(hi, pt.Y)
-			}
-			if len(seg) == 1 { // a lone point between gaps: a dot, so it is not lost
-				sc, err := plotter.NewScatter(seg)
-				if err != nil {
-					return nil, fmt.Errorf("chart %q: series %q: %w", o.Title, s.Name, err)
-				}
-				sc.GlyphStyle = draw.GlyphStyle{Color: style.Color, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
-				p.Add(sc)
-				continue
-			}
-			l, err := plotter.NewLine(seg)
-			if err != nil {
-				return nil, fmt.Errorf("chart %q: series %q: %w", o.Title, s.Name, err)
-			}
-			l.LineStyle = style
-			p.Add(l)
+		sp, err := addSeries(p, s, o.LogY)
+		if err != nil {
+			return nil, fmt.Errorf("chart %q: series %q: %w", o.Title, s.Name, err)
 		}
+		all = all.join(sp)
 		if o.Legend && s.Name != "" {
-			p.Legend.Add(s.Name, &plotter.Line{LineStyle: style})
+			p.Legend.Add(s.Name, &plotter.Line{LineStyle: lineStyle(s)})
 			entries++
 		}
 	}
-	if finite == 0 {
+	if all.points == 0 {
 		return noData(p, o)
 	}
 	// The legend sits in the top right corner, above the data: room for it.
@@ -130,21 +114,78 @@ func Line(series []Series, o Options) ([]byte, error) {
 	if entries > 0 {
 		room = 0.08 + 0.07*float64(entries)
 	}
-	if o.LogY {
+	p.Y.Min, p.Y.Max = all.yRange(o.LogY, room)
+	return render(p, o)
+}
+
+// span is the drawn points of a chart: how many, and their lowest and highest y.
+type span struct {
+	points int
+	lo, hi float64
+}
+
+// join is the span of the points of s and t.
+func (s span) join(t span) span {
+	switch {
+	case t.points == 0:
+		return s
+	case s.points == 0:
+		return t
+	}
+	return span{s.points + t.points, math.Min(s.lo, t.lo), math.Max(s.hi, t.hi)}
+}
+
+// yRange is the y axis of a line chart of the span's points, with room (a fraction of the
+// range) above them: from 0 for non-negative values on a linear scale, so dips are not
+// exaggerated.
+func (s span) yRange(logY bool, room float64) (lo, hi float64) {
+	lo, hi = s.lo, s.hi
+	if logY {
 		if lo == hi { // gonum would widen the range by ±1, below zero
 			lo, hi = lo/2, hi*2
 		}
-		p.Y.Min, p.Y.Max = lo, hi*math.Pow(hi/lo, room)
-	} else {
-		if lo >= 0 {
-			lo = 0 // rates: the axis starts at 0, so dips are not exaggerated
-		}
-		if hi <= lo {
-			hi = lo + 1
-		}
-		p.Y.Min, p.Y.Max = lo, hi+(hi-lo)*room
+		return lo, hi * math.Pow(hi/lo, room)
 	}
-	return render(p, o)
+	if lo >= 0 {
+		lo = 0 // rates: the axis starts at 0
+	}
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return lo, hi + (hi-lo)*room
+}
+
+// lineStyle is the line of a series: its palette colour.
+func lineStyle(s Series) draw.LineStyle {
+	return draw.LineStyle{Color: rgba(s.Color), Width: vg.Points(1.25)}
+}
+
+// addSeries adds a series' segments to the plot: lines, and a dot for a lone point between
+// gaps so it is not lost. It returns the span of the points drawn.
+func addSeries(p *plot.Plot, s Series, logY bool) (span, error) {
+	style := lineStyle(s)
+	var sp span
+	for _, seg := range segments(s, logY) {
+		for _, pt := range seg {
+			sp = sp.join(span{1, pt.Y, pt.Y})
+		}
+		if len(seg) == 1 {
+			sc, err := plotter.NewScatter(seg)
+			if err != nil {
+				return sp, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: style.Color, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
+			p.Add(sc)
+			continue
+		}
+		l, err := plotter.NewLine(seg)
+		if err != nil {
+			return sp, err
+		}
+		l.LineStyle = style
+		p.Add(l)
+	}
+	return sp, nil
 }
 
 // segments splits a series into runs of drawable points: finite, and positive on a log scale.
@@ -184,28 +225,19 @@ func Bar(labels []string, values []float64, colors []int, o Options) ([]byte, er
 	plotWidth := float64(size(o.Width, defaultWidth)) - 70
 	width := vg.Points(math.Max(2, math.Min(48, 0.6*plotWidth/float64(len(labels)))))
 	bars, lo, hi := 0, 0.0, 0.0
-	var marks plotter.XYs
-	var texts []string
 	for i, v := range values {
 		if !finite(v) {
-			marks, texts = append(marks, plotter.XY{X: float64(i), Y: 0}), append(texts, "-")
 			continue
-		}
-		bc, err := plotter.NewBarChart(plotter.Values{v}, width)
-		if err != nil {
-			return nil, fmt.Errorf("chart %q: bar %q: %w", o.Title, labels[i], err)
 		}
 		c := i
 		if i < len(colors) {
 			c = colors[i]
 		}
-		bc.XMin = float64(i)
-		bc.Color = rgba(c)
-		bc.LineStyle.Width = 0
-		p.Add(bc)
+		if err := addBar(p, i, v, c, width); err != nil {
+			return nil, fmt.Errorf("chart %q: bar %q: %w", o.Title, labels[i], err)
+		}
 		bars++
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
-		marks, texts = append(marks, plotter.XY{X: float64(i), Y: math.Max(v, 0)}), append(texts, numfmt.Count(v))
 	}
 	p.NominalX(labels...)
 	p.X.Tick.Label.Font = font.From(sans, 9)
@@ -214,16 +246,9 @@ func Bar(labels []string, values []float64, colors []int, o Options) ([]byte, er
 	if hi == lo {
 		p.Y.Max = 1
 	}
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: marks, Labels: texts})
-	if err != nil {
+	if err := addValues(p, values); err != nil {
 		return nil, fmt.Errorf("chart %q: %w", o.Title, err)
 	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font = font.From(sans, 9)
-		lb.TextStyle[i].XAlign = draw.XCenter
-	}
-	lb.Offset = vg.Point{Y: vg.Points(3)}
-	p.Add(lb)
 	if bars == 0 { // every value missing: the labels, their "-" and "no data"
 		p.Y.Tick.Marker = plot.ConstantTicks{}
 		if err := addNoData(p, (p.X.Min+p.X.Max)/2, 0.5); err != nil {
@@ -231,6 +256,44 @@ func Bar(labels []string, values []float64, colors []int, o Options) ([]byte, er
 		}
 	}
 	return render(p, o)
+}
+
+// addBar adds bar i of value v in palette colour c.
+func addBar(p *plot.Plot, i int, v float64, c int, width vg.Length) error {
+	bc, err := plotter.NewBarChart(plotter.Values{v}, width)
+	if err != nil {
+		return err
+	}
+	bc.XMin = float64(i)
+	bc.Color = rgba(c)
+	bc.LineStyle.Width = 0
+	p.Add(bc)
+	return nil
+}
+
+// addValues prints each bar's value above it (on the axis for a negative value), and "-" where
+// a value is missing.
+func addValues(p *plot.Plot, values []float64) error {
+	var marks plotter.XYs
+	var texts []string
+	for i, v := range values {
+		if !finite(v) {
+			marks, texts = append(marks, plotter.XY{X: float64(i), Y: 0}), append(texts, "-")
+			continue
+		}
+		marks, texts = append(marks, plotter.XY{X: float64(i), Y: math.Max(v, 0)}), append(texts, numfmt.Count(v))
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: marks, Labels: texts})
+	if err != nil {
+		return err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font = font.From(sans, 9)
+		lb.TextStyle[i].XAlign = draw.XCenter
+	}
+	lb.Offset = vg.Point{Y: vg.Points(3)}
+	p.Add(lb)
+	return nil
 }
 
 // noData draws an empty chart that says so.
