@@ -87,35 +87,7 @@ func TestReportInBrowser(t *testing.T) {
 			if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
 				t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
 			}
-			want := expectedColours(p)
-			if len(res.Charts) != len(want) || len(want) == 0 {
-				t.Errorf("%d charts in the page, %d in the report", len(res.Charts), len(want))
-			}
-			for _, c := range res.Charts {
-				cols, ok := want[c.ID]
-				if !ok {
-					t.Errorf("chart %q is not one of the report's", c.ID)
-					continue
-				}
-				if c.Width < 200 || c.Height < 100 {
-					t.Errorf("chart %s laid out at %.0fx%.0f", c.ID, c.Width, c.Height)
-				}
-				// The texts name gonum's typeface; the page gives it fallbacks for readers
-				// without it.
-				for f := range c.Fonts {
-					if !strings.HasPrefix(f, `"Liberation Sans", Arial`) || !strings.HasSuffix(f, "sans-serif") {
-						t.Errorf("chart %s: texts in font-family %s, without the fallbacks", c.ID, f)
-					}
-				}
-				if len(c.Fonts) == 0 {
-					t.Errorf("chart %s: no text", c.ID)
-				}
-				for _, i := range cols {
-					if c.Colors[rgb(i)] == 0 {
-						t.Errorf("chart %s: nothing drawn in %s's colour %s (colours %v)", c.ID, p.Configs[i], rgb(i), c.Colors)
-					}
-				}
-			}
+			checkCharts(t, p, res)
 			if res.Width != 1280 || res.Height < 1000 || len(res.Screenshot) < 50_000 {
 				t.Errorf("screenshot %dx%d of %d bytes", res.Width, res.Height, len(res.Screenshot))
 			}
@@ -124,6 +96,41 @@ func TestReportInBrowser(t *testing.T) {
 			}
 			t.Logf("%s: %d charts, page %dx%d, screenshot %d KB, HTML %d KB", name, len(res.Charts), res.Width, res.Height, len(res.Screenshot)>>10, html.Len()>>10)
 		})
+	}
+}
+
+// checkCharts checks the charts the browser laid out against the page's: the same charts, each
+// of sensible size, its texts in gonum's font with the page's fallbacks, and its data drawn in
+// each configuration's colour.
+func checkCharts(t *testing.T, p *Page, res *browsertest.Result) {
+	t.Helper()
+	want := expectedColours(p)
+	if len(res.Charts) != len(want) || len(want) == 0 {
+		t.Errorf("%d charts in the page, %d in the report", len(res.Charts), len(want))
+	}
+	for _, c := range res.Charts {
+		cols, ok := want[c.ID]
+		if !ok {
+			t.Errorf("chart %q is not one of the report's", c.ID)
+			continue
+		}
+		if c.Width < 200 || c.Height < 100 {
+			t.Errorf("chart %s laid out at %.0fx%.0f", c.ID, c.Width, c.Height)
+		}
+		// The texts name gonum's typeface; the page gives it fallbacks for readers without it.
+		for f := range c.Fonts {
+			if !strings.HasPrefix(f, `"Liberation Sans", Arial`) || !strings.HasSuffix(f, "sans-serif") {
+				t.Errorf("chart %s: texts in font-family %s, without the fallbacks", c.ID, f)
+			}
+		}
+		if len(c.Fonts) == 0 {
+			t.Errorf("chart %s: no text", c.ID)
+		}
+		for _, i := range cols {
+			if c.Colors[rgb(i)] == 0 {
+				t.Errorf("chart %s: nothing drawn in %s's colour %s (colours %v)", c.ID, p.Configs[i], rgb(i), c.Colors)
+			}
+		}
 	}
 }
 

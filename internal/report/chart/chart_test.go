@@ -409,6 +409,10 @@ func TestDownsample(t *testing.T) {
 	if len(sx) != 600 || &sx[0] != &x[0] || &sy[0] != &y[0] {
 		t.Error("input of max points was changed")
 	}
+}
+
+func TestDownsampleGaps(t *testing.T) {
+	x, y := ramp(10000)
 	// Gaps stay gaps, and the bound holds with them.
 	y[100], y[5000] = math.NaN(), math.NaN()
 	gx, gy := Downsample(x, y, 600)
@@ -441,7 +445,12 @@ func TestDownsample(t *testing.T) {
 	if inGap == 0 {
 		t.Error("the long gap is gone")
 	}
-	// A tiny max holds too, without a panic.
+}
+
+func TestDownsampleTinyLimit(t *testing.T) {
+	x, y := ramp(10000)
+	y[100] = math.NaN()
+	// A tiny limit holds too, without a panic.
 	for _, m := range []int{0, 1, 2, 3} {
 		if tx, _ := Downsample(x, y, m); len(tx) > max(m, 2) {
 			t.Errorf("max %d: %d points", m, len(tx))
