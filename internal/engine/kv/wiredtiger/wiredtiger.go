@@ -310,9 +310,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if c.checkpointSecs > 0 {
 		connCfg += fmt.Sprintf(",checkpoint=(wait=%d)", c.checkpointSecs)
 	}
-	if c.compression != "none" {
-		connCfg += ",extensions=[libwiredtiger_" + c.compression + ".so]"
-	}
+	connCfg += extensionConfig(c.compression)
 	home, ccfg := C.CString(cfg.DataDir), C.CString(connCfg)
 	defer C.free(unsafe.Pointer(home))
 	defer C.free(unsafe.Pointer(ccfg))
