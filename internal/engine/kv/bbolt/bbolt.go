@@ -34,32 +34,23 @@ const fileName = "bbolt.db"
 var bucketName = []byte("kv")
 
 // errClosed is wrapped by the errors of operations on a closed engine.
-var errClosed = errors.New("engine is closed")
+var errClosed = kv.ErrClosed
 
 // Driver returns the driver of the "bbolt" engine.
 func Driver() engine.Driver {
-	return engine.Driver{
-		Name:        "bbolt",
-		Family:      engine.FamilyKV,
-		Description: "bbolt (copy-on-write B+tree in one memory-mapped file, pure Go), etcd's storage engine, through go.etcd.io/bbolt",
-		Settings:    settings(),
-		CheckSettings: func(overrides map[string]string) error {
-			_, err := parseConfig(overrides)
-			return err
-		},
-		Open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-			return open(ctx, cfg)
-		},
-	}
+	return kv.NewDriver("bbolt",
+		"bbolt (copy-on-write B+tree in one memory-mapped file, pure Go), etcd's storage engine, through go.etcd.io/bbolt",
+		settings(), nil, parseConfig,
+		func(ctx context.Context, cfg engine.Config) (engine.Engine, error) { return open(ctx, cfg) })
 }
 
 // db is an open bbolt engine.
 type db struct {
-	bdb     *bolt.DB
-	path    string
-	cfg     config
-	version string
-	closed  atomic.Bool
+	bdb  *bolt.DB
+	path string
+	cfg  config
+	// Base answers Family, Version and Settings, and keeps whether the engine is closed.
+	kv.Base
 	// commits counts the read-write transactions committed.
 	commits atomic.Int64
 }
@@ -100,22 +91,14 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 		bdb.Close()
 		return nil, fmt.Errorf("bbolt: open %s: create the bucket: %w", path, err)
 	}
-	return &db{bdb: bdb, path: path, cfg: c, version: engine.ModuleVersion(modulePath, "v1 (unknown)")}, nil
+	return &db{bdb: bdb, path: path, cfg: c,
+		Base: kv.NewBase("bbolt", engine.ModuleVersion(modulePath, "v1 (unknown)"), c.settings())}, nil
 }
-
-// Family returns engine.FamilyKV.
-func (d *db) Family() engine.Family { return engine.FamilyKV }
-
-// Version returns the version of the bbolt module, e.g. "v1.5.0".
-func (d *db) Version() string { return d.version }
-
-// Settings returns every effective setting.
-func (d *db) Settings() map[string]string { return d.cfg.settings() }
 
 // Close closes the database file. A second Close fails.
 func (d *db) Close() error {
-	if !d.closed.CompareAndSwap(false, true) {
-		return fmt.Errorf("bbolt: close %s: %w", d.path, errClosed)
+	if err := d.MarkClosed(d.path); err != nil {
+		return err
 	}
 	if err := d.bdb.Close(); err != nil {
 		return fmt.Errorf("bbolt: close %s: %w", d.path, err)
@@ -123,18 +106,10 @@ func (d *db) Close() error {
 	return nil
 }
 
-// checkOpen returns an error naming op if the engine is closed.
-func (d *db) checkOpen(op string) error {
-	if d.closed.Load() {
-		return fmt.Errorf("bbolt: %s: %w", op, errClosed)
-	}
-	return nil
-}
-
 // Get appends the value of key to dst. It seeks with a cursor, so that an empty value is told
 // apart from a missing key.
 func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
-	if err := d.checkOpen("get"); err != nil {
+	if err := d.CheckOpen("get"); err != nil {
 		return dst, false, err
 	}
 	found := false
@@ -168,7 +143,7 @@ func (b *batch) Commit() error {
 	if b.Len() == 0 {
 		return nil
 	}
-	if err := b.d.checkOpen("commit"); err != nil {
+	if err := b.d.CheckOpen("commit"); err != nil {
 		return err
 	}
 	err := b.d.bdb.Update(func(tx *bolt.Tx) error {
@@ -205,7 +180,7 @@ func (b *batch) Close() error {
 // bbolt keeps no background debt to settle (no compaction, no checkpoint, no statistics); its
 // free pages are reused in place. The caller's wait comes after it.
 func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
-	if err := d.checkOpen("cleanup"); err != nil {
+	if err := d.CheckOpen("cleanup"); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -232,7 +207,7 @@ func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 //	page_rebalances    B+tree nodes merged by commits
 //	file_bytes         size of the database file
 func (d *db) Stats(context.Context) (map[string]float64, error) {
-	if err := d.checkOpen("stats"); err != nil {
+	if err := d.CheckOpen("stats"); err != nil {
 		return nil, err
 	}
 	s := d.bdb.Stats()

@@ -23,7 +23,7 @@ type cursor struct {
 // NewIter returns an iterator over [lower, upper). It copies the bounds and begins a read
 // transaction that Close ends.
 func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
-	if err := d.checkOpen("new iterator"); err != nil {
+	if err := d.CheckOpen("new iterator"); err != nil {
 		return nil, err
 	}
 	tx, err := d.bdb.Begin(false)

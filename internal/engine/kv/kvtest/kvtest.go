@@ -6,11 +6,9 @@ package kvtest
 import (
 	"bytes"
 	"context"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"math/rand"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -985,33 +983,6 @@ func ResidentGrowth(t testing.TB, warmup, rounds int, round func()) float64 {
 	grown := ResidentMB(t) - base
 	t.Logf("resident memory grew by %.1f MiB over %d rounds", grown, rounds)
 	return grown
-}
-
-// NotNeeded fails t when the running test binary records as needed (an ELF DT_NEEDED entry) a
-// library whose name starts with one of prefixes: the check of the engines that load their
-// library at run time, for test binaries linked as the command is.
-func NotNeeded(t testing.TB, prefixes ...string) {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	needed, err := f.ImportedLibraries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, lib := range needed {
-		for _, p := range prefixes {
-			if strings.HasPrefix(lib, p) {
-				t.Errorf("the binary needs %s (DT_NEEDED): %v", lib, needed)
-			}
-		}
-	}
 }
 
 // CheckNotBuilt checks that d, an engine behind build tag tag that the test binary was built

@@ -150,6 +150,8 @@ type db struct {
 	dbi C.MDB_dbi
 	dir string
 	cfg config
+	// Base answers Family, Version and Settings.
+	kv.Base
 	// guard keeps Close from closing the environment under an operation or an iterator.
 	guard kv.Guard
 	// commits counts the write transactions committed.
@@ -164,15 +166,22 @@ var (
 	_ engine.DataFiler = (*db)(nil)
 )
 
-// open opens (or creates) the environment in cfg.DataDir, once liblmdb is loaded.
-func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-	return openLoaded(ctx, cfg, available)
+// available checks that the linked liblmdb is the LMDB version the binding was compiled against
+// (the major and minor versions of lmdb.h: LMDB's structures are the same within them), which
+// matters when liblmdb is a shared library upgraded after the build.
+func available() error {
+	var major, minor, patch C.int
+	C.mdb_version(&major, &minor, &patch)
+	if major != C.MDB_VERSION_MAJOR || minor != C.MDB_VERSION_MINOR {
+		return fmt.Errorf("its library is LMDB %d.%d.%d and this binary was built against LMDB %d.%d: rebuild it (make)",
+			major, minor, patch, C.MDB_VERSION_MAJOR, C.MDB_VERSION_MINOR)
+	}
+	return nil
 }
 
-// openLoaded opens the environment when check (available, or in tests the load of a missing
-// library) succeeds, and fails with its error otherwise.
-func openLoaded(ctx context.Context, cfg engine.Config, check func() error) (engine.Engine, error) {
-	if err := check(); err != nil {
+// open opens (or creates) the environment in cfg.DataDir.
+func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+	if err := available(); err != nil {
 		return nil, fmt.Errorf("lmdb: %w", err)
 	}
 	c, err := parseConfig(cfg.Settings)
@@ -197,7 +206,7 @@ func openLoaded(ctx context.Context, cfg engine.Config, check func() error) (eng
 	}
 	dir := C.CString(cfg.DataDir)
 	defer C.free(unsafe.Pointer(dir))
-	d := &db{dir: cfg.DataDir, cfg: c, guard: kv.Guard{Name: "lmdb"}}
+	d := &db{dir: cfg.DataDir, cfg: c, Base: kv.NewBase("lmdb", version(), c.settings()), guard: kv.Guard{Name: "lmdb"}}
 	rc := C.eb_open(dir, C.size_t(c.mapSizeMB)<<20, C.uint(c.maxReaders), flags, &d.env, &d.dbi)
 	if err := lmdbErr("open "+cfg.DataDir, rc); err != nil {
 		return nil, err
@@ -205,18 +214,12 @@ func openLoaded(ctx context.Context, cfg engine.Config, check func() error) (eng
 	return d, nil
 }
 
-// Family returns engine.FamilyKV.
-func (d *db) Family() engine.Family { return engine.FamilyKV }
-
-// Version returns liblmdb's version, e.g. "0.9.24".
-func (d *db) Version() string {
+// version returns liblmdb's version, e.g. "0.9.24".
+func version() string {
 	var major, minor, patch C.int
 	C.mdb_version(&major, &minor, &patch)
 	return fmt.Sprintf("%d.%d.%d", major, minor, patch)
 }
-
-// Settings returns every effective setting.
-func (d *db) Settings() map[string]string { return d.cfg.settings() }
 
 // Close closes the environment once no operation runs. It fails while iterators are open, and
 // a second time.
@@ -228,34 +231,19 @@ func (d *db) Close() error {
 	})
 }
 
-// enter takes the environment for one operation; leave gives it back.
-func (d *db) enter(op string) error { return d.guard.Enter(op) }
-
-func (d *db) leave() { d.guard.Leave() }
-
 // cbytes returns a pointer to b's first byte for C, or nil for an empty b.
-func cbytes(b []byte) *C.char {
-	if len(b) == 0 {
-		return nil
-	}
-	return (*C.char)(unsafe.Pointer(&b[0]))
-}
+func cbytes(b []byte) *C.char { return (*C.char)(kv.CPtr(b)) }
 
 // goBytes returns the bytes of an MDB_val, pointing into the map: valid until the transaction
 // ends (or the cursor moves).
-func goBytes(v C.MDB_val) []byte {
-	if v.mv_size == 0 {
-		return []byte{}
-	}
-	return unsafe.Slice((*byte)(v.mv_data), int(v.mv_size))
-}
+func goBytes(v C.MDB_val) []byte { return kv.CBytes(v.mv_data, int(v.mv_size)) }
 
 // Get appends the value of key to dst.
 func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
-	if err := d.enter("get"); err != nil {
+	if err := d.guard.Enter("get"); err != nil {
 		return dst, false, err
 	}
-	defer d.leave()
+	defer d.guard.Leave()
 	g := C.eb_get(d.env, d.dbi, cbytes(key), C.size_t(len(key)))
 	rc := g.rc
 	if rc == C.MDB_NOTFOUND {
@@ -287,10 +275,10 @@ func (b *batch) Commit() error {
 		return nil
 	}
 	d := b.d
-	if err := d.enter("commit"); err != nil {
+	if err := d.guard.Enter("commit"); err != nil {
 		return err
 	}
-	defer d.leave()
+	defer d.guard.Leave()
 	rc := C.eb_apply(d.env, d.dbi, cbytes(b.Bytes()), (*C.int64_t)(unsafe.Pointer(&b.Ops()[0])), C.int(b.Len()), &b.failed)
 	if rc != 0 {
 		err := lmdbErr("commit", rc)
@@ -325,10 +313,10 @@ type cursor struct {
 
 // NewIter returns an iterator over [lower, upper). It copies the bounds.
 func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
-	if err := d.enter("new iterator"); err != nil {
+	if err := d.guard.Enter("new iterator"); err != nil {
 		return nil, err
 	}
-	defer d.leave()
+	defer d.guard.Leave()
 	c := &cursor{d: d}
 	if rc := C.eb_cursor(d.env, d.dbi, &c.txn, &c.cur); rc != 0 {
 		return nil, lmdbErr("new iterator", rc)
@@ -379,10 +367,10 @@ func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("lmdb: cleanup: %w", err)
 	}
-	if err := d.enter("cleanup"); err != nil {
+	if err := d.guard.Enter("cleanup"); err != nil {
 		return err
 	}
-	defer d.leave()
+	defer d.guard.Leave()
 	t0 := time.Now()
 	if err := lmdbErr("cleanup: sync", C.mdb_env_sync(d.env, 1)); err != nil {
 		return err
@@ -402,10 +390,10 @@ func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
 //	readers         reader slots in use
 //	write_txs       write transactions committed (batches)
 func (d *db) Stats(context.Context) (map[string]float64, error) {
-	if err := d.enter("stats"); err != nil {
+	if err := d.guard.Enter("stats"); err != nil {
 		return nil, err
 	}
-	defer d.leave()
+	defer d.guard.Leave()
 	var st C.MDB_stat
 	var info C.MDB_envinfo
 	if err := lmdbErr("stats", C.mdb_env_stat(d.env, &st)); err != nil {

@@ -140,3 +140,11 @@ func TestNoLeakOverReopens(t *testing.T) {
 		t.Errorf("resident memory grew by %.1f MiB over 1000 reopens", grown)
 	}
 }
+
+// TestAvailable checks that the engine is available when built in: the linked liblmdb has the
+// major and minor version of the lmdb.h it was compiled against.
+func TestAvailable(t *testing.T) {
+	if err := Driver().Available(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -30,35 +30,26 @@ const modulePath = "github.com/cockroachdb/pebble"
 const unknownVersion = "v1 (unknown)"
 
 // errClosed is wrapped by the errors of operations on a closed engine.
-var errClosed = errors.New("engine is closed")
+var errClosed = kv.ErrClosed
 
 // Driver returns the driver of the "pebble" engine.
 func Driver() engine.Driver {
-	return engine.Driver{
-		Name:        "pebble",
-		Family:      engine.FamilyKV,
-		Description: "Pebble (LSM, pure Go), CockroachDB's storage engine, through github.com/cockroachdb/pebble",
-		Settings:    settings(),
-		CheckSettings: func(overrides map[string]string) error {
-			_, err := parseConfig(overrides)
-			return err
-		},
-		Open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-			return open(ctx, cfg)
-		},
-	}
+	return kv.NewDriver("pebble",
+		"Pebble (LSM, pure Go), CockroachDB's storage engine, through github.com/cockroachdb/pebble",
+		settings(), nil, parseConfig,
+		func(ctx context.Context, cfg engine.Config) (engine.Engine, error) { return open(ctx, cfg) })
 }
 
 // db is an open pebble engine.
 type db struct {
-	pdb     *pebble.DB
-	dir     string
-	cfg     config
-	wo      *pebble.WriteOptions
-	version string
-	closed  atomic.Bool
-	stalls  stallCounter
-	sp      *space // the disk's state (space.go)
+	pdb *pebble.DB
+	dir string
+	cfg config
+	wo  *pebble.WriteOptions
+	// Base answers Family, Version and Settings, and keeps whether the engine is closed.
+	kv.Base
+	stalls stallCounter
+	sp     *space // the disk's state (space.go)
 	// broken is set when a commit panicked inside pebble, which then holds its commit
 	// pipeline's lock for good: nothing may call into pebble's write path again, Close included.
 	broken atomic.Bool
@@ -84,10 +75,10 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 		return nil, fmt.Errorf("pebble: open %s: %w", cfg.DataDir, err)
 	}
 	d := &db{
-		dir:     cfg.DataDir,
-		cfg:     c,
-		wo:      c.writeOptions(),
-		version: engine.ModuleVersion(modulePath, unknownVersion),
+		dir:  cfg.DataDir,
+		cfg:  c,
+		wo:   c.writeOptions(),
+		Base: kv.NewBase("pebble", engine.ModuleVersion(modulePath, unknownVersion), c.settings()),
 	}
 	d.stalls.start = time.Now()
 	d.sp = newSpace()
@@ -116,22 +107,12 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 	return d, nil
 }
 
-// Family returns engine.FamilyKV.
-func (d *db) Family() engine.Family { return engine.FamilyKV }
-
-// Version returns the version of the pebble module, e.g. "v1.1.5", or "v1 (unknown)" when the
-// binary carries no module information.
-func (d *db) Version() string { return d.version }
-
-// Settings returns every effective setting.
-func (d *db) Settings() map[string]string { return d.cfg.settings() }
-
 // Close closes the database; it fails if iterators are still open. A second Close fails too.
 // After a commit panicked inside pebble it leaves pebble open (its Close would wait forever)
 // and says so.
 func (d *db) Close() error {
-	if !d.closed.CompareAndSwap(false, true) {
-		return fmt.Errorf("pebble: close %s: %w", d.dir, errClosed)
+	if err := d.MarkClosed(d.dir); err != nil {
+		return err
 	}
 	defer d.sp.release()
 	if d.broken.Load() {
@@ -143,18 +124,9 @@ func (d *db) Close() error {
 	return nil
 }
 
-// checkOpen returns an error naming op if the engine is closed: pebble panics on use after
-// Close.
-func (d *db) checkOpen(op string) error {
-	if d.closed.Load() {
-		return fmt.Errorf("pebble: %s: %w", op, errClosed)
-	}
-	return nil
-}
-
 // Get appends the value of key to dst.
 func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
-	if err := d.checkOpen("get"); err != nil {
+	if err := d.CheckOpen("get"); err != nil {
 		return dst, false, err
 	}
 	v, closer, err := d.pdb.Get(key)
@@ -176,7 +148,7 @@ func (d *db) NewBatch() kv.Batch { return &batch{d: d, b: d.pdb.NewBatch()} }
 
 // NewIter returns an iterator over [lower, upper). It copies the bounds.
 func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
-	if err := d.checkOpen("new iterator"); err != nil {
+	if err := d.CheckOpen("new iterator"); err != nil {
 		return nil, err
 	}
 	it := &iter{}
@@ -224,7 +196,7 @@ func (b *batch) Commit() (err error) {
 	if b.b.Empty() {
 		return nil
 	}
-	if err := b.d.checkOpen("commit"); err != nil {
+	if err := b.d.CheckOpen("commit"); err != nil {
 		return err
 	}
 	if b.d.sp.full.Load() {
@@ -390,7 +362,7 @@ const cleanupPoll = 20 * time.Millisecond
 // and no compaction will pay it until more writes arrive. Stats reports it as
 // pending_compaction_bytes.
 func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
-	if err := d.checkOpen("cleanup"); err != nil {
+	if err := d.CheckOpen("cleanup"); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -474,7 +446,7 @@ func settled(m *pebble.Metrics) bool {
 //   - background_errors: flushes and compactions that failed since Open; disk_full: 1 once a
 //     write failed for want of space (space.go), else 0
 func (d *db) Stats(ctx context.Context) (map[string]float64, error) {
-	if err := d.checkOpen("stats"); err != nil {
+	if err := d.CheckOpen("stats"); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {

@@ -33,7 +33,7 @@ func openTest(t *testing.T, dir string, settings map[string]string) *db {
 // closeAtEnd closes d when the test ends unless the test closed it.
 func closeAtEnd(t *testing.T, d *db) {
 	t.Cleanup(func() {
-		if !d.closed.Load() {
+		if d.CheckOpen("close") == nil {
 			if err := d.Close(); err != nil {
 				t.Errorf("close: %v", err)
 			}

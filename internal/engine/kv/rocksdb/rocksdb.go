@@ -26,15 +26,16 @@ var errClosed = kv.ErrClosed
 
 // db is an open RocksDB database.
 type db struct {
-	rdb     *grocksdb.DB
-	opts    *grocksdb.Options
-	bbto    *grocksdb.BlockBasedTableOptions
-	cache   *grocksdb.Cache
-	wo      *grocksdb.WriteOptions
-	ro      *grocksdb.ReadOptions
-	dir     string
-	cfg     config
-	version string
+	rdb   *grocksdb.DB
+	opts  *grocksdb.Options
+	bbto  *grocksdb.BlockBasedTableOptions
+	cache *grocksdb.Cache
+	wo    *grocksdb.WriteOptions
+	ro    *grocksdb.ReadOptions
+	dir   string
+	cfg   config
+	// Base answers Family, Version and Settings.
+	kv.Base
 	// guard keeps Close from freeing the handles under an operation or an iterator.
 	guard kv.Guard
 }
@@ -59,17 +60,11 @@ func compressionOf(name string) grocksdb.CompressionType {
 	return grocksdb.LZ4Compression
 }
 
-// open opens (or creates) the database in cfg.DataDir, once librocksdb is loaded.
-func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-	return openLoaded(ctx, cfg, available)
-}
+// available reports the engine available: librocksdb is linked in.
+func available() error { return nil }
 
-// openLoaded opens the database when check (available, or in tests the load of a missing
-// library) succeeds, and fails with its error otherwise.
-func openLoaded(ctx context.Context, cfg engine.Config, check func() error) (engine.Engine, error) {
-	if err := check(); err != nil {
-		return nil, fmt.Errorf("rocksdb: %w", err)
-	}
+// open opens (or creates) the database in cfg.DataDir.
+func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	c, err := parseConfig(cfg.Settings)
 	if err != nil {
 		return nil, err
@@ -115,7 +110,7 @@ func openLoaded(ctx context.Context, cfg engine.Config, check func() error) (eng
 	d.wo = grocksdb.NewDefaultWriteOptions()
 	d.wo.SetSync(c.sync)
 	d.ro = grocksdb.NewDefaultReadOptions()
-	d.version = optionsVersion(cfg.DataDir)
+	d.Base = kv.NewBase("rocksdb", optionsVersion(cfg.DataDir), c.settings())
 	return d, nil
 }
 
@@ -175,15 +170,6 @@ func optionsVersion(dir string) string {
 	return "unknown"
 }
 
-// Family returns engine.FamilyKV.
-func (d *db) Family() engine.Family { return engine.FamilyKV }
-
-// Version returns librocksdb's version, e.g. "7.8.3".
-func (d *db) Version() string { return d.version }
-
-// Settings returns every effective setting.
-func (d *db) Settings() map[string]string { return d.cfg.settings() }
-
 // Close closes the database once no operation runs. It fails while iterators are open, and a
 // second time.
 func (d *db) Close() error {
@@ -194,17 +180,12 @@ func (d *db) Close() error {
 	})
 }
 
-// enter takes the database for one operation; leave gives it back.
-func (d *db) enter(op string) error { return d.guard.Enter(op) }
-
-func (d *db) leave() { d.guard.Leave() }
-
 // Get appends the value of key to dst.
 func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
-	if err := d.enter("get"); err != nil {
+	if err := d.guard.Enter("get"); err != nil {
 		return dst, false, err
 	}
-	defer d.leave()
+	defer d.guard.Leave()
 	s, err := d.rdb.Get(d.ro, key)
 	if err != nil {
 		return dst, false, fmt.Errorf("rocksdb: get: %w", err)
@@ -240,10 +221,10 @@ func (b *batch) Commit() error {
 	if b.wb.Count() == 0 {
 		return nil
 	}
-	if err := b.d.enter("commit"); err != nil {
+	if err := b.d.guard.Enter("commit"); err != nil {
 		return err
 	}
-	defer b.d.leave()
+	defer b.d.guard.Leave()
 	if err := b.d.rdb.Write(b.d.wo, b.wb); err != nil {
 		return fmt.Errorf("rocksdb: commit: %w", err)
 	}
@@ -274,10 +255,10 @@ type iter struct {
 
 // NewIter returns an iterator over [lower, upper). It copies the bounds.
 func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
-	if err := d.enter("new iterator"); err != nil {
+	if err := d.guard.Enter("new iterator"); err != nil {
 		return nil, err
 	}
-	defer d.leave()
+	defer d.guard.Leave()
 	it := &iter{d: d, ro: grocksdb.NewDefaultReadOptions()}
 	if lower != nil {
 		it.lower = append([]byte{}, lower...)
@@ -397,10 +378,10 @@ const settleTimeout = 10 * time.Minute
 // level (a full manual compaction), but has no call that compacts L0 alone. The caller's wait
 // comes after it.
 func (d *db) Cleanup(ctx context.Context, h engine.CleanupHooks) error {
-	if err := d.enter("cleanup"); err != nil {
+	if err := d.guard.Enter("cleanup"); err != nil {
 		return err
 	}
-	defer d.leave()
+	defer d.guard.Leave()
 	t0 := time.Now()
 	fo := grocksdb.NewDefaultFlushOptions()
 	fo.SetWait(true)
@@ -453,10 +434,10 @@ var statistics = map[string]string{
 // the bytes written by flush and compaction, stall time, WAL bytes and block cache hits from its
 // statistics.
 func (d *db) Stats(context.Context) (map[string]float64, error) {
-	if err := d.enter("stats"); err != nil {
+	if err := d.guard.Enter("stats"); err != nil {
 		return nil, err
 	}
-	defer d.leave()
+	defer d.guard.Leave()
 	m := map[string]float64{
 		"pending_compaction_bytes": d.intProp("rocksdb.estimate-pending-compaction-bytes"),
 		"l0_files":                 d.intProp("rocksdb.num-files-at-level0"),

@@ -10,30 +10,20 @@
 // rolls it back for a write conflict. An iterator is its session's cursors in one snapshot
 // transaction, renewed every refreshMoves moves, until Close. Its cache must hold a step's working set
 // (docs/engines.md). Without the build tag the engine is listed as not built, with the command
-// that builds it. With it, on x86-64 Linux, the library is loaded at run time (package dynlib),
-// so that a binary starts without it and lists the engine as built in but missing its library.
+// that builds it.
+//
+// With the tag, the binary links libwiredtiger through cgo (pkg-config): shared with make,
+// static in make release (docs/engines.md).
 package wiredtiger
 
 import (
-	"context"
-
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv"
 )
 
 // Driver returns the driver of the "wiredtiger" engine.
 func Driver() engine.Driver {
-	return engine.Driver{
-		Name:        "wiredtiger",
-		Family:      engine.FamilyKV,
-		Description: "WiredTiger (B-tree or LSM), MongoDB's storage engine, through a cgo binding to libwiredtiger (its cache must hold a step's working set: see docs/engines.md)",
-		Settings:    settings(),
-		Available:   available,
-		CheckSettings: func(overrides map[string]string) error {
-			_, err := parseConfig(overrides)
-			return err
-		},
-		Open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-			return open(ctx, cfg)
-		},
-	}
+	return kv.NewDriver("wiredtiger",
+		"WiredTiger (B-tree or LSM), MongoDB's storage engine, through a cgo binding to libwiredtiger (its cache must hold a step's working set: see docs/engines.md)",
+		settings(), available, parseConfig, open)
 }

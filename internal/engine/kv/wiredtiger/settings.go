@@ -30,7 +30,7 @@ func settings() []engine.Setting {
 		{Name: settingIndexType, Default: "", Doc: "the secondary indexes' structure: btree or lsm; empty: as table_type (btree tables with lsm indexes is the published iiBench setup)"},
 		{Name: settingCacheMB, Default: "1024", Doc: "WiredTiger's cache in MiB; below a step's working set, writes wait for eviction (see docs/engines.md)"},
 		{Name: settingSync, Default: "false", Doc: "fsync the log at every commit; false writes the log to the OS at every commit (transaction_sync off: durable against a crash of the process, not of the machine)"},
-		{Name: settingCompression, Default: "snappy", Doc: "block compression: snappy, zlib or none (WiredTiger's compression extensions from libwiredtiger0)"},
+		{Name: settingCompression, Default: "snappy", Doc: "block compression: snappy, zlib or none (WiredTiger's compressors: libwiredtiger0's modules, or linked into make release's binary)"},
 		{Name: settingCheckpointSecs, Default: "60", Doc: "seconds between checkpoints (0: only at cleanup and close)"},
 		{Name: settingLSMChunkMB, Default: "16", Doc: "size of an LSM tree's in-memory chunk in MiB (table_type=lsm)"},
 		{Name: settingEvictionThreads, Default: "2", Doc: "eviction worker threads at most"},

@@ -268,6 +268,8 @@ type db struct {
 	conn *C.WT_CONNECTION
 	dir  string
 	cfg  config
+	// Base answers Family, Version and Settings.
+	kv.Base
 	// guard keeps Close from closing the connection under an operation or an iterator.
 	guard kv.Guard
 	// pool holds idle sessions.
@@ -292,9 +294,6 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := available(); err != nil {
-		return nil, fmt.Errorf("wiredtiger: %w", err)
-	}
 	if cfg.DataDir == "" {
 		return nil, errors.New("wiredtiger: open: no data directory")
 	}
@@ -311,13 +310,12 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if c.checkpointSecs > 0 {
 		connCfg += fmt.Sprintf(",checkpoint=(wait=%d)", c.checkpointSecs)
 	}
-	if c.compression != "none" {
-		connCfg += ",extensions=[libwiredtiger_" + c.compression + ".so]"
-	}
+	connCfg += extensionConfig(c.compression)
 	home, ccfg := C.CString(cfg.DataDir), C.CString(connCfg)
 	defer C.free(unsafe.Pointer(home))
 	defer C.free(unsafe.Pointer(ccfg))
-	d := &db{dir: cfg.DataDir, cfg: c, guard: kv.Guard{Name: "wiredtiger"}, pool: make(chan *session, 256)}
+	d := &db{dir: cfg.DataDir, cfg: c, Base: kv.NewBase("wiredtiger", version(), c.settings()),
+		guard: kv.Guard{Name: "wiredtiger"}, pool: make(chan *session, 256)}
 	if err := wtErr("open "+cfg.DataDir, C.eb_open(home, ccfg, &d.conn)); err != nil {
 		return nil, err
 	}
@@ -397,10 +395,10 @@ func (d *db) load(s *session) error {
 // DeclareRanges creates a table for each range not declared before: of table_type for a table's
 // rows, of index_type for a secondary index.
 func (d *db) DeclareRanges(ranges []kv.Range) error {
-	if err := d.enter("declare key ranges"); err != nil {
+	if err := d.guard.Enter("declare key ranges"); err != nil {
 		return err
 	}
-	defer d.leave()
+	defer d.guard.Leave()
 	d.declareMu.Lock()
 	defer d.declareMu.Unlock()
 	t := d.tables.Load()
@@ -440,12 +438,12 @@ func (d *db) newSession() (*session, error) {
 
 // acquire enters the guard for op and takes a session; release gives both back.
 func (d *db) acquire(op string) (*session, error) {
-	if err := d.enter(op); err != nil {
+	if err := d.guard.Enter(op); err != nil {
 		return nil, err
 	}
 	s, err := d.get()
 	if err != nil {
-		d.leave()
+		d.guard.Leave()
 		return nil, err
 	}
 	return s, nil
@@ -454,7 +452,7 @@ func (d *db) acquire(op string) (*session, error) {
 // release gives back the session and the guard that acquire took.
 func (d *db) release(s *session) {
 	d.put(s)
-	d.leave()
+	d.guard.Leave()
 }
 
 // get takes an idle session, or opens one. The caller is inside the guard.
@@ -476,18 +474,15 @@ func (d *db) put(s *session) {
 	}
 }
 
-// Family returns engine.FamilyKV.
-func (d *db) Family() engine.Family { return engine.FamilyKV }
+// available reports the engine available: libwiredtiger is linked in.
+func available() error { return nil }
 
-// Version returns libwiredtiger's version, e.g. "3.2.1".
-func (d *db) Version() string {
+// version returns libwiredtiger's version, e.g. "3.2.1".
+func version() string {
 	var major, minor, patch C.int
 	C.wiredtiger_version(&major, &minor, &patch)
 	return fmt.Sprintf("%d.%d.%d", major, minor, patch)
 }
-
-// Settings returns every effective setting.
-func (d *db) Settings() map[string]string { return d.cfg.settings() }
 
 // Close closes the connection (and every session) once no operation runs. It fails while
 // iterators are open, and a second time.
@@ -502,26 +497,11 @@ func (d *db) Close() error {
 	})
 }
 
-// enter takes the connection for one operation; leave gives it back.
-func (d *db) enter(op string) error { return d.guard.Enter(op) }
-
-func (d *db) leave() { d.guard.Leave() }
-
 // cbytes returns a pointer to b's first byte for C, or nil for an empty b.
-func cbytes(b []byte) *C.char {
-	if len(b) == 0 {
-		return nil
-	}
-	return (*C.char)(unsafe.Pointer(&b[0]))
-}
+func cbytes(b []byte) *C.char { return (*C.char)(kv.CPtr(b)) }
 
 // goBytes returns the bytes of a WT_ITEM, valid until its cursor moves or is reset.
-func goBytes(v C.WT_ITEM) []byte {
-	if v.size == 0 {
-		return []byte{}
-	}
-	return unsafe.Slice((*byte)(v.data), int(v.size))
-}
+func goBytes(v C.WT_ITEM) []byte { return kv.CBytes(v.data, int(v.size)) }
 
 // Get appends the value of key to dst.
 func (d *db) Get(key, dst []byte) ([]byte, bool, error) {
@@ -649,7 +629,7 @@ func (d *db) NewIter(lower, upper []byte) (kv.Iter, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer d.leave() // the iterator keeps the session, not the guard (it counts as open)
+	defer d.guard.Leave() // the iterator keeps the session, not the guard (it counts as open)
 	if err := wtErr("new iterator", C.eb_begin(s.s)); err != nil {
 		d.put(s)
 		return nil, err
