@@ -4,10 +4,14 @@
 package redact
 
 import (
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Marker replaces what is removed.
@@ -50,27 +54,54 @@ func YAML(s string, secrets ...string) string {
 	return yamlKeyRE.ReplaceAllString(Text(s, secrets...), "${1}${2}"+Marker)
 }
 
-// Secrets returns what of dsn must never be shown: the DSN itself (a malformed DSN may hide a
-// password where no pattern finds it) and its passwords (URL user info, a MySQL DSN's
-// user:password@, password=...).
+// Secrets returns what of dsn must never be shown: the DSN itself (a DSN its driver cannot
+// parse may hide a password anywhere) and its password as the driver reads it, parsed by the
+// driver's own parser (pgconn for a PostgreSQL URL or keyword/value string, go-sql-driver for
+// a MySQL DSN, net/url for any other URL), and as it is written in the DSN when that differs
+// (quoted, escaped or percent-encoded).
 func Secrets(dsn string) []string {
 	if dsn == "" {
 		return nil
 	}
 	out := []string{dsn}
-	for _, re := range []*regexp.Regexp{urlUserRE, mysqlUserRE} {
-		for _, m := range re.FindAllStringSubmatch(dsn, -1) {
-			out = append(out, m[2])
+	if pws := passwords(dsn); len(pws) > 0 && pws[0] != "" {
+		out = append(out, pws[0]) // as the driver reads it
+		for _, form := range pws[1:] {
+			if form != pws[0] && strings.Contains(dsn, form) && !slices.Contains(out, form) {
+				out = append(out, form) // as the DSN writes it
+			}
 		}
 	}
-	for _, m := range keywordRE.FindAllStringSubmatch(dsn, -1) {
-		v := m[3]
-		if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
-			v = v[1 : len(v)-1]
+	return out
+}
+
+// passwords returns the password of dsn, read by the parser of its kind of DSN, followed by
+// the forms in which a DSN may write it.
+func passwords(dsn string) []string {
+	scheme, _, isURL := strings.Cut(dsn, "://")
+	switch {
+	case isURL && (scheme == "postgres" || scheme == "postgresql"), !isURL && strings.Contains(dsn, "="):
+		if cfg, err := pgconn.ParseConfig(dsn); err == nil {
+			return []string{cfg.Password, keywordQuoted(cfg.Password), url.QueryEscape(cfg.Password), url.PathEscape(cfg.Password)}
 		}
-		out = append(out, v)
+	case isURL:
+		if u, err := url.Parse(dsn); err == nil && u.User != nil {
+			pw, _ := u.User.Password()
+			_, raw, _ := strings.Cut(u.User.String(), ":")
+			return []string{pw, raw}
+		}
+	default:
+		if cfg, err := mysql.ParseDSN(dsn); err == nil {
+			return []string{cfg.Passwd}
+		}
 	}
-	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
+	return nil
+}
+
+// keywordQuoted returns pw as a keyword/value connection string writes it in quotes, its
+// backslashes and quotes escaped.
+func keywordQuoted(pw string) string {
+	return strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw)
 }
 
 // Error returns err with its message redacted (see Text), or err itself when its message

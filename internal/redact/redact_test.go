@@ -46,6 +46,12 @@ func TestSecrets(t *testing.T) {
 		{"u:p@ss@tcp(h)/db", []string{"u:p@ss@tcp(h)/db", "p@ss"}},
 		{"host=h password='a b'", []string{"host=h password='a b'", "a b"}},
 		{"host=/run/db user=bench", []string{"host=/run/db user=bench"}},
+		// The driver's reading first, then the form the DSN writes when it differs.
+		{"postgres://u:p%40ss@h/db", []string{"postgres://u:p%40ss@h/db", "p@ss", "p%40ss"}},
+		{`host=h password='it\'s'`, []string{`host=h password='it\'s'`, "it's", `it\'s`}},
+		{"redis://u:s%3Acret@h/0", []string{"redis://u:s%3Acret@h/0", "s:cret", "s%3Acret"}},
+		// A DSN its driver refuses is a secret as a whole.
+		{"host='unterminated password=pw", []string{"host='unterminated password=pw"}},
 	}
 	for _, c := range cases {
 		if got := Secrets(c.dsn); !slices.Equal(got, c.want) {
