@@ -42,7 +42,7 @@ func CreateDir(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory %s cannot be created: %w", path, err)
 	}
-	if err := probeWrite(path); err != nil {
+	if err := ProbeWrite(path, probeBytes); err != nil {
 		return nil, fmt.Errorf("results directory %s is not writable: %w", path, err)
 	}
 	var st syscall.Statfs_t
@@ -59,13 +59,14 @@ func CreateDir(path string) (*Dir, error) {
 // notLock reports whether e is anything but a run's lock file (package runlock).
 func notLock(e os.DirEntry) bool { return !strings.HasPrefix(e.Name(), runlock.FileName) }
 
-// probeWrite writes a file of probeBytes in dir and removes it.
-func probeWrite(dir string) error {
-	f, err := os.CreateTemp(dir, ".probe-*")
+// ProbeWrite checks that files can be written in dir: it creates a file there, writes size
+// bytes to it and syncs them, and removes it. Errors are the system's.
+func ProbeWrite(dir string, size int) error {
+	f, err := os.CreateTemp(dir, ".enginebench-probe-*")
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(make([]byte, probeBytes))
+	_, werr := f.Write(make([]byte, size))
 	err = errors.Join(werr, f.Sync(), f.Close())
 	return errors.Join(err, os.Remove(f.Name()))
 }
