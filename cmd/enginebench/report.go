@@ -65,19 +65,7 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 	if err != nil {
 		return usageError{err}
 	}
-	if out == "" {
-		out = "report.html"
-		if len(dirs) == 1 {
-			out = filepath.Join(dirs[0], "report.html")
-		}
-	}
-	if st, err := os.Stat(out); err == nil && st.IsDir() {
-		out = filepath.Join(out, "report.html")
-	}
-	md := strings.TrimSuffix(out, filepath.Ext(out)) + ".md"
-	if md == out {
-		md = out + ".md"
-	}
+	out, md := reportPaths(dirs, out)
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
 	}
@@ -96,6 +84,25 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 	}
 	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, numfmt.Bytes(float64(html.Len())), md)
 	return nil
+}
+
+// reportPaths returns the HTML file to write, out or by default report.html in the one run
+// directory or the current one (in out when it is a directory), and the markdown beside it.
+func reportPaths(dirs []string, out string) (html, md string) {
+	if out == "" {
+		out = "report.html"
+		if len(dirs) == 1 {
+			out = filepath.Join(dirs[0], "report.html")
+		}
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		out = filepath.Join(out, "report.html")
+	}
+	md = strings.TrimSuffix(out, filepath.Ext(out)) + ".md"
+	if md == out {
+		md = out + ".md"
+	}
+	return out, md
 }
 
 // checkRun refuses a run.json that is no run of enginebench (null, {}, a run of a workload
