@@ -297,6 +297,8 @@ func mariaOpen(path, password, db string) (*sql.DB, error) {
 	return db1, nil
 }
 
+// checkSettings checks the settings before the server starts: mariadbd must know each one's
+// name (with the plugins the settings load) and accept its value.
 func (k mariaFlavor) checkSettings(bins binaries, settings []setting) error {
 	if len(settings) == 0 {
 		return nil
@@ -326,13 +328,18 @@ func (k mariaFlavor) checkSettings(bins binaries, settings []setting) error {
 	if len(unknown) > 0 {
 		return unknownSettings(MariaDB, unknown)
 	}
-	// Values: mariadbd parses every option before printing its help; a bad value is an
-	// [ERROR] line (or a non-zero exit status), a bad boolean a warning.
+	return checkMariaValues(bins, settings)
+}
+
+// checkMariaValues has mariadbd parse the settings' values: it parses every option before
+// printing its help, and a bad value is an [ERROR] line (or a non-zero exit status), a bad
+// boolean a warning.
+func checkMariaValues(bins binaries, settings []setting) error {
 	args := make([]string, 0, len(settings))
 	for _, st := range settings {
 		args = append(args, mariaArg(st))
 	}
-	_, stderr, err = mariaHelp(bins, args)
+	_, stderr, err := mariaHelp(bins, args)
 	var bad []string
 	for _, l := range splitLines(stderr) {
 		if msg := stripTimestamp(l); mariaBadLine(msg) {
