@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runlock"
 )
@@ -46,7 +47,7 @@ func (l leftover) String() string {
 	case "results":
 		return fmt.Sprintf("results directory %s (run.json says running%s)", l.path, who)
 	case "data":
-		return fmt.Sprintf("data directory %s (%s%s)", l.path, byteSize(int(l.size)), who)
+		return fmt.Sprintf("data directory %s (%s%s)", l.path, numfmt.Bytes(float64(l.size)), who)
 	case "lock":
 		return fmt.Sprintf("lock file of %s%s", l.path, who)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -34,21 +35,16 @@ func hostInfo(dataDir string) result.Host {
 // checkDataSpace checks that files can be created in the data directory dir and that its
 // filesystem has about need bytes free.
 func checkDataSpace(dir string, need int64) error {
-	probe, err := os.CreateTemp(dir, ".probe-*")
-	if err != nil {
+	if err := result.ProbeWrite(dir, 0); err != nil {
 		return fmt.Errorf("data directory %s is not writable: %w", dir, err)
 	}
-	probe.Close()
-	os.Remove(probe.Name())
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err == nil {
 		free := int64(st.Bavail) * int64(st.Bsize)
 		if free < need {
 			return fmt.Errorf("data directory %s has %s free; this run needs about %s (choose another --data-dir or a smaller --scale)",
-				dir, gib(free), gib(need))
+				dir, numfmt.Bytes(float64(free)), numfmt.Bytes(float64(need)))
 		}
 	}
 	return nil
 }
-
-func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }

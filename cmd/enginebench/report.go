@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/report"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -64,24 +65,12 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 	if err != nil {
 		return usageError{err}
 	}
-	if out == "" {
-		out = "report.html"
-		if len(dirs) == 1 {
-			out = filepath.Join(dirs[0], "report.html")
-		}
-	}
-	if st, err := os.Stat(out); err == nil && st.IsDir() {
-		out = filepath.Join(out, "report.html")
-	}
-	md := strings.TrimSuffix(out, filepath.Ext(out)) + ".md"
-	if md == out {
-		md = out + ".md"
-	}
+	out, md := reportPaths(dirs, out)
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
 	}
-	if err := checkWritable(filepath.Dir(out)); err != nil {
-		return pathError(err)
+	if err := result.ProbeWrite(filepath.Dir(out), 0); err != nil {
+		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
 	}
 	var html bytes.Buffer
 	if err := report.WriteHTML(&html, page); err != nil {
@@ -93,8 +82,27 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 	if err := result.WriteFile(md, []byte(report.MarkdownPage(page))); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, byteSize(html.Len()), md)
+	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, numfmt.Bytes(float64(html.Len())), md)
 	return nil
+}
+
+// reportPaths returns the HTML file to write, out or by default report.html in the one run
+// directory or the current one (in out when it is a directory), and the markdown beside it.
+func reportPaths(dirs []string, out string) (html, md string) {
+	if out == "" {
+		out = "report.html"
+		if len(dirs) == 1 {
+			out = filepath.Join(dirs[0], "report.html")
+		}
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		out = filepath.Join(out, "report.html")
+	}
+	md = strings.TrimSuffix(out, filepath.Ext(out)) + ".md"
+	if md == out {
+		md = out + ".md"
+	}
+	return out, md
 }
 
 // checkRun refuses a run.json that is no run of enginebench (null, {}, a run of a workload
@@ -107,25 +115,4 @@ func checkRun(r *result.Run) error {
 		return fmt.Errorf("unknown workload %q (known: %s)", r.Workload.Name, strings.Join(workloadNames(), ", "))
 	}
 	return nil
-}
-
-// checkWritable reports whether files can be created in dir.
-func checkWritable(dir string) error {
-	f, err := os.CreateTemp(dir, ".enginebench-probe-*")
-	if err != nil {
-		return fmt.Errorf("cannot write the report in %s: %w", dir, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
-// byteSize formats a size in bytes readably.
-func byteSize(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -244,23 +244,8 @@ type configPlan struct {
 // --engines; then applies --set, --dsn, ENGINEBENCH_DSN (read with getenv) and --db-pid, and
 // checks every configuration. notices are to be printed once every check has passed.
 func (f *runFlags) configs(reg *engine.Registry, sp *runSpec, getenv func(string) string) (cps []configPlan, notices []string, err error) {
-	if sp != nil {
-		for _, e := range sp.Configs {
-			cps = append(cps, configPlan{
-				Config: engine.Config{Name: e.Name, Engine: e.Engine, Settings: maps.Clone(e.Settings), DSN: e.DSN, DBPID: e.DBPID},
-				at:     e.where(sp.Path) + ": ", dsnFrom: e.DSNFrom, dataDir: e.DataDir})
-		}
-	} else {
-		names := splitList(f.engines)
-		if len(names) == 0 {
-			return nil, nil, fmt.Errorf("--engines is empty")
-		}
-		for _, n := range names {
-			if slices.ContainsFunc(cps, func(c configPlan) bool { return c.Name == n }) {
-				return nil, nil, fmt.Errorf("engine %q given twice in --engines", n)
-			}
-			cps = append(cps, configPlan{Config: engine.Config{Name: n, Engine: n, Settings: map[string]string{}}})
-		}
+	if cps, err = f.namedConfigs(sp); err != nil {
+		return nil, nil, err
 	}
 	names := make([]string, len(cps))
 	for i, c := range cps {
@@ -272,16 +257,8 @@ func (f *runFlags) configs(reg *engine.Registry, sp *runSpec, getenv func(string
 	if err := f.applyDSN(cps, names); err != nil {
 		return nil, nil, err
 	}
-	if sp != nil {
-		for i, e := range sp.Configs {
-			if e.DSNEnv == "" || cps[i].dsnFrom == "--dsn" {
-				continue
-			}
-			if cps[i].DSN = getenv(e.DSNEnv); cps[i].DSN == "" {
-				return nil, nil, fmt.Errorf("%sconfiguration %s: dsn_env: the environment variable %s is not set", cps[i].at, e.Name, e.DSNEnv)
-			}
-			cps[i].dsnFrom = "environment variable " + e.DSNEnv
-		}
+	if err := applyDSNEnv(cps, sp, getenv); err != nil {
+		return nil, nil, err
 	}
 	if env := getenv("ENGINEBENCH_DSN"); env != "" && len(cps) == 1 && cps[0].DSN == "" {
 		if d, err := reg.Lookup(cps[0].Engine); err == nil && d.Server {
@@ -293,32 +270,84 @@ func (f *runFlags) configs(reg *engine.Registry, sp *runSpec, getenv func(string
 		return nil, nil, err
 	}
 	for i := range cps {
-		c := &cps[i]
-		c.Keep = f.keep
-		if c.DSN == "" && c.DBPID != 0 {
-			return nil, nil, fmt.Errorf("%sconfiguration %s: a server process id (--db-pid, db_pid) needs an existing server: give its DSN (--dsn, dsn, dsn_env or ENGINEBENCH_DSN)", c.at, c.Name)
-		}
-		if c.DSN == "" && c.dataDir != "" {
-			return nil, nil, fmt.Errorf("%sconfiguration %s: data_dir names an existing server's data directory: give its DSN (--dsn, dsn, dsn_env or ENGINEBENCH_DSN)", c.at, c.Name)
-		}
-		if c.DBPID != 0 {
-			if _, err := os.Stat(fmt.Sprintf("/proc/%d", c.DBPID)); err != nil {
-				return nil, nil, fmt.Errorf("%sconfiguration %s: server process %d: no such process on this host", c.at, c.Name, c.DBPID)
-			}
-		}
-		if err := reg.Check(c.Config); err != nil {
-			prefix := c.at
-			if sp != nil || c.DSN != "" {
-				prefix += "configuration " + c.Name
-				if c.DSN != "" {
-					prefix += " (DSN from " + c.dsnFrom + ")"
-				}
-				prefix += ": "
-			}
-			return nil, nil, fmt.Errorf("%s%w", prefix, err)
+		cps[i].Keep = f.keep
+		if err := checkConfig(reg, &cps[i], sp != nil); err != nil {
+			return nil, nil, err
 		}
 	}
 	return cps, notices, nil
+}
+
+// namedConfigs returns the configurations the run names, before any flag applies: the run
+// spec's, or one per engine of --engines with no settings.
+func (f *runFlags) namedConfigs(sp *runSpec) ([]configPlan, error) {
+	var cps []configPlan
+	if sp != nil {
+		for _, e := range sp.Configs {
+			cps = append(cps, configPlan{
+				Config: engine.Config{Name: e.Name, Engine: e.Engine, Settings: maps.Clone(e.Settings), DSN: e.DSN, DBPID: e.DBPID},
+				at:     e.where(sp.Path) + ": ", dsnFrom: e.DSNFrom, dataDir: e.DataDir})
+		}
+		return cps, nil
+	}
+	names := splitList(f.engines)
+	if len(names) == 0 {
+		return nil, fmt.Errorf("--engines is empty")
+	}
+	for _, n := range names {
+		if slices.ContainsFunc(cps, func(c configPlan) bool { return c.Name == n }) {
+			return nil, fmt.Errorf("engine %q given twice in --engines", n)
+		}
+		cps = append(cps, configPlan{Config: engine.Config{Name: n, Engine: n, Settings: map[string]string{}}})
+	}
+	return cps, nil
+}
+
+// applyDSNEnv reads the DSN of each run spec configuration with dsn_env: from its
+// environment variable (with getenv), unless --dsn gave one.
+func applyDSNEnv(cps []configPlan, sp *runSpec, getenv func(string) string) error {
+	if sp == nil {
+		return nil
+	}
+	for i, e := range sp.Configs {
+		if e.DSNEnv == "" || cps[i].dsnFrom == "--dsn" {
+			continue
+		}
+		if cps[i].DSN = getenv(e.DSNEnv); cps[i].DSN == "" {
+			return fmt.Errorf("%sconfiguration %s: dsn_env: the environment variable %s is not set", cps[i].at, e.Name, e.DSNEnv)
+		}
+		cps[i].dsnFrom = "environment variable " + e.DSNEnv
+	}
+	return nil
+}
+
+// checkConfig checks a configuration once every flag has applied: a server process id and a
+// data directory need an existing server, the process exists, and the engine accepts it.
+// fromSpec says whether it comes from a run spec, for the error's prefix.
+func checkConfig(reg *engine.Registry, c *configPlan, fromSpec bool) error {
+	if c.DSN == "" && c.DBPID != 0 {
+		return fmt.Errorf("%sconfiguration %s: a server process id (--db-pid, db_pid) needs an existing server: give its DSN (--dsn, dsn, dsn_env or ENGINEBENCH_DSN)", c.at, c.Name)
+	}
+	if c.DSN == "" && c.dataDir != "" {
+		return fmt.Errorf("%sconfiguration %s: data_dir names an existing server's data directory: give its DSN (--dsn, dsn, dsn_env or ENGINEBENCH_DSN)", c.at, c.Name)
+	}
+	if c.DBPID != 0 {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", c.DBPID)); err != nil {
+			return fmt.Errorf("%sconfiguration %s: server process %d: no such process on this host", c.at, c.Name, c.DBPID)
+		}
+	}
+	if err := reg.Check(c.Config); err != nil {
+		prefix := c.at
+		if fromSpec || c.DSN != "" {
+			prefix += "configuration " + c.Name
+			if c.DSN != "" {
+				prefix += " (DSN from " + c.dsnFrom + ")"
+			}
+			prefix += ": "
+		}
+		return fmt.Errorf("%s%w", prefix, err)
+	}
+	return nil
 }
 
 // applySet applies --set CONFIG.SETTING=VALUE: CONFIG is the longest configuration name or,

@@ -48,32 +48,12 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 		return nil, err
 	}
 	pl := &runPlan{reg: reg}
-	if f.config != "" {
-		if fl.Changed("engines") {
-			return nil, usagef("--engines and --config cannot be used together: the run spec names the configurations")
-		}
-		pl.sp, pl.notices, err = loadSpec(f.config, reg)
-		if pl.sp != nil {
-			for _, e := range pl.sp.Configs {
-				*secrets = append(*secrets, redact.Secrets(e.DSN)...)
-				if e.DSNEnv != "" {
-					*secrets = append(*secrets, redact.Secrets(os.Getenv(e.DSNEnv))...)
-				}
-			}
-		}
-		if err != nil {
-			return nil, pathError(err)
-		}
+	if pl.sp, pl.notices, err = f.readRunSpec(fl, reg, secrets); err != nil {
+		return nil, err
 	}
-	name := "insert"
-	switch {
-	case len(args) == 1:
-		name = args[0]
-	case pl.sp != nil && pl.sp.Workload != "":
-		name = pl.sp.Workload
-	}
-	if !slices.Contains(workloadNames(), name) {
-		return nil, usagef("unknown workload %q (available: %s)", name, strings.Join(workloadNames(), ", "))
+	name, err := workloadName(args, pl.sp)
+	if err != nil {
+		return nil, err
 	}
 	if err := f.checkFlags(fl, pl.sp, name); err != nil {
 		return nil, usageError{err}
@@ -106,6 +86,47 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 		}
 	}
 	return pl, nil
+}
+
+// readRunSpec loads the run spec of --config, if given, and adds the DSNs it names (written in
+// it, or in the environment variables it names) to secrets, even when it is refused. It
+// returns the spec's warnings.
+func (f *runFlags) readRunSpec(fl *pflag.FlagSet, reg *engine.Registry, secrets *[]string) (*runSpec, []string, error) {
+	if f.config == "" {
+		return nil, nil, nil
+	}
+	if fl.Changed("engines") {
+		return nil, nil, usagef("--engines and --config cannot be used together: the run spec names the configurations")
+	}
+	sp, warnings, err := loadSpec(f.config, reg)
+	if sp != nil {
+		for _, e := range sp.Configs {
+			*secrets = append(*secrets, redact.Secrets(e.DSN)...)
+			if e.DSNEnv != "" {
+				*secrets = append(*secrets, redact.Secrets(os.Getenv(e.DSNEnv))...)
+			}
+		}
+	}
+	if err != nil {
+		return nil, nil, pathError(err)
+	}
+	return sp, warnings, nil
+}
+
+// workloadName returns the workload the run runs: the command line's, else the run spec's,
+// else insert.
+func workloadName(args []string, sp *runSpec) (string, error) {
+	name := "insert"
+	switch {
+	case len(args) == 1:
+		name = args[0]
+	case sp != nil && sp.Workload != "":
+		name = sp.Workload
+	}
+	if !slices.Contains(workloadNames(), name) {
+		return "", usagef("unknown workload %q (available: %s)", name, strings.Join(workloadNames(), ", "))
+	}
+	return name, nil
 }
 
 // existingCheckTimeout bounds the look for a workload's tables on an existing server.

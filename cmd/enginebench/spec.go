@@ -90,6 +90,50 @@ func loadSpec(path string, reg *engine.Registry) (*runSpec, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	f, doc, err := decodeSpec(path, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &runSpec{Path: path, Workload: f.Workload, Scale: f.Scale}
+	if s.Params, err = specParams(path, &f.Params); err != nil {
+		return nil, nil, err
+	}
+	if len(f.Configs) == 0 {
+		return nil, nil, fmt.Errorf("%s: no configs: a run spec lists at least one engine configuration", path)
+	}
+	lines := configLines(doc)
+	var warnings []string
+	raw := make([]specEntry, len(f.Configs))
+	own := make([]map[string]string, len(f.Configs))
+	for i, c := range f.Configs {
+		line := 0
+		if i < len(lines) {
+			line = lines[i]
+		}
+		var warning string
+		if raw[i], own[i], warning, err = specConfigEntry(path, i, line, c, raw[:i], reg); err != nil {
+			return nil, nil, err
+		}
+		if warning != "" {
+			warnings = append(warnings, warning)
+		}
+	}
+	r := baseResolver{path: path, configs: f.Configs, entries: raw, own: own, state: make([]int, len(raw))}
+	for i := range raw {
+		if err := r.resolve(i); err != nil {
+			return nil, nil, err
+		}
+	}
+	s.Configs = raw
+	if s.Copy, err = redactedSpec(b, doc); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, warnings, nil
+}
+
+// decodeSpec decodes the run spec b read from path, refusing unknown keys and a second
+// document, and returns it both as the spec and as its YAML node tree.
+func decodeSpec(path string, b []byte) (*specFile, *yaml.Node, error) {
 	var f specFile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -107,110 +151,104 @@ func loadSpec(path string, reg *engine.Registry) (*runSpec, []string, error) {
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, nil, specDecodeError(path, err)
 	}
-	s := &runSpec{Path: path, Workload: f.Workload, Scale: f.Scale}
-	if s.Params, err = specParams(path, &f.Params); err != nil {
-		return nil, nil, err
+	return &f, &doc, nil
+}
+
+// specConfigEntry checks configuration i of the spec at path, c at line, against the ones
+// before it (name unique), and returns it with its own settings (before its base's apply) and
+// a warning when its DSN holds a password.
+func specConfigEntry(path string, i, line int, c specConfig, before []specEntry, reg *engine.Registry) (specEntry, map[string]string, string, error) {
+	e := specEntry{Name: c.Name, Engine: c.Engine, DBPID: c.DBPID, DataDir: c.DataDir, Line: line}
+	at := e.where(path)
+	switch {
+	case c.Name == "":
+		return e, nil, "", fmt.Errorf("%s: configuration %d has no name", at, i+1)
+	case !validName.MatchString(c.Name):
+		return e, nil, "", fmt.Errorf("%s: configuration name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit", at, c.Name)
 	}
-	if len(f.Configs) == 0 {
-		return nil, nil, fmt.Errorf("%s: no configs: a run spec lists at least one engine configuration", path)
+	if j := slices.IndexFunc(before, func(o specEntry) bool { return o.Name == c.Name }); j >= 0 {
+		return e, nil, "", fmt.Errorf("%s: configuration name %q is used twice (first at line %d)", at, c.Name, before[j].Line)
 	}
-	lines := configLines(&doc)
-	var warnings []string
-	raw := make([]specEntry, len(f.Configs))
-	own := make([]map[string]string, len(f.Configs))
-	for i, c := range f.Configs {
-		e := specEntry{Name: c.Name, Engine: c.Engine, DBPID: c.DBPID, DataDir: c.DataDir}
-		if i < len(lines) {
-			e.Line = lines[i]
-		}
-		at := e.where(path)
-		switch {
-		case c.Name == "":
-			return nil, nil, fmt.Errorf("%s: configuration %d has no name", at, i+1)
-		case !validName.MatchString(c.Name):
-			return nil, nil, fmt.Errorf("%s: configuration name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit", at, c.Name)
-		}
-		if j := slices.IndexFunc(raw[:i], func(o specEntry) bool { return o.Name == c.Name }); j >= 0 {
-			return nil, nil, fmt.Errorf("%s: configuration name %q is used twice (first at line %d)", at, c.Name, raw[j].Line)
-		}
-		if c.Engine == "" && c.Base == "" {
-			return nil, nil, fmt.Errorf("%s: configuration %s has neither engine nor base", at, c.Name)
-		}
-		if c.Engine != "" {
-			if _, err := reg.Lookup(c.Engine); err != nil {
-				return nil, nil, fmt.Errorf("%s: configuration %s: %w", at, c.Name, err)
-			}
-		}
-		if own[i], err = specSettings(path, c.Name, &c.Settings); err != nil {
-			return nil, nil, err
-		}
-		switch {
-		case c.DSN != "" && c.DSNEnv != "":
-			return nil, nil, fmt.Errorf("%s: configuration %s has both dsn and dsn_env; give one", at, c.Name)
-		case c.DSN != "":
-			e.DSN, e.DSNFrom = c.DSN, "dsn: in "+path
-			if hasPassword(c.DSN) {
-				warnings = append(warnings, fmt.Sprintf("%s: configuration %s: the dsn holds a password; "+
-					"keep credentials out of files with dsn_env: VARIABLE or --dsn", at, c.Name))
-			}
-		case c.DSNEnv != "":
-			e.DSNEnv = c.DSNEnv // read by run, unless --dsn overrides it
-		}
-		if c.DBPID < 0 {
-			return nil, nil, fmt.Errorf("%s: configuration %s: db_pid %d is not a process id", at, c.Name, c.DBPID)
-		}
-		raw[i] = e
+	if c.Engine == "" && c.Base == "" {
+		return e, nil, "", fmt.Errorf("%s: configuration %s has neither engine nor base", at, c.Name)
 	}
-	// Resolve bases: a configuration starts from its base's engine and settings.
-	const (
-		unresolved = iota
-		resolving
-		resolved
-	)
-	state := make([]int, len(raw))
-	var resolve func(i int) error
-	resolve = func(i int) error {
-		switch state[i] {
-		case resolved:
-			return nil
-		case resolving:
-			return fmt.Errorf("%s: configuration %s: its base chain is a cycle", raw[i].where(path), raw[i].Name)
+	if c.Engine != "" {
+		if _, err := reg.Lookup(c.Engine); err != nil {
+			return e, nil, "", fmt.Errorf("%s: configuration %s: %w", at, c.Name, err)
 		}
-		state[i] = resolving
-		c := f.Configs[i]
-		settings := map[string]string{}
-		if c.Base != "" {
-			j := slices.IndexFunc(raw, func(o specEntry) bool { return o.Name == c.Base })
-			if j < 0 {
-				return fmt.Errorf("%s: configuration %s: base %q does not exist (configurations: %s)",
-					raw[i].where(path), c.Name, c.Base, strings.Join(entryNames(raw), ", "))
-			}
-			if j == i {
-				return fmt.Errorf("%s: configuration %s is its own base", raw[i].where(path), c.Name)
-			}
-			if err := resolve(j); err != nil {
-				return err
-			}
-			if raw[i].Engine == "" {
-				raw[i].Engine = raw[j].Engine
-			}
-			maps.Copy(settings, raw[j].Settings)
+	}
+	own, err := specSettings(path, c.Name, &c.Settings)
+	if err != nil {
+		return e, nil, "", err
+	}
+	var warning string
+	switch {
+	case c.DSN != "" && c.DSNEnv != "":
+		return e, nil, "", fmt.Errorf("%s: configuration %s has both dsn and dsn_env; give one", at, c.Name)
+	case c.DSN != "":
+		e.DSN, e.DSNFrom = c.DSN, "dsn: in "+path
+		if hasPassword(c.DSN) {
+			warning = fmt.Sprintf("%s: configuration %s: the dsn holds a password; "+
+				"keep credentials out of files with dsn_env: VARIABLE or --dsn", at, c.Name)
 		}
-		maps.Copy(settings, own[i])
-		raw[i].Settings = settings
-		state[i] = resolved
+	case c.DSNEnv != "":
+		e.DSNEnv = c.DSNEnv // read by run, unless --dsn overrides it
+	}
+	if c.DBPID < 0 {
+		return e, nil, "", fmt.Errorf("%s: configuration %s: db_pid %d is not a process id", at, c.Name, c.DBPID)
+	}
+	return e, own, warning, nil
+}
+
+// The states of a configuration while its base chain is resolved.
+const (
+	baseUnresolved = iota
+	baseResolving
+	baseResolved
+)
+
+// baseResolver applies the configurations' bases: a configuration starts from its base's
+// engine and settings, and its own settings override them.
+type baseResolver struct {
+	path    string
+	configs []specConfig
+	entries []specEntry
+	own     []map[string]string // each configuration's own settings
+	state   []int
+}
+
+// resolve sets the engine and settings of entry i, resolving its base first.
+func (r *baseResolver) resolve(i int) error {
+	switch r.state[i] {
+	case baseResolved:
 		return nil
+	case baseResolving:
+		return fmt.Errorf("%s: configuration %s: its base chain is a cycle", r.entries[i].where(r.path), r.entries[i].Name)
 	}
-	for i := range raw {
-		if err := resolve(i); err != nil {
-			return nil, nil, err
+	r.state[i] = baseResolving
+	c := r.configs[i]
+	settings := map[string]string{}
+	if c.Base != "" {
+		j := slices.IndexFunc(r.entries, func(o specEntry) bool { return o.Name == c.Base })
+		if j < 0 {
+			return fmt.Errorf("%s: configuration %s: base %q does not exist (configurations: %s)",
+				r.entries[i].where(r.path), c.Name, c.Base, strings.Join(entryNames(r.entries), ", "))
 		}
+		if j == i {
+			return fmt.Errorf("%s: configuration %s is its own base", r.entries[i].where(r.path), c.Name)
+		}
+		if err := r.resolve(j); err != nil {
+			return err
+		}
+		if r.entries[i].Engine == "" {
+			r.entries[i].Engine = r.entries[j].Engine
+		}
+		maps.Copy(settings, r.entries[j].Settings)
 	}
-	s.Configs = raw
-	if s.Copy, err = redactedSpec(b, &doc); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, warnings, nil
+	maps.Copy(settings, r.own[i])
+	r.entries[i].Settings = settings
+	r.state[i] = baseResolved
+	return nil
 }
 
 // maxSpecBytes bounds a run spec's size: a spec is a few lines, and a device such as

@@ -1,7 +1,7 @@
 // Package numfmt formats the numbers people read in enginebench's output: the live progress,
-// the summary and report tables, and the charts' labels. Each form has one definition here,
-// so the three never disagree. No form uses exponent notation, and a value that rounds up to
-// the next unit is shown in that unit (999,600 is "1M", 999.6 µs is "1ms").
+// the summary and report tables, the charts' labels and the sizes in messages. Each form has
+// one definition here, so they never disagree. No form uses exponent notation, and a value
+// that rounds up to the next unit is shown in that unit (999,600 is "1M", 999.6 µs is "1ms").
 package numfmt
 
 import (
@@ -30,6 +30,13 @@ func Duration(us float64) string {
 	return string(appendUnits(buf[:0], us, durationUnits[:]))
 }
 
+// Bytes formats a size in bytes with a binary unit, three significant digits: 512 B, 1.5 KiB,
+// 12.3 MiB, 2 GiB.
+func Bytes(n float64) string {
+	var buf [32]byte
+	return string(appendUnits(buf[:0], n, byteUnits[:]))
+}
+
 // Seconds formats seconds as Duration does: 420ms, 12.3s.
 func Seconds(s float64) string { return Duration(s * 1e6) }
 
@@ -44,6 +51,8 @@ type unit struct {
 var (
 	countUnits    = [...]unit{{0, 1, ""}, {1e4, 1e3, "k"}, {1e6, 1e6, "M"}, {1e9, 1e9, "G"}}
 	durationUnits = [...]unit{{0, 1, "us"}, {1e3, 1e3, "ms"}, {1e6, 1e6, "s"}}
+	byteUnits     = [...]unit{{0, 1, " B"}, {1 << 10, 1 << 10, " KiB"}, {1 << 20, 1 << 20, " MiB"},
+		{1 << 30, 1 << 30, " GiB"}, {1 << 40, 1 << 40, " TiB"}, {1 << 50, 1 << 50, " PiB"}}
 )
 
 // appendUnits appends v in the largest unit whose threshold it reaches, moving up a unit when

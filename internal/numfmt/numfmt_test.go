@@ -43,6 +43,17 @@ func TestDuration(t *testing.T) {
 	}
 }
 
+func TestBytes(t *testing.T) {
+	for in, want := range map[float64]string{0: "0 B", 512: "512 B", 1023: "1023 B", 1024: "1 KiB", 1536: "1.5 KiB",
+		12.34 * (1 << 20): "12.3 MiB", 2 * (1 << 30): "2 GiB", 3 << 40: "3 TiB", 5 << 50: "5 PiB", 2048 << 50: "2048 PiB",
+		// Rounding carries into the next unit.
+		1023.6 * (1 << 10): "1 MiB", (1 << 30) - 1: "1 GiB"} {
+		if got := Bytes(in); got != want {
+			t.Errorf("Bytes(%g) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // Each form allocates only its result: the progress line calls them every second.
 func TestAllocations(t *testing.T) {
 	for name, f := range map[string]func(float64) string{"Num": Num, "Count": Count, "Duration": Duration} {

@@ -42,7 +42,7 @@ func CreateDir(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory %s cannot be created: %w", path, err)
 	}
-	if err := probeWrite(path); err != nil {
+	if err := ProbeWrite(path, probeBytes); err != nil {
 		return nil, fmt.Errorf("results directory %s is not writable: %w", path, err)
 	}
 	var st syscall.Statfs_t
@@ -59,13 +59,14 @@ func CreateDir(path string) (*Dir, error) {
 // notLock reports whether e is anything but a run's lock file (package runlock).
 func notLock(e os.DirEntry) bool { return !strings.HasPrefix(e.Name(), runlock.FileName) }
 
-// probeWrite writes a file of probeBytes in dir and removes it.
-func probeWrite(dir string) error {
-	f, err := os.CreateTemp(dir, ".probe-*")
+// ProbeWrite checks that files can be written in dir: it creates a file there, writes size
+// bytes to it and syncs them, and removes it. Errors are the system's.
+func ProbeWrite(dir string, size int) error {
+	f, err := os.CreateTemp(dir, ".enginebench-probe-*")
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(make([]byte, probeBytes))
+	_, werr := f.Write(make([]byte, size))
 	err = errors.Join(werr, f.Sync(), f.Close())
 	return errors.Join(err, os.Remove(f.Name()))
 }
@@ -120,7 +121,35 @@ var intervalOpColumns = []string{"count", "per_sec", "p50_us", "p99_us", "max_us
 // WriteIntervals (re)writes intervals.csv from every step's per-second series: one row per
 // (config, step, second). A cell that was not measured in that second is empty, never 0.
 func (d *Dir) WriteIntervals(r *Run) error {
-	var ops, metrics []string
+	ops, metrics := intervalNames(r)
+	header := []string{"config", "step", "second", "time"}
+	for _, op := range ops {
+		for _, col := range intervalOpColumns {
+			header = append(header, op+"_"+col)
+		}
+	}
+	header = append(header, metrics...)
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(header)
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			prev := s.StartedAt
+			for _, iv := range s.Intervals {
+				w.Write(intervalRow(c.Name, s.Name, iv, iv.Time.Sub(prev).Seconds(), ops, metrics))
+				prev = iv.Time
+			}
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("encode intervals.csv: %w", err)
+	}
+	return d.WriteFile("intervals.csv", buf.Bytes())
+}
+
+// intervalNames returns the operations and the metrics of every interval of r, sorted.
+func intervalNames(r *Run) (ops, metrics []string) {
 	for _, c := range r.Configs {
 		for _, s := range c.Steps {
 			for _, iv := range s.Intervals {
@@ -139,66 +168,58 @@ func (d *Dir) WriteIntervals(r *Run) error {
 	}
 	slices.Sort(ops)
 	slices.Sort(metrics)
-	header := []string{"config", "step", "second", "time"}
-	for _, op := range ops {
-		for _, col := range intervalOpColumns {
-			header = append(header, op+"_"+col)
-		}
-	}
-	header = append(header, metrics...)
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write(header)
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	for _, c := range r.Configs {
-		for _, s := range c.Steps {
-			prev := s.StartedAt
-			for _, iv := range s.Intervals {
-				row := []string{c.Name, s.Name, strconv.Itoa(iv.Second), iv.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
-				secs := iv.Time.Sub(prev).Seconds()
-				prev = iv.Time
-				for _, op := range ops {
-					o, ok := iv.Ops[op]
-					if !ok {
-						row = append(row, make([]string, len(intervalOpColumns))...)
-						continue
-					}
-					perSec := ""
-					if secs > 0 {
-						perSec = f(float64(o.Units) / secs)
-					}
-					lat := func(v float64) string {
-						if o.Count == 0 {
-							return ""
-						}
-						return f(v)
-					}
-					rt := func(v float64) string {
-						if o.RtMax == 0 {
-							return ""
-						}
-						return f(v)
-					}
-					row = append(row, strconv.FormatInt(o.Count, 10), perSec, lat(o.P50), lat(o.P99),
-						lat(o.Max), rt(o.RtP99), rt(o.RtMax), strconv.FormatInt(o.Errors, 10))
-				}
-				for _, m := range metrics {
-					if v, ok := iv.Metrics[m]; ok {
-						row = append(row, f(v))
-					} else {
-						row = append(row, "")
-					}
-				}
-				w.Write(row)
-			}
-		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		return fmt.Errorf("encode intervals.csv: %w", err)
-	}
-	return d.WriteFile("intervals.csv", buf.Bytes())
+	return ops, metrics
 }
+
+// intervalRow is the row of intervals.csv of interval iv, which lasted secs, of step step of
+// configuration config: the operations' columns of ops, then the metrics, empty where not
+// measured.
+func intervalRow(config, step string, iv Interval, secs float64, ops, metrics []string) []string {
+	row := []string{config, step, strconv.Itoa(iv.Second), iv.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
+	for _, op := range ops {
+		o, ok := iv.Ops[op]
+		if !ok {
+			row = append(row, make([]string, len(intervalOpColumns))...)
+			continue
+		}
+		row = appendOpCells(row, o, secs)
+	}
+	for _, m := range metrics {
+		if v, ok := iv.Metrics[m]; ok {
+			row = append(row, formatCell(v))
+		} else {
+			row = append(row, "")
+		}
+	}
+	return row
+}
+
+// appendOpCells appends the intervalOpColumns of operation o in an interval of secs: the rate
+// is empty without a duration, the latencies without an operation, and the response times
+// when none was measured.
+func appendOpCells(row []string, o IntervalOp, secs float64) []string {
+	perSec := ""
+	if secs > 0 {
+		perSec = formatCell(float64(o.Units) / secs)
+	}
+	lat := func(v float64) string {
+		if o.Count == 0 {
+			return ""
+		}
+		return formatCell(v)
+	}
+	rt := func(v float64) string {
+		if o.RtMax == 0 {
+			return ""
+		}
+		return formatCell(v)
+	}
+	return append(row, strconv.FormatInt(o.Count, 10), perSec, lat(o.P50), lat(o.P99),
+		lat(o.Max), rt(o.RtP99), rt(o.RtMax), strconv.FormatInt(o.Errors, 10))
+}
+
+// formatCell formats a number of intervals.csv: the shortest form that reads back exactly.
+func formatCell(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // Load reads run.json from a run directory or from the file itself.
 func Load(path string) (*Run, error) {
@@ -243,35 +264,9 @@ func ReadIntervals(path string, r *Run) error {
 	defer f.Close()
 	cr := csv.NewReader(f)
 	cr.ReuseRecord = true
-	header, err := cr.Read()
+	ir, err := readIntervalHeader(cr, path)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(header) < 4 || !slices.Equal(header[:4], []string{"config", "step", "second", "time"}) {
-		return fmt.Errorf("read %s: not an intervals file (header %q)", path, strings.Join(header[:min(4, len(header))], ","))
-	}
-	header = slices.Clone(header)
-	// Columns after the first four: groups of the per-op columns, then the metrics.
-	type opGroup struct {
-		name string
-		col  int
-	}
-	var ops []opGroup
-	metricCols := map[int]string{}
-	for i := 4; i < len(header); {
-		if op, ok := strings.CutSuffix(header[i], "_"+intervalOpColumns[0]); ok && i+len(intervalOpColumns) <= len(header) {
-			group := true
-			for j, c := range intervalOpColumns {
-				group = group && header[i+j] == op+"_"+c
-			}
-			if group {
-				ops = append(ops, opGroup{op, i})
-				i += len(intervalOpColumns)
-				continue
-			}
-		}
-		metricCols[i] = header[i]
-		i++
+		return err
 	}
 	steps := map[[2]string]*Step{}
 	for ci := range r.Configs {
@@ -294,55 +289,120 @@ func ReadIntervals(path string, r *Run) error {
 		if s == nil {
 			continue
 		}
-		bad := func(col int, err error) error {
-			return fmt.Errorf("read %s: line %d, column %s: %w", path, line, header[col], err)
-		}
-		second, err := strconv.Atoi(rec[2])
-		if err != nil {
-			return bad(2, err)
-		}
-		at, err := time.Parse(time.RFC3339Nano, rec[3])
-		if err != nil {
-			return bad(3, err)
-		}
 		start, ok := prev[s]
 		if !ok {
 			start = s.StartedAt
 		}
-		prev[s] = at
-		iv := Interval{Second: second, Time: at, Ops: make(map[string]IntervalOp, len(ops))}
-		for _, g := range ops {
-			if rec[g.col] == "" {
-				continue // the op does not run in this step
-			}
-			var v [8]float64
-			for j := range intervalOpColumns {
-				if cell := rec[g.col+j]; cell != "" {
-					if v[j], err = strconv.ParseFloat(cell, 64); err != nil {
-						return bad(g.col+j, err)
-					}
-				}
-			}
-			o := IntervalOp{Count: int64(v[0]), PerSec: v[1], P50: v[2], P99: v[3], Max: v[4],
-				RtP99: v[5], RtMax: v[6], Errors: int64(v[7])}
-			if secs := at.Sub(start).Seconds(); secs > 0 {
-				o.Units = int64(math.Round(o.PerSec * secs))
-			}
-			iv.Ops[g.name] = o
+		iv, err := ir.interval(rec, line, start)
+		if err != nil {
+			return err
 		}
-		for col, name := range metricCols {
-			if rec[col] == "" {
-				continue
-			}
-			v, err := strconv.ParseFloat(rec[col], 64)
-			if err != nil {
-				return bad(col, err)
-			}
-			if iv.Metrics == nil {
-				iv.Metrics = map[string]float64{}
-			}
-			iv.Metrics[name] = v
-		}
+		prev[s] = iv.Time
 		s.Intervals = append(s.Intervals, iv)
 	}
+}
+
+// intervalReader reads the rows of an intervals.csv by the columns its header names.
+type intervalReader struct {
+	path   string
+	header []string
+	// ops are the operations' groups of intervalOpColumns, each at its first column; the
+	// columns after the first four that are in none are metrics.
+	ops     []intervalOpGroup
+	metrics map[int]string
+}
+
+// intervalOpGroup is an operation's intervalOpColumns in intervals.csv, from column col.
+type intervalOpGroup struct {
+	name string
+	col  int
+}
+
+// readIntervalHeader reads the header of the intervals.csv at path and finds its columns.
+func readIntervalHeader(cr *csv.Reader, path string) (*intervalReader, error) {
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(header) < 4 || !slices.Equal(header[:4], []string{"config", "step", "second", "time"}) {
+		return nil, fmt.Errorf("read %s: not an intervals file (header %q)", path, strings.Join(header[:min(4, len(header))], ","))
+	}
+	ir := &intervalReader{path: path, header: slices.Clone(header), metrics: map[int]string{}}
+	for i := 4; i < len(header); {
+		if op, ok := strings.CutSuffix(header[i], "_"+intervalOpColumns[0]); ok && i+len(intervalOpColumns) <= len(header) {
+			group := true
+			for j, c := range intervalOpColumns {
+				group = group && header[i+j] == op+"_"+c
+			}
+			if group {
+				ir.ops = append(ir.ops, intervalOpGroup{op, i})
+				i += len(intervalOpColumns)
+				continue
+			}
+		}
+		ir.metrics[i] = header[i]
+		i++
+	}
+	return ir, nil
+}
+
+// bad is the error of the cell of line and column col.
+func (ir *intervalReader) bad(line, col int, err error) error {
+	return fmt.Errorf("read %s: line %d, column %s: %w", ir.path, line, ir.header[col], err)
+}
+
+// interval parses row rec, at line of the file, of a step whose previous interval ended at
+// start (or which started then).
+func (ir *intervalReader) interval(rec []string, line int, start time.Time) (Interval, error) {
+	second, err := strconv.Atoi(rec[2])
+	if err != nil {
+		return Interval{}, ir.bad(line, 2, err)
+	}
+	at, err := time.Parse(time.RFC3339Nano, rec[3])
+	if err != nil {
+		return Interval{}, ir.bad(line, 3, err)
+	}
+	iv := Interval{Second: second, Time: at, Ops: make(map[string]IntervalOp, len(ir.ops))}
+	for _, g := range ir.ops {
+		if rec[g.col] == "" {
+			continue // the op does not run in this step
+		}
+		o, err := ir.op(rec, line, g.col)
+		if err != nil {
+			return Interval{}, err
+		}
+		if secs := at.Sub(start).Seconds(); secs > 0 {
+			o.Units = int64(math.Round(o.PerSec * secs))
+		}
+		iv.Ops[g.name] = o
+	}
+	for col, name := range ir.metrics {
+		if rec[col] == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(rec[col], 64)
+		if err != nil {
+			return Interval{}, ir.bad(line, col, err)
+		}
+		if iv.Metrics == nil {
+			iv.Metrics = map[string]float64{}
+		}
+		iv.Metrics[name] = v
+	}
+	return iv, nil
+}
+
+// op parses the operation's intervalOpColumns of row rec from column col; empty cells are 0.
+func (ir *intervalReader) op(rec []string, line, col int) (IntervalOp, error) {
+	var v [8]float64
+	for j := range intervalOpColumns {
+		if cell := rec[col+j]; cell != "" {
+			var err error
+			if v[j], err = strconv.ParseFloat(cell, 64); err != nil {
+				return IntervalOp{}, ir.bad(line, col+j, err)
+			}
+		}
+	}
+	return IntervalOp{Count: int64(v[0]), PerSec: v[1], P50: v[2], P99: v[3], Max: v[4],
+		RtP99: v[5], RtMax: v[6], Errors: int64(v[7])}, nil
 }

@@ -2,10 +2,12 @@ package result
 
 import (
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -215,5 +217,22 @@ func TestWriteFileAtomicReadable(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(dir, "no", "such"), nil); err == nil || !strings.Contains(err.Error(), "no/such") {
 		t.Errorf("write into a missing directory: %v", err)
+	}
+}
+
+func TestProbeWrite(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int{0, 4096} {
+		if err := ProbeWrite(dir, size); err != nil {
+			t.Errorf("ProbeWrite(%d): %v", size, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the probe left %v behind", entries)
+	}
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	if err := ProbeWrite(file, 0); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("ProbeWrite in a regular file: %v, want ENOTDIR", err)
 	}
 }

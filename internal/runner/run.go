@@ -45,14 +45,7 @@ func SLA(target, achieved float64) *result.Target {
 // worker), at most s.Duration. Intervals holds one entry per Tick plus a last, shorter one for
 // the time since the last tick; each entry's Time is its end.
 func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
-	clock := r.Clock
-	if clock == nil {
-		clock = SystemClock()
-	}
-	tick := r.Tick
-	if tick <= 0 {
-		tick = time.Second
-	}
+	clock, tick := r.clockAndTick()
 	start := clock.Now()
 	res := &result.Step{Name: s.Name, Status: result.StatusRunning, StartedAt: start}
 	if r.Progress != nil {
@@ -66,9 +59,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	defer sr.stop(nil)
 	deadlineDone := sr.startDeadline(start)
 	sr.startWorkers()
-	st := &stepStats{r: r, s: &s, clock: clock, start: start, last: start, lastPeriod: start, every: tick,
-		iv: make([]opStats, len(s.Ops)), tot: make([]opStats, len(s.Ops)), per: make([]opStats, len(s.Ops)),
-		prev: make([]opStats, len(s.Ops))}
+	st := newStepStats(r, &s, clock, start, tick)
 	stalls, stopWatch := sr.watch(r.stallLimit(&s), start)
 	sr.wait(st, tick, stalls, r.Config)
 	stopWatch()
@@ -76,38 +67,11 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	<-deadlineDone
 	st.tick(ctx, sr.recs, false)
 
-	end := sr.fgEnd
-	if sr.clients == 0 {
-		end = sr.allEnd
-	}
-	elapsed := end.Sub(start)
-	if s.Duration > 0 && elapsed > s.Duration {
-		elapsed = s.Duration
-	}
-	res.Seconds = max(elapsed.Seconds(), 0)
+	res.Seconds = stepSeconds(&s, sr, start)
 	res.Clients = sr.clients
 	res.Status, res.Error = stepStatus(ctx, sr.failErr)
 	res.Notes = sr.notes
-	res.Ops = map[string]*result.Op{}
-	for i, spec := range s.Ops {
-		t := &st.tot[i]
-		op := &result.Op{Count: t.count, Units: t.units, Errors: t.errors, Found: t.found,
-			Background: spec.Background, Latency: measure.Summarize(t.svc)}
-		if res.Seconds > 0 {
-			op.PerSec = float64(t.units) / res.Seconds
-		}
-		if t.rt != nil && t.rt.Count() > 0 {
-			rt := measure.Summarize(t.rt)
-			op.Response = &rt
-		}
-		res.Ops[spec.Name] = op
-		if t.retries > 0 {
-			if res.Retries == nil {
-				res.Retries = map[string]int64{}
-			}
-			res.Retries[spec.Name] += t.retries
-		}
-	}
+	res.Ops, res.Retries = opResults(s.Ops, st.tot, res.Seconds)
 	res.Fairness = fairness(start, sr.clientEnd)
 	res.Intervals = st.intervals
 	ratePercentiles(res, start)
@@ -121,6 +85,61 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 		r.Progress.StepDone(res)
 	}
 	return res
+}
+
+// clockAndTick returns the runner's clock and tick interval, or their defaults: the system
+// clock and a second.
+func (r *Runner) clockAndTick() (Clock, time.Duration) {
+	clock := r.Clock
+	if clock == nil {
+		clock = SystemClock()
+	}
+	tick := r.Tick
+	if tick <= 0 {
+		tick = time.Second
+	}
+	return clock, tick
+}
+
+// stepSeconds returns how long the step ran from start: until every foreground worker had
+// returned (with none, every worker), at most s.Duration.
+func stepSeconds(s *Step, sr *stepRun, start time.Time) float64 {
+	end := sr.fgEnd
+	if sr.clients == 0 {
+		end = sr.allEnd
+	}
+	elapsed := end.Sub(start)
+	if s.Duration > 0 && elapsed > s.Duration {
+		elapsed = s.Duration
+	}
+	return max(elapsed.Seconds(), 0)
+}
+
+// opResults returns each operation's totals over a step of seconds, and its retries (nil
+// when there were none).
+func opResults(specs []OpSpec, tot []opStats, seconds float64) (map[string]*result.Op, map[string]int64) {
+	ops := map[string]*result.Op{}
+	var retries map[string]int64
+	for i, spec := range specs {
+		t := &tot[i]
+		op := &result.Op{Count: t.count, Units: t.units, Errors: t.errors, Found: t.found,
+			Background: spec.Background, Latency: measure.Summarize(t.svc)}
+		if seconds > 0 {
+			op.PerSec = float64(t.units) / seconds
+		}
+		if t.rt != nil && t.rt.Count() > 0 {
+			rt := measure.Summarize(t.rt)
+			op.Response = &rt
+		}
+		ops[spec.Name] = op
+		if t.retries > 0 {
+			if retries == nil {
+				retries = map[string]int64{}
+			}
+			retries[spec.Name] += t.retries
+		}
+	}
+	return ops, retries
 }
 
 // stalledContext returns the context for the samplers' End: ctx, or when the step stalled
@@ -256,6 +275,13 @@ type stepStats struct {
 	periods               []result.Period
 }
 
+// newStepStats returns the statistics of step s, started at start, ticking every tick.
+func newStepStats(r *Runner, s *Step, clock Clock, start time.Time, tick time.Duration) *stepStats {
+	n := len(s.Ops)
+	return &stepStats{r: r, s: s, clock: clock, start: start, last: start, lastPeriod: start, every: tick,
+		iv: make([]opStats, n), tot: make([]opStats, n), per: make([]opStats, n), prev: make([]opStats, n)}
+}
+
 // tick collects every recorder's records of the interval that ends now, appends the interval
 // with the samplers' metrics, adds it to the totals and, for a periodic tick, reports progress.
 func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) {
@@ -267,21 +293,7 @@ func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) 
 	in := result.Interval{Second: len(st.intervals) + 1, Time: now,
 		Ops: make(map[string]result.IntervalOp, len(st.s.Ops))}
 	for i, spec := range st.s.Ops {
-		o := &st.iv[i]
-		x := in.Ops[spec.Name]
-		x.Count += o.count
-		x.Units += o.units
-		x.Errors += o.errors
-		if o.svc != nil && o.svc.Count() > 0 {
-			x.P50 = measure.Us(o.svc.ValueAtPercentile(50))
-			x.P99 = measure.Us(o.svc.ValueAtPercentile(99))
-			x.Max = measure.Us(o.svc.Max())
-		}
-		if o.rt != nil && o.rt.Count() > 0 {
-			x.RtP99 = measure.Us(o.rt.ValueAtPercentile(99))
-			x.RtMax = measure.Us(o.rt.Max())
-		}
-		in.Ops[spec.Name] = x
+		in.Ops[spec.Name] = st.iv[i].addInterval(in.Ops[spec.Name])
 	}
 	in.Metrics = st.r.sample(ctx, now)
 	st.intervals = append(st.intervals, in)
@@ -301,12 +313,35 @@ func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) 
 	st.period(now, periodic)
 	secs := now.Sub(st.last).Seconds()
 	st.last = now
-	if !periodic || st.r.Progress == nil {
-		return
+	if periodic && st.r.Progress != nil {
+		st.progress(now, secs, ivUnits, recs)
 	}
+}
+
+// addInterval adds an operation's figures of one interval to x, as intervals.csv holds them:
+// the counts add up, and the latencies are o's when it measured any.
+func (o *opStats) addInterval(x result.IntervalOp) result.IntervalOp {
+	x.Count += o.count
+	x.Units += o.units
+	x.Errors += o.errors
+	if o.svc != nil && o.svc.Count() > 0 {
+		x.P50 = measure.Us(o.svc.ValueAtPercentile(50))
+		x.P99 = measure.Us(o.svc.ValueAtPercentile(99))
+		x.Max = measure.Us(o.svc.Max())
+	}
+	if o.rt != nil && o.rt.Count() > 0 {
+		x.RtP99 = measure.Us(o.rt.ValueAtPercentile(99))
+		x.RtMax = measure.Us(o.rt.Max())
+	}
+	return x
+}
+
+// progress reports the step's progress at now to the runner's Progress: ivUnits of the
+// progress operation in the last interval, of secs.
+func (st *stepStats) progress(now time.Time, secs float64, ivUnits int64, recs []*Recorder) {
 	status := Status{Step: st.s.Name, Elapsed: now.Sub(st.start), ExpectUnits: st.s.ExpectUnits,
 		Duration: st.s.Duration}
-	if p >= 0 && p < len(st.tot) {
+	if p := int(st.s.ProgressOp); p >= 0 && p < len(st.tot) {
 		status.Units = st.tot[p].units
 	}
 	if secs > 0 {

@@ -95,32 +95,42 @@ func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 			rc.Status = result.StatusFailed
 			rc.Error = err.Error()
 		}
-		switch {
-		case cfg.DSN != "":
-			// An existing server's data directory is only measured, never removed.
-		case !p.Keep:
-			if err := os.RemoveAll(cfg.DataDir); err != nil {
-				rc.Notes = append(rc.Notes, fmt.Sprintf("could not remove data directory: %v", err))
-			}
-		default:
-			rc.Notes = append(rc.Notes, "data kept in "+cfg.DataDir)
-		}
+		removeData(p, cfg, rc)
 		save()
 	}
 	run.FinishedAt = time.Now()
-	run.Status = result.StatusOK
-	for _, c := range run.Configs {
-		if c.Status == result.StatusFailed && run.Status == result.StatusOK {
-			run.Status = result.StatusFailed
-			run.Error = fmt.Sprintf("%s: %s", c.Name, c.Error)
-		}
-	}
-	if ctx.Err() != nil {
-		run.Status = result.StatusInterrupted
-		run.Error = "interrupted"
-	}
+	run.Status, run.Error = runStatus(ctx, run.Configs)
 	save()
 	return run, s.err
+}
+
+// removeData removes the data directory of a configuration, unless the plan keeps it or it is
+// an existing server's (only measured, never removed), and notes what became of it in rc.
+func removeData(p Plan, cfg engine.Config, rc *result.Config) {
+	switch {
+	case cfg.DSN != "":
+		// An existing server's data directory is only measured, never removed.
+	case !p.Keep:
+		if err := os.RemoveAll(cfg.DataDir); err != nil {
+			rc.Notes = append(rc.Notes, fmt.Sprintf("could not remove data directory: %v", err))
+		}
+	default:
+		rc.Notes = append(rc.Notes, "data kept in "+cfg.DataDir)
+	}
+}
+
+// runStatus returns the status of a run of configs and its error: interrupted when ctx is,
+// else failed with the first failed configuration's error, else ok.
+func runStatus(ctx context.Context, configs []result.Config) (string, string) {
+	if ctx.Err() != nil {
+		return result.StatusInterrupted, "interrupted"
+	}
+	for _, c := range configs {
+		if c.Status == result.StatusFailed {
+			return result.StatusFailed, fmt.Sprintf("%s: %s", c.Name, c.Error)
+		}
+	}
+	return result.StatusOK, ""
 }
 
 // saver writes a run's results and says so loudly when it cannot.

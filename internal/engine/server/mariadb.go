@@ -91,7 +91,33 @@ func findBinary(name, dir string) (string, bool) {
 	return "", false
 }
 
+// initialise writes the server's option file and runs mariadb-install-db with it, creating
+// the accounts for TCP connections when the server has a password.
 func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, id identity, settings []setting) error {
+	cnf := filepath.Join(s.dataDir, mariaConfigFile)
+	if err := os.WriteFile(cnf, []byte(mariaOptions(s, settings)), 0o640); err != nil {
+		return fmt.Errorf("mariadb: write %s: %w", cnf, err)
+	}
+	if err := id.chown(cnf, 0o640); err != nil {
+		return fmt.Errorf("mariadb: %w", err)
+	}
+	// The bootstrap reads the same option file, so that creation-time settings
+	// (innodb_page_size, plugins) apply from the start.
+	args := []string{"--defaults-file=" + cnf, "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"}
+	if s.password != "" {
+		// mariadb-install-db pipes this file into the bootstrap's standard input.
+		extra, err := writeSecretFile(s.sockDir, "accounts.sql", id, mariaAccountsSQL(s.password))
+		if err != nil {
+			return fmt.Errorf("mariadb: %w", err)
+		}
+		defer os.Remove(extra)
+		args = append(args, "--extra-file="+extra)
+	}
+	return installDB(ctx, s, bins, id, args)
+}
+
+// mariaOptions returns the server's option file: its paths, its network, and settings.
+func mariaOptions(s *Server, settings []setting) string {
 	var b strings.Builder
 	b.WriteString("# enginebench managed server; read with --defaults-file only (no other option file)\n[mariadbd]\n")
 	fmt.Fprintf(&b, "datadir=%s\n", mariaQuote(s.dataDir))
@@ -110,25 +136,12 @@ func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, i
 			fmt.Fprintf(&b, "%s=%s\n", st.name, mariaQuote(st.value))
 		}
 	}
-	cnf := filepath.Join(s.dataDir, mariaConfigFile)
-	if err := os.WriteFile(cnf, []byte(b.String()), 0o640); err != nil {
-		return fmt.Errorf("mariadb: write %s: %w", cnf, err)
-	}
-	if err := id.chown(cnf, 0o640); err != nil {
-		return fmt.Errorf("mariadb: %w", err)
-	}
-	// The bootstrap reads the same option file, so that creation-time settings
-	// (innodb_page_size, plugins) apply from the start.
-	args := []string{"--defaults-file=" + cnf, "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"}
-	if s.password != "" {
-		// mariadb-install-db pipes this file into the bootstrap's standard input.
-		extra, err := writeSecretFile(s.sockDir, "accounts.sql", id, mariaAccountsSQL(s.password))
-		if err != nil {
-			return fmt.Errorf("mariadb: %w", err)
-		}
-		defer os.Remove(extra)
-		args = append(args, "--extra-file="+extra)
-	}
+	return b.String()
+}
+
+// installDB runs mariadb-install-db with args, its output going to the server's log, and
+// runs it once more after an abort it does not explain.
+func installDB(ctx context.Context, s *Server, bins binaries, id identity, args []string) error {
 	for attempt := 1; ; attempt++ {
 		out, err := s.runInit(ctx, id, bins.init, args...)
 		if werr := writeLog(s.logPath, id, out); werr != nil && err == nil {
@@ -284,6 +297,8 @@ func mariaOpen(path, password, db string) (*sql.DB, error) {
 	return db1, nil
 }
 
+// checkSettings checks the settings before the server starts: mariadbd must know each one's
+// name (with the plugins the settings load) and accept its value.
 func (k mariaFlavor) checkSettings(bins binaries, settings []setting) error {
 	if len(settings) == 0 {
 		return nil
@@ -313,13 +328,18 @@ func (k mariaFlavor) checkSettings(bins binaries, settings []setting) error {
 	if len(unknown) > 0 {
 		return unknownSettings(MariaDB, unknown)
 	}
-	// Values: mariadbd parses every option before printing its help; a bad value is an
-	// [ERROR] line (or a non-zero exit status), a bad boolean a warning.
+	return checkMariaValues(bins, settings)
+}
+
+// checkMariaValues has mariadbd parse the settings' values: it parses every option before
+// printing its help, and a bad value is an [ERROR] line (or a non-zero exit status), a bad
+// boolean a warning.
+func checkMariaValues(bins binaries, settings []setting) error {
 	args := make([]string, 0, len(settings))
 	for _, st := range settings {
 		args = append(args, mariaArg(st))
 	}
-	_, stderr, err = mariaHelp(bins, args)
+	_, stderr, err := mariaHelp(bins, args)
 	var bad []string
 	for _, l := range splitLines(stderr) {
 		if msg := stripTimestamp(l); mariaBadLine(msg) {

@@ -311,48 +311,21 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dataDir, err := prepareDataDir(kind, o.DataDir)
+	dataDir, id, err := ownDataDir(kind, k, o.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	id, err := serverIdentity(k.osUser())
+	password, err := portPassword(kind, port)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", kind, err)
-	}
-	if err := id.checkReach(filepath.Dir(dataDir)); err != nil {
-		return nil, fmt.Errorf("%s: the server runs as %s, which cannot reach the data directory %s: %w",
-			kind, id, dataDir, err)
-	}
-	if err := id.chown(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("%s: data directory: %w", kind, err)
-	}
-	var password string
-	if port > 0 {
-		if err := checkPortFree(port); err != nil {
-			return nil, fmt.Errorf("%s: %w", kind, err)
-		}
-		if password, err = newPassword(); err != nil {
-			return nil, fmt.Errorf("%s: %w", kind, err)
-		}
+		return nil, err
 	}
 	sockDir, err := makeSocketDir(k.socketPrefix(), id, dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", kind, err)
 	}
-	s := &Server{
-		kind:     kind,
-		dataDir:  dataDir,
-		sockDir:  sockDir,
-		tcpPort:  port,
-		logPath:  filepath.Join(dataDir, LogFile),
-		exe:      bins.server,
-		uid:      id.uid,
-		log:      o.Log,
-		password: password,
-		keep:     o.Keep,
-		abort:    o.Abort,
-		exited:   make(chan struct{}),
-	}
+	s := &Server{kind: kind, dataDir: dataDir, sockDir: sockDir, tcpPort: port,
+		logPath: filepath.Join(dataDir, LogFile), exe: bins.server, uid: id.uid, log: o.Log,
+		password: password, keep: o.Keep, abort: o.Abort, exited: make(chan struct{})}
 	s.sockPath, s.port, s.user = k.socket(sockDir, port)
 	if err := checkSocketFree(s.sockPath); err != nil {
 		_ = os.RemoveAll(sockDir)
@@ -367,6 +340,43 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 		fmt.Fprintf(o.Log, "%s server %s started: pid %d, socket %s, data %s\n", kind, s.version, s.pid, s.sockPath, dataDir)
 	}
 	return s, nil
+}
+
+// ownDataDir prepares the data directory of a server of kind k (prepareDataDir) and gives it
+// to the operating system user the server runs as, which must be able to reach it.
+func ownDataDir(kind Kind, k flavor, dir string) (string, identity, error) {
+	dataDir, err := prepareDataDir(kind, dir)
+	if err != nil {
+		return "", identity{}, err
+	}
+	id, err := serverIdentity(k.osUser())
+	if err != nil {
+		return "", identity{}, fmt.Errorf("%s: %w", kind, err)
+	}
+	if err := id.checkReach(filepath.Dir(dataDir)); err != nil {
+		return "", identity{}, fmt.Errorf("%s: the server runs as %s, which cannot reach the data directory %s: %w",
+			kind, id, dataDir, err)
+	}
+	if err := id.chown(dataDir, 0o700); err != nil {
+		return "", identity{}, fmt.Errorf("%s: data directory: %w", kind, err)
+	}
+	return dataDir, id, nil
+}
+
+// portPassword checks that the TCP port is free and returns a new password for the server's
+// user, who connects over it; with no port (0: the socket only), no password.
+func portPassword(kind Kind, port int) (string, error) {
+	if port <= 0 {
+		return "", nil
+	}
+	if err := checkPortFree(port); err != nil {
+		return "", fmt.Errorf("%s: %w", kind, err)
+	}
+	password, err := newPassword()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", kind, err)
+	}
+	return password, nil
 }
 
 // start runs the kind-specific initialisation, starts the server process and waits until it

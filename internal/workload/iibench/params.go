@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/enginebench/enginebench/internal/workload"
 )
@@ -75,15 +74,10 @@ func Scales() []Scale { return slices.Clone(scales) }
 // DefaultParams returns the parameters of a scale preset with every other option at its
 // default, or an error for an unknown scale.
 func DefaultParams(scale string) (Params, error) {
-	i := scaleIndex(scale)
-	if i < 0 {
-		names := make([]string, len(scales))
-		for j, s := range scales {
-			names[j] = s.Name
-		}
-		return Params{}, fmt.Errorf("unknown iibench scale %q (known: %s)", scale, strings.Join(names, ", "))
+	s, err := workload.FindScale(scales, scaleName, scale, "iibench scale")
+	if err != nil {
+		return Params{}, err
 	}
-	s := scales[i]
 	return Params{
 		Fidelity: workload.DefaultFidelity(), Scale: s.Name, MaxRows: s.MaxRows, InsertThreads: 1, QueryThreads: -1, InsertBatch: 1000,
 		SecondaryIndexes: 3, QueryLimit: 1000, QueryAfterRows: -1, ReportSeconds: 10,
@@ -92,10 +86,7 @@ func DefaultParams(scale string) (Params, error) {
 	}, nil
 }
 
-// scaleIndex returns the index of the preset named scale in scales, or -1.
-func scaleIndex(scale string) int {
-	return slices.IndexFunc(scales, func(s Scale) bool { return s.Name == scale })
-}
+func scaleName(s Scale) string { return s.Name }
 
 // maxPadBytes bounds the padding columns of a row: MariaDB refuses a table whose VARCHAR
 // columns may hold more than 65,535 bytes, 4 bytes a character in utf8mb4, and the data column,
@@ -132,23 +123,29 @@ func (p *Params) Validate() error {
 	if err := p.Fidelity.Validate(); err != nil {
 		return err
 	}
-	pos := []struct {
-		name string
-		v    int64
-	}{
-		{"--insert-threads", int64(p.InsertThreads)}, {"--insert-batch", int64(p.InsertBatch)},
-		{"--query-limit", int64(p.QueryLimit)},
-		{"--cashregisters", int64(p.CashRegs)}, {"--products", int64(p.Products)},
-		{"--customers", int64(p.Customers)}, {"--max-price", int64(p.MaxPrice)},
-	}
-	for _, c := range pos {
-		if c.v <= 0 {
-			return fmt.Errorf("%s must be > 0, got %d", c.name, c.v)
-		}
+	if err := workload.CheckPositive(
+		workload.Int("--insert-threads", p.InsertThreads), workload.Int("--insert-batch", p.InsertBatch),
+		workload.Int("--query-limit", p.QueryLimit),
+		workload.Int("--cashregisters", p.CashRegs), workload.Int("--products", p.Products),
+		workload.Int("--customers", p.Customers), workload.Int("--max-price", p.MaxPrice),
+	); err != nil {
+		return err
 	}
 	if err := p.validateFloats(); err != nil {
 		return err
 	}
+	if err := p.validateRun(); err != nil {
+		return err
+	}
+	if err := p.validateRow(); err != nil {
+		return err
+	}
+	p.setDefaults()
+	return nil
+}
+
+// validateRun checks how the run ends, its threads, batches, rate and reports.
+func (p *Params) validateRun() error {
 	switch {
 	case p.MaxRows < 0:
 		return fmt.Errorf("--max-rows must be >= 0 (0: no row limit), got %d", p.MaxRows)
@@ -174,6 +171,13 @@ func (p *Params) Validate() error {
 		return fmt.Errorf("--report-seconds must be at least 1, got %g", p.ReportSeconds)
 	case p.CostPerHour < 0:
 		return fmt.Errorf("--cost-per-hour must be >= 0, got %g", p.CostPerHour)
+	}
+	return nil
+}
+
+// validateRow checks the padding columns and how compressible they are.
+func (p *Params) validateRow() error {
+	switch {
 	case p.CharFields < 0 || p.CharFields > 16:
 		return fmt.Errorf("--char-fields must be within 0..16, got %d", p.CharFields)
 	case p.CharLength < 1 || p.CharLength > 4000:
@@ -184,16 +188,21 @@ func (p *Params) Validate() error {
 	case p.CompressiblePct < 0 || p.CompressiblePct > 100:
 		return fmt.Errorf("--compressible-pct must be within 0..100, got %d", p.CompressiblePct)
 	}
+	return nil
+}
+
+// setDefaults sets QueryThreads to one per index when it is -1 and QueryAfterRows to the
+// variant's when it is -1: 0 in the reference variant, the scale's preset in the corrected one.
+func (p *Params) setDefaults() {
 	if p.QueryThreads == -1 {
 		p.QueryThreads = 1 + p.SecondaryIndexes
 	}
 	if p.QueryAfterRows == -1 {
 		p.QueryAfterRows = 0
-		if i := scaleIndex(p.Scale); i >= 0 && p.Corrected() {
-			p.QueryAfterRows = scales[i].QueryAfterRows
+		if s, err := workload.FindScale(scales, scaleName, p.Scale, "iibench scale"); err == nil && p.Corrected() {
+			p.QueryAfterRows = s.QueryAfterRows
 		}
 	}
-	return nil
 }
 
 // ParamMap returns the parameters as a map for run.json.

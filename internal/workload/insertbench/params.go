@@ -80,18 +80,15 @@ var scales = []Scale{
 // Scales returns the size presets.
 func Scales() []Scale { return slices.Clone(scales) }
 
+func scaleName(s Scale) string { return s.Name }
+
 // DefaultParams returns the parameters of a scale preset with every other option at its
 // default, or an error for an unknown scale.
 func DefaultParams(scale string) (Params, error) {
-	i := slices.IndexFunc(scales, func(s Scale) bool { return s.Name == scale })
-	if i < 0 {
-		names := make([]string, len(scales))
-		for j, s := range scales {
-			names[j] = s.Name
-		}
-		return Params{}, fmt.Errorf("unknown scale %q (known: %s)", scale, strings.Join(names, ", "))
+	s, err := workload.FindScale(scales, scaleName, scale, "scale")
+	if err != nil {
+		return Params{}, err
 	}
-	s := scales[i]
 	return Params{
 		Fidelity: workload.DefaultFidelity(), Scale: s.Name, Clients: s.Clients, Rows: s.Rows, RowsI1: s.RowsI1, RowsI2: s.RowsI2,
 		QuerySeconds: s.QuerySeconds, Steps: DefaultSteps(), Seed: 3221223452,
@@ -107,22 +104,27 @@ func (p *Params) Validate() error {
 	if err := p.Fidelity.Validate(); err != nil {
 		return err
 	}
-	pos := []struct {
-		name string
-		v    int64
-	}{
-		{"--clients", int64(p.Clients)}, {"--rows", p.Rows},
-		{"--batch-l.i0", int64(p.BatchI0)}, {"--batch-l.i1", int64(p.BatchI1)},
-		{"--batch-l.i2", int64(p.BatchI2)}, {"--batch-q", int64(p.BatchQ)},
-		{"--query-rows", int64(p.QueryRows)}, {"--point-ids", int64(p.PointIDs)},
-		{"--cashregisters", int64(p.CashRegs)}, {"--products", int64(p.Products)},
-		{"--customers", int64(p.Customers)}, {"--max-price", int64(p.MaxPrice)},
-		{"--resync", int64(p.Resync)},
+	if err := p.validateCounts(); err != nil {
+		return err
 	}
-	for _, c := range pos {
-		if c.v <= 0 {
-			return fmt.Errorf("%s must be > 0, got %d", c.name, c.v)
-		}
+	if err := p.validateSizes(); err != nil {
+		return err
+	}
+	return p.orderSteps()
+}
+
+// validateCounts checks the clients, batches and the sizes of the generated columns' domains.
+func (p *Params) validateCounts() error {
+	if err := workload.CheckPositive(
+		workload.Int("--clients", p.Clients), workload.Int("--rows", p.Rows),
+		workload.Int("--batch-l.i0", p.BatchI0), workload.Int("--batch-l.i1", p.BatchI1),
+		workload.Int("--batch-l.i2", p.BatchI2), workload.Int("--batch-q", p.BatchQ),
+		workload.Int("--query-rows", p.QueryRows), workload.Int("--point-ids", p.PointIDs),
+		workload.Int("--cashregisters", p.CashRegs), workload.Int("--products", p.Products),
+		workload.Int("--customers", p.Customers), workload.Int("--max-price", p.MaxPrice),
+		workload.Int("--resync", p.Resync),
+	); err != nil {
+		return err
 	}
 	for _, b := range p.batchFlags() {
 		if b.batch > maxBatch {
@@ -132,6 +134,11 @@ func (p *Params) Validate() error {
 	if p.Clients > 1024 {
 		return fmt.Errorf("--clients must be at most 1024, got %d", p.Clients)
 	}
+	return nil
+}
+
+// validateSizes checks the row counts, the data they make, the rows' data and the step times.
+func (p *Params) validateSizes() error {
 	if p.RowsI1 < 0 || p.RowsI2 < 0 {
 		return fmt.Errorf("--rows-l.i1 and --rows-l.i2 must be >= 0")
 	}
@@ -148,37 +155,22 @@ func (p *Params) Validate() error {
 	if p.DataRandPct < 0 || p.DataRandPct > 100 {
 		return fmt.Errorf("--data-random-pct must be within 0..100, got %d", p.DataRandPct)
 	}
-	if err := validCleanupWait(p.CleanupWaitSeconds); err != nil {
+	return validCleanupWait(p.CleanupWaitSeconds)
+}
+
+// orderSteps checks Steps (known, each once, l.i0 among them, l.x before a qr step) and puts
+// them into the benchmark's order.
+func (p *Params) orderSteps() error {
+	steps, err := workload.OrderSteps(p.Steps, stepNames, "l.i0", "steps")
+	if err != nil {
 		return err
 	}
-	if len(p.Steps) == 0 {
-		return fmt.Errorf("--steps is empty")
-	}
-	seen := map[string]bool{}
 	for _, s := range p.Steps {
-		if !slices.Contains(stepNames, s) {
-			return fmt.Errorf("unknown step %q (steps: %s)", s, strings.Join(stepNames, ","))
-		}
-		if seen[s] {
-			return fmt.Errorf("step %q given twice in --steps", s)
-		}
-		seen[s] = true
-	}
-	if !seen["l.i0"] {
-		return fmt.Errorf("--steps must include l.i0: every run starts from an empty database")
-	}
-	for _, s := range p.Steps {
-		if strings.HasPrefix(s, "qr") && !seen["l.x"] {
+		if strings.HasPrefix(s, "qr") && !slices.Contains(steps, "l.x") {
 			return fmt.Errorf("step %s queries the secondary indexes: include l.x in --steps", s)
 		}
 	}
-	ordered := make([]string, 0, len(p.Steps))
-	for _, s := range stepNames {
-		if seen[s] {
-			ordered = append(ordered, s)
-		}
-	}
-	p.Steps = ordered
+	p.Steps = steps
 	return nil
 }
 

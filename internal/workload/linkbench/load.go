@@ -132,40 +132,13 @@ func closeClient(cl store.Client, err *error) {
 // linkLoader loads the links and counts of chunks of id1s until none is left. Each link's
 // payload and time derive from its key (content.loadLink).
 func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, next *atomic.Int64, t *tally) (err error) {
-	p, m := r.p, r.m
-	op := opLoadLink
-	cl, err := r.client(ctx, &rec, &op)
-	if err != nil {
+	p := r.p
+	l := &linkLoad{r: r, rec: rec, t: t, op: opLoadLink, rr: newRowRand(),
+		links: make([]store.Link, 0, p.LoadBatch), counts: make([]store.Count, 0, p.LoadBatch)}
+	if l.cl, err = r.client(ctx, &l.rec, &l.op); err != nil {
 		return err
 	}
-	defer closeClient(cl, &err)
-	rr := newRowRand()
-	links := make([]store.Link, 0, p.LoadBatch)
-	counts := make([]store.Count, 0, p.LoadBatch)
-	var a arena
-	flushLinks := func() error {
-		if len(links) == 0 {
-			return nil
-		}
-		op = opLoadLink
-		err := rec.Do(op, time.Time{}, func() (int64, error) {
-			return int64(len(links)), cl.InsertLinks(r.opCtx, links)
-		})
-		links = links[:0]
-		a.reset()
-		return err
-	}
-	flushCounts := func() error {
-		if len(counts) == 0 {
-			return nil
-		}
-		op = opLoadCount
-		err := rec.Do(op, time.Time{}, func() (int64, error) {
-			return int64(len(counts)), cl.InsertCounts(r.opCtx, counts)
-		})
-		counts = counts[:0]
-		return err
-	}
+	defer closeClient(l.cl, &err)
 	chunk := int64(p.LoadChunk)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -175,42 +148,91 @@ func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, next *atomic
 		if lo >= p.MaxID1 {
 			break
 		}
-		hi := min(lo+chunk, p.MaxID1)
-		for id1 := lo; id1 < hi; id1++ {
-			for ti := 0; ti < p.LinkTypes; ti++ {
-				n := m.deg.PerType(id1, ti)
-				if n == 0 {
-					continue
-				}
-				lt := linkType(ti)
-				var newest, tm int64
-				for j := int64(0); j < n; j++ {
-					a.scratch, tm = m.content.loadLink(rr, a.scratch, r.loadMs, id1, lt, id1+j)
-					newest = max(newest, tm)
-					links = append(links, store.Link{ID1: id1, LinkType: lt, ID2: id1 + j,
-						Visibility: store.Visible, Data: a.put(a.scratch), Time: tm, Version: loadLinkVersion})
-					t.links++
-					t.bytes += linkFixedBytes + int64(len(a.scratch))
-					if len(links) == p.LoadBatch {
-						if err := flushLinks(); err != nil {
-							return err
-						}
-					}
-				}
-				counts = append(counts, store.Count{ID1: id1, LinkType: lt, Count: n, Time: newest})
-				t.bytes += countFixedBytes
-				if len(counts) == p.LoadBatch {
-					if err := flushCounts(); err != nil {
-						return err
-					}
-				}
+		for id1 := lo; id1 < min(lo+chunk, p.MaxID1); id1++ {
+			if err := l.node(id1); err != nil {
+				return err
 			}
 		}
 	}
-	if err := flushLinks(); err != nil {
+	if err := l.flushLinks(); err != nil {
 		return err
 	}
-	return flushCounts()
+	return l.flushCounts()
+}
+
+// linkLoad is one link loader's client and the batches of links and counts it fills.
+type linkLoad struct {
+	r      *run
+	cl     store.Client
+	rec    *runner.Recorder
+	t      *tally
+	op     runner.Op // the operation running, to which the client's retries count
+	rr     *rowRand
+	a      arena // the links' payloads
+	links  []store.Link
+	counts []store.Count
+}
+
+// node adds the links of id1 of every link type, and their counts, to the batches, inserting
+// each batch when it is full.
+func (l *linkLoad) node(id1 int64) error {
+	p, m := l.r.p, l.r.m
+	for ti := 0; ti < p.LinkTypes; ti++ {
+		n := m.deg.PerType(id1, ti)
+		if n == 0 {
+			continue
+		}
+		lt := linkType(ti)
+		var newest, tm int64
+		for j := int64(0); j < n; j++ {
+			l.a.scratch, tm = m.content.loadLink(l.rr, l.a.scratch, l.r.loadMs, id1, lt, id1+j)
+			newest = max(newest, tm)
+			l.links = append(l.links, store.Link{ID1: id1, LinkType: lt, ID2: id1 + j,
+				Visibility: store.Visible, Data: l.a.put(l.a.scratch), Time: tm, Version: loadLinkVersion})
+			l.t.links++
+			l.t.bytes += linkFixedBytes + int64(len(l.a.scratch))
+			if len(l.links) == p.LoadBatch {
+				if err := l.flushLinks(); err != nil {
+					return err
+				}
+			}
+		}
+		l.counts = append(l.counts, store.Count{ID1: id1, LinkType: lt, Count: n, Time: newest})
+		l.t.bytes += countFixedBytes
+		if len(l.counts) == p.LoadBatch {
+			if err := l.flushCounts(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flushLinks inserts the batch of links, if any, and empties it.
+func (l *linkLoad) flushLinks() error {
+	if len(l.links) == 0 {
+		return nil
+	}
+	l.op = opLoadLink
+	err := l.rec.Do(l.op, time.Time{}, func() (int64, error) {
+		return int64(len(l.links)), l.cl.InsertLinks(l.r.opCtx, l.links)
+	})
+	l.links = l.links[:0]
+	l.a.reset()
+	return err
+}
+
+// flushCounts inserts the batch of counts, if any, and empties it.
+func (l *linkLoad) flushCounts() error {
+	if len(l.counts) == 0 {
+		return nil
+	}
+	l.op = opLoadCount
+	err := l.rec.Do(l.op, time.Time{}, func() (int64, error) {
+		return int64(len(l.counts)), l.cl.InsertCounts(l.r.opCtx, l.counts)
+	})
+	l.counts = l.counts[:0]
+	return err
 }
 
 // nodeLoader loads the nodes startid1 .. maxid1-1 in batches; each node's payload derives

@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/gen"
@@ -91,18 +90,15 @@ var scales = []Scale{
 // Scales returns the size presets.
 func Scales() []Scale { return slices.Clone(scales) }
 
+func scaleName(s Scale) string { return s.Name }
+
 // DefaultParams returns the parameters of a scale preset with every other option at its
 // default, or an error for an unknown scale.
 func DefaultParams(scale string) (Params, error) {
-	i := slices.IndexFunc(scales, func(s Scale) bool { return s.Name == scale })
-	if i < 0 {
-		names := make([]string, len(scales))
-		for j, s := range scales {
-			names[j] = s.Name
-		}
-		return Params{}, fmt.Errorf("unknown scale %q (known: %s)", scale, strings.Join(names, ", "))
+	s, err := workload.FindScale(scales, scaleName, scale, "scale")
+	if err != nil {
+		return Params{}, err
 	}
-	s := scales[i]
 	return Params{
 		Fidelity: workload.DefaultFidelity(), Scale: s.Name, Profile: "fb2011", StartID1: 1, MaxID1: s.MaxID1, Loaders: s.Loaders,
 		Requesters: s.Requesters, Intervals: s.Intervals, IntervalSeconds: s.IntervalSeconds,
@@ -117,66 +113,20 @@ func (p *Params) Validate() error {
 	if err := p.Fidelity.Validate(); err != nil {
 		return err
 	}
-	prof, err := profile.Lookup(p.Profile)
+	prof, err := p.resolveProfile()
 	if err != nil {
-		return fmt.Errorf("--profile: %w", err)
+		return err
 	}
-	if p.DistributionFile != "" {
-		f, err := os.Open(p.DistributionFile)
-		if err != nil {
-			return fmt.Errorf("--distribution-file: %w", err)
-		}
-		d, err := profile.ParseDistributions(f, p.DistributionFile)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("--distribution-file: %w", err)
-		}
-		prof.Dist = d
+	if err := workload.CheckPositive(
+		workload.Int("--startid1", p.StartID1), workload.Int("--loaders", p.Loaders),
+		workload.Int("--requesters", p.Requesters), workload.Int("--intervals", p.Intervals),
+		workload.Int("--load-chunk", p.LoadChunk), workload.Int("--load-batch", p.LoadBatch),
+		workload.Int("--range-limit", p.RangeLimit), workload.Int("--link-types", p.LinkTypes),
+	); err != nil {
+		return err
 	}
-	if p.LinkTypes == 0 {
-		p.LinkTypes = prof.LinkTypes
-	}
-	prof.LinkTypes = p.LinkTypes
-	if err := prof.Validate(); err != nil {
-		return fmt.Errorf("profile %s: %w", p.Profile, err)
-	}
-	pos := []struct {
-		name string
-		v    int64
-	}{
-		{"--startid1", p.StartID1}, {"--loaders", int64(p.Loaders)},
-		{"--requesters", int64(p.Requesters)}, {"--intervals", int64(p.Intervals)},
-		{"--load-chunk", int64(p.LoadChunk)}, {"--load-batch", int64(p.LoadBatch)},
-		{"--range-limit", int64(p.RangeLimit)}, {"--link-types", int64(p.LinkTypes)},
-	}
-	for _, c := range pos {
-		if c.v <= 0 {
-			return fmt.Errorf("%s must be > 0, got %d", c.name, c.v)
-		}
-	}
-	if p.MaxID1 <= p.StartID1 {
-		return fmt.Errorf("--maxid1 must be > --startid1 (%d), got %d", p.StartID1, p.MaxID1)
-	}
-	if p.MaxID1 > 1<<40 {
-		return fmt.Errorf("--maxid1 must be at most %d, got %d", int64(1)<<40, p.MaxID1)
-	}
-	if p.Loaders > 1024 || p.Requesters > 4096 {
-		return fmt.Errorf("at most 1024 loaders and 4096 requesters, got %d and %d", p.Loaders, p.Requesters)
-	}
-	if p.LinkTypes > 1000 {
-		return fmt.Errorf("--link-types must be at most 1000, got %d", p.LinkTypes)
-	}
-	if p.LoadBatch > 10000 {
-		return fmt.Errorf("--load-batch must be at most 10000, got %d", p.LoadBatch)
-	}
-	if p.LoadChunk > maxLoadChunk {
-		return fmt.Errorf("--load-chunk must be at most %d, got %d", maxLoadChunk, p.LoadChunk)
-	}
-	if p.Partitions < 0 || p.Partitions > store.MaxPartitions {
-		return fmt.Errorf("--partitions must be 0 (none) to %d, got %d", store.MaxPartitions, p.Partitions)
-	}
-	if p.Expunge && !p.Corrected() {
-		return fmt.Errorf("--expunge: the reference never expunges a link (it hides it); use it with --variant corrected")
+	if err := p.validateLimits(); err != nil {
+		return err
 	}
 	if err := p.validateFloats(); err != nil {
 		return err
@@ -184,27 +134,68 @@ func (p *Params) Validate() error {
 	if p.Requests < 0 {
 		return fmt.Errorf("--requests must be >= 0, got %d", p.Requests)
 	}
-	if len(p.Steps) == 0 {
-		return fmt.Errorf("--steps is empty")
+	if p.Steps, err = workload.OrderSteps(p.Steps, phaseNames, "load", "linkbench steps"); err != nil {
+		return err
 	}
-	seen := map[string]bool{}
-	for _, s := range p.Steps {
-		if !slices.Contains(phaseNames, s) {
-			return fmt.Errorf("unknown step %q (linkbench steps: %s)", s, strings.Join(phaseNames, ","))
-		}
-		if seen[s] {
-			return fmt.Errorf("step %q given twice in --steps", s)
-		}
-		seen[s] = true
-	}
-	if !seen["load"] {
-		return fmt.Errorf("--steps must include load: every run starts from an empty database")
-	}
-	p.Steps = slices.DeleteFunc(slices.Clone(phaseNames), func(s string) bool { return !seen[s] })
 	if err := p.estimate(prof); err != nil {
 		return err
 	}
 	p.prof = prof
+	return nil
+}
+
+// resolveProfile looks up the profile, replaces its distributions with --distribution-file's,
+// sets LinkTypes to the profile's when it is 0 and validates the result.
+func (p *Params) resolveProfile() (*profile.Profile, error) {
+	prof, err := profile.Lookup(p.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("--profile: %w", err)
+	}
+	if p.DistributionFile != "" {
+		if prof.Dist, err = readDistributions(p.DistributionFile); err != nil {
+			return nil, fmt.Errorf("--distribution-file: %w", err)
+		}
+	}
+	if p.LinkTypes == 0 {
+		p.LinkTypes = prof.LinkTypes
+	}
+	prof.LinkTypes = p.LinkTypes
+	if err := prof.Validate(); err != nil {
+		return nil, fmt.Errorf("profile %s: %w", p.Profile, err)
+	}
+	return prof, nil
+}
+
+// readDistributions reads a distribution file in the reference's format.
+func readDistributions(path string) (*profile.Distributions, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return profile.ParseDistributions(f, path)
+}
+
+// validateLimits checks the id range and the upper bounds of the counts and sizes.
+func (p *Params) validateLimits() error {
+	switch {
+	case p.MaxID1 <= p.StartID1:
+		return fmt.Errorf("--maxid1 must be > --startid1 (%d), got %d", p.StartID1, p.MaxID1)
+	case p.MaxID1 > 1<<40:
+		return fmt.Errorf("--maxid1 must be at most %d, got %d", int64(1)<<40, p.MaxID1)
+	case p.Loaders > 1024 || p.Requesters > 4096:
+		return fmt.Errorf("at most 1024 loaders and 4096 requesters, got %d and %d", p.Loaders, p.Requesters)
+	case p.LinkTypes > 1000:
+		return fmt.Errorf("--link-types must be at most 1000, got %d", p.LinkTypes)
+	case p.LoadBatch > 10000:
+		return fmt.Errorf("--load-batch must be at most 10000, got %d", p.LoadBatch)
+	case p.LoadChunk > maxLoadChunk:
+		return fmt.Errorf("--load-chunk must be at most %d, got %d", maxLoadChunk, p.LoadChunk)
+	case p.Partitions < 0 || p.Partitions > store.MaxPartitions:
+		return fmt.Errorf("--partitions must be 0 (none) to %d, got %d", store.MaxPartitions, p.Partitions)
+	case p.Expunge && !p.Corrected():
+		return fmt.Errorf("--expunge: the reference never expunges a link (it hides it); use it with --variant corrected")
+	}
 	return nil
 }
 

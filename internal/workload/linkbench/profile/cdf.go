@@ -117,30 +117,7 @@ const lastPctSlack = 1e-6
 // order; nlinks is required. Blank lines and lines starting with '#' are skipped. name (the
 // file's name) prefixes every error, with the line number where there is one.
 func ParseDistributions(r io.Reader, name string) (*Distributions, error) {
-	d := &Distributions{}
-	var (
-		cur     *CDF   // section being read
-		curName string // its name
-		curLine int    // line of its header
-		lastPt  int    // line of its last point
-		lastPct float64
-		seen    = map[string]bool{}
-	)
-	finish := func() error {
-		if cur == nil {
-			return nil
-		}
-		if len(cur.Values) == 0 {
-			return fmt.Errorf("%s:%d: section %s has no points", name, curLine, curName)
-		}
-		if math.Abs(lastPct-100) > lastPctSlack {
-			return fmt.Errorf("%s:%d: section %s ends at %v percent, not 100", name, lastPt, curName, lastPct)
-		}
-		cur.Cum[len(cur.Cum)-1] = 1
-		*d.section(curName) = cur
-		cur = nil
-		return nil
-	}
+	p := &distParser{d: &Distributions{}, name: name, seen: map[string]bool{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	line := 0
@@ -150,61 +127,105 @@ func ParseDistributions(r io.Reader, name string) (*Distributions, error) {
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		fields := strings.Fields(text)
-		switch len(fields) {
+		var err error
+		switch fields := strings.Fields(text); len(fields) {
 		case 1:
-			if err := finish(); err != nil {
-				return nil, err
-			}
-			sec := fields[0]
-			if d.section(sec) == nil {
-				return nil, fmt.Errorf("%s:%d: unknown section %q (want one of %s)", name, line, sec, strings.Join(sectionNames[:], ", "))
-			}
-			if seen[sec] {
-				return nil, fmt.Errorf("%s:%d: section %s appears twice", name, line, sec)
-			}
-			seen[sec] = true
-			cur, curName, curLine = &CDF{}, sec, line
+			err = p.section(line, fields[0])
 		case 2:
-			if cur == nil {
-				return nil, fmt.Errorf("%s:%d: a point before any section name", name, line)
-			}
-			v, err := strconv.ParseInt(fields[0], 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: value %q is not an integer", name, line, fields[0])
-			}
-			pct, err := strconv.ParseFloat(fields[1], 64)
-			if err != nil || math.IsNaN(pct) {
-				return nil, fmt.Errorf("%s:%d: percent %q is not a number", name, line, fields[1])
-			}
-			if pct < 0 || pct > 100 {
-				return nil, fmt.Errorf("%s:%d: percent %v is outside [0, 100]", name, line, pct)
-			}
-			if n := len(cur.Values); n > 0 {
-				if v <= cur.Values[n-1] {
-					return nil, fmt.Errorf("%s:%d: value %d does not increase (previous %d)", name, line, v, cur.Values[n-1])
-				}
-				if pct < lastPct {
-					return nil, fmt.Errorf("%s:%d: percent %v decreases (previous %v)", name, line, pct, lastPct)
-				}
-			}
-			cur.Values = append(cur.Values, v)
-			cur.Cum = append(cur.Cum, pct/100)
-			lastPct, lastPt = pct, line
+			err = p.point(line, fields[0], fields[1])
 		default:
-			return nil, fmt.Errorf("%s:%d: want a section name or \"VALUE PERCENT\", got %d fields", name, line, len(fields))
+			err = fmt.Errorf("%s:%d: want a section name or \"VALUE PERCENT\", got %d fields", name, line, len(fields))
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
-	if err := finish(); err != nil {
+	if err := p.finish(); err != nil {
 		return nil, err
 	}
-	if d.NLinks == nil {
+	if p.d.NLinks == nil {
 		return nil, fmt.Errorf("%s: no nlinks section", name)
 	}
-	return d, nil
+	return p.d, nil
+}
+
+// distParser is the state of ParseDistributions: the distributions read so far and the
+// section being read.
+type distParser struct {
+	d       *Distributions
+	name    string // the file's name
+	cur     *CDF   // section being read
+	curName string // its name
+	curLine int    // line of its header
+	lastPt  int    // line of its last point
+	lastPct float64
+	seen    map[string]bool
+}
+
+// finish ends the section being read, if any: it must have points and end at 100 percent.
+func (p *distParser) finish() error {
+	if p.cur == nil {
+		return nil
+	}
+	if len(p.cur.Values) == 0 {
+		return fmt.Errorf("%s:%d: section %s has no points", p.name, p.curLine, p.curName)
+	}
+	if math.Abs(p.lastPct-100) > lastPctSlack {
+		return fmt.Errorf("%s:%d: section %s ends at %v percent, not 100", p.name, p.lastPt, p.curName, p.lastPct)
+	}
+	p.cur.Cum[len(p.cur.Cum)-1] = 1
+	*p.d.section(p.curName) = p.cur
+	p.cur = nil
+	return nil
+}
+
+// section ends the section being read and starts section sec, at line.
+func (p *distParser) section(line int, sec string) error {
+	if err := p.finish(); err != nil {
+		return err
+	}
+	if p.d.section(sec) == nil {
+		return fmt.Errorf("%s:%d: unknown section %q (want one of %s)", p.name, line, sec, strings.Join(sectionNames[:], ", "))
+	}
+	if p.seen[sec] {
+		return fmt.Errorf("%s:%d: section %s appears twice", p.name, line, sec)
+	}
+	p.seen[sec] = true
+	p.cur, p.curName, p.curLine = &CDF{}, sec, line
+	return nil
+}
+
+// point adds the point at line, value and cumulative percent, to the section being read.
+func (p *distParser) point(line int, value, percent string) error {
+	if p.cur == nil {
+		return fmt.Errorf("%s:%d: a point before any section name", p.name, line)
+	}
+	v, err := strconv.ParseInt(value, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s:%d: value %q is not an integer", p.name, line, value)
+	}
+	pct, err := strconv.ParseFloat(percent, 64)
+	if err != nil || math.IsNaN(pct) {
+		return fmt.Errorf("%s:%d: percent %q is not a number", p.name, line, percent)
+	}
+	if pct < 0 || pct > 100 {
+		return fmt.Errorf("%s:%d: percent %v is outside [0, 100]", p.name, line, pct)
+	}
+	if n := len(p.cur.Values); n > 0 {
+		if v <= p.cur.Values[n-1] {
+			return fmt.Errorf("%s:%d: value %d does not increase (previous %d)", p.name, line, v, p.cur.Values[n-1])
+		}
+		if pct < p.lastPct {
+			return fmt.Errorf("%s:%d: percent %v decreases (previous %v)", p.name, line, pct, p.lastPct)
+		}
+	}
+	p.cur.Values = append(p.cur.Values, v)
+	p.cur.Cum = append(p.cur.Cum, pct/100)
+	p.lastPct, p.lastPt = pct, line
+	return nil
 }
 
 // validate checks the invariants of a CDF.

@@ -86,31 +86,8 @@ func (d *Distributions) Encode(w io.Writer) error {
 	}
 	uv(uint64(len(names)))
 	for _, name := range names {
-		c := *d.section(name)
-		if err := c.validate(); err != nil {
-			return fmt.Errorf("encode distributions: section %s: %w", name, err)
-		}
-		uv(uint64(len(name)))
-		bw.WriteString(name)
-		uv(uint64(len(c.Values)))
-		digits := scaleDigits(c.Cum)
-		bw.WriteByte(byte(digits))
-		bw.Write(buf[:binary.PutVarint(buf[:], c.Values[0])])
-		for i := 1; i < len(c.Values); i++ {
-			uv(uint64(c.Values[i]-c.Values[i-1]) - 1)
-		}
-		if digits == rawDigits {
-			for _, p := range c.Cum {
-				binary.LittleEndian.PutUint64(buf[:8], math.Float64bits(p))
-				bw.Write(buf[:8])
-			}
-			continue
-		}
-		var prev uint64
-		for _, p := range c.Cum {
-			k := uint64(math.Round(p * 100 * pow10[digits]))
-			uv(k - prev)
-			prev = k
+		if err := encodeSection(bw, name, *d.section(name)); err != nil {
+			return err
 		}
 	}
 	if err := bw.Flush(); err != nil {
@@ -118,6 +95,39 @@ func (d *Distributions) Encode(w io.Writer) error {
 	}
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("encode distributions: %w", err)
+	}
+	return nil
+}
+
+// encodeSection writes the section name, CDF c: its name, its number of points, the scale of
+// its percentages, its values as differences, then its percentages.
+func encodeSection(bw *bufio.Writer, name string, c *CDF) error {
+	if err := c.validate(); err != nil {
+		return fmt.Errorf("encode distributions: section %s: %w", name, err)
+	}
+	var buf [binary.MaxVarintLen64]byte
+	uv := func(x uint64) { bw.Write(buf[:binary.PutUvarint(buf[:], x)]) }
+	uv(uint64(len(name)))
+	bw.WriteString(name)
+	uv(uint64(len(c.Values)))
+	digits := scaleDigits(c.Cum)
+	bw.WriteByte(byte(digits))
+	bw.Write(buf[:binary.PutVarint(buf[:], c.Values[0])])
+	for i := 1; i < len(c.Values); i++ {
+		uv(uint64(c.Values[i]-c.Values[i-1]) - 1)
+	}
+	if digits == rawDigits {
+		for _, p := range c.Cum {
+			binary.LittleEndian.PutUint64(buf[:8], math.Float64bits(p))
+			bw.Write(buf[:8])
+		}
+		return nil
+	}
+	var prev uint64
+	for _, p := range c.Cum {
+		k := uint64(math.Round(p * 100 * pow10[digits]))
+		uv(k - prev)
+		prev = k
 	}
 	return nil
 }
@@ -131,6 +141,7 @@ func DecodeDistributions(r io.Reader) (*Distributions, error) {
 	return d, nil
 }
 
+// decode reads the stream Encode writes: its magic, the number of sections, and each section.
 func decode(r io.Reader) (*Distributions, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
@@ -154,74 +165,102 @@ func decode(r io.Reader) (*Distributions, error) {
 	}
 	d := &Distributions{}
 	for range nsec {
-		nlen, err := binary.ReadUvarint(br)
-		if err != nil {
+		if err := decodeSection(br, d); err != nil {
 			return nil, err
 		}
-		if nlen > maxNameLen {
-			return nil, fmt.Errorf("section name of %d bytes", nlen)
-		}
-		nb := make([]byte, nlen)
-		if _, err := io.ReadFull(br, nb); err != nil {
-			return nil, err
-		}
-		name := string(nb)
-		slot := d.section(name)
-		if slot == nil || *slot != nil {
-			return nil, fmt.Errorf("unknown or repeated section %q", name)
-		}
-		n, err := binary.ReadUvarint(br)
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 || n > maxPoints {
-			return nil, fmt.Errorf("section %s: %d points", name, n)
-		}
-		db, err := br.ReadByte()
-		if err != nil {
-			return nil, err
-		}
-		digits := int(db)
-		if digits > maxDigits && digits != rawDigits {
-			return nil, fmt.Errorf("section %s: bad scale %d", name, digits)
-		}
-		c := &CDF{Values: make([]int64, n), Cum: make([]float64, n)}
-		if c.Values[0], err = binary.ReadVarint(br); err != nil {
-			return nil, err
-		}
-		for i := 1; i < int(n); i++ {
-			delta, err := binary.ReadUvarint(br)
-			if err != nil {
-				return nil, err
-			}
-			c.Values[i] = c.Values[i-1] + int64(delta) + 1
-		}
-		if digits == rawDigits {
-			var b [8]byte
-			for i := range c.Cum {
-				if _, err := io.ReadFull(br, b[:]); err != nil {
-					return nil, err
-				}
-				c.Cum[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
-			}
-		} else {
-			var k uint64
-			for i := range c.Cum {
-				delta, err := binary.ReadUvarint(br)
-				if err != nil {
-					return nil, err
-				}
-				k += delta
-				c.Cum[i] = cumFromScaled(k, digits)
-			}
-		}
-		if err := c.validate(); err != nil {
-			return nil, fmt.Errorf("section %s: %w", name, err)
-		}
-		*slot = c
 	}
 	if d.NLinks == nil {
 		return nil, errors.New("no nlinks section")
 	}
 	return d, nil
+}
+
+// decodeSection reads one section into its slot of d: its name, its number of points and
+// their scale, then the CDF.
+func decodeSection(br *bufio.Reader, d *Distributions) error {
+	nlen, err := binary.ReadUvarint(br)
+	if err != nil {
+		return err
+	}
+	if nlen > maxNameLen {
+		return fmt.Errorf("section name of %d bytes", nlen)
+	}
+	nb := make([]byte, nlen)
+	if _, err := io.ReadFull(br, nb); err != nil {
+		return err
+	}
+	name := string(nb)
+	slot := d.section(name)
+	if slot == nil || *slot != nil {
+		return fmt.Errorf("unknown or repeated section %q", name)
+	}
+	n, err := binary.ReadUvarint(br)
+	if err != nil {
+		return err
+	}
+	if n == 0 || n > maxPoints {
+		return fmt.Errorf("section %s: %d points", name, n)
+	}
+	db, err := br.ReadByte()
+	if err != nil {
+		return err
+	}
+	digits := int(db)
+	if digits > maxDigits && digits != rawDigits {
+		return fmt.Errorf("section %s: bad scale %d", name, digits)
+	}
+	c := &CDF{Values: make([]int64, n), Cum: make([]float64, n)}
+	if err := decodeValues(br, c.Values); err != nil {
+		return err
+	}
+	if err := decodeCum(br, c.Cum, digits); err != nil {
+		return err
+	}
+	if err := c.validate(); err != nil {
+		return fmt.Errorf("section %s: %w", name, err)
+	}
+	*slot = c
+	return nil
+}
+
+// decodeValues reads a section's values: the first, then each one's distance from the one
+// before, less one.
+func decodeValues(br *bufio.Reader, values []int64) error {
+	var err error
+	if values[0], err = binary.ReadVarint(br); err != nil {
+		return err
+	}
+	for i := 1; i < len(values); i++ {
+		delta, err := binary.ReadUvarint(br)
+		if err != nil {
+			return err
+		}
+		values[i] = values[i-1] + int64(delta) + 1
+	}
+	return nil
+}
+
+// decodeCum reads a section's cumulative percentages: raw float64s, or the differences of
+// their values scaled by 10^digits.
+func decodeCum(br *bufio.Reader, cum []float64, digits int) error {
+	if digits == rawDigits {
+		var b [8]byte
+		for i := range cum {
+			if _, err := io.ReadFull(br, b[:]); err != nil {
+				return err
+			}
+			cum[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[:]))
+		}
+		return nil
+	}
+	var k uint64
+	for i := range cum {
+		delta, err := binary.ReadUvarint(br)
+		if err != nil {
+			return err
+		}
+		k += delta
+		cum[i] = cumFromScaled(k, digits)
+	}
+	return nil
 }

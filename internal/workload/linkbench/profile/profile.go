@@ -185,7 +185,18 @@ func (p *Profile) Validate() error {
 	return nil
 }
 
+// validate checks every part of the profile in turn.
 func (p *Profile) validate() error {
+	for _, check := range []func() error{p.validateMix, p.validateAccesses, p.validatePayloads, p.validateDist} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateMix checks the operation mix, the history percent and the link types.
+func (p *Profile) validateMix() error {
 	sum := 0.0
 	for i, pct := range p.Mix {
 		if !(pct >= 0) || math.IsInf(pct, 0) {
@@ -202,6 +213,11 @@ func (p *Profile) validate() error {
 	if p.LinkTypes < 1 {
 		return fmt.Errorf("%d link types: need at least 1", p.LinkTypes)
 	}
+	return nil
+}
+
+// validateAccesses checks the access distributions, their blends and the multiget sizes.
+func (p *Profile) validateAccesses() error {
 	for _, a := range []struct {
 		name string
 		acc  Access
@@ -226,6 +242,11 @@ func (p *Profile) validate() error {
 	if !(p.MultigetP > 0 && p.MultigetP < 1) {
 		return fmt.Errorf("multiget probability %v outside (0, 1)", p.MultigetP)
 	}
+	return nil
+}
+
+// validatePayloads checks the payload sizes and motifs.
+func (p *Profile) validatePayloads() error {
 	if !(p.LinkDataMedian > 0) || !(p.NodeDataMedian > 0) || math.IsInf(p.LinkDataMedian, 0) || math.IsInf(p.NodeDataMedian, 0) {
 		return fmt.Errorf("payload medians %v (links) and %v (nodes): need > 0", p.LinkDataMedian, p.NodeDataMedian)
 	}
@@ -240,6 +261,11 @@ func (p *Profile) validate() error {
 			return fmt.Errorf("%s payload: %w", m.name, err)
 		}
 	}
+	return nil
+}
+
+// validateDist checks the distributions: nlinks, and every section present.
+func (p *Profile) validateDist() error {
 	if p.Dist == nil || p.Dist.NLinks == nil {
 		return fmt.Errorf("no nlinks distribution")
 	}
