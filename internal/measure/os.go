@@ -312,13 +312,17 @@ func (o *OS) processCPU(pid int) (float64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return float64(st.UTime+st.STime) / userHZ, true
+	return st.CPUTime(), true
 }
 
 func tvSeconds(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
 
-// userHZ is the unit of the CPU times in /proc/PID/stat: fixed at 100 on Linux.
-const userHZ = 100
+// withChildrenCPU returns the CPU seconds of st's process and of its waited-for children
+// (CUTime, CSTime), converted from clock ticks by procfs as it converts the process's own.
+func withChildrenCPU(st procfs.ProcStat) float64 {
+	children := procfs.ProcStat{UTime: uint(st.CUTime), STime: uint(st.CSTime)}
+	return st.CPUTime() + children.CPUTime()
+}
 
 // readDB reads the DBMS's processes: the client process for an embedded engine, else the
 // process tree under DBPID. A tree's CPU and IO include those of exited children (the
@@ -346,7 +350,7 @@ func (o *OS) readDB(r *reading) {
 			continue
 		}
 		if withChildren {
-			r.dbCPU += float64(st.UTime+st.STime+uint(st.CUTime+st.CSTime)) / userHZ
+			r.dbCPU += withChildrenCPU(st)
 		} else if cpu, ok := o.processCPU(pid); ok {
 			r.dbCPU += cpu
 		}
