@@ -31,12 +31,15 @@ engines:
 run: build
 	$(BIN) run --scale small --engines sqlite,pebble $(RUNARGS)
 
-# What CI runs: formatting, vet, every test.
+# What CI runs: formatting, vet, staticcheck (a tool of go.mod: go tool staticcheck), every
+# test. vet and staticcheck check the build without the tags and the build with them.
 test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet $(GOTAGS) ./...
+	$(GO) tool staticcheck ./...
+	$(GO) tool staticcheck $(GOTAGS) ./...
 	$(GO) test $(GOTAGS) -count=1 ./...
 	$(if $(strip $(TAGS)),$(GO) test -count=1 ./internal/engine/kv/lmdb/ ./internal/engine/kv/rocksdb/ ./internal/engine/kv/wiredtiger/)
 
