@@ -26,9 +26,12 @@ const (
 
 // job is one statement the maker hands to the inserter (rows) or to the deleter (n, low).
 type job struct {
-	rows     []Row
-	n        int
-	low      int64
+	rows []Row
+	n    int
+	low  int64
+	// claim: the deleter claims the range of the table's shared estimate when it runs the
+	// delete (low is then unset), so that a delete the step's end leaves unrun claims nothing.
+	claim    bool
 	intended time.Time // when the maker made it, in a rate-limited step (zero otherwise)
 }
 
@@ -134,11 +137,11 @@ func (w *writer) maker(ctx context.Context, rec *runner.Recorder) error {
 			return err
 		}
 		if est != nil {
-			low, err := est.next(w.r.opCtx)
+			low, ok, err := est.next(w.r.opCtx)
 			if err != nil {
 				return err
 			}
-			if err := send(ctx, w.del, job{n: w.batch, low: low, intended: intended}); err != nil {
+			if err := send(ctx, w.del, job{n: w.batch, low: low, claim: !ok, intended: intended}); err != nil {
 				return err
 			}
 		}
@@ -175,6 +178,10 @@ func (w *writer) inserter(ctx context.Context, rec *runner.Recorder) error {
 func (w *writer) deleter(ctx context.Context, rec *runner.Recorder) error {
 	defer w.finish()
 	return w.execute(ctx, w.del, func(sess session, j job) (int64, error) {
+		if j.claim {
+			j.low = w.t.claimDelete(j.n)
+			w.low.Store(j.low + int64(j.n))
+		}
 		d, err := sess.deleteOldest(w.r.opCtx, w.t, j.low, j.n)
 		w.t.deleted.Add(d)
 		if err == nil && d < int64(j.n) {
@@ -218,8 +225,8 @@ func (w *writer) execute(ctx context.Context, q <-chan job, fn func(session, job
 // and again after every Resync more rounds, and otherwise adds the batch size after each
 // delete, whatever the delete deleted. In the corrected variant, and on an engine without row
 // locks (KV engines: two deletes of the same rows would both count them), the makers of a
-// shared table share one estimate and claim disjoint ranges of it, and a resync only moves it
-// forward.
+// shared table share one estimate and their deleters claim disjoint ranges of it as they run
+// the deletes, and a resync only moves it forward.
 type estimate struct {
 	w       *writer
 	sess    session
@@ -230,18 +237,20 @@ type estimate struct {
 	min     int64 // reference: this maker's estimate
 }
 
-// next returns the low bound of the next delete and advances the estimate.
-func (e *estimate) next(ctx context.Context) (int64, error) {
+// next returns the low bound of the next delete and advances the estimate, or, with claims
+// (ok false), resyncs the table's shared estimate when it is due and leaves the claim to the
+// deleter.
+func (e *estimate) next(ctx context.Context) (low int64, ok bool, err error) {
 	w, p := e.w, e.w.r.p
 	if !e.queried || e.left == 0 {
 		e.left = p.Resync
-		min, ok, err := e.query(ctx)
+		min, found, err := e.query(ctx)
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		e.queried = true
 		switch {
-		case e.claims && ok:
+		case e.claims && found:
 			w.t.resync(min)
 		case !e.claims:
 			e.min = min // 0 when the table is empty, as the reference clamps it (iibench.py:1166-1168)
@@ -249,15 +258,13 @@ func (e *estimate) next(ctx context.Context) (int64, error) {
 	} else {
 		e.left--
 	}
-	var low int64
 	if e.claims {
-		low = w.t.claimDelete(w.batch)
-	} else {
-		low = e.min
-		e.min += int64(w.batch)
+		return 0, false, nil
 	}
+	low = e.min
+	e.min += int64(w.batch)
 	w.low.Store(low + int64(w.batch))
-	return low, nil
+	return low, true, nil
 }
 
 // query runs min(transactionid); the first one of the step is the MVCC-debt probe, timed
