@@ -40,9 +40,10 @@ func (systemClock) SleepUntil(ctx context.Context, t time.Time) error {
 // backwards. It is safe for concurrent use.
 //
 // A Runner with a ManualClock still ticks its per-second series on real time (the intervals
-// carry the virtual time), and a step with a Duration ends at once in virtual time: its
-// deadline is a SleepUntil that moves the clock to the end of the step. Its stall watchdog
-// waits with WaitUntil: it fires only when a test moves the clock past the limit.
+// carry the virtual time). A step with a Duration ends when the clock reaches its end: its
+// deadline waits with WaitUntil, so the workers' own sleeps (a rate limit's pauses) or a
+// test's Advance end it, as real time would. Its stall watchdog waits with WaitUntil too: it
+// fires only when the clock moves past the limit.
 type ManualClock struct {
 	mu      sync.Mutex
 	now     time.Time

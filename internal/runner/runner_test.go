@@ -217,8 +217,24 @@ func loopUntilDone(client int, bg bool, stopped *atomic.Int32) Worker {
 	}}
 }
 
+// pacedLoop is loopUntilDone whose every operation is followed by a 10 ms sleep on c: on a
+// ManualClock it is what moves time forward.
+func pacedLoop(c Clock, client int, stopped *atomic.Int32) Worker {
+	return Worker{Client: client, Run: func(ctx context.Context, rec *Recorder) error {
+		for ctx.Err() == nil {
+			if err := rec.Do(0, time.Time{}, func() (int64, error) { return 1, nil }); err != nil {
+				return err
+			}
+			c.SleepUntil(ctx, c.Now().Add(10*time.Millisecond))
+		}
+		stopped.Add(1)
+		return ctx.Err()
+	}}
+}
+
 func TestStepEnds(t *testing.T) {
 	boom := errors.New("boom: disk full")
+	paced := NewManualClock(t0)
 	tests := []struct {
 		name       string
 		clock      func() Clock
@@ -301,15 +317,17 @@ func TestStepEnds(t *testing.T) {
 			},
 		},
 		{
+			// On the manual clock the step ends when its workers' sleeps have moved the clock to
+			// the end of the Duration: after the paced worker's 300 operations of 10 ms.
 			name: "Duration ends looping workers normally (manual clock)", duration: 3 * time.Second,
-			clock: func() Clock { return NewManualClock(t0) },
+			clock: func() Clock { return paced },
 			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
-				return []Worker{loopUntilDone(0, false, stopped), loopUntilDone(1, false, stopped), loopUntilDone(0, true, stopped)}
+				return []Worker{loopUntilDone(0, false, stopped), pacedLoop(paced, 1, stopped), loopUntilDone(0, true, stopped)}
 			},
 			wantStatus: result.StatusOK, wantStop: 3,
 			check: func(t *testing.T, res *result.Step) {
-				if res.Seconds != 3 {
-					t.Errorf("seconds %v, want the duration", res.Seconds)
+				if res.Seconds != 3 || res.Ops["op"].Count < 300 {
+					t.Errorf("seconds %v, %d operations: want the duration, and at least the paced worker's 300", res.Seconds, res.Ops["op"].Count)
 				}
 			},
 		},

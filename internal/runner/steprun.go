@@ -93,7 +93,7 @@ func (sr *stepRun) startDeadline(start time.Time) <-chan struct{} {
 	}
 	go func() {
 		defer close(done)
-		if sr.clock.SleepUntil(sr.runCtx, start.Add(sr.s.Duration)) == nil {
+		if sr.clock.WaitUntil(sr.runCtx, start.Add(sr.s.Duration)) == nil {
 			sr.cancelFg()
 			sr.cancelBg()
 		}

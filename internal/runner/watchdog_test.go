@@ -338,7 +338,9 @@ func waiters(c *ManualClock) int {
 // completes; it ends with the step.
 func TestOpContextAtTheNormalEnd(t *testing.T) {
 	var atEnd error
+	clock := NewManualClock(t0)
 	w := Worker{Run: func(ctx context.Context, rec *Recorder) error {
+		clock.Advance(time.Minute)
 		<-ctx.Done() // the step's Duration has passed
 		atEnd = rec.OpContext().Err()
 		return ctx.Err()
@@ -349,7 +351,7 @@ func TestOpContextAtTheNormalEnd(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	}}
-	res := (&Runner{Clock: NewManualClock(t0), Tick: time.Hour}).Run(context.Background(),
+	res := (&Runner{Clock: clock, Tick: time.Hour}).Run(context.Background(),
 		Step{Name: "qr100", Ops: []OpSpec{{Name: "query"}}, Workers: []Worker{w, b}, Duration: time.Minute})
 	if res.Status != result.StatusOK || atEnd != nil {
 		t.Fatalf("status %q, operation context at the step's end: %v, want ok and not cancelled", res.Status, atEnd)
