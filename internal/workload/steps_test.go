@@ -13,20 +13,18 @@ import (
 // is context.Canceled, failed stops the run with an error that names the step; the step is
 // emitted each time.
 func TestEmit(t *testing.T) {
-	for _, c := range []struct {
-		status string
-		want   string // "": no error
-	}{
-		{result.StatusOK, ""},
-		{result.StatusSkipped, ""},
-		{result.StatusInterrupted, context.Canceled.Error()},
-		{result.StatusFailed, "step l.i0 failed: disk full"},
-	} {
+	wants := map[string]string{ // by status; "": no error
+		result.StatusOK:          "",
+		result.StatusSkipped:     "",
+		result.StatusInterrupted: context.Canceled.Error(),
+		result.StatusFailed:      "step l.i0 failed: disk full",
+	}
+	for status, want := range wants {
 		var emitted []*result.Step
-		st := &result.Step{Name: "l.i0", Status: c.status, Error: "disk full"}
+		st := &result.Step{Name: "l.i0", Status: status, Error: "disk full"}
 		err := Emit(func(s *result.Step) { emitted = append(emitted, s) }, st)
-		if got := errString(err); got != c.want || len(emitted) != 1 || emitted[0] != st {
-			t.Errorf("%s: error %q after %d emitted, want %q after 1", c.status, got, len(emitted), c.want)
+		if got := errString(err); got != want || len(emitted) != 1 || emitted[0] != st {
+			t.Errorf("%s: error %q after %d emitted, want %q after 1", status, got, len(emitted), want)
 		}
 	}
 }

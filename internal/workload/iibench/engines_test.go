@@ -14,12 +14,9 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
-	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
-	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
-	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
@@ -38,24 +35,21 @@ type engineCase struct {
 	srv    *sqldbtest.Server // servers only
 }
 
-var engineCases = append([]engineCase{
-	{driver: sqldb.SQLiteDriver()},
-	{driver: pebble.Driver()},
-	{driver: bbolt.Driver()},
-	{driver: lmdb.Driver()},
-	{driver: rocksdb.Driver()},
-	{driver: wiredtiger.Driver()},
-	// The published iiBench setup of WiredTiger: a B-tree table with LSM indexes.
-	{name: "wiredtiger-lsm-indexes", driver: wiredtiger.Driver(), small: map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1"}},
-}, serverCases()...)
+var engineCases = newEngineCases()
 
-// serverCases are the managed servers, with sqldbtest's small sizes.
-func serverCases() []engineCase {
-	var out []engineCase
-	for _, s := range sqldbtest.Servers() {
-		out = append(out, engineCase{driver: s.Driver, srv: &s})
+// newEngineCases returns the embedded engines, WiredTiger with LSM indexes (the published
+// iiBench setup: a B-tree table with LSM indexes) and the managed servers, with sqldbtest's
+// small sizes.
+func newEngineCases() []engineCase {
+	var cs []engineCase
+	for _, d := range workloadtest.Embedded() {
+		cs = append(cs, engineCase{driver: d})
 	}
-	return out
+	cs = append(cs, engineCase{name: "wiredtiger-lsm-indexes", driver: wiredtiger.Driver(), small: map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1"}})
+	for _, s := range sqldbtest.Servers() {
+		cs = append(cs, engineCase{driver: s.Driver, srv: &s})
+	}
+	return cs
 }
 
 // label is the case's subtest name.

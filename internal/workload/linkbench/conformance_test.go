@@ -6,8 +6,6 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,12 +42,7 @@ func TestServerStatements(t *testing.T) {
 				}
 				p := tinyParams(t)
 				p.MaxID1, p.Loaders, p.Requesters, p.Profile = 3001, 1, 1, "fb2017"
-				// A small out-degree CDF (at most 20 links): the reference's gives its top
-				// node the CDF's maximum, millions of links, at any size.
-				p.DistributionFile = filepath.Join(t.TempDir(), "nlinks.dat")
-				if err := os.WriteFile(p.DistributionFile, []byte("nlinks\n0 40\n1 60\n3 80\n8 95\n20 100\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				smallDegrees(t, &p)
 				p.Intervals, p.IntervalSeconds, p.Variant = 2, 2, v
 				w := mustNew(t, p)
 				log := servertest.NewStatementLog(t, c.Kind, dir)
