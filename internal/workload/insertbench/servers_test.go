@@ -89,12 +89,12 @@ func TestServerEngines(t *testing.T) {
 // variant, checks that verification passes, then damages pi1 through the server in the four ways
 // of the issue at once (a secondary index column changed, a row deleted and another
 // duplicated, 1000 rows altered, a row deleted) and checks that verification fails and counts
-// each.
+// each. Both variants run on one server per engine.
 func TestServerVerificationCatchesDamage(t *testing.T) {
 	sqldbtest.Each(t, sqldbtest.Servers(), func(t *testing.T, c sqldbtest.Server, ctx context.Context) {
+		eng, _ := c.Start(t, ctx, false) // each variant's run creates its tables anew
 		for _, v := range variants {
 			t.Run(string(v), func(t *testing.T) {
-				eng, _ := c.Start(t, ctx, false)
 				r := startRun(t, ctx, eng, damageParams(v))
 				db := eng.(sqldb.DB).SQL()
 				var first int64

@@ -299,11 +299,9 @@ func engineConfig() engine.Config { return engine.Config{Name: "null", Engine: "
 func TestKeysStayInDeclaredRanges(t *testing.T) {
 	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
 	rc := &kvtest.RangeChecked{DB: db}
-	w, err := New(tinyParams(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := runOn(t, context.Background(), w, rc)
+	p := tinyParams(t)
+	smallDegrees(t, &p)
+	steps, err := runOn(t, context.Background(), mustNew(t, p), rc)
 	if err != nil {
 		t.Fatal(err)
 	}

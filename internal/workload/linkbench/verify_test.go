@@ -159,6 +159,7 @@ func verifiedRun(t *testing.T, ctx context.Context, eng engine.Engine, variant w
 	p := tinyParams(t)
 	// A request limit leaves most id1s untouched whatever the engine's speed.
 	p.MaxID1, p.Intervals, p.IntervalSeconds, p.Requests, p.Variant = 2001, 1, 60, 400, variant
+	smallDegrees(t, &p) // each damage is verified twice: over every link
 	w := mustNew(t, p)
 	st, err := store.Open(eng, store.Options{Corrected: w.p.Corrected()})
 	if err != nil {
