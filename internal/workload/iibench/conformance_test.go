@@ -8,12 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/enginebench/enginebench/internal/engine"
-	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
@@ -115,23 +113,13 @@ const conformanceRows = 2500
 // docs/fidelity.md says. Query counts depend on the run's length: each query must have run, and
 // the transaction statements must match them.
 func TestStatementConformance(t *testing.T) {
-	for _, c := range engineCases {
-		if !c.driver.Server {
-			continue
-		}
+	sqldbtest.Each(t, sqldbtest.Servers(), func(t *testing.T, c sqldbtest.Server, ctx context.Context) {
 		for _, v := range []workload.Variant{workload.Reference, workload.Corrected} {
-			t.Run(c.label()+"/"+string(v), func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-				defer cancel()
-				settings := maps.Clone(c.small)
-				maps.Copy(settings, servertest.StatementLogSettings(c.kind))
-				eng, dir := c.openWith(t, ctx, settings)
-				log := servertest.NewStatementLog(t, c.kind, dir)
+			t.Run(string(v), func(t *testing.T) {
+				eng, dir := c.Start(t, ctx, true)
+				log := servertest.NewStatementLog(t, c.Kind, dir)
 				p := conformanceParams(t, v)
-				w, err := New(p)
-				if err != nil {
-					t.Fatal(err)
-				}
+				w := mustNew(t, p)
 				st, err := runOn(t, ctx, w, eng, &runner.Runner{Clock: runner.SystemClock()})
 				if err != nil || st.Status != result.StatusOK {
 					t.Fatalf("run: %v; step %s %s", err, st.Status, st.Error)
@@ -150,7 +138,7 @@ func TestStatementConformance(t *testing.T) {
 				}
 			})
 		}
-	}
+	})
 }
 
 // conformanceParams are a short run of v with a batch a second, so that every query thread runs.
@@ -160,19 +148,6 @@ func conformanceParams(t *testing.T, v workload.Variant) Params {
 	p.Variant = v
 	p.MaxRows, p.MaxInsertRate, p.QueryLimit = conformanceRows, 1000, 50
 	return p
-}
-
-// openWith opens a fresh server engine of c with settings and returns it with its data
-// directory.
-func (c engineCase) openWith(t *testing.T, ctx context.Context, settings map[string]string) (engine.Engine, string) {
-	t.Helper()
-	if c.plugin != "" {
-		servertest.RequirePlugin(t, c.plugin)
-	} else {
-		servertest.Require(t, c.kind)
-	}
-	dir := servertest.DataDir(t)
-	return enginetest.Open(t, ctx, c.driver, "", settings, dir), dir
 }
 
 // driverNoise are shapes that the drivers send on their own: go-sql-driver's session time zone

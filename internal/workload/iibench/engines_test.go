@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -15,19 +14,16 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
-	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
-	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
-	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
-	"github.com/enginebench/enginebench/internal/engine/server"
-	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/workloadtest"
 )
 
 // engineCase is an engine every test runs on: the embedded ones always, the servers where
@@ -35,23 +31,25 @@ import (
 type engineCase struct {
 	name   string // the subtest's name; empty: the driver's
 	driver engine.Driver
-	kind   server.Kind // servers only
-	plugin string
 	small  map[string]string
+	srv    *sqldbtest.Server // servers only
 }
 
-var engineCases = []engineCase{
-	{driver: sqldb.SQLiteDriver()},
-	{driver: pebble.Driver()},
-	{driver: bbolt.Driver()},
-	{driver: lmdb.Driver()},
-	{driver: rocksdb.Driver()},
-	{driver: wiredtiger.Driver()},
-	// The published iiBench setup of WiredTiger: a B-tree table with LSM indexes.
-	{name: "wiredtiger-lsm-indexes", driver: wiredtiger.Driver(), small: map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1"}},
-	{driver: sqldb.PostgresDriver(), kind: server.Postgres, small: map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
-	{driver: sqldb.InnoDBDriver(), kind: server.MariaDB, small: map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
-	{driver: sqldb.MyRocksDriver(), kind: server.MariaDB, plugin: "ha_rocksdb", small: map[string]string{"rocksdb_block_cache_size": "64M"}},
+var engineCases = newEngineCases()
+
+// newEngineCases returns the embedded engines, WiredTiger with LSM indexes (the published
+// iiBench setup: a B-tree table with LSM indexes) and the managed servers, with sqldbtest's
+// small sizes.
+func newEngineCases() []engineCase {
+	var cs []engineCase
+	for _, d := range workloadtest.Embedded() {
+		cs = append(cs, engineCase{driver: d})
+	}
+	cs = append(cs, engineCase{name: "wiredtiger-lsm-indexes", driver: wiredtiger.Driver(), small: map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1"}})
+	for _, s := range sqldbtest.Servers() {
+		cs = append(cs, engineCase{driver: s.Driver, srv: &s})
+	}
+	return cs
 }
 
 // label is the case's subtest name.
@@ -66,16 +64,11 @@ func (c engineCase) label() string {
 func (c engineCase) open(t *testing.T, ctx context.Context) engine.Engine {
 	t.Helper()
 	kvtest.RequireBuilt(t, c.driver)
-	dir := t.TempDir()
-	if c.driver.Server {
-		if c.plugin != "" {
-			servertest.RequirePlugin(t, c.plugin)
-		} else {
-			servertest.Require(t, c.kind)
-		}
-		dir = servertest.DataDir(t)
+	if c.srv != nil {
+		eng, _ := c.srv.Start(t, ctx, false)
+		return eng
 	}
-	return enginetest.Open(t, ctx, c.driver, "", c.small, dir)
+	return enginetest.Open(t, ctx, c.driver, "", c.small, t.TempDir())
 }
 
 // openNull opens the null engine, closed when the test ends.
@@ -107,14 +100,20 @@ func nullSession(tb testing.TB, p *Params) session {
 	return sess
 }
 
+// mustNew returns the workload of p, failing the test when p is not valid.
+func mustNew(t testing.TB, p Params) *Workload {
+	t.Helper()
+	w, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // runOn runs w on eng and returns its one step and Run's error.
 func runOn(t testing.TB, ctx context.Context, w *Workload, eng engine.Engine, rn *runner.Runner) (*result.Step, error) {
 	t.Helper()
-	if rn == nil {
-		rn = &runner.Runner{Clock: runner.SystemClock()}
-	}
-	var steps []*result.Step
-	err := w.Run(ctx, workload.Env{Log: io.Discard, Runner: rn}, eng, func(s *result.Step) { steps = append(steps, s) })
+	steps, err := workloadtest.Run(ctx, w, eng, rn)
 	if len(steps) != 1 {
 		t.Fatalf("%d steps emitted, want 1 (err %v)", len(steps), err)
 	}
@@ -128,6 +127,7 @@ func runOn(t testing.TB, ctx context.Context, w *Workload, eng engine.Engine, rn
 func TestEngines(t *testing.T) {
 	for _, c := range engineCases {
 		t.Run(c.label(), func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			var eng engine.Engine
@@ -451,10 +451,7 @@ func checkTinyRun(t *testing.T, ctx context.Context, eng engine.Engine) {
 	p.CostPerHour = 1.68
 	p.QueryLimit = 100
 	p.QueryAfterRows = 1000 // so that a query can read its limit (the reference starts at once)
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	var samplers []runner.Sampler
 	if s, ok := eng.(engine.Statser); ok {
 		samplers = append(samplers, workload.EngineStats{Engine: s})
@@ -529,10 +526,7 @@ func TestKeysStayInDeclaredRanges(t *testing.T) {
 	rc := &kvtest.RangeChecked{DB: db}
 	p, _ := DefaultParams("tiny")
 	p.MaxRows = 3000
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	if st, err := runOn(t, context.Background(), w, rc, nil); err != nil || st.Status != result.StatusOK {
 		t.Fatalf("run: %v", err)
 	}

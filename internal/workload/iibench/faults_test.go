@@ -14,8 +14,8 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
-	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
@@ -46,10 +46,7 @@ func TestRateLimitedInsertsAreOpenLoop(t *testing.T) {
 			db := &clockedDB{DB: openNull(t), clock: clock, manual: clock, service: c.service}
 			p, _ := DefaultParams("tiny")
 			p.MaxRows, p.InsertBatch, p.MaxInsertRate, p.QueryThreads, p.SecondaryIndexes = 2000, 100, c.rate, 0, 0
-			w, err := New(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := mustNew(t, p)
 			st, err := runOn(t, context.Background(), w, db, &runner.Runner{Clock: clock})
 			if err != nil || st.Status != result.StatusOK {
 				t.Fatalf("%v %s", err, st.Error)
@@ -123,10 +120,7 @@ func TestInterruptDuringSetupAndVerification(t *testing.T) {
 				defer cancel()
 				p, _ := DefaultParams("tiny")
 				p.MaxRows, p.QueryThreads = 2000, 0
-				w, err := New(p)
-				if err != nil {
-					t.Fatal(err)
-				}
+				w := mustNew(t, p)
 				w.hooks = &testHooks{}
 				if phase == "create" {
 					w.hooks.create = cancel
@@ -178,10 +172,7 @@ func TestErrorsDoNotCarryStatements(t *testing.T) {
 	eng := engineCase{driver: sqldb.SQLiteDriver()}.open(t, ctx)
 	p, _ := DefaultParams("tiny")
 	p.QueryThreads = 0
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	r, err := w.newRun(ctx, workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}, eng)
 	if err != nil {
 		t.Fatal(err)
@@ -203,10 +194,7 @@ func TestCheckEngine(t *testing.T) {
 	check := func(set func(*Params)) map[string]string {
 		p, _ := DefaultParams("small")
 		set(&p)
-		w, err := New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustNew(t, p)
 		out := map[string]string{}
 		for _, d := range drivers {
 			if err := w.CheckEngine(d); err != nil {
@@ -247,17 +235,13 @@ func TestCheckEngine(t *testing.T) {
 func TestLargestBatchRunsOnMariaDB(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	eng := engineCase{driver: sqldb.InnoDBDriver(), kind: server.MariaDB,
-		small: map[string]string{"innodb_buffer_pool_size": "128M"}}.open(t, ctx)
+	eng, _ := sqldbtest.InnoDB().Start(t, ctx, false)
 	for _, v := range []workload.Variant{workload.Reference, workload.Corrected} {
 		p, _ := DefaultParams("tiny")
 		p.Variant, p.CharFields, p.CharLength, p.QueryThreads = v, 16, 750, 0
 		p.InsertBatch = p.maxMariaRows()
 		p.MaxRows = int64(p.InsertBatch)
-		w, err := New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustNew(t, p)
 		if err := w.CheckEngine(sqldb.InnoDBDriver()); err != nil {
 			t.Fatal(err)
 		}
@@ -274,16 +258,13 @@ func TestLargestBatchRunsOnMariaDB(t *testing.T) {
 func TestFrozenServer(t *testing.T) {
 	for _, phase := range []string{"create", "verify"} {
 		t.Run(phase, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			eng := engineCase{driver: sqldb.InnoDBDriver(), kind: server.MariaDB,
-				small: map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}}.open(t, ctx)
+			eng, _ := sqldbtest.InnoDB().Start(t, ctx, false)
 			p, _ := DefaultParams("tiny")
 			p.MaxRows, p.QueryThreads = 2000, 0
-			w, err := New(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := mustNew(t, p)
 			freeze := func() {
 				if err := syscall.Kill(eng.(engine.Server).ServerPID(), syscall.SIGSTOP); err != nil {
 					t.Error(err)

@@ -190,10 +190,7 @@ func TestWholeBatches(t *testing.T) {
 	for v, want := range map[workload.Variant]int64{workload.Reference: 3000, workload.Corrected: 2500} {
 		p, _ := DefaultParams("tiny")
 		p.Variant, p.MaxRows = v, 2500
-		w, err := New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustNew(t, p)
 		st, err := runOn(t, context.Background(), w, openNull(t), nil)
 		if err != nil || st.Status != result.StatusOK {
 			t.Fatalf("%s: %v %s", v, err, st.Error)

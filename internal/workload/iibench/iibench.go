@@ -105,15 +105,7 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 	if err != nil {
 		return err
 	}
-	st := r.step(ctx)
-	emit(st)
-	switch st.Status {
-	case result.StatusOK:
-		return nil
-	case result.StatusInterrupted:
-		return context.Canceled
-	}
-	return fmt.Errorf("step %s failed: %s", stepName, st.Error)
+	return workload.Emit(emit, r.step(ctx))
 }
 
 // step creates the table, runs the insert and query threads, verifies and derives the
@@ -125,7 +117,7 @@ func (r *run) step(ctx context.Context) *result.Step {
 		h.create()
 	}
 	if err := r.create(ctx); err != nil {
-		return stopped(ctx, &result.Step{Name: stepName, StartedAt: started}, err)
+		return workload.SetupFailed(ctx, stepName, started, err)
 	}
 	p := r.p
 	r.start = r.env.Runner.Clock.Now()

@@ -44,10 +44,7 @@ func TestCgoEnginesNoLeakOverRuns(t *testing.T) {
 				eng := kvtest.OpenEngine(t, c.driver, dir, c.settings)
 				p, _ := DefaultParams("tiny")
 				p.MaxRows = 6000
-				w, err := New(p)
-				if err != nil {
-					t.Fatal(err)
-				}
+				w := mustNew(t, p)
 				if st, err := runOn(t, context.Background(), w, eng, nil); err != nil || st.Status != result.StatusOK {
 					t.Fatalf("run: %v", err)
 				}

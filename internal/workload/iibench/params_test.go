@@ -93,10 +93,7 @@ func TestEstimateBytes(t *testing.T) {
 	} {
 		p, _ := DefaultParams("tiny")
 		c.set(&p)
-		w, err := New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustNew(t, p)
 		if got := w.EstimateBytes(); got != c.want {
 			t.Errorf("%+v: %d bytes, want %d", p, got, c.want)
 		}
@@ -192,10 +189,7 @@ func TestMaxInsertRateIsSpreadEvenly(t *testing.T) {
 	p, _ := DefaultParams("tiny")
 	p.MaxRows, p.InsertBatch, p.MaxInsertRate = 20_000, 100, 10_000
 	p.SecondaryIndexes, p.QueryThreads = 0, 1
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	st, err := runOn(t, ctx, w, db, &runner.Runner{Clock: clock})
 	if err != nil || st.Status != result.StatusOK {
 		t.Fatalf("%v %s", err, st.Error)

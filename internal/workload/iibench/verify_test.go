@@ -49,10 +49,7 @@ func damageParams() Params {
 // that the run and its verification passed.
 func runFor(t *testing.T, ctx context.Context, p Params, eng engine.Engine, clock runner.Clock, wrap func(backend) backend) (*run, *result.Step) {
 	t.Helper()
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	if clock == nil {
 		clock = runner.SystemClock()
 	}
@@ -218,6 +215,7 @@ var damages = []damage{
 func TestVerificationCatchesDamage(t *testing.T) {
 	for _, c := range damageCases() {
 		t.Run(c.label(), func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			isSQL := c.driver.Family == engine.FamilySQL
@@ -340,6 +338,7 @@ func burnIDs(eng engine.Engine, be backend) func(context.Context) error {
 func TestVerificationAfterRetriesAndGaps(t *testing.T) {
 	for _, c := range damageCases() {
 		t.Run(c.label(), func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			eng := c.open(t, ctx)

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/server"
@@ -342,20 +341,14 @@ func (x expectation) check(t *testing.T, st *result.Step, got map[string]int) {
 // TestConformance runs the conformance runs, the reference variant then the corrected one, on
 // one managed server of each engine.
 func TestConformance(t *testing.T) {
-	for _, c := range sqldbtest.Servers() {
-		t.Run(c.Driver.Name, func(t *testing.T) {
-			c.Require(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			dir := servertest.DataDir(t)
-			eng := c.Open(t, ctx, c.Settings(servertest.StatementLogSettings(c.Kind)), dir)
-			e := conformanceEngine{pg: c.Kind == server.Postgres, rocks: c.Plugin != ""}
-			log := servertest.NewStatementLog(t, c.Kind, dir)
-			for _, v := range variants {
-				t.Run(string(v), func(t *testing.T) { conform(ctx, t, eng, log, e, v) })
-			}
-		})
-	}
+	sqldbtest.Each(t, sqldbtest.Servers(), func(t *testing.T, c sqldbtest.Server, ctx context.Context) {
+		eng, dir := c.Start(t, ctx, true)
+		e := conformanceEngine{pg: c.Kind == server.Postgres, rocks: c.Plugin != ""}
+		log := servertest.NewStatementLog(t, c.Kind, dir)
+		for _, v := range variants {
+			t.Run(string(v), func(t *testing.T) { conform(ctx, t, eng, log, e, v) })
+		}
+	})
 }
 
 // conform runs the variant v and checks every step's statements.

@@ -9,17 +9,13 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
-	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
-	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
-	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
-	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
-	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/workloadtest"
 )
 
 // runSteps runs p on a freshly opened engine and returns every step's result.
@@ -44,9 +40,7 @@ func runStepsOn(t *testing.T, d engine.Driver, p Params, clock runner.Clock) []*
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: clock}}
-	var steps []*result.Step
-	err = (&Workload{p: p}).Run(context.Background(), env, eng, func(s *result.Step) { steps = append(steps, s) })
+	steps, err := workloadtest.Run(context.Background(), &Workload{p: p}, eng, &runner.Runner{Clock: clock})
 	if err != nil {
 		for _, s := range steps {
 			t.Logf("%s: %s %s", s.Name, s.Status, s.Error)
@@ -56,9 +50,8 @@ func runStepsOn(t *testing.T, d engine.Driver, p Params, clock runner.Clock) []*
 	return steps
 }
 
-func drivers() []engine.Driver {
-	return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver(), wiredtiger.Driver()}
-}
+// drivers are the embedded engines every test runs on.
+func drivers() []engine.Driver { return workloadtest.Embedded() }
 
 // variants are the two variants, each test runs under both.
 var variants = []workload.Variant{workload.Reference, workload.Corrected}
@@ -69,6 +62,7 @@ func TestSharedTableAndSmallBatches(t *testing.T) {
 	for _, d := range drivers() {
 		for _, v := range variants {
 			t.Run(d.Name+"/"+string(v), func(t *testing.T) {
+				t.Parallel()
 				p, _ := DefaultParams("tiny")
 				p.Variant = v
 				p.Clients, p.SharedTable = 2, true
@@ -182,9 +176,7 @@ func TestVerificationCatchesLostRows(t *testing.T) {
 			if err := p.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
-			var steps []*result.Step
-			err = (&Workload{p: p}).Run(context.Background(), env, lossy{eng.(kv.DB)}, func(s *result.Step) { steps = append(steps, s) })
+			steps, err := workloadtest.Run(context.Background(), &Workload{p: p}, lossy{eng.(kv.DB)}, nil)
 			if err == nil || len(steps) != c.steps {
 				t.Fatalf("run did not stop at step %d: err %v, %d steps", c.steps, err, len(steps))
 			}

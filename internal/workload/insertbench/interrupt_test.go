@@ -3,7 +3,6 @@ package insertbench
 import (
 	"context"
 	"errors"
-	"io"
 	"sync"
 	"testing"
 
@@ -12,8 +11,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
-	"github.com/enginebench/enginebench/internal/runner"
-	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/workloadtest"
 )
 
 // hookedSQL is an SQL engine whose dialect calls hook when the benchmark asks for the table
@@ -53,10 +51,7 @@ func runInterrupted(t *testing.T, p Params, eng func(hook func()) engine.Engine)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
-	var steps []*result.Step
-	err := (&Workload{p: p}).Run(ctx, env, eng(cancel), func(s *result.Step) { steps = append(steps, s) })
-	return steps, err
+	return workloadtest.Run(ctx, &Workload{p: p}, eng(cancel), nil)
 }
 
 // TestInterruptInSetupProbeAndVerify interrupts a run (cancels its context, as Ctrl-C does) at

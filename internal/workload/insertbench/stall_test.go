@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
-	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
@@ -90,10 +89,8 @@ func (d freezingDialect) AddIndexes(table string, idx []sqldb.Index) []string {
 // wait lasts three times the stall limit on the running server ends ok: the engine answering
 // pings keeps it alive.
 func TestFrozenServer(t *testing.T) {
-	c := sqldbtest.Servers()[1] // innodb
+	c := sqldbtest.InnoDB()
 	c.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
 	const limit = 2 * time.Second
 	for _, tc := range []struct {
 		point, steps, want string
@@ -108,7 +105,10 @@ func TestFrozenServer(t *testing.T) {
 		{"", "l.i0,cleanup", "", 6, false},
 	} {
 		t.Run(tc.point+"/"+tc.steps, func(t *testing.T) {
-			eng := c.Open(t, ctx, c.Small, servertest.DataDir(t)) // stopped at the end, frozen or not
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			eng, _ := c.Start(t, ctx, false) // stopped at the end, frozen or not
 			pid := eng.(engine.Server).ServerPID()
 			var once sync.Once
 			var frozen atomic.Bool

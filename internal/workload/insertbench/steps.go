@@ -93,14 +93,8 @@ func (r *run) steps(ctx context.Context, emit func(*result.Step)) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		st := r.stepBetweenResets(ctx, name, i == len(r.p.Steps)-1)
-		emit(st)
-		switch st.Status {
-		case result.StatusOK, result.StatusSkipped:
-		case result.StatusInterrupted:
-			return context.Canceled
-		default:
-			return fmt.Errorf("step %s failed: %s", name, st.Error)
+		if err := workload.Emit(emit, r.stepBetweenResets(ctx, name, i == len(r.p.Steps)-1)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -113,7 +107,7 @@ func (r *run) stepBetweenResets(ctx context.Context, name string, last bool) *re
 	start := time.Now()
 	notes, err := r.resetLog(ctx, name, "before")
 	if err != nil {
-		return failed(ctx, name, start, err)
+		return workload.SetupFailed(ctx, name, start, err)
 	}
 	st := r.step(ctx, name, last)
 	if last && st.Status == result.StatusOK { // a step that did not end ok ends the run anyway
@@ -152,15 +146,6 @@ func (r *run) resetLog(ctx context.Context, step, when string) ([]string, error)
 	return nil, nil
 }
 
-// failed returns the result of a step that ended with err outside the runner (its setup):
-// interrupted when ctx, the run's context, ended, else failed.
-func failed(ctx context.Context, name string, start time.Time, err error) *result.Step {
-	if ctx.Err() != nil {
-		return &result.Step{Name: name, Status: result.StatusInterrupted, Error: "interrupted", StartedAt: start}
-	}
-	return &result.Step{Name: name, Status: result.StatusFailed, Error: err.Error(), StartedAt: start}
-}
-
 // step runs one step: the step itself (whose writers probe min(transactionid) within its
 // time, as the reference's statement maker does), verification when p.VerifyAfter says so,
 // and engine stats.
@@ -191,7 +176,7 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 		t.closeSegments()
 	}
 	if err != nil {
-		return failed(ctx, name, start, err)
+		return workload.SetupFailed(ctx, name, start, err)
 	}
 	st.Primary = primaryOp(name)
 	st.Probe = r.probe()
@@ -448,7 +433,7 @@ func (r *run) cleanup(ctx context.Context) *result.Step {
 	}
 	before, err := r.statsBefore(ctx)
 	if err != nil {
-		return failed(ctx, "cleanup", start, err)
+		return workload.SetupFailed(ctx, "cleanup", start, err)
 	}
 	cr := newCleanupRun(r.p, r.env.Runner.Clock)
 	s := runner.Step{Name: "cleanup", Ops: []runner.OpSpec{{Name: "cleanup"}},

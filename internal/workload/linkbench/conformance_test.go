@@ -6,11 +6,8 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -33,53 +30,38 @@ import (
 //     ROLLBACK after a failed INSERT only where the reference's driver sends it (PostgreSQL) or
 //     in the corrected variant; MULTIGET_LINK is text with the drawn number of ids.
 func TestServerStatements(t *testing.T) {
-	for _, c := range sqldbtest.Servers() {
-		t.Run(c.Driver.Name, func(t *testing.T) {
-			c.Require(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			dir := servertest.DataDir(t)
-			settings := c.Settings(servertest.StatementLogSettings(c.Kind))
-			eng := open(t, ctx, c.Driver, settings, dir)
-			for _, v := range []workload.Variant{workload.Reference, workload.Corrected} {
-				t.Run(string(v), func(t *testing.T) {
-					db := eng.(sqldb.DB)
-					for _, tbl := range []string{"linktable", "counttable", "nodetable"} {
-						if _, err := db.SQL().ExecContext(ctx, "DROP TABLE IF EXISTS "+tbl); err != nil {
-							t.Fatal(err)
-						}
-					}
-					p := tinyParams(t)
-					p.MaxID1, p.Loaders, p.Requesters, p.Profile = 3001, 1, 1, "fb2017"
-					// A small out-degree CDF (at most 20 links): the reference's gives its top
-					// node the CDF's maximum, millions of links, at any size.
-					p.DistributionFile = filepath.Join(t.TempDir(), "nlinks.dat")
-					if err := os.WriteFile(p.DistributionFile, []byte("nlinks\n0 40\n1 60\n3 80\n8 95\n20 100\n"), 0o644); err != nil {
+	sqldbtest.Each(t, sqldbtest.Servers(), func(t *testing.T, c sqldbtest.Server, ctx context.Context) {
+		eng, dir := c.Start(t, ctx, true)
+		for _, v := range []workload.Variant{workload.Reference, workload.Corrected} {
+			t.Run(string(v), func(t *testing.T) {
+				db := eng.(sqldb.DB)
+				for _, tbl := range []string{"linktable", "counttable", "nodetable"} {
+					if _, err := db.SQL().ExecContext(ctx, "DROP TABLE IF EXISTS "+tbl); err != nil {
 						t.Fatal(err)
 					}
-					p.Intervals, p.IntervalSeconds, p.Variant = 2, 2, v
-					w, err := New(p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					log := servertest.NewStatementLog(t, c.Kind, dir)
-					logged := map[string][]servertest.Statement{}
-					var steps []*result.Step
-					env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
-					err = w.Run(ctx, env, eng, func(s *result.Step) {
-						logged[s.Name] = log.Next(t)
-						steps = append(steps, s)
-					})
-					if err != nil {
-						t.Fatal(err)
-					}
-					x := stmtKinds{mysql: db.Dialect().Name() == "mysql", corrected: v == workload.Corrected}
-					x.checkLoad(t, steps[0], logged["load"])
-					x.checkRequests(t, w, steps[1], logged["run.1"])
+				}
+				p := tinyParams(t)
+				p.MaxID1, p.Loaders, p.Requesters, p.Profile = 3001, 1, 1, "fb2017"
+				smallDegrees(t, &p)
+				p.Intervals, p.IntervalSeconds, p.Variant = 2, 2, v
+				w := mustNew(t, p)
+				log := servertest.NewStatementLog(t, c.Kind, dir)
+				logged := map[string][]servertest.Statement{}
+				var steps []*result.Step
+				env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}
+				err := w.Run(ctx, env, eng, func(s *result.Step) {
+					logged[s.Name] = log.Next(t)
+					steps = append(steps, s)
 				})
-			}
-		})
-	}
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := stmtKinds{mysql: db.Dialect().Name() == "mysql", corrected: v == workload.Corrected}
+				x.checkLoad(t, steps[0], logged["load"])
+				x.checkRequests(t, w, steps[1], logged["run.1"])
+			})
+		}
+	})
 }
 
 // stmtKinds classifies the statements of a run by the reference's statement they are.

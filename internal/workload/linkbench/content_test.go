@@ -17,10 +17,7 @@ func TestVersions(t *testing.T) {
 	for _, requesters := range []int{1, 3, 4096} {
 		p, _ := DefaultParams("tiny")
 		p.Requesters, p.MaxID1 = requesters, 101
-		w, err := New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustNew(t, p)
 		c := w.m.content
 		rr := newRowRand()
 		for _, r := range []*rand.Rand{rand.New(maxSource{}), rand.New(rand.NewPCG(1, 2))} {
@@ -66,10 +63,7 @@ func TestVersions(t *testing.T) {
 // version alone, and differs from one key or version to the next.
 func TestRowsFromKeys(t *testing.T) {
 	p, _ := DefaultParams("tiny")
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	c := w.m.content
 	a, b := newRowRand(), newRowRand()
 	d1, t1 := c.loadLink(a, nil, 1e12, 7, linkType(0), 9)

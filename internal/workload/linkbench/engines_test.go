@@ -2,28 +2,23 @@ package linkbench
 
 import (
 	"context"
-	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
-	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
-	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
-	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
-	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
-	"github.com/enginebench/enginebench/internal/engine/server/servertest"
-	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
+	"github.com/enginebench/enginebench/internal/workload/workloadtest"
 )
 
 // tinyParams are the tiny preset with short intervals.
@@ -37,13 +32,31 @@ func tinyParams(t *testing.T) Params {
 	return p
 }
 
+// mustNew returns the workload of p, failing the test when p is not valid.
+func mustNew(t testing.TB, p Params) *Workload {
+	t.Helper()
+	w, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// smallDegrees gives p a small out-degree CDF (at most 20 links a node), for a test whose
+// assertions do not depend on the load's size: the reference's CDF gives its top node the
+// CDF's maximum, about a million links, at any size.
+func smallDegrees(t *testing.T, p *Params) {
+	t.Helper()
+	p.DistributionFile = filepath.Join(t.TempDir(), "nlinks.dat")
+	if err := os.WriteFile(p.DistributionFile, []byte("nlinks\n0 40\n1 60\n3 80\n8 95\n20 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // runOn runs w on eng and returns every step's result and Run's error.
 func runOn(t testing.TB, ctx context.Context, w *Workload, eng engine.Engine, samplers ...runner.Sampler) ([]*result.Step, error) {
 	t.Helper()
-	env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock(), Samplers: samplers}}
-	var steps []*result.Step
-	err := w.Run(ctx, env, eng, func(s *result.Step) { steps = append(steps, s) })
-	return steps, err
+	return workloadtest.Run(ctx, w, eng, &runner.Runner{Clock: runner.SystemClock(), Samplers: samplers})
 }
 
 // open opens a fresh engine of driver d in a temporary directory.
@@ -118,23 +131,21 @@ func checkRun(t *testing.T, p Params, steps []*result.Step, err error) {
 // published runs do, once loading without id1_type and building it in the index step, with a
 // warmup, the fb2017 profile and expunging deletes.
 func TestEmbeddedEngines(t *testing.T) {
-	for _, d := range []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver(), wiredtiger.Driver()} {
+	for _, d := range workloadtest.Embedded() {
 		for _, deferred := range []bool{false, true} {
 			name := d.Name
 			if deferred {
 				name += "/deferred-index"
 			}
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				kvtest.RequireBuilt(t, d)
 				p := tinyParams(t)
 				if deferred {
 					p.DeferIndex, p.WarmupSeconds, p.Profile, p.Expunge = true, 0.5, "fb2017", true
 					p.Variant = workload.Corrected // --expunge is a correction
 				}
-				w, err := New(p)
-				if err != nil {
-					t.Fatal(err)
-				}
+				w := mustNew(t, p)
 				ctx := context.Background()
 				steps, err := runOn(t, ctx, w, open(t, ctx, d, nil, t.TempDir()))
 				checkRun(t, w.p, steps, err)
@@ -145,27 +156,19 @@ func TestEmbeddedEngines(t *testing.T) {
 
 // TestServerEngines runs every step at tiny scale on managed postgres, innodb and myrocks.
 func TestServerEngines(t *testing.T) {
-	for _, c := range sqldbtest.Servers() {
-		t.Run(c.Driver.Name, func(t *testing.T) {
-			c.Require(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			eng := open(t, ctx, c.Driver, c.Small, servertest.DataDir(t))
-			p := tinyParams(t)
-			p.DeferIndex = c.Driver.Name == "myrocks" // as the MyRocks-era runs load
-			w, err := New(p)
-			if err != nil {
-				t.Fatal(err)
+	sqldbtest.Each(t, sqldbtest.Servers(), func(t *testing.T, c sqldbtest.Server, ctx context.Context) {
+		eng, _ := c.Start(t, ctx, false)
+		p := tinyParams(t)
+		p.DeferIndex = c.Driver.Name == "myrocks" // as the MyRocks-era runs load
+		w := mustNew(t, p)
+		steps, err := runOn(t, ctx, w, eng, workload.EngineStats{Engine: eng.(engine.Statser)})
+		checkRun(t, w.p, steps, err)
+		for _, s := range steps {
+			if len(s.EngineStats) == 0 {
+				t.Errorf("%s: no engine stats", s.Name)
 			}
-			steps, err := runOn(t, ctx, w, eng, workload.EngineStats{Engine: eng.(engine.Statser)})
-			checkRun(t, w.p, steps, err)
-			for _, s := range steps {
-				if len(s.EngineStats) == 0 {
-					t.Errorf("%s: no engine stats", s.Name)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestNullEngineRunsEveryOp runs the request mix on the null engine: every operation type is
@@ -175,10 +178,7 @@ func TestNullEngineRunsEveryOp(t *testing.T) {
 	eng := open(t, ctx, null.Driver(), nil, t.TempDir())
 	p := tinyParams(t)
 	p.Intervals, p.IntervalSeconds = 1, 0.5
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	steps, err := runOn(t, ctx, w, eng)
 	if err != nil {
 		t.Fatal(err)
@@ -207,10 +207,7 @@ func TestVerificationCatchesLostRows(t *testing.T) {
 	for _, verify := range []workload.Verify{workload.VerifyEachStep, workload.VerifyEnd} {
 		p := tinyParams(t)
 		p.MaxID1, p.Verify, p.Intervals, p.IntervalSeconds = 1001, verify, 1, 0.2
-		w, err := New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustNew(t, p)
 		steps, err := runOn(t, context.Background(), w, lossy{eng.(kv.DB)})
 		// each-step stops at the load; end finds the loss after run.1.
 		want := map[workload.Verify]int{workload.VerifyEachStep: 1, workload.VerifyEnd: 2}[verify]
@@ -240,13 +237,11 @@ func TestVerifyPolicy(t *testing.T) {
 		ctx := context.Background()
 		p := tinyParams(t)
 		p.MaxID1, p.Verify, p.DeferIndex, p.IntervalSeconds = 1001, tt.verify, true, 0.2
+		smallDegrees(t, &p)
 		if tt.steps != nil {
 			p.Steps = tt.steps
 		}
-		w, err := New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustNew(t, p)
 		steps, err := runOn(t, ctx, w, open(t, ctx, pebble.Driver(), nil, t.TempDir()))
 		if err != nil {
 			t.Fatal(err)
@@ -275,10 +270,7 @@ func TestRequestLimitAndRate(t *testing.T) {
 	p.MaxID1 = 2001
 	p.Intervals, p.IntervalSeconds = 3, 2
 	p.Requests, p.RequestRate = 150, 200 // 0.75 s at the rate: all done within run.1
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	steps, err := runOn(t, ctx, w, eng)
 	if err != nil {
 		t.Fatal(err)
@@ -307,11 +299,9 @@ func engineConfig() engine.Config { return engine.Config{Name: "null", Engine: "
 func TestKeysStayInDeclaredRanges(t *testing.T) {
 	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
 	rc := &kvtest.RangeChecked{DB: db}
-	w, err := New(tinyParams(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := runOn(t, context.Background(), w, rc)
+	p := tinyParams(t)
+	smallDegrees(t, &p)
+	steps, err := runOn(t, context.Background(), mustNew(t, p), rc)
 	if err != nil {
 		t.Fatal(err)
 	}

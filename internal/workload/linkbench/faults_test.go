@@ -13,7 +13,6 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
-	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
@@ -21,6 +20,7 @@ import (
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/store"
+	"github.com/enginebench/enginebench/internal/workload/workloadtest"
 )
 
 // interrupting is a key-value engine that cancels the run's context at one moment, as Ctrl-C
@@ -84,10 +84,7 @@ func TestInterruptedSetupIsInterrupted(t *testing.T) {
 			if tt.steps != nil {
 				p.Steps = tt.steps
 			}
-			w, err := New(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := mustNew(t, p)
 			steps, err := runOn(t, ctx, w, eng)
 			if !errors.Is(err, context.Canceled) || len(steps) == 0 {
 				t.Fatalf("Run = %v after %d steps, want context.Canceled", err, len(steps))
@@ -110,10 +107,7 @@ func TestRetriesEndWithTheStep(t *testing.T) {
 	eng := open(t, ctx, sqldb.SQLiteDriver(), map[string]string{"busy_timeout_ms": "0"}, t.TempDir())
 	p := tinyParams(t)
 	p.MaxID1, p.Variant, p.Intervals, p.IntervalSeconds = 1001, workload.Corrected, 1, 0.5
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	st, err := store.Open(eng, store.Options{Corrected: true})
 	if err != nil {
 		t.Fatal(err)
@@ -191,10 +185,7 @@ func TestLoadErrorIsShort(t *testing.T) {
 	eng := open(t, ctx, sqldb.SQLiteDriver(), nil, t.TempDir())
 	p := tinyParams(t)
 	p.MaxID1, p.Variant, p.Steps = 1001, workload.Corrected, []string{"load"}
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	st, err := store.Open(eng, store.Options{Corrected: true})
 	if err != nil {
 		t.Fatal(err)
@@ -222,10 +213,7 @@ func TestLoadBatchAtTheLimit(t *testing.T) {
 	if d := eng.(sqldb.DB).Dialect(); d.MaxParams() >= 7*p.LoadBatch {
 		t.Fatalf("SQLite takes %d bind parameters: the test needs fewer than %d", d.MaxParams(), 7*p.LoadBatch)
 	}
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	steps, err := runOn(t, ctx, w, eng)
 	if err != nil || len(steps) != 1 || steps[0].Verify == nil || !steps[0].Verify.OK {
 		t.Fatalf("load: %v, %+v", err, steps)
@@ -270,7 +258,7 @@ func (s freezingStore) Client(ctx context.Context) (store.Client, error) {
 // step fails with the stall error that names the configuration (and the phase, outside the
 // runner's steps), and the run ends.
 func TestFrozenServer(t *testing.T) {
-	c := sqldbtest.Servers()[1] // innodb
+	c := sqldbtest.InnoDB()
 	c.Require(t)
 	for _, tc := range []struct {
 		point    string
@@ -285,18 +273,16 @@ func TestFrozenServer(t *testing.T) {
 		{"CreateIndex", 1, []string{"load"}, true, "index: innodb stalled: nothing completed for 2s"},
 	} {
 		t.Run(tc.point, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			eng := c.Open(t, ctx, c.Small, servertest.DataDir(t)) // stopped at the end, frozen or not
+			eng, _ := c.Start(t, ctx, false) // stopped at the end, frozen or not
 			p := tinyParams(t)
 			p.MaxID1, p.DeferIndex = 1001, tc.deferIdx
 			if tc.steps != nil {
 				p.Steps = tc.steps
 			}
-			w, err := New(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := mustNew(t, p)
 			var frozen atomic.Bool
 			w.wrap = func(st store.Store) store.Store {
 				return freezingStore{Store: st, point: tc.point, n: tc.n, calls: &atomic.Int64{}, freeze: func() {
@@ -306,10 +292,8 @@ func TestFrozenServer(t *testing.T) {
 					frozen.Store(true)
 				}}
 			}
-			env := workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock(),
-				StallTimeout: 2 * time.Second, Config: "innodb"}}
-			var steps []*result.Step
-			err = w.Run(ctx, env, eng, func(s *result.Step) { steps = append(steps, s) })
+			steps, err := workloadtest.Run(ctx, w, eng, &runner.Runner{Clock: runner.SystemClock(),
+				StallTimeout: 2 * time.Second, Config: "innodb"})
 			if !frozen.Load() || err == nil || errors.Is(err, context.Canceled) || len(steps) == 0 {
 				t.Fatalf("frozen %v; Run = %v after %d steps, want a stall", frozen.Load(), err, len(steps))
 			}

@@ -22,10 +22,7 @@ import (
 func TestFidelityParams(t *testing.T) {
 	p, _ := DefaultParams("tiny")
 	p.Partitions = 16
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	if w.Params()["partitions"] != 16 {
 		t.Errorf("params %v", w.Params())
 	}
@@ -102,10 +99,7 @@ func TestRequestDistributions(t *testing.T) {
 	var keys [][]byte
 	p := tinyParams(t)
 	p.Requesters, p.Requests, p.Intervals, p.IntervalSeconds = 1, requests, 1, 3600
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	steps, err := runOn(t, context.Background(), w, writeRecorder{eng.(kv.DB), &keys})
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/measure"
@@ -107,14 +106,8 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		st := step(ctx)
-		emit(st)
-		switch st.Status {
-		case result.StatusOK:
-		case result.StatusInterrupted:
-			return context.Canceled
-		default:
-			return fmt.Errorf("step %s failed: %s", st.Name, st.Error)
+		if err := workload.Emit(emit, step(ctx)); err != nil {
+			return err
 		}
 	}
 	if slices.Contains(w.p.Steps, "run") {
@@ -138,15 +131,6 @@ func (r *run) lastStep(name string) bool {
 		return false
 	}
 	return name == "index" || !r.p.DeferIndex
-}
-
-// ended returns the result of a step that err ended outside the runner (in its setup or
-// after its workers): interrupted when the run's context ctx was cancelled, else failed.
-func ended(ctx context.Context, name string, start time.Time, err error) *result.Step {
-	if ctx.Err() != nil {
-		return &result.Step{Name: name, Status: result.StatusInterrupted, Error: "interrupted", StartedAt: start}
-	}
-	return &result.Step{Name: name, Status: result.StatusFailed, Error: err.Error(), StartedAt: start}
 }
 
 // finish verifies a step that ended ok when check is set (after the last step, or after every

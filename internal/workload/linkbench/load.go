@@ -9,6 +9,7 @@ import (
 	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/store"
 )
 
@@ -69,7 +70,7 @@ func (a *arena) reset() { a.buf = a.buf[:0] }
 func (r *run) load(ctx context.Context) *result.Step {
 	start := time.Now()
 	if err := r.watched(ctx, "load creating the tables", r.st.Create); err != nil {
-		return ended(r.opCtx, "load", start, fmt.Errorf("create tables: %w", err))
+		return workload.SetupFailed(r.opCtx, "load", start, fmt.Errorf("create tables: %w", err))
 	}
 	p := r.p
 	var next atomic.Int64
@@ -96,7 +97,7 @@ func (r *run) load(ctx context.Context) *result.Step {
 	if st.Status == result.StatusOK {
 		finish := func(ctx context.Context) error { return r.st.FinishLoad(ctx, p.MaxID1) }
 		if err := r.watched(ctx, "load finishing", finish); err != nil {
-			e := ended(r.opCtx, "load", start, fmt.Errorf("finish load: %w", err))
+			e := workload.SetupFailed(r.opCtx, "load", start, fmt.Errorf("finish load: %w", err))
 			st.Status, st.Error = e.Status, e.Error
 		}
 	}

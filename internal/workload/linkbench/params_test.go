@@ -98,10 +98,7 @@ func TestEstimateBytes(t *testing.T) {
 		t.Helper()
 		p, _ := DefaultParams("tiny")
 		set(&p)
-		w, err := New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustNew(t, p)
 		return w.EstimateBytes()
 	}
 	ref := est(func(*Params) {})
@@ -124,10 +121,7 @@ func TestDistributionFileReplacesOutDegree(t *testing.T) {
 	p, _ := DefaultParams("tiny")
 	p.DistributionFile = f
 	p.Steps = []string{"run", "load"}
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p)
 	if !slices.Equal(w.p.Steps, []string{"load", "run"}) {
 		t.Errorf("steps %v not put in order", w.p.Steps)
 	}

@@ -91,12 +91,7 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 			id2s: make([]int64, 0, r.m.prof.MultigetMax), histIdx: map[[2]int64]int{}}
 	}
 	if err := r.openClients(ctx, plans[0].name, reqs); err != nil {
-		st := ended(ctx, plans[0].name, start, err)
-		emit(st)
-		if st.Status == result.StatusInterrupted {
-			return context.Canceled
-		}
-		return fmt.Errorf("step %s failed: %s", st.Name, st.Error)
+		return workload.Emit(emit, workload.SetupFailed(ctx, plans[0].name, start, err))
 	}
 	for i, pl := range plans {
 		if err := ctx.Err(); err != nil {
@@ -105,16 +100,8 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 		st := r.interval(ctx, reqs, pl.name, pl.secs, pl.warmup)
 		last := i == len(plans)-1 || r.allDone(reqs)
 		r.finish(st, p.VerifyAfter(true, last), measure.Basis{PerOp: "requests"})
-		emit(st)
-		switch st.Status {
-		case result.StatusOK:
-		case result.StatusInterrupted:
-			return context.Canceled
-		default:
-			return fmt.Errorf("step %s failed: %s", st.Name, st.Error)
-		}
-		if last {
-			break
+		if err := workload.Emit(emit, st); err != nil || last {
+			return err
 		}
 	}
 	return nil

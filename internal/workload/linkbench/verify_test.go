@@ -8,12 +8,10 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
-	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/result"
@@ -161,10 +159,8 @@ func verifiedRun(t *testing.T, ctx context.Context, eng engine.Engine, variant w
 	p := tinyParams(t)
 	// A request limit leaves most id1s untouched whatever the engine's speed.
 	p.MaxID1, p.Intervals, p.IntervalSeconds, p.Requests, p.Variant = 2001, 1, 60, 400, variant
-	w, err := New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	smallDegrees(t, &p) // each damage is verified twice: over every link
+	w := mustNew(t, p)
 	st, err := store.Open(eng, store.Options{Corrected: w.p.Corrected()})
 	if err != nil {
 		t.Fatal(err)
@@ -413,13 +409,8 @@ func TestVerificationFindsDamage(t *testing.T) {
 // TestServerVerificationFindsDamage is TestVerificationFindsDamage on managed PostgreSQL and
 // MariaDB InnoDB servers (the corrected variant, whose load is small at any size).
 func TestServerVerificationFindsDamage(t *testing.T) {
-	for _, c := range sqldbtest.Servers()[:2] {
-		t.Run(c.Driver.Name, func(t *testing.T) {
-			c.Require(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			eng := open(t, ctx, c.Driver, c.Small, servertest.DataDir(t))
-			testDamage(t, verifiedRun(t, ctx, eng, workload.Corrected), sqlTables{eng.(sqldb.DB)})
-		})
-	}
+	sqldbtest.Each(t, sqldbtest.Servers()[:2], func(t *testing.T, c sqldbtest.Server, ctx context.Context) {
+		eng, _ := c.Start(t, ctx, false)
+		testDamage(t, verifiedRun(t, ctx, eng, workload.Corrected), sqlTables{eng.(sqldb.DB)})
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"maps"
 	"testing"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
@@ -33,6 +34,9 @@ func Servers() []Server {
 	}
 }
 
+// InnoDB is the InnoDB server of Servers.
+func InnoDB() Server { return Servers()[1] }
+
 // Require skips the test (or fails it with CI=true) where the server or its plugin is not
 // installed.
 func (s Server) Require(t testing.TB) {
@@ -56,6 +60,35 @@ func (s Server) Settings(extra map[string]string) map[string]string {
 func (s Server) Open(t testing.TB, ctx context.Context, settings map[string]string, dir string) engine.Engine {
 	t.Helper()
 	return enginetest.Open(t, ctx, s.Driver, "", settings, dir)
+}
+
+// Each runs fn as a parallel subtest for each of servers (skipped, or failed with CI=true,
+// where it is not installed), with a context that ends after ten minutes, the bound of the
+// tiny-scale runs the workloads' tests make.
+func Each(t *testing.T, servers []Server, fn func(t *testing.T, s Server, ctx context.Context)) {
+	for _, s := range servers {
+		t.Run(s.Driver.Name, func(t *testing.T) {
+			t.Parallel()
+			s.Require(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			fn(t, s, ctx)
+		})
+	}
+}
+
+// Start starts the server (after Require) with its small sizes (and, where logged, its
+// statement log on) on a fresh data directory and opens the engine on it, closed at the end of
+// the test; it returns the engine and the directory, where the statement log is.
+func (s Server) Start(t testing.TB, ctx context.Context, logged bool) (engine.Engine, string) {
+	t.Helper()
+	s.Require(t)
+	settings := s.Small
+	if logged {
+		settings = s.Settings(servertest.StatementLogSettings(s.Kind))
+	}
+	dir := servertest.DataDir(t)
+	return s.Open(t, ctx, settings, dir), dir
 }
 
 // StopStatementLog turns off, while the server runs, the statement log that
@@ -92,8 +125,8 @@ func LoggedBench(b *testing.B, fn func(b *testing.B, s Server, ctx context.Conte
 			s.Require(b)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			dir := servertest.DataDir(b)
-			fn(b, s, ctx, s.Open(b, ctx, s.Settings(servertest.StatementLogSettings(s.Kind)), dir), dir)
+			eng, dir := s.Start(b, ctx, true)
+			fn(b, s, ctx, eng, dir)
 		})
 	}
 }

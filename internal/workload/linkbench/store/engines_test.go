@@ -8,16 +8,14 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
-	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
-	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
-	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
-	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
+	"github.com/enginebench/enginebench/internal/workload/workloadtest"
 )
 
 // testEngine is an engine under test: a factory of stores on empty tables.
@@ -36,31 +34,27 @@ type testEngine struct {
 type engineCase struct {
 	name   string
 	driver engine.Driver
-	kind   server.Kind // server engines
-	plugin string      // a MariaDB plugin the engine needs
 	small  map[string]string
-	server bool
+	srv    *sqldbtest.Server // server engines
 }
 
 // engineCases are every engine but null, which stores nothing.
 func engineCases() []engineCase {
-	return []engineCase{
-		{name: "sqlite", driver: sqldb.SQLiteDriver()},
-		{name: "pebble", driver: pebble.Driver()},
-		{name: "bbolt", driver: bbolt.Driver()},
-		{name: "lmdb", driver: lmdb.Driver()},
-		{name: "rocksdb", driver: rocksdb.Driver()},
-		{name: "wiredtiger", driver: wiredtiger.Driver()},
-		{name: "wiredtiger-lsm-index", driver: wiredtiger.Driver(), small: map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1"}},
-		{name: "postgres", driver: sqldb.PostgresDriver(), kind: server.Postgres, server: true,
-			small: map[string]string{"shared_buffers": "128MB", "max_wal_size": "1GB"}},
-		{name: "innodb", driver: sqldb.InnoDBDriver(), kind: server.MariaDB, server: true,
-			small: map[string]string{"innodb_buffer_pool_size": "128M", "innodb_log_file_size": "256M"}},
-		// Deadlock detection on: the hammer's reference variant, whose ADD_LINK keeps a failed
-		// INSERT's lock, would otherwise wait out rocksdb_lock_wait_timeout on every deadlock.
-		{name: "myrocks", driver: sqldb.MyRocksDriver(), kind: server.MariaDB, plugin: "ha_rocksdb", server: true,
-			small: map[string]string{"rocksdb_block_cache_size": "64M", "rocksdb_deadlock_detect": "ON"}},
+	var cs []engineCase
+	for _, d := range workloadtest.Embedded() {
+		cs = append(cs, engineCase{name: d.Name, driver: d})
 	}
+	cs = append(cs, engineCase{name: "wiredtiger-lsm-index", driver: wiredtiger.Driver(), small: map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1"}})
+	for _, s := range sqldbtest.Servers() {
+		c := engineCase{name: s.Driver.Name, driver: s.Driver, small: s.Small, srv: &s}
+		if s.Plugin == "ha_rocksdb" {
+			// Deadlock detection on: the hammer's reference variant, whose ADD_LINK keeps a failed
+			// INSERT's lock, would otherwise wait out rocksdb_lock_wait_timeout on every deadlock.
+			c.small = s.Settings(map[string]string{"rocksdb_deadlock_detect": "ON"})
+		}
+		cs = append(cs, c)
+	}
+	return cs
 }
 
 // open opens the engine for the test (a managed server is started once and stopped at the
@@ -71,29 +65,21 @@ func (c engineCase) open(t *testing.T) *testEngine {
 	if c.driver.Family == engine.FamilyKV {
 		return &testEngine{name: c.name, newKV: func(t *testing.T) engine.Engine { return openEngine(t, c, t.TempDir()) }}
 	}
-	dir := t.TempDir()
-	if c.server {
-		if c.plugin != "" {
-			servertest.RequirePlugin(t, c.plugin)
-		} else {
-			servertest.Require(t, c.kind)
-		}
-		dir = servertest.DataDir(t)
+	if c.srv == nil {
+		return &testEngine{name: c.name, shared: openEngine(t, c, t.TempDir()).(sqldb.DB)}
 	}
-	e := &testEngine{name: c.name, shared: openEngine(t, c, dir).(sqldb.DB)}
-	if c.server {
-		e.kind, e.dir = c.kind, dir
-	}
-	return e
+	c.srv.Require(t)
+	dir := servertest.DataDir(t)
+	return &testEngine{name: c.name, shared: openEngine(t, c, dir).(sqldb.DB), kind: c.srv.Kind, dir: dir}
 }
 
 // openEngine opens c's engine on dir through a registry and closes it at the end of the test.
 func openEngine(t *testing.T, c engineCase, dir string) engine.Engine {
 	t.Helper()
 	settings := c.small
-	if c.server {
+	if c.srv != nil {
 		settings = maps.Clone(c.small)
-		maps.Copy(settings, servertest.StatementLogSettings(c.kind))
+		maps.Copy(settings, servertest.StatementLogSettings(c.srv.Kind))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
