@@ -1315,12 +1315,11 @@ func TestServerKilled(t *testing.T) {
 			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(time.Minute)
-			err := e.alive()
-			for err == nil && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
+			var err error
+			testwait.Until(t, "Alive to see the killed server", time.Minute, func() bool {
 				err = e.alive()
-			}
+				return err != nil
+			})
 			want := fmt.Sprintf("%s server (pid %d) exited: ", c.driver.Name, pid)
 			if err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Fatalf("Alive after SIGKILL = %v, want %q...", err, want)

@@ -80,7 +80,8 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 		wo:   c.writeOptions(),
 		Base: kv.NewBase("pebble", engine.ModuleVersion(modulePath, unknownVersion), c.settings()),
 	}
-	d.stalls.start = time.Now()
+	start := time.Now()
+	d.stalls.elapsed = func() time.Duration { return time.Since(start) }
 	d.sp = newSpace()
 	d.sp.reserve(filepath.Clean(cfg.DataDir) + ".ballast")
 	opts := c.options()
@@ -319,13 +320,14 @@ func (it *iter) Close() error {
 // stallCounter counts write stalls and their duration. Pebble calls begin and end in pairs,
 // from the goroutine that stalls; Stats reads the counters concurrently.
 type stallCounter struct {
-	start time.Time    // the origin of the monotonic clock readings below
-	count atomic.Int64 // stalls begun
-	nanos atomic.Int64 // total duration of the stalls that ended
-	began atomic.Int64 // start of the current stall (nanoseconds since start, +1), 0 if none
+	// elapsed reads a monotonic clock: the time since an origin (the engine's open).
+	elapsed func() time.Duration
+	count   atomic.Int64 // stalls begun
+	nanos   atomic.Int64 // total duration of the stalls that ended
+	began   atomic.Int64 // start of the current stall (elapsed nanoseconds, +1), 0 if none
 }
 
-func (s *stallCounter) now() int64 { return int64(time.Since(s.start)) + 1 }
+func (s *stallCounter) now() int64 { return int64(s.elapsed()) + 1 }
 
 func (s *stallCounter) begin() {
 	s.count.Add(1)

@@ -386,22 +386,23 @@ func TestStats(t *testing.T) {
 }
 
 func TestStallCounter(t *testing.T) {
-	s := stallCounter{start: time.Now()}
+	var clock time.Duration
+	s := stallCounter{elapsed: func() time.Duration { return clock }}
 	if s.seconds() != 0 || s.count.Load() != 0 {
 		t.Fatal("new counter not zero")
 	}
 	s.begin()
-	time.Sleep(20 * time.Millisecond)
-	if s.seconds() < 0.015 {
-		t.Errorf("during a stall: %v s", s.seconds())
+	clock += 20 * time.Millisecond
+	if got := s.seconds(); got != 0.02 {
+		t.Errorf("during a stall: %v s, want 0.02", got)
 	}
 	s.end()
 	s.end() // an unpaired end changes nothing
 	got := s.seconds()
-	if got < 0.015 || s.count.Load() != 1 {
-		t.Errorf("after one stall: %d stalls, %v s", s.count.Load(), got)
+	if got != 0.02 || s.count.Load() != 1 {
+		t.Errorf("after one stall: %d stalls, %v s, want 1 stall, 0.02 s", s.count.Load(), got)
 	}
-	time.Sleep(5 * time.Millisecond)
+	clock += 5 * time.Millisecond
 	if s.seconds() != got {
 		t.Errorf("stall time grows outside a stall: %v -> %v", got, s.seconds())
 	}
