@@ -113,6 +113,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -419,3 +420,13 @@ func (d *db) Stats(context.Context) (map[string]float64, error) {
 // IsDataFile reports whether rel (relative to the data directory) is the data file, not the
 // lock file.
 func (d *db) IsDataFile(rel string) bool { return filepath.Clean(rel) == "data.mdb" }
+
+// settings returns the effective settings in the normalized form of their values.
+func (c config) settings() map[string]string {
+	return map[string]string{
+		settingMapSizeMB:  strconv.Itoa(c.mapSizeMB),
+		settingSync:       strconv.FormatBool(c.sync),
+		settingMaxReaders: strconv.Itoa(c.maxReaders),
+		settingWriteMap:   strconv.FormatBool(c.writeMap),
+	}
+}

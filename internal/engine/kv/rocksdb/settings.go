@@ -2,7 +2,6 @@ package rocksdb
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -98,22 +97,4 @@ func parseConfig(overrides map[string]string) (config, error) {
 		return c, err
 	}
 	return c, nil
-}
-
-// settings returns the effective settings in the normalized form of their values.
-func (c config) settings() map[string]string {
-	return map[string]string{
-		settingCacheMB:              strconv.Itoa(c.cacheMB),
-		settingMemtableMB:           strconv.Itoa(c.memtableMB),
-		settingMaxWriteBufferNumber: strconv.Itoa(c.maxWriteBufferNumber),
-		settingCompression:          c.compression,
-		settingSync:                 strconv.FormatBool(c.sync),
-		settingMaxBackgroundJobs:    strconv.Itoa(c.maxBackgroundJobs),
-		settingL0CompactionTrigger:  strconv.Itoa(c.l0Compaction),
-		settingL0SlowdownWritesTrig: strconv.Itoa(c.l0Slowdown),
-		settingL0StopWritesTrigger:  strconv.Itoa(c.l0Stop),
-		settingBytesPerSync:         strconv.Itoa(c.bytesPerSync),
-		settingBloomBitsPerKey:      strconv.Itoa(c.bloomBitsPerKey),
-		settingDynamicLevelBytes:    strconv.FormatBool(c.dynamicLevelBytes),
-	}
 }

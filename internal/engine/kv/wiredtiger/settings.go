@@ -2,7 +2,6 @@ package wiredtiger
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/enginebench/enginebench/internal/engine"
 )
@@ -106,22 +105,4 @@ func parseConfig(overrides map[string]string) (config, error) {
 		return c, fmt.Errorf("wiredtiger: %s (%d) must not be above %s (%d)", settingDirtyTrigger, c.dirtyTrigger, settingEvictionTrigger, c.evictionTrigger)
 	}
 	return c, nil
-}
-
-// settings returns the effective settings in the normalized form of their values.
-func (c config) settings() map[string]string {
-	return map[string]string{
-		settingTableType:       c.tableType,
-		settingIndexType:       c.indexType,
-		settingCacheMB:         strconv.Itoa(c.cacheMB),
-		settingSync:            strconv.FormatBool(c.sync),
-		settingCompression:     c.compression,
-		settingCheckpointSecs:  strconv.Itoa(c.checkpointSecs),
-		settingLSMChunkMB:      strconv.Itoa(c.lsmChunkMB),
-		settingEvictionThreads: strconv.Itoa(c.evictionThreads),
-		settingEvictionTarget:  strconv.Itoa(c.evictionTarget),
-		settingEvictionTrigger: strconv.Itoa(c.evictionTrigger),
-		settingDirtyTarget:     strconv.Itoa(c.dirtyTarget),
-		settingDirtyTrigger:    strconv.Itoa(c.dirtyTrigger),
-	}
 }

@@ -147,6 +147,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -786,4 +787,22 @@ func (d *db) Stats(context.Context) (map[string]float64, error) {
 		m[k.name] = float64(vals[i])
 	}
 	return m, nil
+}
+
+// settings returns the effective settings in the normalized form of their values.
+func (c config) settings() map[string]string {
+	return map[string]string{
+		settingTableType:       c.tableType,
+		settingIndexType:       c.indexType,
+		settingCacheMB:         strconv.Itoa(c.cacheMB),
+		settingSync:            strconv.FormatBool(c.sync),
+		settingCompression:     c.compression,
+		settingCheckpointSecs:  strconv.Itoa(c.checkpointSecs),
+		settingLSMChunkMB:      strconv.Itoa(c.lsmChunkMB),
+		settingEvictionThreads: strconv.Itoa(c.evictionThreads),
+		settingEvictionTarget:  strconv.Itoa(c.evictionTarget),
+		settingEvictionTrigger: strconv.Itoa(c.evictionTrigger),
+		settingDirtyTarget:     strconv.Itoa(c.dirtyTarget),
+		settingDirtyTrigger:    strconv.Itoa(c.dirtyTrigger),
+	}
 }
