@@ -109,9 +109,7 @@ import "C"
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
@@ -185,18 +183,9 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if err := available(); err != nil {
 		return nil, fmt.Errorf("lmdb: %w", err)
 	}
-	c, err := parseConfig(cfg.Settings)
+	c, err := kv.OpenConfig(ctx, "lmdb", cfg, parseConfig)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("lmdb: open: no data directory")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("lmdb: open %s: %w", cfg.DataDir, err)
-	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("lmdb: open: %w", err)
 	}
 	flags := C.uint(C.MDB_NOTLS)
 	if !c.sync {

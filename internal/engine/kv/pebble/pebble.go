@@ -10,7 +10,6 @@ package pebble
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync/atomic"
@@ -64,15 +63,9 @@ var (
 
 // open opens (or creates) the database in cfg.DataDir.
 func open(ctx context.Context, cfg engine.Config) (*db, error) {
-	c, err := parseConfig(cfg.Settings)
+	c, err := kv.OpenConfig(ctx, "pebble", cfg, parseConfig)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("pebble: open: no data directory")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("pebble: open %s: %w", cfg.DataDir, err)
 	}
 	d := &db{
 		dir:  cfg.DataDir,

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,15 +64,9 @@ func available() error { return nil }
 
 // open opens (or creates) the database in cfg.DataDir.
 func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-	c, err := parseConfig(cfg.Settings)
+	c, err := kv.OpenConfig(ctx, "rocksdb", cfg, parseConfig)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("rocksdb: open: no data directory")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("rocksdb: open %s: %w", cfg.DataDir, err)
 	}
 	d := &db{dir: cfg.DataDir, cfg: c, guard: kv.Guard{Name: "rocksdb"}}
 	d.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
