@@ -41,19 +41,12 @@ func closeAtEnd(t *testing.T, d *db) {
 	})
 }
 
+// TestConformance runs the suite with the defaults, and with 1 MiB memtables and no block cache,
+// so that flushes and compactions run during the tests, and with zstd.
 func TestConformance(t *testing.T) {
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB { return openTest(t, dir, nil) })
-}
-
-// TestConformanceSmallMemtable runs the suite with 1 MiB memtables and no block cache, so that
-// flushes and compactions run during the tests, and with zstd.
-func TestConformanceSmallMemtable(t *testing.T) {
-	if testing.Short() {
-		t.Skip("second configuration")
-	}
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB {
-		return openTest(t, dir, map[string]string{"memtable_mb": "1", "cache_mb": "0", "compression": "zstd",
-			"l0_compaction_threshold": "2", "l0_stop_writes_threshold": "4", "bloom_bits_per_key": "0"})
+	kvtest.RunDriver(t, Driver(), map[string]map[string]string{
+		"SmallMemtable": {"memtable_mb": "1", "cache_mb": "0", "compression": "zstd",
+			"l0_compaction_threshold": "2", "l0_stop_writes_threshold": "4", "bloom_bits_per_key": "0"},
 	})
 }
 
