@@ -53,6 +53,17 @@ func OpenConfig[C any](ctx context.Context, name string, cfg engine.Config,
 	return c, nil
 }
 
+// NotBuilt returns the Available and Open of an engine behind build tag tag in a binary built
+// without it: both fail with engine.NotBuilt, which names devPackage to install.
+func NotBuilt(tag, devPackage string) (available func() error,
+	open func(context.Context, engine.Config) (engine.Engine, error)) {
+	err := engine.NotBuilt(devPackage, tag)
+	return func() error { return err },
+		func(context.Context, engine.Config) (engine.Engine, error) {
+			return nil, fmt.Errorf("%s: %w", tag, err)
+		}
+}
+
 // errNoDataDir is the error of an engine opened without a data directory.
 var errNoDataDir = errors.New("no data directory")
 
