@@ -259,14 +259,27 @@ func TestServerDialectStrings(t *testing.T) {
 	}
 }
 
+// errorCase is an error, the dialect that classifies it, and the class's answer.
+type errorCase struct {
+	name string
+	d    Dialect
+	err  error
+	want bool
+}
+
+// checkErrorClass checks the answer of class (a Dialect method called method) for each case.
+func checkErrorClass(t *testing.T, method string, class func(Dialect, error) bool, cases []errorCase) {
+	t.Helper()
+	for _, c := range cases {
+		if got := class(c.d, c.err); got != c.want {
+			t.Errorf("%s: %s(%v) = %v, want %v", c.name, method, c.err, got, c.want)
+		}
+	}
+}
+
 func TestServerDuplicateKeyErrorValues(t *testing.T) {
 	pg, my := PostgresDialect{}, MySQLDialect{}
-	tests := []struct {
-		name string
-		d    Dialect
-		err  error
-		want bool
-	}{
+	checkErrorClass(t, "DuplicateKey", Dialect.DuplicateKey, []errorCase{
 		{"pg unique violation", pg, &pgconn.PgError{Code: "23505"}, true},
 		{"pg wrapped", pg, fmt.Errorf("insert: %w", &pgconn.PgError{Code: "23505"}), true},
 		{"pg deadlock", pg, &pgconn.PgError{Code: "40P01"}, false},
@@ -278,22 +291,12 @@ func TestServerDuplicateKeyErrorValues(t *testing.T) {
 		{"mysql deadlock", my, &mysql.MySQLError{Number: 1213}, false},
 		{"mysql pg error", my, &pgconn.PgError{Code: "23505"}, false},
 		{"nil", pg, nil, false},
-	}
-	for _, tt := range tests {
-		if got := tt.d.DuplicateKey(tt.err); got != tt.want {
-			t.Errorf("%s: DuplicateKey(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestServerRetryableErrorValues(t *testing.T) {
 	pg, my := PostgresDialect{}, MySQLDialect{}
-	tests := []struct {
-		name string
-		d    Dialect
-		err  error
-		want bool
-	}{
+	checkErrorClass(t, "Retryable", Dialect.Retryable, []errorCase{
 		{"pg deadlock", pg, &pgconn.PgError{Code: "40P01"}, true},
 		{"pg serialization", pg, &pgconn.PgError{Code: "40001"}, true},
 		{"pg lock not available", pg, &pgconn.PgError{Code: "55P03"}, true},
@@ -311,12 +314,7 @@ func TestServerRetryableErrorValues(t *testing.T) {
 		{"mysql bad conn", my, driver.ErrBadConn, false},
 		{"mysql pg error", my, &pgconn.PgError{Code: "40P01"}, false},
 		{"nil", my, nil, false},
-	}
-	for _, tt := range tests {
-		if got := tt.d.Retryable(tt.err); got != tt.want {
-			t.Errorf("%s: Retryable(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestServerDrivers(t *testing.T) {
@@ -343,6 +341,7 @@ func TestServerDrivers(t *testing.T) {
 }
 
 func TestServerCheckSettings(t *testing.T) {
+	t.Parallel()
 	for _, c := range serverCases() {
 		t.Run(c.driver.Name, func(t *testing.T) {
 			c.require(t)
@@ -1339,6 +1338,7 @@ func TestServerKilled(t *testing.T) {
 // TestServerDefaults starts each engine with its documented defaults alone (the memory sizes
 // of a benchmark run included) and checks that the server runs with them.
 func TestServerDefaults(t *testing.T) {
+	t.Parallel()
 	for _, c := range serverCases() {
 		t.Run(c.driver.Name, func(t *testing.T) {
 			c.require(t)
