@@ -182,6 +182,7 @@ func checkGone(t *testing.T, s *server.Server, pids []int) {
 }
 
 func TestStartStop(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			s := servertest.Start(t, kind, nil)
@@ -252,6 +253,7 @@ func contains(pids []int, pid int) bool {
 }
 
 func TestPort(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			port := freePort(t)
@@ -307,6 +309,7 @@ func TestPortInUse(t *testing.T) {
 }
 
 func TestBadSettingValue(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind     server.Kind
 		settings map[string]string
@@ -358,6 +361,7 @@ func serverProcessesIn(t *testing.T, dir string) []int {
 }
 
 func TestCheckSettings(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind     server.Kind
 		settings map[string]string
@@ -426,6 +430,7 @@ func TestAvailable(t *testing.T) {
 // A server killed from outside: Exited closes, Alive says so, Stop returns without hanging
 // and leaves no process of the tree.
 func TestKilledFromOutside(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			s := servertest.Start(t, kind, nil)
@@ -494,6 +499,7 @@ func TestUnreachableDataDir(t *testing.T) {
 }
 
 func TestMyRocks(t *testing.T) {
+	t.Parallel()
 	servertest.RequirePlugin(t, "ha_rocksdb")
 	s := servertest.Start(t, server.MariaDB, map[string]string{"plugin_load_add": "ha_rocksdb"})
 	db := openMaria(t, s)
@@ -564,6 +570,7 @@ func TestStartRefuses(t *testing.T) {
 // directory, and a setting that only takes effect when the server is initialised
 // (innodb_undo_tablespaces) is in force, since the bootstrap reads the same option file.
 func TestMariaDBBinlogAndCreationSettings(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t, server.MariaDB, map[string]string{
 		"log_bin": "binlog", "server_id": "77", "binlog_format": "ROW", "innodb_undo_tablespaces": "3"})
 	if got := query(t, s, "SELECT @@log_bin"); got != "1" {

@@ -23,6 +23,7 @@ func sleepQuery(d Dialect) (sleep, running string) {
 // once with an error that wraps the context's, and the connection is closed, not given back
 // to the pool.
 func TestConnInterruptsItsStatements(t *testing.T) {
+	t.Parallel()
 	for _, sc := range serverCases() {
 		if sc.driver.Name == "myrocks" {
 			continue // the same client and connection as innodb

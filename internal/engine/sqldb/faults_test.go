@@ -33,6 +33,7 @@ func managedServer(t *testing.T, e engine.Engine) *server.Server {
 // the socket too) and it shows nowhere: not in Settings, not in the cleanup's notes, not in the
 // lines the engine logs, not in an error.
 func TestManagedTCPPassword(t *testing.T) {
+	t.Parallel()
 	for _, c := range serverCases() {
 		t.Run(c.driver.Name, func(t *testing.T) {
 			c.require(t)
