@@ -463,7 +463,7 @@ func TestStopFrozen(t *testing.T) {
 				}
 				waitFor(t, "the processes to stop", func() bool {
 					for _, pid := range pids {
-						if st := procState(pid); st != "T" && st != "" && st != "Z" {
+						if st := servertest.ProcState(pid); st != "T" && st != "" && st != "Z" {
 							return false
 						}
 					}
@@ -479,20 +479,6 @@ func TestStopFrozen(t *testing.T) {
 			})
 		}
 	}
-}
-
-// procState returns the state letter of /proc/pid/stat, "" when the process is gone.
-func procState(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || len(s) < i+3 {
-		return ""
-	}
-	return s[i+2 : i+3]
 }
 
 // The parent-death signal belongs to the thread that started the server: a thread of
@@ -594,7 +580,7 @@ func TestKilledEnginebench(t *testing.T) {
 					_ = syscall.Kill(p, syscall.SIGKILL)
 				}
 			})
-			if !alive(pid) || len(serverProcessesIn(t, dir)) == 0 {
+			if !servertest.Alive(pid) || len(serverProcessesIn(t, dir)) == 0 {
 				t.Fatalf("the child's server (pid %d) does not run", pid)
 			}
 			owner, err := os.ReadFile(filepath.Join(sockDir, server.OwnerFile))

@@ -70,17 +70,6 @@ func openMaria(t *testing.T, s *server.Server) *sql.DB {
 	return db
 }
 
-// alive reports whether pid is a live process (not a zombie).
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || len(s) < i+3 || (s[i+2] != 'Z' && s[i+2] != 'X')
-}
-
 // listeners returns the local addresses of the listening TCP sockets held by pids.
 func listeners(t *testing.T, pids []int) []string {
 	t.Helper()
@@ -158,7 +147,7 @@ func processes(t *testing.T, s *server.Server) []int {
 func checkGone(t *testing.T, s *server.Server, pids []int) {
 	t.Helper()
 	for _, pid := range pids {
-		if alive(pid) {
+		if servertest.Alive(pid) {
 			t.Errorf("process %d of the %s server is still alive after Stop", pid, s.Kind())
 		}
 	}
@@ -350,7 +339,7 @@ func serverProcessesIn(t *testing.T, dir string) []int {
 	var out []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) {
+		if err != nil || !servertest.Alive(pid) {
 			continue
 		}
 		if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err == nil && cwd == dir {

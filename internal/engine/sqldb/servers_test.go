@@ -169,17 +169,6 @@ func (e *serverEngine) createBench(t *testing.T, n int) {
 	}
 }
 
-// processGone reports whether pid is not a live process (gone, or a zombie).
-func processGone(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && len(s) > i+2 && (s[i+2] == 'Z' || s[i+2] == 'X')
-}
-
 func TestServerDialectStrings(t *testing.T) {
 	pg, my := PostgresDialect{}, MySQLDialect{Engine: "ROCKSDB"}
 	tests := []struct {
@@ -496,7 +485,7 @@ func TestServerEngines(t *testing.T) {
 				if err := e.Close(); err != nil {
 					t.Fatalf("Close: %v", err)
 				}
-				if !processGone(pid) {
+				if servertest.Alive(pid) {
 					t.Errorf("server process %d still runs after Close", pid)
 				}
 				if err := e.Close(); err != nil {
@@ -544,7 +533,7 @@ func testDescribe(t *testing.T, c serverCase, e *serverEngine) {
 		}
 	}
 	pid := e.server().ServerPID()
-	if pid <= 0 || processGone(pid) {
+	if pid <= 0 || !servertest.Alive(pid) {
 		t.Errorf("ServerPID = %d: no such process", pid)
 	}
 	if err := e.alive(); err != nil {
@@ -1328,7 +1317,7 @@ func TestServerKilled(t *testing.T) {
 				t.Error("a query succeeded on a killed server")
 			}
 			e.Close() // the server is already gone; Close must return and leave nothing behind
-			if !processGone(pid) {
+			if servertest.Alive(pid) {
 				t.Errorf("process %d still runs", pid)
 			}
 		})
