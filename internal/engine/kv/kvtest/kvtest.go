@@ -1077,10 +1077,10 @@ func CheckClose(t testing.TB, d kv.DB) {
 	}
 }
 
-// WriteReadClose writes n keys (k000000 on) with value val in one batch, reads one back, counts
+// writeReadClose writes n keys (k000000 on) with value val in one batch, reads one back, counts
 // them and closes d: one round of the cgo engines' leak tests (ResidentGrowth), which must free
 // what each of these steps takes from the C library.
-func WriteReadClose(t testing.TB, d kv.DB, n int, val []byte) {
+func writeReadClose(t testing.TB, d kv.DB, n int, val []byte) {
 	t.Helper()
 	b := d.NewBatch()
 	for i := range n {
@@ -1097,5 +1097,28 @@ func WriteReadClose(t testing.TB, d kv.DB, n int, val []byte) {
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Reopens is a leak test of an engine that binds a C library: after Warmup rounds, Rounds times,
+// the engine is opened with Settings on one directory and given writeReadClose with Keys keys of
+// ValueBytes bytes; over those rounds the resident memory may grow by LimitMB at the most.
+type Reopens struct {
+	Settings                         map[string]string
+	Keys, ValueBytes, Warmup, Rounds int
+	LimitMB                          float64
+}
+
+// CheckReopens runs the leak test r on the engine of d; it is skipped under -short.
+func CheckReopens(t *testing.T, d engine.Driver, r Reopens) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("%d reopens", r.Rounds)
+	}
+	dir := t.TempDir()
+	val := make([]byte, r.ValueBytes)
+	round := func() { writeReadClose(t, OpenEngine(t, d, dir, r.Settings).(kv.DB), r.Keys, val) }
+	if grown := ResidentGrowth(t, r.Warmup, r.Rounds, round); grown > r.LimitMB {
+		t.Errorf("resident memory grew by %.1f MiB over %d reopens, more than %v MiB", grown, r.Rounds, r.LimitMB)
 	}
 }

@@ -91,17 +91,8 @@ func TestStatsAndCleanup(t *testing.T) {
 // each time, and checks that resident memory stays bounded: the engine frees the options,
 // cache, batches and iterators it takes from the C library.
 func TestNoLeakOverReopens(t *testing.T) {
-	if testing.Short() {
-		t.Skip("100 reopens")
-	}
-	dir := t.TempDir()
-	val := make([]byte, 1000)
-	round := func() {
-		kvtest.WriteReadClose(t, openTest(t, dir, map[string]string{"cache_mb": "8", "memtable_mb": "4"}), 2000, val)
-	}
 	// Each open takes a 4 MiB memtable, 2 MB of data in the block cache and its options:
 	// leaking them would add hundreds of MiB.
-	if grown := kvtest.ResidentGrowth(t, 10, 100, round); grown > 64 {
-		t.Errorf("resident memory grew by %.1f MiB over 100 reopens", grown)
-	}
+	kvtest.CheckReopens(t, Driver(), kvtest.Reopens{Settings: map[string]string{"cache_mb": "8", "memtable_mb": "4"},
+		Keys: 2000, ValueBytes: 1000, Warmup: 10, Rounds: 100, LimitMB: 64})
 }
