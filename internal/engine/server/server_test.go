@@ -18,6 +18,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 )
@@ -379,12 +380,7 @@ func TestCheckSettings(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%d", c.kind, i), func(t *testing.T) {
 			servertest.Require(t, c.kind)
 			err := server.CheckSettings(c.kind, c.settings)
-			switch {
-			case c.want == "" && err != nil:
-				t.Errorf("CheckSettings(%v): %v", c.settings, err)
-			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-				t.Errorf("CheckSettings(%v) = %v, want an error with %q", c.settings, err, c.want)
-			}
+			enginetest.CheckErr(t, fmt.Sprintf("CheckSettings(%v)", c.settings), err, c.want)
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 )
@@ -112,12 +113,7 @@ func TestCheckPort(t *testing.T) {
 				{"0", ""},
 			} {
 				err := reg.Check(engine.Config{Name: c.driver.Name, Engine: c.driver.Name, Settings: map[string]string{"port": tc.port}})
-				switch {
-				case tc.want == "" && err != nil:
-					t.Errorf("port %s: %v", tc.port, err)
-				case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-					t.Errorf("port %s: %v, want an error with %q", tc.port, err, tc.want)
-				}
+				enginetest.CheckErr(t, "port "+tc.port, err, tc.want)
 			}
 		})
 	}
@@ -149,12 +145,8 @@ func TestCheckDSN(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = reg.Check(engine.Config{Name: c.driver.Name, Engine: c.driver.Name, DSN: c.dsn})
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: Check(%q): %v", c.driver.Name, c.dsn, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: Check(%q) = %v, want an error with %q", c.driver.Name, c.dsn, err, c.want)
-		case err != nil && (strings.Contains(err.Error(), c.dsn) || strings.Contains(err.Error(), pw)):
+		enginetest.CheckErr(t, fmt.Sprintf("%s: Check(%q)", c.driver.Name, c.dsn), err, c.want)
+		if err != nil && (strings.Contains(err.Error(), c.dsn) || strings.Contains(err.Error(), pw)) {
 			t.Errorf("%s: Check's error shows the DSN or its password: %v", c.driver.Name, err)
 		}
 		if err != nil {
