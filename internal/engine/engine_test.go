@@ -88,6 +88,14 @@ func TestSettingParsers(t *testing.T) {
 			t.Errorf("IntSetting %s: %v, want %q", c.name, err, c.want)
 		}
 	}
+	var n, n2 int
+	if err := IntSettings("e", m, []IntField{{Name: "n", Dst: &n, Min: 0, Max: 20}}); err != nil || n != 12 {
+		t.Errorf("IntSettings n = %d, %v", n, err)
+	}
+	err := IntSettings("e", m, []IntField{{Name: "n", Dst: &n2, Min: 0, Max: 20}, {Name: "bad", Dst: &n, Min: 0, Max: 9}})
+	if err == nil || !strings.Contains(err.Error(), "setting bad") || n2 != 12 {
+		t.Errorf("IntSettings with a bad second field: %v (first field %d)", err, n2)
+	}
 	if v, err := EnumSetting("e", m, "mode", []string{"delete", "wal"}); err != nil || v != "wal" {
 		t.Errorf("EnumSetting = %q, %v", v, err)
 	}

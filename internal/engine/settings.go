@@ -21,6 +21,26 @@ func IntSetting(eng string, m map[string]string, name string, min, max int) (int
 	return v, nil
 }
 
+// IntField is an integer setting for IntSettings: its name, where its value goes, and the
+// bounds of the value.
+type IntField struct {
+	Name     string
+	Dst      *int
+	Min, Max int
+}
+
+// IntSettings reads each of fields from m with IntSetting, and returns the first error.
+func IntSettings(eng string, m map[string]string, fields []IntField) error {
+	for _, f := range fields {
+		v, err := IntSetting(eng, m, f.Name, f.Min, f.Max)
+		if err != nil {
+			return err
+		}
+		*f.Dst = v
+	}
+	return nil
+}
+
 // EnumSetting returns setting name of m in lower case if it is one of allowed.
 func EnumSetting(eng string, m map[string]string, name string, allowed []string) (string, error) {
 	v := strings.ToLower(strings.TrimSpace(m[name]))

@@ -3,6 +3,7 @@ package enginetest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -35,4 +36,16 @@ func Open(t testing.TB, ctx context.Context, d engine.Driver, name string, setti
 		}
 	})
 	return eng
+}
+
+// CheckErr fails t unless err is what a test case wants: nil when want is "", otherwise an
+// error whose message contains want. what names the call in the message.
+func CheckErr(t testing.TB, what string, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s: %v", what, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%s = %v, want an error with %q", what, err, want)
+	}
 }

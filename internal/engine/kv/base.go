@@ -2,8 +2,10 @@ package kv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"sync/atomic"
 	"unsafe"
 
@@ -29,6 +31,41 @@ func NewDriver[C any](name, description string, settings []engine.Setting, avail
 		Open: open,
 	}
 }
+
+// OpenConfig parses the settings of cfg with parse and checks what every engine checks before it
+// opens its files: a data directory is given and ctx is not done; it then creates the directory.
+// name (the engine's) prefixes its errors.
+func OpenConfig[C any](ctx context.Context, name string, cfg engine.Config,
+	parse func(overrides map[string]string) (C, error)) (C, error) {
+	c, err := parse(cfg.Settings)
+	if err != nil {
+		return c, err
+	}
+	if cfg.DataDir == "" {
+		return c, fmt.Errorf("%s: open: %w", name, errNoDataDir)
+	}
+	if err := ctx.Err(); err != nil {
+		return c, fmt.Errorf("%s: open %s: %w", name, cfg.DataDir, err)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return c, fmt.Errorf("%s: open: %w", name, err)
+	}
+	return c, nil
+}
+
+// NotBuilt returns the Available and Open of an engine behind build tag tag in a binary built
+// without it: both fail with engine.NotBuilt, which names devPackage to install.
+func NotBuilt(tag, devPackage string) (available func() error,
+	open func(context.Context, engine.Config) (engine.Engine, error)) {
+	err := engine.NotBuilt(devPackage, tag)
+	return func() error { return err },
+		func(context.Context, engine.Config) (engine.Engine, error) {
+			return nil, fmt.Errorf("%s: %w", tag, err)
+		}
+}
+
+// errNoDataDir is the error of an engine opened without a data directory.
+var errNoDataDir = errors.New("no data directory")
 
 // Base answers the engine.Engine methods that report what an open key-value engine was opened
 // with (Family, Version, Settings), and keeps whether it is closed for the engines that check

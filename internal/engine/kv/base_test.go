@@ -3,6 +3,9 @@ package kv
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -73,5 +76,43 @@ func TestCBytes(t *testing.T) {
 	src := []byte("key")
 	if b := CBytes(CPtr(src), len(src)); string(b) != "key" || &b[0] != &src[0] {
 		t.Errorf("CBytes(CPtr(%q)) = %q, not a view of the same bytes", src, b)
+	}
+}
+
+// TestOpenConfig checks the checks before an engine opens its files: the settings' error first,
+// then a missing data directory, then a done context; otherwise the directory is created.
+func TestOpenConfig(t *testing.T) {
+	errBad := errors.New("bad value")
+	parse := func(m map[string]string) (int, error) {
+		if m["x"] == "bad" {
+			return 0, errBad
+		}
+		return 7, nil
+	}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		cfg  engine.Config
+		want string
+	}{
+		{"bad setting", canceled, engine.Config{Settings: map[string]string{"x": "bad"}}, "bad value"},
+		{"no directory", canceled, engine.Config{}, "e: open: no data directory"},
+		{"done context", canceled, engine.Config{DataDir: dir}, "e: open " + dir + ": context canceled"},
+	} {
+		if _, err := OpenConfig(c.ctx, "e", c.cfg, parse); err == nil || err.Error() != c.want {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed check created the directory: %v", err)
+	}
+	if got, err := OpenConfig(context.Background(), "e", engine.Config{DataDir: dir}, parse); err != nil || got != 7 {
+		t.Fatalf("OpenConfig = %d, %v, want the parsed 7", got, err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Errorf("the data directory was not created: %v", err)
 	}
 }

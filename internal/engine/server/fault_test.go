@@ -125,6 +125,7 @@ func authRefused(kind server.Kind, err error) bool {
 // scram-sha-256, every MariaDB root account, and no anonymous account; enginebench's own
 // client gets in with it, on TCP and on the socket, and the password shows nowhere.
 func TestTCPPassword(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			port := freePort(t)
@@ -163,6 +164,7 @@ func TestTCPPassword(t *testing.T) {
 
 // Without a TCP port there is no password (the socket is private).
 func TestNoPasswordWithoutTCP(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t, server.MariaDB, nil)
 	if s.Password() != "" {
 		t.Errorf("Password() = %d characters without TCP, want none", len(s.Password()))
@@ -235,6 +237,7 @@ func fileHolds(path, s string) (bool, error) {
 // tool's output, instead of waiting forever: MariaDB's bootstrap waits for free space without
 // end ("Disk is full writing ... Waiting for someone to free space").
 func TestInitDiskFull(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind     server.Kind
 		settings map[string]string
@@ -307,6 +310,7 @@ func pgDelayLogins(t *testing.T, s *server.Server) {
 
 // A closed Abort kills a server whose clean shutdown is in progress at once.
 func TestAbortWhileStopping(t *testing.T) {
+	t.Parallel()
 	abort := make(chan struct{})
 	s, log := startWith(t, server.Postgres, server.Options{Keep: true, Abort: abort})
 	pgDelayLogins(t, s)
@@ -336,6 +340,7 @@ func TestAbortWhileStopping(t *testing.T) {
 
 // A closed Abort makes Stop kill the server, where it would shut it down cleanly.
 func TestAbortBeforeStop(t *testing.T) {
+	t.Parallel()
 	for _, aborted := range []bool{false, true} {
 		t.Run(fmt.Sprintf("aborted=%v", aborted), func(t *testing.T) {
 			abort := make(chan struct{})
@@ -359,6 +364,7 @@ func TestAbortBeforeStop(t *testing.T) {
 // A closed Abort stops a Start in progress, in its initialisation or while it waits for a
 // PostgreSQL that cannot accept a session; Start fails and leaves nothing running.
 func TestAbortStart(t *testing.T) {
+	t.Parallel()
 	servertest.Require(t, server.Postgres)
 	phases := []struct {
 		name  string
@@ -411,6 +417,7 @@ func TestAbortStart(t *testing.T) {
 // Without Keep, Stop does not wait for a clean shutdown: PostgreSQL's immediate shutdown ends a
 // server whose fast shutdown would wait a minute, and MariaDB is killed.
 func TestQuickStop(t *testing.T) {
+	t.Parallel()
 	t.Run("postgres", func(t *testing.T) {
 		s, log := startWith(t, server.Postgres, server.Options{})
 		pgDelayLogins(t, s)
@@ -441,6 +448,7 @@ func TestQuickStop(t *testing.T) {
 // A server stopped by SIGSTOP (every process of its tree) is still stopped by Stop: continued
 // and shut down cleanly with Keep, or ended quickly without.
 func TestStopFrozen(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		for _, keep := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/keep=%v", kind, keep), func(t *testing.T) {
@@ -455,7 +463,7 @@ func TestStopFrozen(t *testing.T) {
 				}
 				waitFor(t, "the processes to stop", func() bool {
 					for _, pid := range pids {
-						if st := procState(pid); st != "T" && st != "" && st != "Z" {
+						if st := servertest.ProcState(pid); st != "T" && st != "" && st != "Z" {
 							return false
 						}
 					}
@@ -473,23 +481,10 @@ func TestStopFrozen(t *testing.T) {
 	}
 }
 
-// procState returns the state letter of /proc/pid/stat, "" when the process is gone.
-func procState(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || len(s) < i+3 {
-		return ""
-	}
-	return s[i+2 : i+3]
-}
-
 // The parent-death signal belongs to the thread that started the server: a thread of
 // enginebench that ends (a goroutine locked to it returns) must not take the server with it.
 func TestThreadExitKeepsServer(t *testing.T) {
+	t.Parallel()
 	servertest.Require(t, server.Postgres)
 	dir := servertest.DataDir(t)
 	type started struct {
@@ -546,6 +541,7 @@ func TestKilledEnginebench(t *testing.T) {
 		serverChild(spec)
 		return
 	}
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			servertest.Require(t, kind)
@@ -584,7 +580,7 @@ func TestKilledEnginebench(t *testing.T) {
 					_ = syscall.Kill(p, syscall.SIGKILL)
 				}
 			})
-			if !alive(pid) || len(serverProcessesIn(t, dir)) == 0 {
+			if !servertest.Alive(pid) || len(serverProcessesIn(t, dir)) == 0 {
 				t.Fatalf("the child's server (pid %d) does not run", pid)
 			}
 			owner, err := os.ReadFile(filepath.Join(sockDir, server.OwnerFile))

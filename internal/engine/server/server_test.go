@@ -18,6 +18,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 )
@@ -68,17 +69,6 @@ func openMaria(t *testing.T, s *server.Server) *sql.DB {
 	db := sql.OpenDB(c)
 	t.Cleanup(func() { db.Close() })
 	return db
-}
-
-// alive reports whether pid is a live process (not a zombie).
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || len(s) < i+3 || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
 
 // listeners returns the local addresses of the listening TCP sockets held by pids.
@@ -158,7 +148,7 @@ func processes(t *testing.T, s *server.Server) []int {
 func checkGone(t *testing.T, s *server.Server, pids []int) {
 	t.Helper()
 	for _, pid := range pids {
-		if alive(pid) {
+		if servertest.Alive(pid) {
 			t.Errorf("process %d of the %s server is still alive after Stop", pid, s.Kind())
 		}
 	}
@@ -182,6 +172,7 @@ func checkGone(t *testing.T, s *server.Server, pids []int) {
 }
 
 func TestStartStop(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			s := servertest.Start(t, kind, nil)
@@ -252,6 +243,7 @@ func contains(pids []int, pid int) bool {
 }
 
 func TestPort(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			port := freePort(t)
@@ -307,6 +299,7 @@ func TestPortInUse(t *testing.T) {
 }
 
 func TestBadSettingValue(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind     server.Kind
 		settings map[string]string
@@ -347,7 +340,7 @@ func serverProcessesIn(t *testing.T, dir string) []int {
 	var out []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) {
+		if err != nil || !servertest.Alive(pid) {
 			continue
 		}
 		if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err == nil && cwd == dir {
@@ -358,6 +351,7 @@ func serverProcessesIn(t *testing.T, dir string) []int {
 }
 
 func TestCheckSettings(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind     server.Kind
 		settings map[string]string
@@ -386,12 +380,7 @@ func TestCheckSettings(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%d", c.kind, i), func(t *testing.T) {
 			servertest.Require(t, c.kind)
 			err := server.CheckSettings(c.kind, c.settings)
-			switch {
-			case c.want == "" && err != nil:
-				t.Errorf("CheckSettings(%v): %v", c.settings, err)
-			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-				t.Errorf("CheckSettings(%v) = %v, want an error with %q", c.settings, err, c.want)
-			}
+			enginetest.CheckErr(t, fmt.Sprintf("CheckSettings(%v)", c.settings), err, c.want)
 		})
 	}
 }
@@ -426,6 +415,7 @@ func TestAvailable(t *testing.T) {
 // A server killed from outside: Exited closes, Alive says so, Stop returns without hanging
 // and leaves no process of the tree.
 func TestKilledFromOutside(t *testing.T) {
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			s := servertest.Start(t, kind, nil)
@@ -494,6 +484,7 @@ func TestUnreachableDataDir(t *testing.T) {
 }
 
 func TestMyRocks(t *testing.T) {
+	t.Parallel()
 	servertest.RequirePlugin(t, "ha_rocksdb")
 	s := servertest.Start(t, server.MariaDB, map[string]string{"plugin_load_add": "ha_rocksdb"})
 	db := openMaria(t, s)
@@ -564,6 +555,7 @@ func TestStartRefuses(t *testing.T) {
 // directory, and a setting that only takes effect when the server is initialised
 // (innodb_undo_tablespaces) is in force, since the bootstrap reads the same option file.
 func TestMariaDBBinlogAndCreationSettings(t *testing.T) {
+	t.Parallel()
 	s := servertest.Start(t, server.MariaDB, map[string]string{
 		"log_bin": "binlog", "server_id": "77", "binlog_format": "ROW", "innodb_undo_tablespaces": "3"})
 	if got := query(t, s, "SELECT @@log_bin"); got != "1" {

@@ -23,6 +23,7 @@ func sleepQuery(d Dialect) (sleep, running string) {
 // once with an error that wraps the context's, and the connection is closed, not given back
 // to the pool.
 func TestConnInterruptsItsStatements(t *testing.T) {
+	t.Parallel()
 	for _, sc := range serverCases() {
 		if sc.driver.Name == "myrocks" {
 			continue // the same client and connection as innodb
@@ -73,36 +74,16 @@ func TestConnInterruptsItsStatements(t *testing.T) {
 			}
 
 			// A Conn interrupted between statements fails its next one, and is closed too.
-			ctx2, cancel2 := context.WithCancel(context.Background())
-			c2, err := Connect(ctx2, e.DB)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cancel2()
-			<-c2.cut
+			c2, ctx2 := interruptedConn(t, e.DB)
 			_, err = c2.ExecContext(c2.Ctx(ctx2), "SELECT 1")
 			if err := c2.Err(err); !errors.Is(err, context.Canceled) {
 				t.Fatalf("a statement after the interrupt returned %v, want an error wrapping context.Canceled", err)
 			}
-			idle = db.Stats().Idle
-			c2.Close()
-			if got := db.Stats().Idle; got != idle {
-				t.Fatalf("idle connections after closing the interrupted Conn: %d, want %d", got, idle)
-			}
+			closeNotPooled(t, db, c2, "the interrupted Conn")
 
 			// A Conn interrupted while idle is closed too.
-			ctx4, cancel4 := context.WithCancel(context.Background())
-			c4, err := Connect(ctx4, e.DB)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cancel4()
-			<-c4.cut
-			idle = db.Stats().Idle
-			c4.Close()
-			if got := db.Stats().Idle; got != idle {
-				t.Fatalf("idle connections after closing a Conn interrupted while idle: %d, want %d", got, idle)
-			}
+			c4, _ := interruptedConn(t, e.DB)
+			closeNotPooled(t, db, c4, "a Conn interrupted while idle")
 
 			// The pool still serves sound connections.
 			c3, err := Connect(context.Background(), e.DB)
@@ -114,6 +95,31 @@ func TestConnInterruptsItsStatements(t *testing.T) {
 				t.Fatalf("SELECT 1 on a new Conn: %v", err)
 			}
 		})
+	}
+}
+
+// interruptedConn connects a Conn on e and ends its context; it returns once the Conn saw the
+// end, with that context.
+func interruptedConn(t *testing.T, e DB) (*Conn, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := Connect(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-c.cut
+	return c, ctx
+}
+
+// closeNotPooled closes c, an interrupted Conn on db, and checks that its connection is closed,
+// not given back to the pool.
+func closeNotPooled(t *testing.T, db *sql.DB, c *Conn, what string) {
+	t.Helper()
+	idle := db.Stats().Idle
+	c.Close()
+	if got := db.Stats().Idle; got != idle {
+		t.Fatalf("idle connections after closing %s: %d, want %d", what, got, idle)
 	}
 }
 

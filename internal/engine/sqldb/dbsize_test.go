@@ -182,6 +182,7 @@ func managedDSN(c serverCase, e *serverEngine) string {
 // the engine it names, on a managed server and through a DSN, and a name the server does not
 // have fails clearly before any table is created.
 func TestServerTableEngine(t *testing.T) {
+	t.Parallel()
 	c := serverCases()[1] // innodb
 	if c.driver.Name != "innodb" {
 		t.Fatal(c.driver.Name)

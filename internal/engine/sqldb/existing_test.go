@@ -14,6 +14,7 @@ import (
 // TestExistingAndDropTables finds, among the names asked for, the tables that exist (and only
 // tables of the connection's database), and drops them, on a real PostgreSQL, InnoDB and SQLite.
 func TestExistingAndDropTables(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	check := func(t *testing.T, db sqldb.DB) {
 		for _, q := range []string{"CREATE TABLE pi1 (a INT)", "CREATE TABLE pi3 (a INT)", "CREATE TABLE other (a INT)"} {

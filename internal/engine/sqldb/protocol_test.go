@@ -15,6 +15,7 @@ import (
 // values interpolated by the client (as the references' clients send theirs), and that a
 // prepared statement is prepared on the server and executed there.
 func TestServerStatementProtocol(t *testing.T) {
+	t.Parallel()
 	for _, c := range serverCases()[:2] {
 		t.Run(c.driver.Name, func(t *testing.T) {
 			c.require(t)

@@ -37,6 +37,7 @@ func binlogBytes(t *testing.T, e *serverEngine) (files int, bytes int64) {
 // references ran, is emptied by ResetLog (RESET MASTER, as np.sh runs between steps), and
 // that a server without one has nothing to reset.
 func TestServerResetLog(t *testing.T) {
+	t.Parallel()
 	c := serverCases()[1] // innodb
 	e := c.openManaged(t)
 	e.exec(t, "CREATE TABLE rl (a INT PRIMARY KEY, b VARCHAR(200))")

@@ -169,17 +169,6 @@ func (e *serverEngine) createBench(t *testing.T, n int) {
 	}
 }
 
-// processGone reports whether pid is not a live process (gone, or a zombie).
-func processGone(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && len(s) > i+2 && (s[i+2] == 'Z' || s[i+2] == 'X')
-}
-
 func TestServerDialectStrings(t *testing.T) {
 	pg, my := PostgresDialect{}, MySQLDialect{Engine: "ROCKSDB"}
 	tests := []struct {
@@ -259,14 +248,27 @@ func TestServerDialectStrings(t *testing.T) {
 	}
 }
 
+// errorCase is an error, the dialect that classifies it, and the class's answer.
+type errorCase struct {
+	name string
+	d    Dialect
+	err  error
+	want bool
+}
+
+// checkErrorClass checks the answer of class (a Dialect method called method) for each case.
+func checkErrorClass(t *testing.T, method string, class func(Dialect, error) bool, cases []errorCase) {
+	t.Helper()
+	for _, c := range cases {
+		if got := class(c.d, c.err); got != c.want {
+			t.Errorf("%s: %s(%v) = %v, want %v", c.name, method, c.err, got, c.want)
+		}
+	}
+}
+
 func TestServerDuplicateKeyErrorValues(t *testing.T) {
 	pg, my := PostgresDialect{}, MySQLDialect{}
-	tests := []struct {
-		name string
-		d    Dialect
-		err  error
-		want bool
-	}{
+	checkErrorClass(t, "DuplicateKey", Dialect.DuplicateKey, []errorCase{
 		{"pg unique violation", pg, &pgconn.PgError{Code: "23505"}, true},
 		{"pg wrapped", pg, fmt.Errorf("insert: %w", &pgconn.PgError{Code: "23505"}), true},
 		{"pg deadlock", pg, &pgconn.PgError{Code: "40P01"}, false},
@@ -278,22 +280,12 @@ func TestServerDuplicateKeyErrorValues(t *testing.T) {
 		{"mysql deadlock", my, &mysql.MySQLError{Number: 1213}, false},
 		{"mysql pg error", my, &pgconn.PgError{Code: "23505"}, false},
 		{"nil", pg, nil, false},
-	}
-	for _, tt := range tests {
-		if got := tt.d.DuplicateKey(tt.err); got != tt.want {
-			t.Errorf("%s: DuplicateKey(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestServerRetryableErrorValues(t *testing.T) {
 	pg, my := PostgresDialect{}, MySQLDialect{}
-	tests := []struct {
-		name string
-		d    Dialect
-		err  error
-		want bool
-	}{
+	checkErrorClass(t, "Retryable", Dialect.Retryable, []errorCase{
 		{"pg deadlock", pg, &pgconn.PgError{Code: "40P01"}, true},
 		{"pg serialization", pg, &pgconn.PgError{Code: "40001"}, true},
 		{"pg lock not available", pg, &pgconn.PgError{Code: "55P03"}, true},
@@ -311,12 +303,7 @@ func TestServerRetryableErrorValues(t *testing.T) {
 		{"mysql bad conn", my, driver.ErrBadConn, false},
 		{"mysql pg error", my, &pgconn.PgError{Code: "40P01"}, false},
 		{"nil", my, nil, false},
-	}
-	for _, tt := range tests {
-		if got := tt.d.Retryable(tt.err); got != tt.want {
-			t.Errorf("%s: Retryable(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestServerDrivers(t *testing.T) {
@@ -343,6 +330,7 @@ func TestServerDrivers(t *testing.T) {
 }
 
 func TestServerCheckSettings(t *testing.T) {
+	t.Parallel()
 	for _, c := range serverCases() {
 		t.Run(c.driver.Name, func(t *testing.T) {
 			c.require(t)
@@ -497,7 +485,7 @@ func TestServerEngines(t *testing.T) {
 				if err := e.Close(); err != nil {
 					t.Fatalf("Close: %v", err)
 				}
-				if !processGone(pid) {
+				if servertest.Alive(pid) {
 					t.Errorf("server process %d still runs after Close", pid)
 				}
 				if err := e.Close(); err != nil {
@@ -545,7 +533,7 @@ func testDescribe(t *testing.T, c serverCase, e *serverEngine) {
 		}
 	}
 	pid := e.server().ServerPID()
-	if pid <= 0 || processGone(pid) {
+	if pid <= 0 || !servertest.Alive(pid) {
 		t.Errorf("ServerPID = %d: no such process", pid)
 	}
 	if err := e.alive(); err != nil {
@@ -1315,12 +1303,11 @@ func TestServerKilled(t *testing.T) {
 			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(time.Minute)
-			err := e.alive()
-			for err == nil && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
+			var err error
+			testwait.Until(t, "Alive to see the killed server", time.Minute, func() bool {
 				err = e.alive()
-			}
+				return err != nil
+			})
 			want := fmt.Sprintf("%s server (pid %d) exited: ", c.driver.Name, pid)
 			if err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Fatalf("Alive after SIGKILL = %v, want %q...", err, want)
@@ -1330,7 +1317,7 @@ func TestServerKilled(t *testing.T) {
 				t.Error("a query succeeded on a killed server")
 			}
 			e.Close() // the server is already gone; Close must return and leave nothing behind
-			if !processGone(pid) {
+			if servertest.Alive(pid) {
 				t.Errorf("process %d still runs", pid)
 			}
 		})
@@ -1340,6 +1327,7 @@ func TestServerKilled(t *testing.T) {
 // TestServerDefaults starts each engine with its documented defaults alone (the memory sizes
 // of a benchmark run included) and checks that the server runs with them.
 func TestServerDefaults(t *testing.T) {
+	t.Parallel()
 	for _, c := range serverCases() {
 		t.Run(c.driver.Name, func(t *testing.T) {
 			c.require(t)

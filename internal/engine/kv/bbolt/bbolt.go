@@ -11,7 +11,6 @@ package bbolt
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,18 +64,9 @@ var (
 
 // open opens (or creates) the database file in cfg.DataDir and its bucket.
 func open(ctx context.Context, cfg engine.Config) (*db, error) {
-	c, err := parseConfig(cfg.Settings)
+	c, err := kv.OpenConfig(ctx, "bbolt", cfg, parseConfig)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("bbolt: open: no data directory")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("bbolt: open %s: %w", cfg.DataDir, err)
-	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("bbolt: open: %w", err)
 	}
 	path := filepath.Join(cfg.DataDir, fileName)
 	bdb, err := bolt.Open(path, 0o644, c.options())

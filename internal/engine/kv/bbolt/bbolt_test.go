@@ -19,19 +19,12 @@ func openTest(t *testing.T, dir string, settings map[string]string) *db {
 	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
 }
 
+// TestConformance runs the suite with the defaults, and with the array freelist written at every
+// commit, fsync, 1 KiB pages that split often, and full pages.
 func TestConformance(t *testing.T) {
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB { return openTest(t, dir, nil) })
-}
-
-// TestConformanceOtherSettings runs the suite with the array freelist written at every commit,
-// fsync, 1 KiB pages that split often, and full pages.
-func TestConformanceOtherSettings(t *testing.T) {
-	if testing.Short() {
-		t.Skip("second configuration")
-	}
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB {
-		return openTest(t, dir, map[string]string{"freelist": "array", "sync": "true", "page_size": "1024",
-			"freelist_sync": "true", "fill_percent": "100"})
+	kvtest.RunDriver(t, Driver(), map[string]map[string]string{
+		"OtherSettings": {"freelist": "array", "sync": "true", "page_size": "1024",
+			"freelist_sync": "true", "fill_percent": "100"},
 	})
 }
 

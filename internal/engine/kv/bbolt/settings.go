@@ -65,19 +65,12 @@ func parseConfig(overrides map[string]string) (config, error) {
 	if c.freelist, err = engine.EnumSetting("bbolt", m, settingFreelist, []string{"map", "array"}); err != nil {
 		return c, err
 	}
-	ints := []struct {
-		name     string
-		dst      *int
-		min, max int
-	}{
-		{settingFillPercent, &c.fillPercent, 10, 100},
-		{settingInitialMmapMB, &c.initialMmapMB, 1, 1 << 27},
-		{settingPageSize, &c.pageSize, 1024, 65536},
-	}
-	for _, s := range ints {
-		if *s.dst, err = engine.IntSetting("bbolt", m, s.name, s.min, s.max); err != nil {
-			return c, err
-		}
+	if err := engine.IntSettings("bbolt", m, []engine.IntField{
+		{Name: settingFillPercent, Dst: &c.fillPercent, Min: 10, Max: 100},
+		{Name: settingInitialMmapMB, Dst: &c.initialMmapMB, Min: 1, Max: 1 << 27},
+		{Name: settingPageSize, Dst: &c.pageSize, Min: 1024, Max: 65536},
+	}); err != nil {
+		return c, err
 	}
 	if c.pageSize&(c.pageSize-1) != 0 {
 		return c, fmt.Errorf("bbolt: setting %s: %d is not a power of two", settingPageSize, c.pageSize)

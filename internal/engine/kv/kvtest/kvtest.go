@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,9 +28,42 @@ import (
 // reopen. It fails t on error.
 type Opener func(t *testing.T, dir string) kv.DB
 
-// Run runs the conformance suite as subtests of t. Each subtest opens its own engine in its own
-// directory (t.TempDir()) and closes it before it returns.
+// Run runs the conformance suite as parallel subtests of t. Each subtest opens its own engine in
+// its own directory (t.TempDir()) and closes it before it returns.
 func Run(t *testing.T, open func(t *testing.T, dir string) kv.DB) {
+	run(t, open, atomicityBatches)
+}
+
+// atomicityBatches is how many batches BatchAtomicity commits under the readers.
+const atomicityBatches = 2000
+
+// RunDriver runs the conformance suite on the engine of d opened as the command opens it
+// (OpenEngine): with its default settings, and in parallel with them in each of configs (a name
+// and the settings it overrides), each as a subtest. The other configurations check that their
+// settings keep the contracts; they are not run under -short, and their BatchAtomicity commits
+// a fifth of the batches (with fsync at every commit, the 2,000 of the default settings would
+// take the better part of a minute).
+func RunDriver(t *testing.T, d engine.Driver, configs map[string]map[string]string) {
+	opener := func(settings map[string]string) Opener {
+		return func(t *testing.T, dir string) kv.DB { return OpenEngine(t, d, dir, settings).(kv.DB) }
+	}
+	t.Run("defaults", func(t *testing.T) {
+		t.Parallel()
+		run(t, opener(nil), atomicityBatches)
+	})
+	for _, name := range slices.Sorted(maps.Keys(configs)) {
+		t.Run(name, func(t *testing.T) {
+			if testing.Short() {
+				t.Skip("another configuration")
+			}
+			t.Parallel()
+			run(t, opener(configs[name]), atomicityBatches/5)
+		})
+	}
+}
+
+// run runs the conformance suite, BatchAtomicity committing batches batches.
+func run(t *testing.T, open Opener, batches int) {
 	tests := []struct {
 		name string
 		fn   func(*testing.T, Opener)
@@ -38,7 +73,7 @@ func Run(t *testing.T, open func(t *testing.T, dir string) kv.DB) {
 		{"BatchCopiesArguments", testBatchCopiesArguments},
 		{"BatchReuseAfterCommit", testBatchReuse},
 		{"BatchReset", testBatchReset},
-		{"BatchAtomicity", testBatchAtomicity},
+		{"BatchAtomicity", func(t *testing.T, open Opener) { testBatchAtomicity(t, open, batches) }},
 		{"IterBounds", testIterBounds},
 		{"Count", testCount},
 		{"IterSeekGE", testIterSeekGE},
@@ -50,7 +85,10 @@ func Run(t *testing.T, open func(t *testing.T, dir string) kv.DB) {
 		{"ConcurrentWriters", testConcurrentWriters},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, open)
+		})
 	}
 }
 
@@ -368,12 +406,11 @@ func testBatchReset(t *testing.T, open Opener) {
 // invariant) and move a single marker key to a new key (Delete plus Set: exactly one marker
 // exists), while readers scan both key ranges with iterators and must never see a partially
 // applied batch.
-func testBatchAtomicity(t *testing.T, open Opener) {
+func testBatchAtomicity(t *testing.T, open Opener, batches int) {
 	db := openDB(t, open)
 	const (
 		accounts = 8
 		initial  = 1000
-		batches  = 2000
 		readers  = 2
 	)
 	acct := func(i int) []byte { return fmt.Appendf(nil, "acct/%02d", i) }
@@ -1012,5 +1049,76 @@ func Cleanup(t testing.TB, c engine.Cleaner, want string) {
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], want) || waits > 1 {
 		t.Errorf("Cleanup noted %q and waited %d times, want one note with %q and at most one wait", notes, waits, want)
+	}
+}
+
+// CheckClose checks how d closes: Close refuses while an iterator is open and closes once it is
+// closed; afterwards Get and a second Close fail with kv.ErrClosed.
+func CheckClose(t testing.TB, d kv.DB) {
+	t.Helper()
+	it, err := d.NewIter(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err == nil || !strings.Contains(err.Error(), "iterators are still open") {
+		t.Errorf("close under an iterator: %v", err)
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.Get([]byte("k"), nil); !errors.Is(err, kv.ErrClosed) {
+		t.Errorf("get after close: %v", err)
+	}
+	if err := d.Close(); !errors.Is(err, kv.ErrClosed) {
+		t.Errorf("second close: %v", err)
+	}
+}
+
+// writeReadClose writes n keys (k000000 on) with value val in one batch, reads one back, counts
+// them and closes d: one round of the cgo engines' leak tests (ResidentGrowth), which must free
+// what each of these steps takes from the C library.
+func writeReadClose(t testing.TB, d kv.DB, n int, val []byte) {
+	t.Helper()
+	b := d.NewBatch()
+	for i := range n {
+		b.Set(fmt.Appendf(nil, "k%06d", i), val)
+	}
+	if err := errors.Join(b.Commit(), b.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.Get([]byte("k000007"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := kv.Count(context.Background(), d, nil, nil); err != nil || got != int64(n) {
+		t.Fatalf("count %d, %v, want %d", got, err, n)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Reopens is a leak test of an engine that binds a C library: after Warmup rounds, Rounds times,
+// the engine is opened with Settings on one directory and given writeReadClose with Keys keys of
+// ValueBytes bytes; over those rounds the resident memory may grow by LimitMB at the most.
+type Reopens struct {
+	Settings                         map[string]string
+	Keys, ValueBytes, Warmup, Rounds int
+	LimitMB                          float64
+}
+
+// CheckReopens runs the leak test r on the engine of d; it is skipped under -short.
+func CheckReopens(t *testing.T, d engine.Driver, r Reopens) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("%d reopens", r.Rounds)
+	}
+	dir := t.TempDir()
+	val := make([]byte, r.ValueBytes)
+	round := func() { writeReadClose(t, OpenEngine(t, d, dir, r.Settings).(kv.DB), r.Keys, val) }
+	if grown := ResidentGrowth(t, r.Warmup, r.Rounds, round); grown > r.LimitMB {
+		t.Errorf("resident memory grew by %.1f MiB over %d reopens, more than %v MiB", grown, r.Rounds, r.LimitMB)
 	}
 }

@@ -109,10 +109,9 @@ import "C"
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -184,18 +183,9 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if err := available(); err != nil {
 		return nil, fmt.Errorf("lmdb: %w", err)
 	}
-	c, err := parseConfig(cfg.Settings)
+	c, err := kv.OpenConfig(ctx, "lmdb", cfg, parseConfig)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("lmdb: open: no data directory")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("lmdb: open %s: %w", cfg.DataDir, err)
-	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("lmdb: open: %w", err)
 	}
 	flags := C.uint(C.MDB_NOTLS)
 	if !c.sync {
@@ -419,3 +409,13 @@ func (d *db) Stats(context.Context) (map[string]float64, error) {
 // IsDataFile reports whether rel (relative to the data directory) is the data file, not the
 // lock file.
 func (d *db) IsDataFile(rel string) bool { return filepath.Clean(rel) == "data.mdb" }
+
+// settings returns the effective settings in the normalized form of their values.
+func (c config) settings() map[string]string {
+	return map[string]string{
+		settingMapSizeMB:  strconv.Itoa(c.mapSizeMB),
+		settingSync:       strconv.FormatBool(c.sync),
+		settingMaxReaders: strconv.Itoa(c.maxReaders),
+		settingWriteMap:   strconv.FormatBool(c.writeMap),
+	}
+}

@@ -20,17 +20,11 @@ func openTest(t testing.TB, dir string, settings map[string]string) *db {
 	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
 }
 
+// TestConformance runs the suite with the defaults, and with fsync at every commit and a
+// writable map.
 func TestConformance(t *testing.T) {
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB { return openTest(t, dir, nil) })
-}
-
-// TestConformanceSyncWriteMap runs the suite with fsync at every commit and a writable map.
-func TestConformanceSyncWriteMap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("second configuration")
-	}
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB {
-		return openTest(t, dir, map[string]string{"sync": "true", "write_map": "true"})
+	kvtest.RunDriver(t, Driver(), map[string]map[string]string{
+		"SyncWriteMap": {"sync": "true", "write_map": "true"},
 	})
 }
 
@@ -84,24 +78,7 @@ func TestStatsCleanupAndDataFile(t *testing.T) {
 	if v := d.Version(); !strings.HasPrefix(v, "0.9.") {
 		t.Errorf("version %q", v)
 	}
-	// Close refuses while an iterator is open, then closes.
-	it, err := d.NewIter(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Close(); err == nil || !strings.Contains(err.Error(), "iterators are still open") {
-		t.Errorf("close under an iterator: %v", err)
-	}
-	it.Close()
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := d.Get([]byte("k"), nil); !errors.Is(err, errClosed) {
-		t.Errorf("get after close: %v", err)
-	}
-	if err := d.Close(); !errors.Is(err, errClosed) {
-		t.Errorf("second close: %v", err)
-	}
+	kvtest.CheckClose(t, d)
 	if _, err := os.Stat(dir + "/data.mdb"); err != nil {
 		t.Error(err)
 	}
@@ -111,34 +88,10 @@ func TestStatsCleanupAndDataFile(t *testing.T) {
 // iterating each time, and checks that the process's resident memory stays bounded: the binding
 // frees what liblmdb allocates.
 func TestNoLeakOverReopens(t *testing.T) {
-	if testing.Short() {
-		t.Skip("1000 reopens")
-	}
-	dir := t.TempDir()
-	round := func() {
-		d := openTest(t, dir, map[string]string{"map_size_mb": "64"})
-		b := d.NewBatch()
-		for i := range 200 {
-			b.Set(fmt.Appendf(nil, "k%06d", i), make([]byte, 200))
-		}
-		if err := b.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := d.Get([]byte("k000007"), nil); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := kv.Count(context.Background(), d, nil, nil); err != nil || n != 200 {
-			t.Fatalf("count %d, %v", n, err)
-		}
-		if err := d.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// An environment's reader table alone is 64 KiB (1024 slots): leaking it, or the map of
 	// the lock file, on every close would add 64 MiB.
-	if grown := kvtest.ResidentGrowth(t, 20, 1000, round); grown > 16 {
-		t.Errorf("resident memory grew by %.1f MiB over 1000 reopens", grown)
-	}
+	kvtest.CheckReopens(t, Driver(), kvtest.Reopens{Settings: map[string]string{"map_size_mb": "64"},
+		Keys: 200, ValueBytes: 200, Warmup: 20, Rounds: 1000, LimitMB: 16})
 }
 
 // TestAvailable checks that the engine is available when built in: the linked liblmdb has the

@@ -1,10 +1,6 @@
 package lmdb
 
-import (
-	"strconv"
-
-	"github.com/enginebench/enginebench/internal/engine"
-)
+import "github.com/enginebench/enginebench/internal/engine"
 
 // The settings of the lmdb engine.
 const (
@@ -55,14 +51,4 @@ func parseConfig(overrides map[string]string) (config, error) {
 		return c, err
 	}
 	return c, nil
-}
-
-// settings returns the effective settings in the normalized form of their values.
-func (c config) settings() map[string]string {
-	return map[string]string{
-		settingMapSizeMB:  strconv.Itoa(c.mapSizeMB),
-		settingSync:       strconv.FormatBool(c.sync),
-		settingMaxReaders: strconv.Itoa(c.maxReaders),
-		settingWriteMap:   strconv.FormatBool(c.writeMap),
-	}
 }

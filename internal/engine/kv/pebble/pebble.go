@@ -10,7 +10,6 @@ package pebble
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync/atomic"
@@ -64,15 +63,9 @@ var (
 
 // open opens (or creates) the database in cfg.DataDir.
 func open(ctx context.Context, cfg engine.Config) (*db, error) {
-	c, err := parseConfig(cfg.Settings)
+	c, err := kv.OpenConfig(ctx, "pebble", cfg, parseConfig)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("pebble: open: no data directory")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("pebble: open %s: %w", cfg.DataDir, err)
 	}
 	d := &db{
 		dir:  cfg.DataDir,
@@ -80,7 +73,8 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 		wo:   c.writeOptions(),
 		Base: kv.NewBase("pebble", engine.ModuleVersion(modulePath, unknownVersion), c.settings()),
 	}
-	d.stalls.start = time.Now()
+	start := time.Now()
+	d.stalls.elapsed = func() time.Duration { return time.Since(start) }
 	d.sp = newSpace()
 	d.sp.reserve(filepath.Clean(cfg.DataDir) + ".ballast")
 	opts := c.options()
@@ -319,13 +313,14 @@ func (it *iter) Close() error {
 // stallCounter counts write stalls and their duration. Pebble calls begin and end in pairs,
 // from the goroutine that stalls; Stats reads the counters concurrently.
 type stallCounter struct {
-	start time.Time    // the origin of the monotonic clock readings below
-	count atomic.Int64 // stalls begun
-	nanos atomic.Int64 // total duration of the stalls that ended
-	began atomic.Int64 // start of the current stall (nanoseconds since start, +1), 0 if none
+	// elapsed reads a monotonic clock: the time since an origin (the engine's open).
+	elapsed func() time.Duration
+	count   atomic.Int64 // stalls begun
+	nanos   atomic.Int64 // total duration of the stalls that ended
+	began   atomic.Int64 // start of the current stall (elapsed nanoseconds, +1), 0 if none
 }
 
-func (s *stallCounter) now() int64 { return int64(time.Since(s.start)) + 1 }
+func (s *stallCounter) now() int64 { return int64(s.elapsed()) + 1 }
 
 func (s *stallCounter) begin() {
 	s.count.Add(1)

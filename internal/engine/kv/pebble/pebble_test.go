@@ -41,19 +41,12 @@ func closeAtEnd(t *testing.T, d *db) {
 	})
 }
 
+// TestConformance runs the suite with the defaults, and with 1 MiB memtables and no block cache,
+// so that flushes and compactions run during the tests, and with zstd.
 func TestConformance(t *testing.T) {
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB { return openTest(t, dir, nil) })
-}
-
-// TestConformanceSmallMemtable runs the suite with 1 MiB memtables and no block cache, so that
-// flushes and compactions run during the tests, and with zstd.
-func TestConformanceSmallMemtable(t *testing.T) {
-	if testing.Short() {
-		t.Skip("second configuration")
-	}
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB {
-		return openTest(t, dir, map[string]string{"memtable_mb": "1", "cache_mb": "0", "compression": "zstd",
-			"l0_compaction_threshold": "2", "l0_stop_writes_threshold": "4", "bloom_bits_per_key": "0"})
+	kvtest.RunDriver(t, Driver(), map[string]map[string]string{
+		"SmallMemtable": {"memtable_mb": "1", "cache_mb": "0", "compression": "zstd",
+			"l0_compaction_threshold": "2", "l0_stop_writes_threshold": "4", "bloom_bits_per_key": "0"},
 	})
 }
 
@@ -386,22 +379,23 @@ func TestStats(t *testing.T) {
 }
 
 func TestStallCounter(t *testing.T) {
-	s := stallCounter{start: time.Now()}
+	var clock time.Duration
+	s := stallCounter{elapsed: func() time.Duration { return clock }}
 	if s.seconds() != 0 || s.count.Load() != 0 {
 		t.Fatal("new counter not zero")
 	}
 	s.begin()
-	time.Sleep(20 * time.Millisecond)
-	if s.seconds() < 0.015 {
-		t.Errorf("during a stall: %v s", s.seconds())
+	clock += 20 * time.Millisecond
+	if got := s.seconds(); got != 0.02 {
+		t.Errorf("during a stall: %v s, want 0.02", got)
 	}
 	s.end()
 	s.end() // an unpaired end changes nothing
 	got := s.seconds()
-	if got < 0.015 || s.count.Load() != 1 {
-		t.Errorf("after one stall: %d stalls, %v s", s.count.Load(), got)
+	if got != 0.02 || s.count.Load() != 1 {
+		t.Errorf("after one stall: %d stalls, %v s, want 1 stall, 0.02 s", s.count.Load(), got)
 	}
-	time.Sleep(5 * time.Millisecond)
+	clock += 5 * time.Millisecond
 	if s.seconds() != got {
 		t.Errorf("stall time grows outside a stall: %v -> %v", got, s.seconds())
 	}

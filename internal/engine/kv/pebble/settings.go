@@ -135,26 +135,17 @@ type config struct {
 func parseConfig(overrides map[string]string) (config, error) {
 	m := engine.MergeSettings(settings(), overrides)
 	var c config
-	ints := []struct {
-		name     string
-		dst      *int
-		min, max int
-	}{
-		{settingCacheMB, &c.cacheMB, 0, 1 << 20},
+	if err := engine.IntSettings("pebble", m, []engine.IntField{
+		{Name: settingCacheMB, Dst: &c.cacheMB, Min: 0, Max: 1 << 20},
 		// pebble requires a memtable below 4 GiB.
-		{settingMemtableMB, &c.memtableMB, 1, 4095},
-		{settingMaxConcurrentCompactions, &c.maxConcurrentCompactions, 1, 64},
-		{settingL0CompactionThreshold, &c.l0CompactionThreshold, 1, 1000},
-		{settingL0StopWritesThreshold, &c.l0StopWritesThreshold, 1, 1000},
-		{settingBytesPerSync, &c.bytesPerSync, 1, 1 << 30},
-		{settingBloomBitsPerKey, &c.bloomBitsPerKey, 0, 64},
-	}
-	for _, s := range ints {
-		v, err := engine.IntSetting("pebble", m, s.name, s.min, s.max)
-		if err != nil {
-			return c, err
-		}
-		*s.dst = v
+		{Name: settingMemtableMB, Dst: &c.memtableMB, Min: 1, Max: 4095},
+		{Name: settingMaxConcurrentCompactions, Dst: &c.maxConcurrentCompactions, Min: 1, Max: 64},
+		{Name: settingL0CompactionThreshold, Dst: &c.l0CompactionThreshold, Min: 1, Max: 1000},
+		{Name: settingL0StopWritesThreshold, Dst: &c.l0StopWritesThreshold, Min: 1, Max: 1000},
+		{Name: settingBytesPerSync, Dst: &c.bytesPerSync, Min: 1, Max: 1 << 30},
+		{Name: settingBloomBitsPerKey, Dst: &c.bloomBitsPerKey, Min: 0, Max: 64},
+	}); err != nil {
+		return c, err
 	}
 	if c.l0StopWritesThreshold < c.l0CompactionThreshold {
 		return c, fmt.Errorf("pebble: setting %s: %d is below %s (%d)", settingL0StopWritesThreshold,

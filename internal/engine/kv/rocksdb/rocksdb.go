@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,15 +64,9 @@ func available() error { return nil }
 
 // open opens (or creates) the database in cfg.DataDir.
 func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-	c, err := parseConfig(cfg.Settings)
+	c, err := kv.OpenConfig(ctx, "rocksdb", cfg, parseConfig)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("rocksdb: open: no data directory")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("rocksdb: open %s: %w", cfg.DataDir, err)
 	}
 	d := &db{dir: cfg.DataDir, cfg: c, guard: kv.Guard{Name: "rocksdb"}}
 	d.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
@@ -459,4 +452,22 @@ func (d *db) Stats(context.Context) (map[string]float64, error) {
 		}
 	}
 	return m, nil
+}
+
+// settings returns the effective settings in the normalized form of their values.
+func (c config) settings() map[string]string {
+	return map[string]string{
+		settingCacheMB:              strconv.Itoa(c.cacheMB),
+		settingMemtableMB:           strconv.Itoa(c.memtableMB),
+		settingMaxWriteBufferNumber: strconv.Itoa(c.maxWriteBufferNumber),
+		settingCompression:          c.compression,
+		settingSync:                 strconv.FormatBool(c.sync),
+		settingMaxBackgroundJobs:    strconv.Itoa(c.maxBackgroundJobs),
+		settingL0CompactionTrigger:  strconv.Itoa(c.l0Compaction),
+		settingL0SlowdownWritesTrig: strconv.Itoa(c.l0Slowdown),
+		settingL0StopWritesTrigger:  strconv.Itoa(c.l0Stop),
+		settingBytesPerSync:         strconv.Itoa(c.bytesPerSync),
+		settingBloomBitsPerKey:      strconv.Itoa(c.bloomBitsPerKey),
+		settingDynamicLevelBytes:    strconv.FormatBool(c.dynamicLevelBytes),
+	}
 }

@@ -2,18 +2,7 @@
 
 package rocksdb
 
-import (
-	"context"
-	"fmt"
+import "github.com/enginebench/enginebench/internal/engine/kv"
 
-	"github.com/enginebench/enginebench/internal/engine"
-)
-
-// errNotBuilt says how to build the engine in.
-var errNotBuilt = engine.NotBuilt("librocksdb-dev", "rocksdb")
-
-func available() error { return errNotBuilt }
-
-func open(context.Context, engine.Config) (engine.Engine, error) {
-	return nil, fmt.Errorf("rocksdb: %w", errNotBuilt)
-}
+// available and open say that the engine is not built in, and how to build it in.
+var available, open = kv.NotBuilt("rocksdb", "librocksdb-dev")

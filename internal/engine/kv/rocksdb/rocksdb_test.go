@@ -19,19 +19,12 @@ func openTest(t testing.TB, dir string, settings map[string]string) *db {
 	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
 }
 
+// TestConformance runs the suite with the defaults, and with 1 MiB memtables, no block cache,
+// zstd and fsync, so that flushes and compactions run during the tests.
 func TestConformance(t *testing.T) {
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB { return openTest(t, dir, nil) })
-}
-
-// TestConformanceSmallMemtable runs the suite with 1 MiB memtables, no block cache, zstd and
-// fsync, so that flushes and compactions run during the tests.
-func TestConformanceSmallMemtable(t *testing.T) {
-	if testing.Short() {
-		t.Skip("second configuration")
-	}
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB {
-		return openTest(t, dir, map[string]string{"memtable_mb": "1", "cache_mb": "0", "compression": "zstd",
-			"sync": "true", "l0_compaction_trigger": "2", "bloom_bits_per_key": "0"})
+	kvtest.RunDriver(t, Driver(), map[string]map[string]string{
+		"SmallMemtable": {"memtable_mb": "1", "cache_mb": "0", "compression": "zstd",
+			"sync": "true", "l0_compaction_trigger": "2", "bloom_bits_per_key": "0"},
 	})
 }
 
@@ -91,50 +84,15 @@ func TestStatsAndCleanup(t *testing.T) {
 	if n, err := kv.Count(context.Background(), d, nil, nil); err != nil || n != 40000 {
 		t.Errorf("count %d, %v", n, err)
 	}
-	it, _ := d.NewIter(nil, nil)
-	if err := d.Close(); err == nil || !strings.Contains(err.Error(), "iterators are still open") {
-		t.Errorf("close under an iterator: %v", err)
-	}
-	it.Close()
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := d.Get([]byte("k"), nil); !errors.Is(err, errClosed) {
-		t.Errorf("get after close: %v", err)
-	}
+	kvtest.CheckClose(t, d)
 }
 
 // TestNoLeakOverReopens opens and closes the database 100 times, writing, reading and iterating
 // each time, and checks that resident memory stays bounded: the engine frees the options,
 // cache, batches and iterators it takes from the C library.
 func TestNoLeakOverReopens(t *testing.T) {
-	if testing.Short() {
-		t.Skip("100 reopens")
-	}
-	dir := t.TempDir()
-	val := make([]byte, 1000)
-	round := func() {
-		d := openTest(t, dir, map[string]string{"cache_mb": "8", "memtable_mb": "4"})
-		b := d.NewBatch()
-		for i := range 2000 {
-			b.Set(fmt.Appendf(nil, "k%06d", i), val)
-		}
-		if err := errors.Join(b.Commit(), b.Close()); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := d.Get([]byte("k000007"), nil); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := kv.Count(context.Background(), d, nil, nil); err != nil || n != 2000 {
-			t.Fatalf("count %d, %v", n, err)
-		}
-		if err := d.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// Each open takes a 4 MiB memtable, 2 MB of data in the block cache and its options:
 	// leaking them would add hundreds of MiB.
-	if grown := kvtest.ResidentGrowth(t, 10, 100, round); grown > 64 {
-		t.Errorf("resident memory grew by %.1f MiB over 100 reopens", grown)
-	}
+	kvtest.CheckReopens(t, Driver(), kvtest.Reopens{Settings: map[string]string{"cache_mb": "8", "memtable_mb": "4"},
+		Keys: 2000, ValueBytes: 1000, Warmup: 10, Rounds: 100, LimitMB: 64})
 }

@@ -2,7 +2,6 @@ package rocksdb
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -61,27 +60,18 @@ type config struct {
 func parseConfig(overrides map[string]string) (config, error) {
 	m := engine.MergeSettings(settings(), overrides)
 	var c config
-	ints := []struct {
-		name     string
-		dst      *int
-		min, max int
-	}{
-		{settingCacheMB, &c.cacheMB, 0, 1 << 20},
-		{settingMemtableMB, &c.memtableMB, 1, 1 << 16},
-		{settingMaxWriteBufferNumber, &c.maxWriteBufferNumber, 2, 64},
-		{settingMaxBackgroundJobs, &c.maxBackgroundJobs, 1, 64},
-		{settingL0CompactionTrigger, &c.l0Compaction, 1, 1000},
-		{settingL0SlowdownWritesTrig, &c.l0Slowdown, 1, 1000},
-		{settingL0StopWritesTrigger, &c.l0Stop, 1, 1000},
-		{settingBytesPerSync, &c.bytesPerSync, 0, 1 << 30},
-		{settingBloomBitsPerKey, &c.bloomBitsPerKey, 0, 64},
-	}
-	for _, s := range ints {
-		v, err := engine.IntSetting("rocksdb", m, s.name, s.min, s.max)
-		if err != nil {
-			return c, err
-		}
-		*s.dst = v
+	if err := engine.IntSettings("rocksdb", m, []engine.IntField{
+		{Name: settingCacheMB, Dst: &c.cacheMB, Min: 0, Max: 1 << 20},
+		{Name: settingMemtableMB, Dst: &c.memtableMB, Min: 1, Max: 1 << 16},
+		{Name: settingMaxWriteBufferNumber, Dst: &c.maxWriteBufferNumber, Min: 2, Max: 64},
+		{Name: settingMaxBackgroundJobs, Dst: &c.maxBackgroundJobs, Min: 1, Max: 64},
+		{Name: settingL0CompactionTrigger, Dst: &c.l0Compaction, Min: 1, Max: 1000},
+		{Name: settingL0SlowdownWritesTrig, Dst: &c.l0Slowdown, Min: 1, Max: 1000},
+		{Name: settingL0StopWritesTrigger, Dst: &c.l0Stop, Min: 1, Max: 1000},
+		{Name: settingBytesPerSync, Dst: &c.bytesPerSync, Min: 0, Max: 1 << 30},
+		{Name: settingBloomBitsPerKey, Dst: &c.bloomBitsPerKey, Min: 0, Max: 64},
+	}); err != nil {
+		return c, err
 	}
 	if c.l0Stop < c.l0Slowdown || c.l0Slowdown < c.l0Compaction {
 		return c, fmt.Errorf("rocksdb: settings: want %s (%d) <= %s (%d) <= %s (%d)", settingL0CompactionTrigger, c.l0Compaction,
@@ -98,22 +88,4 @@ func parseConfig(overrides map[string]string) (config, error) {
 		return c, err
 	}
 	return c, nil
-}
-
-// settings returns the effective settings in the normalized form of their values.
-func (c config) settings() map[string]string {
-	return map[string]string{
-		settingCacheMB:              strconv.Itoa(c.cacheMB),
-		settingMemtableMB:           strconv.Itoa(c.memtableMB),
-		settingMaxWriteBufferNumber: strconv.Itoa(c.maxWriteBufferNumber),
-		settingCompression:          c.compression,
-		settingSync:                 strconv.FormatBool(c.sync),
-		settingMaxBackgroundJobs:    strconv.Itoa(c.maxBackgroundJobs),
-		settingL0CompactionTrigger:  strconv.Itoa(c.l0Compaction),
-		settingL0SlowdownWritesTrig: strconv.Itoa(c.l0Slowdown),
-		settingL0StopWritesTrigger:  strconv.Itoa(c.l0Stop),
-		settingBytesPerSync:         strconv.Itoa(c.bytesPerSync),
-		settingBloomBitsPerKey:      strconv.Itoa(c.bloomBitsPerKey),
-		settingDynamicLevelBytes:    strconv.FormatBool(c.dynamicLevelBytes),
-	}
 }

@@ -2,7 +2,6 @@ package wiredtiger
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/enginebench/enginebench/internal/engine"
 )
@@ -78,24 +77,17 @@ func parseConfig(overrides map[string]string) (config, error) {
 	if c.sync, err = engine.BoolSetting("wiredtiger", m, settingSync); err != nil {
 		return c, err
 	}
-	ints := []struct {
-		name     string
-		dst      *int
-		min, max int
-	}{
-		{settingCacheMB, &c.cacheMB, 1, 1 << 20},
-		{settingCheckpointSecs, &c.checkpointSecs, 0, 1 << 20},
-		{settingLSMChunkMB, &c.lsmChunkMB, 1, 1 << 12},
-		{settingEvictionThreads, &c.evictionThreads, 1, 20},
-		{settingEvictionTarget, &c.evictionTarget, 10, 99},
-		{settingEvictionTrigger, &c.evictionTrigger, 10, 99},
-		{settingDirtyTarget, &c.dirtyTarget, 1, 99},
-		{settingDirtyTrigger, &c.dirtyTrigger, 1, 99},
-	}
-	for _, s := range ints {
-		if *s.dst, err = engine.IntSetting("wiredtiger", m, s.name, s.min, s.max); err != nil {
-			return c, err
-		}
+	if err := engine.IntSettings("wiredtiger", m, []engine.IntField{
+		{Name: settingCacheMB, Dst: &c.cacheMB, Min: 1, Max: 1 << 20},
+		{Name: settingCheckpointSecs, Dst: &c.checkpointSecs, Min: 0, Max: 1 << 20},
+		{Name: settingLSMChunkMB, Dst: &c.lsmChunkMB, Min: 1, Max: 1 << 12},
+		{Name: settingEvictionThreads, Dst: &c.evictionThreads, Min: 1, Max: 20},
+		{Name: settingEvictionTarget, Dst: &c.evictionTarget, Min: 10, Max: 99},
+		{Name: settingEvictionTrigger, Dst: &c.evictionTrigger, Min: 10, Max: 99},
+		{Name: settingDirtyTarget, Dst: &c.dirtyTarget, Min: 1, Max: 99},
+		{Name: settingDirtyTrigger, Dst: &c.dirtyTrigger, Min: 1, Max: 99},
+	}); err != nil {
+		return c, err
 	}
 	switch {
 	case c.evictionTarget >= c.evictionTrigger:
@@ -106,22 +98,4 @@ func parseConfig(overrides map[string]string) (config, error) {
 		return c, fmt.Errorf("wiredtiger: %s (%d) must not be above %s (%d)", settingDirtyTrigger, c.dirtyTrigger, settingEvictionTrigger, c.evictionTrigger)
 	}
 	return c, nil
-}
-
-// settings returns the effective settings in the normalized form of their values.
-func (c config) settings() map[string]string {
-	return map[string]string{
-		settingTableType:       c.tableType,
-		settingIndexType:       c.indexType,
-		settingCacheMB:         strconv.Itoa(c.cacheMB),
-		settingSync:            strconv.FormatBool(c.sync),
-		settingCompression:     c.compression,
-		settingCheckpointSecs:  strconv.Itoa(c.checkpointSecs),
-		settingLSMChunkMB:      strconv.Itoa(c.lsmChunkMB),
-		settingEvictionThreads: strconv.Itoa(c.evictionThreads),
-		settingEvictionTarget:  strconv.Itoa(c.evictionTarget),
-		settingEvictionTrigger: strconv.Itoa(c.evictionTrigger),
-		settingDirtyTarget:     strconv.Itoa(c.dirtyTarget),
-		settingDirtyTrigger:    strconv.Itoa(c.dirtyTrigger),
-	}
 }

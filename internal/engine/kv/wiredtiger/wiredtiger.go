@@ -146,7 +146,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -290,18 +290,9 @@ var (
 // open opens (or creates) the database in cfg.DataDir and its default table, and finds the
 // tables of the ranges declared before.
 func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-	c, err := parseConfig(cfg.Settings)
+	c, err := kv.OpenConfig(ctx, "wiredtiger", cfg, parseConfig)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.DataDir == "" {
-		return nil, errors.New("wiredtiger: open: no data directory")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("wiredtiger: open %s: %w", cfg.DataDir, err)
-	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("wiredtiger: open: %w", err)
 	}
 	connCfg := fmt.Sprintf("create,cache_size=%dMB,log=(enabled=true),transaction_sync=(enabled=%t,method=fsync),"+
 		"statistics=(fast),eviction=(threads_max=%d),eviction_target=%d,eviction_trigger=%d,"+
@@ -786,4 +777,22 @@ func (d *db) Stats(context.Context) (map[string]float64, error) {
 		m[k.name] = float64(vals[i])
 	}
 	return m, nil
+}
+
+// settings returns the effective settings in the normalized form of their values.
+func (c config) settings() map[string]string {
+	return map[string]string{
+		settingTableType:       c.tableType,
+		settingIndexType:       c.indexType,
+		settingCacheMB:         strconv.Itoa(c.cacheMB),
+		settingSync:            strconv.FormatBool(c.sync),
+		settingCompression:     c.compression,
+		settingCheckpointSecs:  strconv.Itoa(c.checkpointSecs),
+		settingLSMChunkMB:      strconv.Itoa(c.lsmChunkMB),
+		settingEvictionThreads: strconv.Itoa(c.evictionThreads),
+		settingEvictionTarget:  strconv.Itoa(c.evictionTarget),
+		settingEvictionTrigger: strconv.Itoa(c.evictionTrigger),
+		settingDirtyTarget:     strconv.Itoa(c.dirtyTarget),
+		settingDirtyTrigger:    strconv.Itoa(c.dirtyTrigger),
+	}
 }

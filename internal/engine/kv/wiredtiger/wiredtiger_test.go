@@ -21,14 +21,11 @@ func openTest(t testing.TB, dir string, settings map[string]string) *db {
 	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
 }
 
-func TestConformanceBTree(t *testing.T) {
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB { return openTest(t, dir, nil) })
-}
-
-// TestConformanceLSM runs the suite on an LSM table with 1 MiB chunks, zlib and fsync.
-func TestConformanceLSM(t *testing.T) {
-	kvtest.Run(t, func(t *testing.T, dir string) kv.DB {
-		return openTest(t, dir, map[string]string{"table_type": "lsm", "lsm_chunk_mb": "1", "compression": "zlib", "sync": "true"})
+// TestConformance runs the suite on a B-tree table with the defaults, and on an LSM table with
+// 1 MiB chunks, zlib and fsync.
+func TestConformance(t *testing.T) {
+	kvtest.RunDriver(t, Driver(), map[string]map[string]string{
+		"LSM": {"table_type": "lsm", "lsm_chunk_mb": "1", "compression": "zlib", "sync": "true"},
 	})
 }
 
@@ -69,17 +66,7 @@ func TestStatsCleanupClose(t *testing.T) {
 			if n, err := kv.Count(context.Background(), d, nil, nil); err != nil || n != 20000 {
 				t.Errorf("count %d, %v", n, err)
 			}
-			it, _ := d.NewIter(nil, nil)
-			if err := d.Close(); err == nil || !strings.Contains(err.Error(), "iterators are still open") {
-				t.Errorf("close under an iterator: %v", err)
-			}
-			it.Close()
-			if err := d.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := d.Get([]byte("k"), nil); !errors.Is(err, errClosed) {
-				t.Errorf("get after close: %v", err)
-			}
+			kvtest.CheckClose(t, d)
 		})
 	}
 }
@@ -112,38 +99,13 @@ func TestSettingsAndErrors(t *testing.T) {
 // TestNoLeakOverReopens opens and closes the connection 40 times, writing, reading and
 // iterating each time, and checks that resident memory stays bounded.
 func TestNoLeakOverReopens(t *testing.T) {
-	if testing.Short() {
-		t.Skip("40 reopens")
-	}
-	dir := t.TempDir()
-	val := make([]byte, 1000)
-	round := func() {
-		d := openTest(t, dir, map[string]string{"cache_mb": "16"})
-		b := d.NewBatch()
-		for i := range 2000 {
-			b.Set(fmt.Appendf(nil, "k%06d", i), val)
-		}
-		if err := b.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := d.Get([]byte("k000007"), nil); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := kv.Count(context.Background(), d, nil, nil); err != nil || n != 2000 {
-			t.Fatalf("count %d, %v", n, err)
-		}
-		if err := d.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// Each connection allocates a 16 MiB cache and fills it with 2 MB: leaking the cache, a
 	// connection or the sessions would add 100 to 640 MiB. Below that the resident size still
 	// grows: glibc's per-thread arenas keep freed memory (WiredTiger starts its threads with each
 	// connection), and with MALLOC_ARENA_MAX=1 libwiredtiger 3.2 was measured to grow about
 	// 0.15 MiB per open; hence the bound.
-	if grown := kvtest.ResidentGrowth(t, 5, 40, round); grown > 160 {
-		t.Errorf("resident memory grew by %.1f MiB over 40 reopens", grown)
-	}
+	kvtest.CheckReopens(t, Driver(), kvtest.Reopens{Settings: map[string]string{"cache_mb": "16"},
+		Keys: 2000, ValueBytes: 1000, Warmup: 5, Rounds: 40, LimitMB: 160})
 }
 
 // TestLongScansRenewSnapshots scans 3500 keys forwards and backwards, across three snapshot
