@@ -80,7 +80,7 @@ func Secrets(dsn string) []string {
 func passwords(dsn string) []string {
 	scheme, _, isURL := strings.Cut(dsn, "://")
 	switch {
-	case isURL && (scheme == "postgres" || scheme == "postgresql"), !isURL && strings.Contains(dsn, "="):
+	case isURL && (scheme == "postgres" || scheme == "postgresql"), !isURL && keywordValue(dsn):
 		if cfg, err := pgconn.ParseConfig(dsn); err == nil {
 			return []string{cfg.Password, keywordQuoted(cfg.Password), url.QueryEscape(cfg.Password), url.PathEscape(cfg.Password)}
 		}
@@ -91,11 +91,38 @@ func passwords(dsn string) []string {
 			return []string{pw, raw}
 		}
 	default:
-		if cfg, err := mysql.ParseDSN(dsn); err == nil {
-			return []string{cfg.Passwd}
+		// A parameter the driver refuses fails the whole DSN, and the driver's error may quote
+		// its value: the password is then read from the DSN without its parameters.
+		for _, d := range []string{dsn, withoutParams(dsn)} {
+			if cfg, err := mysql.ParseDSN(d); err == nil {
+				return []string{cfg.Passwd}
+			}
 		}
 	}
 	return nil
+}
+
+// keywordValue reports whether dsn is a keyword/value connection string (host=h user=u): it
+// starts with a keyword and '='. A MySQL DSN's first '=' ends a parameter after its '?'.
+func keywordValue(dsn string) bool {
+	key, _, ok := strings.Cut(dsn, "=")
+	key = strings.TrimSpace(key)
+	return ok && key != "" && strings.IndexFunc(key, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0
+}
+
+// withoutParams returns a MySQL DSN without its parameters: go-sql-driver/mysql reads them
+// after the first '?' that follows the last '/'.
+func withoutParams(dsn string) string {
+	slash := strings.LastIndexByte(dsn, '/')
+	if slash < 0 {
+		return dsn
+	}
+	if q := strings.IndexByte(dsn[slash:], '?'); q >= 0 {
+		return dsn[:slash+q]
+	}
+	return dsn
 }
 
 // keywordQuoted returns pw as a keyword/value connection string writes it in quotes, its

@@ -50,6 +50,9 @@ func TestSecrets(t *testing.T) {
 		{"postgres://u:p%40ss@h/db", []string{"postgres://u:p%40ss@h/db", "p@ss", "p%40ss"}},
 		{`host=h password='it\'s'`, []string{`host=h password='it\'s'`, "it's", `it\'s`}},
 		{"redis://u:s%3Acret@h/0", []string{"redis://u:s%3Acret@h/0", "s:cret", "s%3Acret"}},
+		// A parameter the MySQL driver refuses (its error quotes the value) hides no password.
+		{"u:pw@tcp(h:1)/db?timeout=pw", []string{"u:pw@tcp(h:1)/db?timeout=pw", "pw"}},
+		{"u:p?w@tcp(h:1)/db?timeout=x", []string{"u:p?w@tcp(h:1)/db?timeout=x", "p?w"}},
 		// A DSN its driver refuses is a secret as a whole.
 		{"host='unterminated password=pw", []string{"host='unterminated password=pw"}},
 	}

@@ -154,17 +154,3 @@ func TestCheckDSN(t *testing.T) {
 		}
 	}
 }
-
-// withoutParams cuts a go-sql-driver/mysql DSN before its parameters, as the driver reads them.
-func TestWithoutParams(t *testing.T) {
-	for dsn, want := range map[string]string{
-		"u:p@tcp(h:1)/db?timeout=x&a=b": "u:p@tcp(h:1)/db",
-		"u:p?w@tcp(h:1)/db?timeout=x":   "u:p?w@tcp(h:1)/db",
-		"u:p@tcp(h:1)/db":               "u:p@tcp(h:1)/db",
-		"x:y@@@":                        "x:y@@@",
-	} {
-		if got := withoutParams(dsn); got != want {
-			t.Errorf("withoutParams(%q) = %q, want %q", dsn, got, want)
-		}
-	}
-}

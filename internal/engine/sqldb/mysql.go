@@ -688,19 +688,6 @@ func (MySQLDialect) RowValueSeek() bool { return false }
 // IndexOrderSettings implements Dialect: FORCE INDEX chooses the index.
 func (MySQLDialect) IndexOrderSettings() []string { return nil }
 
-// withoutParams returns dsn without its parameters: go-sql-driver/mysql reads them after the
-// first '?' that follows the last '/'.
-func withoutParams(dsn string) string {
-	slash := strings.LastIndexByte(dsn, '/')
-	if slash < 0 {
-		return dsn
-	}
-	if q := strings.IndexByte(dsn[slash:], '?'); q >= 0 {
-		return dsn[:slash+q]
-	}
-	return dsn
-}
-
 // managedMySQLConfig returns the connection settings of the managed server srv: its private
 // socket, its user, its password (when it listens on TCP too) and the benchmark database.
 func managedMySQLConfig(srv *server.Server) *mysql.Config {
@@ -715,11 +702,8 @@ func managedMySQLConfig(srv *server.Server) *mysql.Config {
 func parseMySQLDSN(name, dsn string) (*mysql.Config, error) {
 	mc, err := mysql.ParseDSN(dsn)
 	if err != nil {
-		// The driver's error may quote a parameter's value, and a DSN that does not parse gives
-		// no password to remove: it is read from the DSN without its parameters.
-		secrets := append(redact.Secrets(dsn), redact.Secrets(withoutParams(dsn))...)
 		return nil, fmt.Errorf("%s: the DSN is not a valid go-sql-driver/mysql DSN ([user[:password]@][net[(address)]]/database): %w", name,
-			redact.Error(err, secrets))
+			redact.Error(err, redact.Secrets(dsn)))
 	}
 	if mc.DBName == "" {
 		return nil, fmt.Errorf("%s: the DSN names no database ([user[:password]@][net[(address)]]/database): the benchmark tables go there", name)
