@@ -42,7 +42,11 @@ func TestServerEngines(t *testing.T) {
 		if len(steps) != len(StepNames()) {
 			t.Fatalf("%d steps ran, want %d", len(steps), len(StepNames()))
 		}
+		var inserted int64 // rows inserted so far: the largest transactionid
 		for _, s := range steps {
+			if ins := s.Ops["insert"]; ins != nil {
+				inserted += ins.Units
+			}
 			if s.Status != result.StatusOK {
 				t.Errorf("%s: %s %s", s.Name, s.Status, s.Error)
 			}
@@ -73,12 +77,16 @@ func TestServerEngines(t *testing.T) {
 					t.Errorf("%s ran no query: %+v", s.Name, q)
 					continue
 				}
-				want := p.QueryRows
+				want := float64(p.QueryRows)
 				if s.Name[1] == 'p' {
-					want = p.PointIDs
+					// Until the writer's first estimate of the smallest transactionid, point
+					// queries draw from [0, max), as the reference's (iibench.py:1472, :1014):
+					// at worst, under load, only the live share of those ids exists.
+					live := float64(p.Rows + int64(p.BatchI0))
+					want = float64(p.PointIDs) * min(1, live/float64(max(inserted, 1)))
 				}
-				if avg := float64(q.Found) / float64(q.Units); avg < 0.8*float64(want) {
-					t.Errorf("%s found %.1f rows per query, want about %d", s.Name, avg, want)
+				if avg := float64(q.Found) / float64(q.Units); avg < 0.8*want {
+					t.Errorf("%s found %.1f rows per query, want about %.1f", s.Name, avg, want)
 				}
 			}
 		}
