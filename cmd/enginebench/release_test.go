@@ -30,6 +30,7 @@ func TestReleaseBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the release binary (-short)")
 	}
+	t.Parallel()
 	bin := buildRelease(t)
 	out, err := exec.Command("ldd", bin).CombinedOutput()
 	if err != nil {

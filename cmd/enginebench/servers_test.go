@@ -33,6 +33,7 @@ func TestServerMatrixSpec(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
+	t.Parallel()
 	servertest.Require(t, server.Postgres)
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "pg.yaml")
@@ -47,14 +48,8 @@ configs:
     settings: {fsync: "off"}
 `), 0o644)
 	out, data := filepath.Join(dir, "results"), serverDataDir(t)
-	code, stdout, stderr := runCLI(t, "run", "--config", spec, "--out", out, "--data-dir", data)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	run, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdout, _ := runOK(t, "run", "--config", spec, "--out", out, "--data-dir", data)
+	run := loadRun(t, out)
 	if len(run.Configs) != 2 || run.Configs[0].Name != "pg-base" || run.Configs[1].Name != "pg-nosync" {
 		t.Fatalf("configs %+v", run.Configs)
 	}
@@ -111,21 +106,9 @@ func TestExternalServer(t *testing.T) {
 		t.Skip("starts servers")
 	}
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
-	args, out := tinyArgs(t, "postgres", "--steps", "l.i0,l.x", "--dsn", srv.DSN(),
-		"--db-pid", strconv.Itoa(srv.PID()), "--client-cpu-limit", "100")
-	for i, a := range args { // measure the server's own data directory
-		if a == "--data-dir" {
-			args[i+1] = srv.DataDir()
-		}
-	}
-	code, stdout, stderr := runCLI(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	run, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	args, out := tinyArgsOn(t, "postgres", srv, "--steps", "l.i0,l.x", "--db-pid", strconv.Itoa(srv.PID()), "--client-cpu-limit", "100")
+	runOK(t, args...)
+	run := loadRun(t, out)
 	c := run.Configs[0]
 	if c.Status != result.StatusOK || len(c.Steps) != 2 || c.Version == "" {
 		t.Fatalf("config %+v", c)
@@ -159,10 +142,9 @@ func TestServerKilledMidStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
-	servertest.Require(t, server.Postgres)
-	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
-	run := startRun(t, "run", "--scale", "tiny", "--engines", "postgres", "--steps", "l.i0,l.x,l.i1",
-		"--rows-l.i1", "100000000", "--set", "postgres.shared_buffers=128MB", "--out", out, "--data-dir", data)
+	t.Parallel()
+	run, out, data := startOnServer(t, server.Postgres, "run", "--scale", "tiny", "--engines", "postgres", "--steps", "l.i0,l.x,l.i1",
+		"--rows-l.i1", "100000000", "--set", "postgres.shared_buffers=128MB")
 	run.waitForStep(t, out, 2)
 	pid := postmasterPID(t, filepath.Join(data, "postgres"))
 	run.waitForStarted(t, "l.i1")
@@ -188,26 +170,22 @@ func TestInterruptStopsTheServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
-	servertest.Require(t, server.MariaDB)
-	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
-	run := startRun(t, "run", "--scale", "tiny", "--engines", "innodb", "--rows", "100000000",
-		"--set", "innodb.innodb_buffer_pool_size=128M", "--out", out, "--data-dir", data)
+	t.Parallel()
+	run, out, data := startOnServer(t, server.MariaDB, "run", "--scale", "tiny", "--engines", "innodb", "--rows", "100000000",
+		"--set", "innodb.innodb_buffer_pool_size=128M")
 	run.waitForStep(t, out, 0)
 	if serverProcesses(t, "mariadbd", data) == nil {
 		t.Fatal("no mariadbd running during the run")
 	}
 	run.waitForProgress(t, "l.i0")
-	run.cmd.Process.Signal(syscall.SIGINT)
-	r := run.wait(t, out, exitInterrupted)
+	r := run.interrupt(t, out)
 	if r.Status != result.StatusInterrupted || len(r.Configs[0].Steps) != 1 || r.Configs[0].Steps[0].Ops["insert"] == nil {
 		t.Errorf("run %s, steps %+v", r.Status, r.Configs[0].Steps)
 	}
 	if ps := serverProcesses(t, "mariadbd", data); ps != nil {
 		t.Errorf("server processes left after Ctrl-C: %v", ps)
 	}
-	if _, err := os.Stat(filepath.Join(data, "innodb")); !os.IsNotExist(err) {
-		t.Errorf("the server's data directory is left: %v", err)
-	}
+	checkRemoved(t, filepath.Join(data, "innodb"))
 }
 
 // postmasterPID reads the postmaster's PID from its data directory.
