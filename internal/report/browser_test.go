@@ -66,6 +66,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	for _, name := range []string{"insert", "linkbench", "iibench", "resources"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each page in its own browser
 			p, err := NewPage([]Input{loadFixture(t, name)}, Options{})
 			if err != nil {
 				t.Fatal(err)
