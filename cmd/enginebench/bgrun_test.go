@@ -59,8 +59,24 @@ func startTiny(t *testing.T, args ...string) (r *bgRun, out, data string) {
 func startOnServer(t *testing.T, kind server.Kind, args ...string) (r *bgRun, out, data string) {
 	t.Helper()
 	servertest.Require(t, kind)
+	aloneWith(t, kind)
 	out, data = filepath.Join(t.TempDir(), "results"), serverDataDir(t)
 	return startIn(t, out, data, args...), out, data
+}
+
+// mariaDBTests lets one test of this package at a time start MariaDB servers: a mariadbd that
+// starts removes every #sql file of its tmpdir (the shared /tmp), among them the temporary
+// tables of another server's bootstrap, which then fails.
+var mariaDBTests sync.Mutex
+
+// aloneWith makes the test, when kind is MariaDB, wait until no other test of this package
+// runs MariaDB servers, and keep the others out until it ends.
+func aloneWith(t *testing.T, kind server.Kind) {
+	if kind != server.MariaDB {
+		return
+	}
+	mariaDBTests.Lock()
+	t.Cleanup(mariaDBTests.Unlock)
 }
 
 // testBinary is the enginebench binary the tests of this process share: built by the first

@@ -71,12 +71,10 @@ func tablesOn(t *testing.T, eng, dsn string) []string {
 // keeps them); a run on a server that has them (left by an earlier run) is refused before any
 // work, exit 2, with the SQL that drops them; --drop-existing drops them and runs.
 func TestExistingServerTables(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
-	t.Parallel()
+	integration(t, "starts servers")
 	for _, s := range existingServers() {
 		t.Run(s.engine, func(t *testing.T) {
+			aloneWith(t, s.kind)
 			srv := servertest.Start(t, s.kind, s.settings)
 			args := func(extra ...string) ([]string, string) {
 				return tinyArgsOn(t, s.engine, srv, append([]string{"--rows", "2000", "--steps", "l.i0"}, extra...)...)
@@ -117,10 +115,7 @@ func TestExistingServerTables(t *testing.T) {
 // TestWorkloadTables: each workload's Tables names exactly the tables its run creates (run on
 // an existing PostgreSQL with --keep).
 func TestWorkloadTables(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server")
-	}
-	t.Parallel()
+	integration(t, "starts a server")
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
 	for _, c := range []struct {
 		name string

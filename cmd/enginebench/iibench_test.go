@@ -15,10 +15,7 @@ import (
 // with one secondary index, a shared domain flag and a price, and checks the results and the
 // summary.
 func TestIIBenchTinyRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
-	t.Parallel()
+	integration(t, "integration test")
 	args, out := tinyArgs(t, "sqlite,pebble", "--secondary-indexes", "1", "--report-seconds", "1",
 		"--cost-per-hour", "1.68", "--max-price", "50", "--query-limit", "100")
 	stdout, _ := runOK(t, slices.Insert(args, 1, "iibench")...)
@@ -67,10 +64,7 @@ var iibenchReport = regexp.MustCompile(`(?m)^run [0-9:]+: [^\n]*`)
 // TestIIBenchInterrupt interrupts an iiBench run limited by time: the step is recorded as
 // interrupted with the inserts and queries it did, and the data is removed.
 func TestIIBenchInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	t.Parallel()
+	integration(t, "builds the binary")
 	run, out, data := startTiny(t, "run", "iibench", "--scale", "tiny", "--engines", "pebble", "--max-rows", "0",
 		"--seconds", "600", "--max-insert-rate", "20000", "--report-seconds", "1")
 	run.waitForOutput(t, "two reports with inserts and queries", func(stderr string) bool {

@@ -159,10 +159,7 @@ func TestLockedDirectoriesAreRefused(t *testing.T) {
 // TestTwoRunsStartedTogether: two runs started at once on one results directory, or on one
 // data directory: one runs, the other is refused with exit 2 naming the first's pid.
 func TestTwoRunsStartedTogether(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	t.Parallel()
+	integration(t, "builds the binary")
 	bin := buildBinary(t)
 	for _, shared := range []string{"--out", "--data-dir"} {
 		t.Run(shared, func(t *testing.T) {
@@ -260,10 +257,7 @@ func TestStopSignals(t *testing.T) {
 // TestInterruptLeavesNoLaterConfigDirectories: a run interrupted during its first configuration
 // creates no directory for the later ones, so the same command runs again.
 func TestInterruptLeavesNoLaterConfigDirectories(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	t.Parallel()
+	integration(t, "builds the binary")
 	r, out, data := startTiny(t, "run", "--scale", "tiny", "--engines", "pebble,sqlite", "--rows", "100000000")
 	r.waitForStep(t, out, 0)
 	r.interrupt(t, out)
@@ -302,10 +296,7 @@ func TestResultsOnAFullFilesystem(t *testing.T) {
 // results that were not written: no results: or report: line, exit 1, and the run.json
 // written before the disk filled is intact.
 func TestResultsFilesystemFillsDuringTheRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	t.Parallel()
+	integration(t, "builds the binary")
 	fsys := testfs.Tmpfs(t, "12m")
 	out := filepath.Join(fsys, "results")
 	r := startRun(t, "run", "--scale", "tiny", "--engines", "pebble", "--rows", "100000000",

@@ -16,20 +16,13 @@ import (
 // size (the profiles' own out-degree is tested in the linkbench package).
 func fewLinks(t *testing.T) string {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "few-links.dat")
-	if err := os.WriteFile(f, []byte("nlinks\n1 40\n3 80\n10 100\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return writeFile(t, "few-links.dat", "nlinks\n1 40\n3 80\n10 100\n")
 }
 
 // TestLinkBenchTinyRun runs LinkBench from the command line at tiny scale on SQLite and
 // Pebble, with a run spec's parameter and a flag, and checks the results and the summary.
 func TestLinkBenchTinyRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
-	t.Parallel()
+	integration(t, "integration test")
 	args, out := tinyArgs(t, "sqlite,pebble", "--interval-seconds", "1", "--requesters", "3", "--distribution-file", fewLinks(t))
 	stdout, _ := runOK(t, slices.Insert(args, 1, "linkbench")...)
 	run := loadRun(t, out)
@@ -75,10 +68,7 @@ func TestLinkBenchTinyRun(t *testing.T) {
 // TestLinkBenchInterrupt interrupts LinkBench in its first interval: the load is kept, the
 // interval is recorded as interrupted with the requests it did, and the data is removed.
 func TestLinkBenchInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	t.Parallel()
+	integration(t, "builds the binary")
 	run, out, data := startTiny(t, "run", "linkbench", "--scale", "tiny", "--engines", "pebble", "--interval-seconds", "600",
 		"--distribution-file", fewLinks(t))
 	run.waitForStep(t, out, 1)      // the load is done: run.1 is running

@@ -36,6 +36,17 @@ func runBad(t *testing.T, want string, args ...string) {
 	}
 }
 
+// integration marks a test that does real work (runs engines, starts servers, builds the
+// binary): it is skipped under -short, saying why, and runs in parallel with the package's
+// other such tests.
+func integration(t *testing.T, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	t.Parallel()
+}
+
 // runOK runs the command in-process with args, fails the test unless it exits 0, and returns
 // its stdout and stderr.
 func runOK(t *testing.T, args ...string) (stdout, stderr string) {
@@ -67,10 +78,7 @@ func tinyArgs(t *testing.T, engines string, extra ...string) (args []string, out
 }
 
 func TestRunEveryStepTinyOnEmbeddedEngines(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
-	t.Parallel()
+	integration(t, "integration test")
 	// The engines sync every commit, so that l.i0's writes reach the device within the step:
 	// without fsync they sit in the page cache until the kernel writes them back, seconds later.
 	// l.i1 and l.i2 write a quarter of tiny's rows: with a sync per commit, theirs took most of
@@ -354,10 +362,7 @@ func TestVersion(t *testing.T) {
 // TestInterruptWritesResults builds the binary, starts a long load, sends SIGINT mid-step
 // and checks that the run stops with status 130 and that run.json says interrupted.
 func TestInterruptWritesResults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	t.Parallel()
+	integration(t, "builds the binary")
 	run, out, data := startTiny(t, "run", "--scale", "tiny", "--engines", "pebble", "--rows", "100000000")
 	// Wait until the load has inserted rows (its progress says so), then interrupt.
 	run.waitForProgress(t, "l.i0")

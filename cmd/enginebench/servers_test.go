@@ -30,14 +30,9 @@ func serverDataDir(t *testing.T) string {
 // limit is so low that the client of every load exceeds it: the load is marked client-bound
 // in run.json and in the summary.
 func TestServerMatrixSpec(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
-	t.Parallel()
+	integration(t, "starts servers")
 	servertest.Require(t, server.Postgres)
-	dir := t.TempDir()
-	spec := filepath.Join(dir, "pg.yaml")
-	os.WriteFile(spec, []byte(`scale: tiny
+	spec := writeSpec(t, `scale: tiny
 params: {steps: "l.i0,l.x,l.i1,cleanup", client-cpu-limit: 0.001}
 configs:
   - name: pg-base
@@ -46,8 +41,8 @@ configs:
   - name: pg-nosync
     base: pg-base
     settings: {fsync: "off"}
-`), 0o644)
-	out, data := filepath.Join(dir, "results"), serverDataDir(t)
+`)
+	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
 	stdout, _ := runOK(t, "run", "--config", spec, "--out", out, "--data-dir", data)
 	run := loadRun(t, out)
 	if len(run.Configs) != 2 || run.Configs[0].Name != "pg-base" || run.Configs[1].Name != "pg-nosync" {
@@ -100,7 +95,9 @@ configs:
 
 // TestExternalServer runs against a server the test started, as a user's own server: with
 // --dsn on its socket and --db-pid, the server's process tree is measured, and nothing of the
-// server's data directory is removed.
+// server's data directory is removed. Not in parallel: the check that the client stays under
+// --client-cpu-limit 100 measures the whole test process, which other in-process runs would
+// share.
 func TestExternalServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
@@ -139,10 +136,7 @@ func TestExternalServer(t *testing.T) {
 // that says the server exited, the steps before it are in run.json, the exit status is 1, and
 // no process of the server is left.
 func TestServerKilledMidStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
-	t.Parallel()
+	integration(t, "starts servers")
 	run, out, data := startOnServer(t, server.Postgres, "run", "--scale", "tiny", "--engines", "postgres", "--steps", "l.i0,l.x,l.i1",
 		"--rows-l.i1", "100000000", "--set", "postgres.shared_buffers=128MB")
 	run.waitForStep(t, out, 2)
@@ -167,10 +161,7 @@ func TestServerKilledMidStep(t *testing.T) {
 // TestInterruptStopsTheServer sends Ctrl-C during a run on a managed MariaDB server: the run
 // ends interrupted with its results written, and the server is stopped.
 func TestInterruptStopsTheServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
-	t.Parallel()
+	integration(t, "starts servers")
 	run, out, data := startOnServer(t, server.MariaDB, "run", "--scale", "tiny", "--engines", "innodb", "--rows", "100000000",
 		"--set", "innodb.innodb_buffer_pool_size=128M")
 	run.waitForStep(t, out, 0)

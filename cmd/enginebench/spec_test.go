@@ -20,7 +20,13 @@ import (
 // writeSpec writes a run spec into a fresh directory and returns its path.
 func writeSpec(t *testing.T, text string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "spec.yaml")
+	return writeFile(t, "spec.yaml", text)
+}
+
+// writeFile writes text into a file called name in a fresh directory and returns its path.
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -60,10 +60,7 @@ func checkStalledRun(t *testing.T, run *bgRun, out, data, step string) {
 // names the configuration, the run ends with exit status 1 and its results written, and the
 // frozen server is stopped.
 func TestFrozenServerFailsTheStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
-	t.Parallel()
+	integration(t, "starts servers")
 	run, out, data := startOnServer(t, server.MariaDB, "run", "--scale", "tiny", "--engines", "innodb", "--steps", "l.i0",
 		"--rows", "100000000", "--stall-timeout", "2s", "--set", "innodb.innodb_buffer_pool_size=128M")
 	run.waitForProgress(t, "l.i0")
@@ -77,10 +74,7 @@ func TestFrozenServerFailsTheStep(t *testing.T) {
 // l.x), or in l.x, its index build or its verification, each watched. The run ends with a
 // step failed with the stall, exit status 1, and no server left.
 func TestFrozenServerAfterTheMeasuredStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
-	t.Parallel()
+	integration(t, "starts servers")
 	run, out, data := startOnServer(t, server.MariaDB, "run", "--scale", "tiny", "--engines", "innodb", "--steps", "l.i0,l.x",
 		"--verify", "each-step", "--rows", "300000", "--stall-timeout", "2s", "--set", "innodb.innodb_buffer_pool_size=128M")
 	run.waitForOutput(t, "the end of l.i0's measured part", func(stderr string) bool {

@@ -368,20 +368,27 @@ func efficiency(r *result.Run) []Table {
 
 // effTable is the efficiency table of one step.
 func effTable(r *result.Run, step string) Table {
-	t := Table{Title: "Efficiency: " + step, Header: []string{"config", unit(step)}}
+	var header []string
 	for _, c := range effColumns {
-		t.Header = append(t.Header, c.name)
+		header = append(header, c.name)
 	}
-	for _, c := range r.Configs {
-		s := findStep(c, step)
-		if s == nil {
-			continue
-		}
-		row := []string{c.Name, rateCell(s)}
+	return stepTable(r, step, "Efficiency: "+step, header, func(s *result.Step) []string {
+		var cells []string
 		for _, col := range effColumns {
-			row = append(row, optNum(col.get(s)))
+			cells = append(cells, optNum(col.get(s)))
 		}
-		t.Rows = append(t.Rows, row)
+		return cells
+	})
+}
+
+// stepTable is a table of one step with a row per configuration that ran it: the
+// configuration, the step's rate, then cells(s) under header.
+func stepTable(r *result.Run, step, title string, header []string, cells func(*result.Step) []string) Table {
+	t := Table{Title: title, Header: append([]string{"config", unit(step)}, header...)}
+	for _, c := range r.Configs {
+		if s := findStep(c, step); s != nil {
+			t.Rows = append(t.Rows, append([]string{c.Name, rateCell(s)}, cells(s)...))
+		}
 	}
 	return t
 }
