@@ -40,7 +40,6 @@ func open(t *testing.T, body string) *Result {
 }
 
 func TestCleanPage(t *testing.T) {
-	t.Parallel()
 	res := open(t, `<div style="height:1500px">
 <svg class="chart" data-chart="a" viewBox="0 0 100 50" width="200" height="100" xmlns="http://www.w3.org/2000/svg">
   <path d="M0,0L100,50" style="fill:none;stroke:#4e79a7;stroke-width:1"/>
@@ -76,7 +75,6 @@ func TestCleanPage(t *testing.T) {
 }
 
 func TestConsoleErrors(t *testing.T) {
-	t.Parallel()
 	res := open(t, `<script>console.error("boom", 42); console.log("fine")</script>`)
 	if len(res.ConsoleErrors) != 1 || !strings.Contains(res.ConsoleErrors[0], "boom 42") {
 		t.Errorf("console errors %q, want the one with boom 42", res.ConsoleErrors)
@@ -88,7 +86,6 @@ func TestConsoleErrors(t *testing.T) {
 }
 
 func TestNetworkRequestsRecordedOffline(t *testing.T) {
-	t.Parallel()
 	res := open(t, `<img src="http://example.com/x.png"><script src="https://cdn.example.com/lib.js"></script><p id=done>ok</p>`)
 	for _, want := range []string{"http://example.com/x.png", "https://cdn.example.com/lib.js"} {
 		found := false
@@ -105,7 +102,6 @@ func TestNetworkRequestsRecordedOffline(t *testing.T) {
 }
 
 func TestUndrawnCharts(t *testing.T) {
-	t.Parallel()
 	res := open(t, `
 <svg class="chart" data-chart="empty" width="100" height="50"></svg>
 <svg class="chart" data-chart="nod" width="100" height="50"><path d="" style="stroke:#000"/><path d="M0,0L10,10" style="fill:none;stroke:none"/></svg>
