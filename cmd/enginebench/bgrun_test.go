@@ -53,30 +53,39 @@ func startTiny(t *testing.T, args ...string) (r *bgRun, out, data string) {
 	return startIn(t, out, data, args...), out, data
 }
 
-// startOnServer starts the enginebench binary with args, on managed servers of kind, into a
+// startOnServer starts the enginebench binary with args, on a managed server of kind, into a
 // fresh results directory and a data root that the server's user can reach (the test skips
-// without the server's binaries); it returns the run and both directories.
+// without the server's binaries), and waits until the run has opened its configuration (the
+// server is up); it returns the run and both directories.
 func startOnServer(t *testing.T, kind server.Kind, args ...string) (r *bgRun, out, data string) {
 	t.Helper()
 	servertest.Require(t, kind)
-	aloneWith(t, kind)
 	out, data = filepath.Join(t.TempDir(), "results"), serverDataDir(t)
-	return startIn(t, out, data, args...), out, data
+	defer startingServer(kind)()
+	r = startIn(t, out, data, args...)
+	r.waitForStep(t, out, 0)
+	return r, out, data
 }
 
-// mariaDBTests lets one test of this package at a time start MariaDB servers: a mariadbd that
-// starts removes every #sql file of its tmpdir (the shared /tmp), among them the temporary
-// tables of another server's bootstrap, which then fails.
-var mariaDBTests sync.Mutex
+// startServer is servertest.Start, one MariaDB at a time (see mariaDBStarts).
+func startServer(t *testing.T, kind server.Kind, settings map[string]string) *server.Server {
+	t.Helper()
+	defer startingServer(kind)()
+	return servertest.Start(t, kind, settings)
+}
 
-// aloneWith makes the test, when kind is MariaDB, wait until no other test of this package
-// runs MariaDB servers, and keep the others out until it ends.
-func aloneWith(t *testing.T, kind server.Kind) {
+// mariaDBStarts lets one test of this package at a time start a MariaDB server: a mariadbd
+// that starts removes every #sql file of its tmpdir (the shared /tmp), among them the
+// temporary tables of another server's bootstrap, which then fails.
+var mariaDBStarts sync.Mutex
+
+// startingServer takes mariaDBStarts when kind is MariaDB and returns what releases it.
+func startingServer(kind server.Kind) (release func()) {
 	if kind != server.MariaDB {
-		return
+		return func() {}
 	}
-	mariaDBTests.Lock()
-	t.Cleanup(mariaDBTests.Unlock)
+	mariaDBStarts.Lock()
+	return mariaDBStarts.Unlock
 }
 
 // testBinary is the enginebench binary the tests of this process share: built by the first

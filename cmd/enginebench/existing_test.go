@@ -74,8 +74,7 @@ func TestExistingServerTables(t *testing.T) {
 	integration(t, "starts servers")
 	for _, s := range existingServers() {
 		t.Run(s.engine, func(t *testing.T) {
-			aloneWith(t, s.kind)
-			srv := servertest.Start(t, s.kind, s.settings)
+			srv := startServer(t, s.kind, s.settings)
 			args := func(extra ...string) ([]string, string) {
 				return tinyArgsOn(t, s.engine, srv, append([]string{"--rows", "2000", "--steps", "l.i0"}, extra...)...)
 			}

@@ -164,7 +164,6 @@ func TestInterruptStopsTheServer(t *testing.T) {
 	integration(t, "starts servers")
 	run, out, data := startOnServer(t, server.MariaDB, "run", "--scale", "tiny", "--engines", "innodb", "--rows", "100000000",
 		"--set", "innodb.innodb_buffer_pool_size=128M")
-	run.waitForStep(t, out, 0)
 	if serverProcesses(t, "mariadbd", data) == nil {
 		t.Fatal("no mariadbd running during the run")
 	}
