@@ -3,16 +3,22 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/testwait"
@@ -22,7 +28,7 @@ import (
 // what it started. Its output can be read while it runs.
 type bgRun struct {
 	cmd            *exec.Cmd
-	stdout, stderr lockedBuffer
+	stdout, stderr servertest.Buffer
 }
 
 // startRun starts the enginebench binary (built once per test process) with args; it is
@@ -30,6 +36,56 @@ type bgRun struct {
 func startRun(t *testing.T, args ...string) *bgRun {
 	t.Helper()
 	return startBinary(t, buildBinary(t), args...)
+}
+
+// startIn starts the enginebench binary with args, then --out out and --data-dir data.
+func startIn(t *testing.T, out, data string, args ...string) *bgRun {
+	t.Helper()
+	return startRun(t, append(args, "--out", out, "--data-dir", data)...)
+}
+
+// startTiny starts the enginebench binary with args into a fresh results and data directory,
+// and returns the run and both directories.
+func startTiny(t *testing.T, args ...string) (r *bgRun, out, data string) {
+	t.Helper()
+	dir := t.TempDir()
+	out, data = filepath.Join(dir, "results"), filepath.Join(dir, "data")
+	return startIn(t, out, data, args...), out, data
+}
+
+// startOnServer starts the enginebench binary with args, on a managed server of kind, into a
+// fresh results directory and a data root that the server's user can reach (the test skips
+// without the server's binaries), and waits until the run has opened its configuration (the
+// server is up); it returns the run and both directories.
+func startOnServer(t *testing.T, kind server.Kind, args ...string) (r *bgRun, out, data string) {
+	t.Helper()
+	servertest.Require(t, kind)
+	out, data = filepath.Join(t.TempDir(), "results"), serverDataDir(t)
+	defer startingServer(kind)()
+	r = startIn(t, out, data, args...)
+	r.waitForStep(t, out, 0)
+	return r, out, data
+}
+
+// startServer is servertest.Start, one MariaDB at a time (see mariaDBStarts).
+func startServer(t *testing.T, kind server.Kind, settings map[string]string) *server.Server {
+	t.Helper()
+	defer startingServer(kind)()
+	return servertest.Start(t, kind, settings)
+}
+
+// mariaDBStarts lets one test of this package at a time start a MariaDB server: a mariadbd
+// that starts removes every #sql file of its tmpdir (the shared /tmp), among them the
+// temporary tables of another server's bootstrap, which then fails.
+var mariaDBStarts sync.Mutex
+
+// startingServer takes mariaDBStarts when kind is MariaDB and returns what releases it.
+func startingServer(kind server.Kind) (release func()) {
+	if kind != server.MariaDB {
+		return func() {}
+	}
+	mariaDBStarts.Lock()
+	return mariaDBStarts.Unlock
 }
 
 // testBinary is the enginebench binary the tests of this process share: built by the first
@@ -42,8 +98,19 @@ var testBinary struct {
 	err  error
 }
 
+// parallelTests is how many of this package's parallel tests run at once unless -test.parallel
+// is given (its default is the number of CPUs): they spend their time waiting on servers, fsync
+// and the runs' progress lines rather than on the CPUs.
+const parallelTests = 6
+
 // TestMain makes the shared binary's directory, runs the tests and removes the directory.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(parallelTests))
+	}
 	dir, err := os.MkdirTemp("", "enginebench-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -145,6 +212,24 @@ func (r *bgRun) waitForStarted(t *testing.T, step string) {
 	r.waitForOutput(t, step+" started", func(stderr string) bool {
 		return strings.HasPrefix(stderr, step+": started") || strings.Contains(stderr, "\n"+step+": started")
 	})
+}
+
+// interrupt sends the run Ctrl-C (SIGINT) and returns its run.json from out once it has ended
+// with the status of an interrupted run.
+func (r *bgRun) interrupt(t *testing.T, out string) *result.Run {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	return r.wait(t, out, exitInterrupted)
+}
+
+// checkRemoved fails the test unless dir (an engine's data directory) is gone.
+func checkRemoved(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("data directory %s left behind: %v", dir, err)
+	}
 }
 
 // wait waits for the run to end with exit status code and returns its run.json from out.

@@ -31,7 +31,7 @@ func TestKilledRunIsFoundAndCleaned(t *testing.T) {
 	t.Setenv("TMPDIR", sockets) // where the servers' socket directories go, here and in the child
 	out, data := filepath.Join(base, "results", "run1"), filepath.Join(base, "data", "run1")
 	os.Mkdir(filepath.Dir(data), 0o755)
-	r := startRun(t, "run", "--scale", "tiny", "--engines", "postgres", "--rows", "100000000", "--out", out, "--data-dir", data)
+	r := startIn(t, out, data, "run", "--scale", "tiny", "--engines", "postgres", "--rows", "100000000")
 	r.waitForStep(t, out, 0)
 	pg := serverProcesses(t, "postgres", data)
 	if len(pg) == 0 {
@@ -49,11 +49,8 @@ func TestKilledRunIsFoundAndCleaned(t *testing.T) {
 	}
 
 	// The next run beside it lists what the killed run left.
-	code, _, stderr := runCLI(t, "run", "--scale", "tiny", "--engines", "null", "--rows", "1000", "--steps", "l.i0",
+	_, stderr := runOK(t, "run", "--scale", "tiny", "--engines", "null", "--rows", "1000", "--steps", "l.i0",
 		"--out", filepath.Join(base, "results", "run2"), "--data-dir", filepath.Join(base, "data", "run2"))
-	if code != 0 {
-		t.Fatalf("the next run: exit %d\n%s", code, stderr)
-	}
 	for _, want := range []string{"runs killed while running left", "results directory " + out + " (run.json says running, run ",
 		"data directory " + data + " (", "socket directory " + sockDirs[0] + " of a server that is gone"} {
 		if !strings.Contains(stderr, want) {
@@ -67,10 +64,7 @@ func TestKilledRunIsFoundAndCleaned(t *testing.T) {
 		"--out", filepath.Join(base, "results", "run4"), "--data-dir", data)
 
 	// clean lists, and marks the run killed; it removes nothing.
-	code, stdout, stderr := runCLI(t, "clean", filepath.Join(base, "results"), filepath.Join(base, "data"))
-	if code != 0 {
-		t.Fatalf("clean: exit %d\n%s%s", code, stdout, stderr)
-	}
+	stdout, _ := runOK(t, "clean", filepath.Join(base, "results"), filepath.Join(base, "data"))
 	for _, want := range []string{"results directory " + out + " (run.json says running, run ", ": marked killed",
 		"data directory " + data, "left (--remove removes it)", "socket directory " + sockDirs[0],
 		"enginebench clean --remove removes the data and socket directories"} {
@@ -92,7 +86,7 @@ func TestKilledRunIsFoundAndCleaned(t *testing.T) {
 	}
 
 	// clean --remove removes the data and socket directories, and keeps the results.
-	code, stdout, stderr = runCLI(t, "clean", "--remove", filepath.Join(base, "results"), filepath.Join(base, "data"))
+	code, stdout, stderr := runCLI(t, "clean", "--remove", filepath.Join(base, "results"), filepath.Join(base, "data"))
 	if code != 0 || strings.Count(stdout, ": removed") != 2 {
 		t.Fatalf("clean --remove: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -121,7 +115,7 @@ func TestCleanLeavesLiveRunsAlone(t *testing.T) {
 	t.Setenv("TMPDIR", sockets)
 	out, data := filepath.Join(base, "results", "run1"), filepath.Join(base, "data", "run1")
 	os.Mkdir(filepath.Dir(data), 0o755)
-	r := startRun(t, "run", "--scale", "tiny", "--engines", "postgres", "--rows", "100000000", "--out", out, "--data-dir", data)
+	r := startIn(t, out, data, "run", "--scale", "tiny", "--engines", "postgres", "--rows", "100000000")
 	r.waitForStep(t, out, 0)
 	// An empty socket directory of a server that may still be starting stays too.
 	starting := filepath.Join(sockets, "eb-my-12345")
@@ -140,8 +134,7 @@ func TestCleanLeavesLiveRunsAlone(t *testing.T) {
 	if found := findSocketDirs(time.Now()); len(found) != 1 || found[0].path != starting {
 		t.Errorf("socket leftovers %v, want only %s", found, starting)
 	}
-	r.cmd.Process.Signal(os.Interrupt)
-	if res := r.wait(t, out, exitInterrupted); res.Status != result.StatusInterrupted {
+	if res := r.interrupt(t, out); res.Status != result.StatusInterrupted {
 		t.Errorf("the live run: status %s", res.Status)
 	}
 }

@@ -19,6 +19,7 @@ import (
 // engine is built in and available here with the engine's own checks; it lists the others.
 // With CI=true, an engine that is built in but not available is an error (CI installs them).
 func TestExampleConfigs(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "configs", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no run specs in configs/: %v", err)

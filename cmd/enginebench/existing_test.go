@@ -28,6 +28,14 @@ func existingServers() []existingServer {
 	}
 }
 
+// tinyArgsOn returns the arguments of a tiny run on the existing server srv (--dsn), whose data
+// directory the run measures, and its results directory.
+func tinyArgsOn(t *testing.T, engine string, srv *server.Server, extra ...string) (args []string, out string) {
+	args, out = tinyArgs(t, engine, append([]string{"--dsn", srv.DSN()}, extra...)...)
+	args[slices.Index(args, "--data-dir")+1] = srv.DataDir()
+	return args, out
+}
+
 // tablesOn returns the tables of the benchmark database of the existing server dsn.
 func tablesOn(t *testing.T, eng, dsn string) []string {
 	t.Helper()
@@ -63,47 +71,33 @@ func tablesOn(t *testing.T, eng, dsn string) []string {
 // keeps them); a run on a server that has them (left by an earlier run) is refused before any
 // work, exit 2, with the SQL that drops them; --drop-existing drops them and runs.
 func TestExistingServerTables(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
+	integration(t, "starts servers")
 	for _, s := range existingServers() {
 		t.Run(s.engine, func(t *testing.T) {
-			srv := servertest.Start(t, s.kind, s.settings)
-			run := func(extra ...string) (int, string, string, string) {
-				args, out := tinyArgs(t, s.engine, append([]string{"--dsn", srv.DSN(), "--rows", "2000", "--steps", "l.i0"}, extra...)...)
-				args[slices.Index(args, "--data-dir")+1] = srv.DataDir() // the server's own
-				code, stdout, stderr := runCLI(t, args...)
-				return code, stdout, stderr, out
+			srv := startServer(t, s.kind, s.settings)
+			args := func(extra ...string) ([]string, string) {
+				return tinyArgsOn(t, s.engine, srv, append([]string{"--rows", "2000", "--steps", "l.i0"}, extra...)...)
 			}
-			if code, stdout, stderr, _ := run(); code != 0 {
-				t.Fatalf("first run: exit %d\n%s\n%s", code, stdout, stderr)
-			}
+			first, _ := args()
+			runOK(t, first...)
 			if got := tablesOn(t, s.engine, srv.DSN()); len(got) != 0 {
 				t.Fatalf("the run left the tables %v", got)
 			}
-			if code, stdout, stderr, _ := run("--keep"); code != 0 {
-				t.Fatalf("run with --keep: exit %d\n%s\n%s", code, stdout, stderr)
-			}
+			keep, _ := args("--keep")
+			runOK(t, keep...)
 			if got := tablesOn(t, s.engine, srv.DSN()); !slices.Equal(got, []string{"pi1"}) {
 				t.Fatalf("tables after a run with --keep: %v, want [pi1]", got)
 			}
 			// The next run is refused before any work.
-			args, out := tinyArgs(t, s.engine, "--dsn", srv.DSN(), "--rows", "2000", "--steps", "l.i0")
-			args[slices.Index(args, "--data-dir")+1] = srv.DataDir()
+			refused, out := args()
 			runBad(t, "configuration "+s.engine+" (DSN from --dsn): the existing server already has the insert workload's tables pi1 "+
-				"(an earlier run left them?): drop them (DROP TABLE IF EXISTS pi1) or give --drop-existing", args...)
+				"(an earlier run left them?): drop them (DROP TABLE IF EXISTS pi1) or give --drop-existing", refused...)
 			if _, err := result.Load(out); err == nil {
 				t.Error("the refused run wrote results")
 			}
-			code, stdout, stderr, out := run("--drop-existing")
-			if code != 0 {
-				t.Fatalf("run with --drop-existing: exit %d\n%s\n%s", code, stdout, stderr)
-			}
-			res, err := result.Load(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			notes := strings.Join(res.Configs[0].Notes, "\n")
+			drop, out := args("--drop-existing")
+			runOK(t, drop...)
+			notes := strings.Join(loadRun(t, out).Configs[0].Notes, "\n")
 			for _, want := range []string{"the tables pi1 that were there were dropped first (--drop-existing)",
 				"the tables pi1 were dropped at the end (--keep keeps them)"} {
 				if !strings.Contains(notes, want) {
@@ -120,9 +114,7 @@ func TestExistingServerTables(t *testing.T) {
 // TestWorkloadTables: each workload's Tables names exactly the tables its run creates (run on
 // an existing PostgreSQL with --keep).
 func TestWorkloadTables(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server")
-	}
+	integration(t, "starts a server")
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
 	for _, c := range []struct {
 		name string
@@ -130,15 +122,12 @@ func TestWorkloadTables(t *testing.T) {
 	}{
 		{"insert", []string{"--rows", "2000", "--steps", "l.i0", "--clients", "2"}},
 		{"iibench", []string{"--max-rows", "2000"}},
-		{"linkbench", []string{"--maxid1", "2000", "--steps", "load"}},
+		{"linkbench", []string{"--maxid1", "2000", "--steps", "load", "--distribution-file", fewLinks(t)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			args, _ := tinyArgs(t, "postgres", append([]string{"--dsn", srv.DSN(), "--keep"}, c.args...)...)
-			args[slices.Index(args, "--data-dir")+1] = srv.DataDir()
+			args, _ := tinyArgsOn(t, "postgres", srv, append([]string{"--keep"}, c.args...)...)
 			args = slices.Insert(args, 1, c.name)
-			if code, stdout, stderr := runCLI(t, args...); code != 0 {
-				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-			}
+			runOK(t, args...)
 			cmd, f := runCommand(nil, nil)
 			fl := cmd.Flags()
 			if err := fl.Parse(args[2:]); err != nil {

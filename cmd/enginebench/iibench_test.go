@@ -4,8 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/result"
@@ -15,20 +15,11 @@ import (
 // with one secondary index, a shared domain flag and a price, and checks the results and the
 // summary.
 func TestIIBenchTinyRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
+	integration(t, "integration test")
 	args, out := tinyArgs(t, "sqlite,pebble", "--secondary-indexes", "1", "--report-seconds", "1",
 		"--cost-per-hour", "1.68", "--max-price", "50", "--query-limit", "100")
-	args = append(args[:1], append([]string{"iibench"}, args[1:]...)...)
-	code, stdout, stderr := runCLI(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	run, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdout, _ := runOK(t, slices.Insert(args, 1, "iibench")...)
+	run := loadRun(t, out)
 	if run.Workload.Name != "iibench" || run.Status != result.StatusOK || len(run.Configs) != 2 {
 		t.Fatalf("workload %q, status %q, %d configs", run.Workload.Name, run.Status, len(run.Configs))
 	}
@@ -73,21 +64,15 @@ var iibenchReport = regexp.MustCompile(`(?m)^run [0-9:]+: [^\n]*`)
 // TestIIBenchInterrupt interrupts an iiBench run limited by time: the step is recorded as
 // interrupted with the inserts and queries it did, and the data is removed.
 func TestIIBenchInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "results")
-	data := filepath.Join(dir, "data")
-	run := startRun(t, "run", "iibench", "--scale", "tiny", "--engines", "pebble", "--max-rows", "0",
-		"--seconds", "600", "--max-insert-rate", "20000", "--report-seconds", "1", "--out", out, "--data-dir", data)
+	integration(t, "builds the binary")
+	run, out, data := startTiny(t, "run", "iibench", "--scale", "tiny", "--engines", "pebble", "--max-rows", "0",
+		"--seconds", "600", "--max-insert-rate", "20000", "--report-seconds", "1")
 	run.waitForOutput(t, "two reports with inserts and queries", func(stderr string) bool {
 		reports := iibenchReport.FindAllString(stderr, -1)
 		return len(reports) >= 2 && strings.Contains(reports[len(reports)-1], " insert ") &&
 			strings.Contains(reports[len(reports)-1], " query ")
 	})
-	run.cmd.Process.Signal(syscall.SIGINT)
-	r := run.wait(t, out, exitInterrupted)
+	r := run.interrupt(t, out)
 	if r.Status != result.StatusInterrupted || len(r.Configs) != 1 || len(r.Configs[0].Steps) != 1 {
 		t.Fatalf("run status %q, configs %+v", r.Status, r.Configs)
 	}
@@ -99,7 +84,5 @@ func TestIIBenchInterrupt(t *testing.T) {
 	if len(s.Periods) < 2 {
 		t.Errorf("%d periods after two 1-second reports", len(s.Periods))
 	}
-	if _, err := os.Stat(filepath.Join(data, "pebble")); !os.IsNotExist(err) {
-		t.Errorf("data directory left behind: %v", err)
-	}
+	checkRemoved(t, filepath.Join(data, "pebble"))
 }

@@ -11,12 +11,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
 
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runlock"
 	"github.com/enginebench/enginebench/internal/testfs"
@@ -82,7 +82,7 @@ func TestDirErrorStatus(t *testing.T) {
 // TestSignalsStopThenAbort: the first stop signal cancels the run's context and says how to
 // stop at once; the second closes the abort channel. SIGHUP counts as SIGTERM does.
 func TestSignalsStopThenAbort(t *testing.T) {
-	var log lockedBuffer
+	var log servertest.Buffer
 	sig := notifySignals(&log)
 	defer sig.stop()
 	syscall.Kill(os.Getpid(), syscall.SIGHUP)
@@ -146,9 +146,7 @@ func TestLockedDirectoriesAreRefused(t *testing.T) {
 				t.Errorf("the refused run touched %s: %v", locked, entries)
 			}
 			l.Release()
-			if code, stdout, stderr := runCLI(t, args...); code != 0 {
-				t.Fatalf("after release: exit %d\n%s\n%s", code, stdout, stderr)
-			}
+			runOK(t, args...) // after the release
 			for _, d := range []string{out, data} {
 				if _, err := os.Stat(filepath.Join(d, runlock.FileName)); !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("the run left its lock file in %s: %v", d, err)
@@ -161,9 +159,7 @@ func TestLockedDirectoriesAreRefused(t *testing.T) {
 // TestTwoRunsStartedTogether: two runs started at once on one results directory, or on one
 // data directory: one runs, the other is refused with exit 2 naming the first's pid.
 func TestTwoRunsStartedTogether(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	integration(t, "builds the binary")
 	bin := buildBinary(t)
 	for _, shared := range []string{"--out", "--data-dir"} {
 		t.Run(shared, func(t *testing.T) {
@@ -261,41 +257,16 @@ func TestStopSignals(t *testing.T) {
 // TestInterruptLeavesNoLaterConfigDirectories: a run interrupted during its first configuration
 // creates no directory for the later ones, so the same command runs again.
 func TestInterruptLeavesNoLaterConfigDirectories(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	dir := t.TempDir()
-	out, data := filepath.Join(dir, "results"), filepath.Join(dir, "data")
-	r := startRun(t, "run", "--scale", "tiny", "--engines", "pebble,sqlite", "--rows", "100000000", "--out", out, "--data-dir", data)
+	integration(t, "builds the binary")
+	r, out, data := startTiny(t, "run", "--scale", "tiny", "--engines", "pebble,sqlite", "--rows", "100000000")
 	r.waitForStep(t, out, 0)
-	r.cmd.Process.Signal(syscall.SIGINT)
-	r.wait(t, out, exitInterrupted)
+	r.interrupt(t, out)
 	if entries, err := os.ReadDir(data); err != nil || len(entries) != 0 {
 		t.Fatalf("the interrupted run left %v in its data directory (%v)", entries, err)
 	}
-	args := []string{"run", "--scale", "tiny", "--engines", "pebble,sqlite", "--rows", "2000", "--steps", "l.i0",
-		"--out", filepath.Join(dir, "again"), "--data-dir", data}
-	if code, stdout, stderr := runCLI(t, args...); code != 0 {
-		t.Fatalf("the run again on the same --data-dir: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	// The run again on the same --data-dir.
+	runOK(t, "run", "--scale", "tiny", "--engines", "pebble,sqlite", "--rows", "2000", "--steps", "l.i0",
+		"--out", filepath.Join(t.TempDir(), "again"), "--data-dir", data)
 }
 
 // TestResultsOnAFullFilesystem: a results directory on a filesystem without room for results
@@ -325,9 +296,7 @@ func TestResultsOnAFullFilesystem(t *testing.T) {
 // results that were not written: no results: or report: line, exit 1, and the run.json
 // written before the disk filled is intact.
 func TestResultsFilesystemFillsDuringTheRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	integration(t, "builds the binary")
 	fsys := testfs.Tmpfs(t, "12m")
 	out := filepath.Join(fsys, "results")
 	r := startRun(t, "run", "--scale", "tiny", "--engines", "pebble", "--rows", "100000000",

@@ -3,29 +3,29 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/result"
 )
 
+// fewLinks writes a distribution file (the reference's Distribution.dat format) that gives each
+// node 1 to 10 links, and returns its path: a load of tens of thousands of links at tiny scale
+// instead of the profile's million, for the tests whose checks do not depend on the load's
+// size (the profiles' own out-degree is tested in the linkbench package).
+func fewLinks(t *testing.T) string {
+	t.Helper()
+	return writeFile(t, "few-links.dat", "nlinks\n1 40\n3 80\n10 100\n")
+}
+
 // TestLinkBenchTinyRun runs LinkBench from the command line at tiny scale on SQLite and
 // Pebble, with a run spec's parameter and a flag, and checks the results and the summary.
 func TestLinkBenchTinyRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
-	args, out := tinyArgs(t, "sqlite,pebble", "--interval-seconds", "1", "--requesters", "3")
-	args = append(args[:1], append([]string{"linkbench"}, args[1:]...)...)
-	code, stdout, stderr := runCLI(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	run, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	integration(t, "integration test")
+	args, out := tinyArgs(t, "sqlite,pebble", "--interval-seconds", "1", "--requesters", "3", "--distribution-file", fewLinks(t))
+	stdout, _ := runOK(t, slices.Insert(args, 1, "linkbench")...)
+	run := loadRun(t, out)
 	if run.Workload.Name != "linkbench" || run.Status != result.StatusOK || len(run.Configs) != 2 {
 		t.Fatalf("workload %q, status %q, %d configs", run.Workload.Name, run.Status, len(run.Configs))
 	}
@@ -68,18 +68,12 @@ func TestLinkBenchTinyRun(t *testing.T) {
 // TestLinkBenchInterrupt interrupts LinkBench in its first interval: the load is kept, the
 // interval is recorded as interrupted with the requests it did, and the data is removed.
 func TestLinkBenchInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "results")
-	data := filepath.Join(dir, "data")
-	run := startRun(t, "run", "linkbench", "--scale", "tiny", "--engines", "pebble",
-		"--interval-seconds", "600", "--out", out, "--data-dir", data)
+	integration(t, "builds the binary")
+	run, out, data := startTiny(t, "run", "linkbench", "--scale", "tiny", "--engines", "pebble", "--interval-seconds", "600",
+		"--distribution-file", fewLinks(t))
 	run.waitForStep(t, out, 1)      // the load is done: run.1 is running
 	run.waitForProgress(t, "run.1") // and has done requests
-	run.cmd.Process.Signal(syscall.SIGINT)
-	r := run.wait(t, out, exitInterrupted)
+	r := run.interrupt(t, out)
 	if r.Status != result.StatusInterrupted || len(r.Configs) != 1 {
 		t.Fatalf("run status %q", r.Status)
 	}
@@ -91,9 +85,7 @@ func TestLinkBenchInterrupt(t *testing.T) {
 	if req := steps[1].Ops["requests"]; req == nil || req.Count == 0 {
 		t.Errorf("the interrupted interval recorded no requests: %+v", req)
 	}
-	if _, err := os.Stat(filepath.Join(data, "pebble")); !os.IsNotExist(err) {
-		t.Errorf("data directory left behind: %v", err)
-	}
+	checkRemoved(t, filepath.Join(data, "pebble"))
 }
 
 // TestLinkBenchFidelityFlags refuses, before any work, --partitions on an engine that cannot
@@ -109,14 +101,10 @@ func TestLinkBenchFidelityFlags(t *testing.T) {
 		{"--expunge: the reference never expunges", []string{"--expunge"}},
 	} {
 		args, _ := tinyArgs(t, "sqlite", c.extra...)
-		args = append(args[:1], append([]string{"linkbench"}, args[1:]...)...)
+		args = slices.Insert(args, 1, "linkbench")
 		runBad(t, c.want, args...)
-		for i, a := range args {
-			if a == "--data-dir" {
-				if _, err := os.Stat(args[i+1]); !os.IsNotExist(err) {
-					t.Errorf("%v: the data directory exists (%v)", c.extra, err)
-				}
-			}
+		if _, err := os.Stat(args[slices.Index(args, "--data-dir")+1]); !os.IsNotExist(err) {
+			t.Errorf("%v: the data directory exists (%v)", c.extra, err)
 		}
 	}
 }

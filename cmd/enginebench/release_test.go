@@ -27,9 +27,7 @@ const releaseRunLimit = 10 * time.Minute
 // each of its compressors) under the dynamic loader's trace (LD_DEBUG=files): every run must
 // succeed and load none of those libraries, not even with dlopen.
 func TestReleaseBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the release binary (-short)")
-	}
+	integration(t, "builds the release binary (-short)")
 	bin := buildRelease(t)
 	out, err := exec.Command("ldd", bin).CombinedOutput()
 	if err != nil {

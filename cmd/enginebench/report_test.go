@@ -30,10 +30,7 @@ func fixture(t *testing.T, workload, name string) string {
 
 func TestReportOneRun(t *testing.T) {
 	dir := fixture(t, "insert", "run1")
-	code, stdout, stderr := runCLI(t, "report", dir)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := runOK(t, "report", dir)
 	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,10 +61,7 @@ func TestReportOneRun(t *testing.T) {
 func TestReportCombinesRuns(t *testing.T) {
 	a, b := fixture(t, "iibench", "cached"), fixture(t, "iibench", "iobound")
 	out := filepath.Join(t.TempDir(), "new", "cmp.html")
-	code, _, stderr := runCLI(t, "report", a, b, "--base", "iobound/pebble", "--ratio", "--out", out)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	runOK(t, "report", a, b, "--base", "iobound/pebble", "--ratio", "--out", out)
 	html, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

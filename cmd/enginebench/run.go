@@ -127,6 +127,16 @@ configuration.`,
 	return cmd, f
 }
 
+// ifChanged returns a function that applies an override (apply) when its flag, name, was given
+// on fl: a preset's value stays unless the user set the flag.
+func ifChanged(fl *pflag.FlagSet) func(name string, apply func()) {
+	return func(name string, apply func()) {
+		if fl.Changed(name) {
+			apply()
+		}
+	}
+}
+
 // params returns the Insert Benchmark's scale preset overridden by every flag that was given.
 func (f *runFlags) params(fl *pflag.FlagSet) (insertbench.Params, error) {
 	p, err := insertbench.DefaultParams(f.scale)
@@ -134,11 +144,7 @@ func (f *runFlags) params(fl *pflag.FlagSet) (insertbench.Params, error) {
 		return p, err
 	}
 	o := &f.p
-	set := func(name string, apply func()) {
-		if fl.Changed(name) {
-			apply()
-		}
-	}
+	set := ifChanged(fl)
 	set("clients", func() { p.Clients = o.Clients })
 	set("rows", func() { p.Rows = o.Rows })
 	set("rows-l.i1", func() { p.RowsI1 = o.RowsI1 })

@@ -30,13 +30,9 @@ func serverDataDir(t *testing.T) string {
 // limit is so low that the client of every load exceeds it: the load is marked client-bound
 // in run.json and in the summary.
 func TestServerMatrixSpec(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
+	integration(t, "starts servers")
 	servertest.Require(t, server.Postgres)
-	dir := t.TempDir()
-	spec := filepath.Join(dir, "pg.yaml")
-	os.WriteFile(spec, []byte(`scale: tiny
+	spec := writeSpec(t, `scale: tiny
 params: {steps: "l.i0,l.x,l.i1,cleanup", client-cpu-limit: 0.001}
 configs:
   - name: pg-base
@@ -45,16 +41,10 @@ configs:
   - name: pg-nosync
     base: pg-base
     settings: {fsync: "off"}
-`), 0o644)
-	out, data := filepath.Join(dir, "results"), serverDataDir(t)
-	code, stdout, stderr := runCLI(t, "run", "--config", spec, "--out", out, "--data-dir", data)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	run, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
+	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
+	stdout, _ := runOK(t, "run", "--config", spec, "--out", out, "--data-dir", data)
+	run := loadRun(t, out)
 	if len(run.Configs) != 2 || run.Configs[0].Name != "pg-base" || run.Configs[1].Name != "pg-nosync" {
 		t.Fatalf("configs %+v", run.Configs)
 	}
@@ -105,27 +95,17 @@ configs:
 
 // TestExternalServer runs against a server the test started, as a user's own server: with
 // --dsn on its socket and --db-pid, the server's process tree is measured, and nothing of the
-// server's data directory is removed.
+// server's data directory is removed. Not in parallel: the check that the client stays under
+// --client-cpu-limit 100 measures the whole test process, which other in-process runs would
+// share.
 func TestExternalServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
-	args, out := tinyArgs(t, "postgres", "--steps", "l.i0,l.x", "--dsn", srv.DSN(),
-		"--db-pid", strconv.Itoa(srv.PID()), "--client-cpu-limit", "100")
-	for i, a := range args { // measure the server's own data directory
-		if a == "--data-dir" {
-			args[i+1] = srv.DataDir()
-		}
-	}
-	code, stdout, stderr := runCLI(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	run, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	args, out := tinyArgsOn(t, "postgres", srv, "--steps", "l.i0,l.x", "--db-pid", strconv.Itoa(srv.PID()), "--client-cpu-limit", "100")
+	runOK(t, args...)
+	run := loadRun(t, out)
 	c := run.Configs[0]
 	if c.Status != result.StatusOK || len(c.Steps) != 2 || c.Version == "" {
 		t.Fatalf("config %+v", c)
@@ -156,13 +136,9 @@ func TestExternalServer(t *testing.T) {
 // that says the server exited, the steps before it are in run.json, the exit status is 1, and
 // no process of the server is left.
 func TestServerKilledMidStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
-	servertest.Require(t, server.Postgres)
-	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
-	run := startRun(t, "run", "--scale", "tiny", "--engines", "postgres", "--steps", "l.i0,l.x,l.i1",
-		"--rows-l.i1", "100000000", "--set", "postgres.shared_buffers=128MB", "--out", out, "--data-dir", data)
+	integration(t, "starts servers")
+	run, out, data := startOnServer(t, server.Postgres, "run", "--scale", "tiny", "--engines", "postgres", "--steps", "l.i0,l.x,l.i1",
+		"--rows-l.i1", "100000000", "--set", "postgres.shared_buffers=128MB")
 	run.waitForStep(t, out, 2)
 	pid := postmasterPID(t, filepath.Join(data, "postgres"))
 	run.waitForStarted(t, "l.i1")
@@ -185,29 +161,21 @@ func TestServerKilledMidStep(t *testing.T) {
 // TestInterruptStopsTheServer sends Ctrl-C during a run on a managed MariaDB server: the run
 // ends interrupted with its results written, and the server is stopped.
 func TestInterruptStopsTheServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
-	servertest.Require(t, server.MariaDB)
-	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
-	run := startRun(t, "run", "--scale", "tiny", "--engines", "innodb", "--rows", "100000000",
-		"--set", "innodb.innodb_buffer_pool_size=128M", "--out", out, "--data-dir", data)
-	run.waitForStep(t, out, 0)
+	integration(t, "starts servers")
+	run, out, data := startOnServer(t, server.MariaDB, "run", "--scale", "tiny", "--engines", "innodb", "--rows", "100000000",
+		"--set", "innodb.innodb_buffer_pool_size=128M")
 	if serverProcesses(t, "mariadbd", data) == nil {
 		t.Fatal("no mariadbd running during the run")
 	}
 	run.waitForProgress(t, "l.i0")
-	run.cmd.Process.Signal(syscall.SIGINT)
-	r := run.wait(t, out, exitInterrupted)
+	r := run.interrupt(t, out)
 	if r.Status != result.StatusInterrupted || len(r.Configs[0].Steps) != 1 || r.Configs[0].Steps[0].Ops["insert"] == nil {
 		t.Errorf("run %s, steps %+v", r.Status, r.Configs[0].Steps)
 	}
 	if ps := serverProcesses(t, "mariadbd", data); ps != nil {
 		t.Errorf("server processes left after Ctrl-C: %v", ps)
 	}
-	if _, err := os.Stat(filepath.Join(data, "innodb")); !os.IsNotExist(err) {
-		t.Errorf("the server's data directory is left: %v", err)
-	}
+	checkRemoved(t, filepath.Join(data, "innodb"))
 }
 
 // postmasterPID reads the postmaster's PID from its data directory.

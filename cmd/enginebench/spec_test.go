@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"github.com/enginebench/enginebench/internal/redact"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,13 +13,20 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
 // writeSpec writes a run spec into a fresh directory and returns its path.
 func writeSpec(t *testing.T, text string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "spec.yaml")
+	return writeFile(t, "spec.yaml", text)
+}
+
+// writeFile writes text into a file called name in a fresh directory and returns its path.
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -49,16 +55,10 @@ configs:
 	spec := writeSpec(t, text)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "results")
-	code, stdout, stderr := runCLI(t, "run", "--config", spec, "--scale", "tiny", "--rows", "3000",
+	_, stderr := runOK(t, "run", "--config", spec, "--scale", "tiny", "--rows", "3000",
 		"--out", out, "--data-dir", filepath.Join(dir, "data"),
 		"--set", "pebble.b.cache_mb=8", "--set", "pebble.memtable_mb=16")
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	run, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := loadRun(t, out)
 	var names []string
 	for _, c := range run.Configs {
 		names = append(names, c.Name)
@@ -555,10 +555,7 @@ configs:
 `)
 	args, out := tinyArgs(t, "null")
 	args = slices.DeleteFunc(args, func(a string) bool { return a == "--engines" || a == "null" })
-	code, stdout, stderr := runCLI(t, append(args, "--config", spec)...)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
+	runOK(t, append(args, "--config", spec)...)
 	copied, err := os.ReadFile(filepath.Join(out, "run-spec.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine/server"
-	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -61,13 +60,9 @@ func checkStalledRun(t *testing.T, run *bgRun, out, data, step string) {
 // names the configuration, the run ends with exit status 1 and its results written, and the
 // frozen server is stopped.
 func TestFrozenServerFailsTheStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
-	servertest.Require(t, server.MariaDB)
-	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
-	run := startRun(t, "run", "--scale", "tiny", "--engines", "innodb", "--steps", "l.i0", "--rows", "100000000",
-		"--stall-timeout", "2s", "--set", "innodb.innodb_buffer_pool_size=128M", "--out", out, "--data-dir", data)
+	integration(t, "starts servers")
+	run, out, data := startOnServer(t, server.MariaDB, "run", "--scale", "tiny", "--engines", "innodb", "--steps", "l.i0",
+		"--rows", "100000000", "--stall-timeout", "2s", "--set", "innodb.innodb_buffer_pool_size=128M")
 	run.waitForProgress(t, "l.i0")
 	freezeServers(t, data)
 	checkStalledRun(t, run, out, data, "l.i0")
@@ -79,13 +74,9 @@ func TestFrozenServerFailsTheStep(t *testing.T) {
 // l.x), or in l.x, its index build or its verification, each watched. The run ends with a
 // step failed with the stall, exit status 1, and no server left.
 func TestFrozenServerAfterTheMeasuredStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
-	servertest.Require(t, server.MariaDB)
-	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
-	run := startRun(t, "run", "--scale", "tiny", "--engines", "innodb", "--steps", "l.i0,l.x", "--verify", "each-step",
-		"--rows", "300000", "--stall-timeout", "2s", "--set", "innodb.innodb_buffer_pool_size=128M", "--out", out, "--data-dir", data)
+	integration(t, "starts servers")
+	run, out, data := startOnServer(t, server.MariaDB, "run", "--scale", "tiny", "--engines", "innodb", "--steps", "l.i0,l.x",
+		"--verify", "each-step", "--rows", "300000", "--stall-timeout", "2s", "--set", "innodb.innodb_buffer_pool_size=128M")
 	run.waitForOutput(t, "the end of l.i0's measured part", func(stderr string) bool {
 		return strings.Contains(stderr, "\nl.i0: ok in ")
 	})

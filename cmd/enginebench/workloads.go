@@ -155,11 +155,7 @@ func (f *runFlags) linkbenchParams(fl *pflag.FlagSet) (linkbench.Params, error) 
 		return p, err
 	}
 	o := &f.lb
-	set := func(name string, apply func()) {
-		if fl.Changed(name) {
-			apply()
-		}
-	}
+	set := ifChanged(fl)
 	set("profile", func() { p.Profile = o.Profile })
 	set("distribution-file", func() { p.DistributionFile = o.DistributionFile })
 	set("maxid1", func() { p.MaxID1 = o.MaxID1 })
@@ -216,11 +212,7 @@ func (f *runFlags) iibenchParams(fl *pflag.FlagSet) (iibench.Params, error) {
 		return p, err
 	}
 	o := &f.ii
-	set := func(name string, apply func()) {
-		if fl.Changed(name) {
-			apply()
-		}
-	}
+	set := ifChanged(fl)
 	set("max-rows", func() { p.MaxRows = o.MaxRows })
 	set("seconds", func() { p.Seconds = o.Seconds })
 	set("insert-threads", func() { p.InsertThreads = o.InsertThreads })

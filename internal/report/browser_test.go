@@ -17,6 +17,21 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 )
 
+// pageHTML makes the page of the runs in (default options) and writes its HTML, failing tb on
+// an error.
+func pageHTML(tb testing.TB, in ...Input) (*Page, *bytes.Buffer) {
+	tb.Helper()
+	p, err := NewPage(in, Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, p); err != nil {
+		tb.Fatal(err)
+	}
+	return p, &html
+}
+
 // rgb is a palette colour as the browser computes it: "rgb(r, g, b)".
 func rgb(i int) string {
 	v, _ := strconv.ParseUint(chart.Color(i)[1:], 16, 32)
@@ -66,14 +81,8 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	for _, name := range []string{"insert", "linkbench", "iibench", "resources"} {
 		t.Run(name, func(t *testing.T) {
-			p, err := NewPage([]Input{loadFixture(t, name)}, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var html bytes.Buffer
-			if err := WriteHTML(&html, p); err != nil {
-				t.Fatal(err)
-			}
+			t.Parallel() // each page in its own browser
+			p, html := pageHTML(t, loadFixture(t, name))
 			path := filepath.Join(t.TempDir(), "report.html")
 			if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
@@ -182,14 +191,7 @@ func longRun(secs int) *result.Run {
 // stays under 5 MB, and that a ten-second stall still shows in the downsampled lines.
 func TestLongRunReportSize(t *testing.T) {
 	r := longRun(1800)
-	p, err := NewPage([]Input{{Dir: "long", Run: r}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var html bytes.Buffer
-	if err := WriteHTML(&html, p); err != nil {
-		t.Fatal(err)
-	}
+	p, html := pageHTML(t, Input{Dir: "long", Run: r})
 	if html.Len() >= 5<<20 {
 		t.Errorf("report of a 3-configuration run with 30-minute steps is %d bytes, want under 5 MB", html.Len())
 	}
@@ -214,14 +216,7 @@ func BenchmarkLongRunReport(b *testing.B) {
 	r := longRun(1800)
 	var n int
 	for b.Loop() {
-		p, err := NewPage([]Input{{Dir: "long", Run: r}}, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		var html bytes.Buffer
-		if err := WriteHTML(&html, p); err != nil {
-			b.Fatal(err)
-		}
+		_, html := pageHTML(b, Input{Dir: "long", Run: r})
 		n = html.Len()
 	}
 	b.ReportMetric(float64(n), "html-bytes")

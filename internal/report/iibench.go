@@ -339,12 +339,7 @@ func ibLatency(r *result.Run) Table {
 				rows = fmt.Sprint(op.Found)
 			}
 			row = append(row, fmt.Sprint(op.Errors), rows)
-			if op.Response != nil && op.Count > 0 {
-				row = append(row, numfmt.Duration(op.Response.P99), numfmt.Duration(op.Response.Max))
-			} else {
-				row = append(row, missing, missing)
-			}
-			t.Rows = append(t.Rows, row)
+			t.Rows = append(t.Rows, append(row, responseCells(op)[1:]...)) // rt p99, rt max
 		}
 	}
 	return t

@@ -105,14 +105,7 @@ func throughputTables(r *result.Run, base string) (Table, Table) {
 // slaTable shows each read-write step's background insert rate against its target, red where
 // it achieved less than 95% (the SLA was missed).
 func slaTable(r *result.Run) Table {
-	var steps []string
-	for _, c := range r.Configs {
-		for _, s := range c.Steps {
-			if s.Target != nil && !slices.Contains(steps, s.Name) {
-				steps = append(steps, s.Name)
-			}
-		}
-	}
+	steps := stepsWith(r, func(s *result.Step) bool { return s.Target != nil })
 	t := Table{Title: "SLA: background inserts/s achieved of the target", Header: []string{"config"}}
 	if len(steps) == 0 {
 		return t
@@ -161,14 +154,7 @@ func failures(r *result.Run) Table {
 
 // probeTable is the min(transactionid) probe at each step's start, a column per step.
 func probeTable(r *result.Run) Table {
-	var steps []string
-	for _, c := range r.Configs {
-		for _, s := range c.Steps {
-			if s.Probe != nil && !slices.Contains(steps, s.Name) {
-				steps = append(steps, s.Name)
-			}
-		}
-	}
+	steps := stepsWith(r, func(s *result.Step) bool { return s.Probe != nil })
 	t := Table{Title: "Probe: seconds of SELECT min(transactionid) at each step's start", Header: append([]string{"config"}, steps...)}
 	if len(steps) == 0 {
 		return t
@@ -413,12 +399,7 @@ func percentileTable(r *result.Run, step string) Table {
 		op := o.op
 		row := []string{o.config, opLabel(o.name, op), strconv.FormatInt(op.Count, 10), numfmt.Num(op.PerSec)}
 		row = append(row, latencyCells(op)...)
-		if op.Response != nil && op.Count > 0 {
-			row = append(row, numfmt.Duration(op.Response.P50), numfmt.Duration(op.Response.P99), numfmt.Duration(op.Response.Max))
-		} else {
-			row = append(row, missing, missing, missing)
-		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, append(row, responseCells(op)...))
 	}
 	return t
 }

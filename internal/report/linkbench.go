@@ -148,10 +148,7 @@ func lbLatency(r *result.Run) Table {
 				op := s.Ops[name]
 				row := []string{c.Name, n, name, fmt.Sprint(op.Count), numfmt.Num(op.PerSec)}
 				row = append(row, latencyCells(op)...)
-				rt := missing
-				if op.Response != nil && op.Count > 0 {
-					rt = numfmt.Duration(op.Response.P99)
-				}
+				rt := responseCells(op)[1] // p99
 				rows := missing
 				if name == "GET_LINKS_LIST" || name == "MULTIGET_LINK" {
 					rows = fmt.Sprint(op.Found)

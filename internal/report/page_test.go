@@ -352,14 +352,7 @@ func TestMetadataRedactsCredentials(t *testing.T) {
 		"password": "hunter2", "primary_conninfo": "host=db user=rep password=hunter2", "shared_buffers": "1GB"},
 		Status: result.StatusFailed, Error: "connect postgres://bench:hunter2@db/x: refused",
 		Steps: []result.Step{{Name: "run", Status: result.StatusFailed, Error: "lost bench:hunter2@tcp(db:3306)/x"}}}}
-	p, err := NewPage([]Input{{Dir: "x", Run: &r}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var html bytes.Buffer
-	if err := WriteHTML(&html, p); err != nil {
-		t.Fatal(err)
-	}
+	p, html := pageHTML(t, Input{Dir: "x", Run: &r})
 	for name, out := range map[string]string{"markdown": MarkdownPage(p), "html": html.String()} {
 		if strings.Contains(out, "hunter2") {
 			t.Errorf("%s holds the password", name)

@@ -153,17 +153,11 @@ func ratePercentileTable(r *result.Run) Table {
 // stepResourceTable is one step's rate, the p50 and p99 of its per-second rates and its
 // resources per second, a row per configuration: the Insert Benchmark's table of a step.
 func stepResourceTable(r *result.Run, step string) Table {
-	t := Table{Title: step + ": resources per second", Header: []string{"config", unit(step), "p50", "p99"}}
+	header := []string{"p50", "p99"}
 	for _, c := range resColumns {
-		t.Header = append(t.Header, c.name)
+		header = append(header, c.name)
 	}
-	for _, c := range r.Configs {
-		s := findStep(c, step)
-		if s == nil {
-			continue
-		}
-		row := append([]string{c.Name, rateCell(s)}, rateP50P99(s)...)
-		t.Rows = append(t.Rows, append(row, resourceCells(s)...))
-	}
-	return t
+	return stepTable(r, step, step+": resources per second", header, func(s *result.Step) []string {
+		return append(rateP50P99(s), resourceCells(s)...)
+	})
 }

@@ -137,6 +137,16 @@ func latencyCells(op *result.Op) []string {
 	return []string{numfmt.Duration(l.P50), numfmt.Duration(l.P90), numfmt.Duration(l.P99), numfmt.Duration(l.P999), numfmt.Duration(l.Max), numfmt.Duration(l.Mean)}
 }
 
+// responseCells are op's response time p50, p99 and max (an open-loop writer's, from when each
+// operation was due), missing where it has none or did no operation.
+func responseCells(op *result.Op) []string {
+	if op.Response == nil || op.Count == 0 {
+		return []string{missing, missing, missing}
+	}
+	rt := op.Response
+	return []string{numfmt.Duration(rt.P50), numfmt.Duration(rt.P99), numfmt.Duration(rt.Max)}
+}
+
 // opLabel names an operation in a table, marking a background writer's.
 func opLabel(name string, op *result.Op) string {
 	if op.Background {
@@ -147,10 +157,16 @@ func opLabel(name string, op *result.Op) string {
 
 // rateSteps returns, in the order they ran, the names of steps that have a headline rate.
 func rateSteps(r *result.Run) []string {
+	return stepsWith(r, func(s *result.Step) bool { return s.Primary != "" })
+}
+
+// stepsWith returns, in the order they ran, the names of the steps for which has holds in at
+// least one configuration.
+func stepsWith(r *result.Run, has func(*result.Step) bool) []string {
 	var names []string
 	for _, c := range r.Configs {
-		for _, s := range c.Steps {
-			if s.Primary != "" && !slices.Contains(names, s.Name) {
+		for i := range c.Steps {
+			if s := &c.Steps[i]; has(s) && !slices.Contains(names, s.Name) {
 				names = append(names, s.Name)
 			}
 		}
@@ -239,12 +255,7 @@ func latency(r *result.Run) Table {
 				} else {
 					row = append(row, numfmt.Duration(op.Latency.P50), numfmt.Duration(op.Latency.P99), numfmt.Duration(op.Latency.Max))
 				}
-				if op.Response != nil && op.Count > 0 {
-					row = append(row, numfmt.Duration(op.Response.P99), numfmt.Duration(op.Response.Max))
-				} else {
-					row = append(row, missing, missing)
-				}
-				t.Rows = append(t.Rows, row)
+				t.Rows = append(t.Rows, append(row, responseCells(op)[1:]...)) // rt p99, rt max
 			}
 		}
 	}
@@ -357,20 +368,27 @@ func efficiency(r *result.Run) []Table {
 
 // effTable is the efficiency table of one step.
 func effTable(r *result.Run, step string) Table {
-	t := Table{Title: "Efficiency: " + step, Header: []string{"config", unit(step)}}
+	var header []string
 	for _, c := range effColumns {
-		t.Header = append(t.Header, c.name)
+		header = append(header, c.name)
 	}
-	for _, c := range r.Configs {
-		s := findStep(c, step)
-		if s == nil {
-			continue
-		}
-		row := []string{c.Name, rateCell(s)}
+	return stepTable(r, step, "Efficiency: "+step, header, func(s *result.Step) []string {
+		var cells []string
 		for _, col := range effColumns {
-			row = append(row, optNum(col.get(s)))
+			cells = append(cells, optNum(col.get(s)))
 		}
-		t.Rows = append(t.Rows, row)
+		return cells
+	})
+}
+
+// stepTable is a table of one step with a row per configuration that ran it: the
+// configuration, the step's rate, then cells(s) under header.
+func stepTable(r *result.Run, step, title string, header []string, cells func(*result.Step) []string) Table {
+	t := Table{Title: title, Header: append([]string{"config", unit(step)}, header...)}
+	for _, c := range r.Configs {
+		if s := findStep(c, step); s != nil {
+			t.Rows = append(t.Rows, append([]string{c.Name, rateCell(s)}, cells(s)...))
+		}
 	}
 	return t
 }
