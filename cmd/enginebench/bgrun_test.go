@@ -61,31 +61,9 @@ func startOnServer(t *testing.T, kind server.Kind, args ...string) (r *bgRun, ou
 	t.Helper()
 	servertest.Require(t, kind)
 	out, data = filepath.Join(t.TempDir(), "results"), serverDataDir(t)
-	defer startingServer(kind)()
 	r = startIn(t, out, data, args...)
 	r.waitForStep(t, out, 0)
 	return r, out, data
-}
-
-// startServer is servertest.Start, one MariaDB at a time (see mariaDBStarts).
-func startServer(t *testing.T, kind server.Kind, settings map[string]string) *server.Server {
-	t.Helper()
-	defer startingServer(kind)()
-	return servertest.Start(t, kind, settings)
-}
-
-// mariaDBStarts lets one test of this package at a time start a MariaDB server: a mariadbd
-// that starts removes every #sql file of its tmpdir (the shared /tmp), among them the
-// temporary tables of another server's bootstrap, which then fails.
-var mariaDBStarts sync.Mutex
-
-// startingServer takes mariaDBStarts when kind is MariaDB and returns what releases it.
-func startingServer(kind server.Kind) (release func()) {
-	if kind != server.MariaDB {
-		return func() {}
-	}
-	mariaDBStarts.Lock()
-	return mariaDBStarts.Unlock
 }
 
 // testBinary is the enginebench binary the tests of this process share: built by the first

@@ -74,7 +74,7 @@ func TestExistingServerTables(t *testing.T) {
 	integration(t, "starts servers")
 	for _, s := range existingServers() {
 		t.Run(s.engine, func(t *testing.T) {
-			srv := startServer(t, s.kind, s.settings)
+			srv := servertest.Start(t, s.kind, s.settings)
 			args := func(extra ...string) ([]string, string) {
 				return tinyArgsOn(t, s.engine, srv, append([]string{"--rows", "2000", "--steps", "l.i0"}, extra...)...)
 			}

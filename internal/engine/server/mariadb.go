@@ -123,6 +123,10 @@ func mariaOptions(s *Server, settings []setting) string {
 	fmt.Fprintf(&b, "datadir=%s\n", mariaQuote(s.dataDir))
 	fmt.Fprintf(&b, "socket=%s\n", mariaQuote(s.sockPath))
 	fmt.Fprintf(&b, "pid-file=%s\n", mariaQuote(filepath.Join(s.dataDir, "mariadbd.pid")))
+	// The server's private socket directory holds its temporary files: a starting mariadbd
+	// deletes every #sql* file of its tmpdir, in a shared /tmp another server's too, and
+	// mariadb-install-db of a server starting beside it then fails.
+	fmt.Fprintf(&b, "tmpdir=%s\n", mariaQuote(filepath.Dir(s.sockPath)))
 	if s.tcpPort > 0 {
 		fmt.Fprintf(&b, "bind-address=127.0.0.1\nport=%d\n", s.tcpPort)
 	} else {

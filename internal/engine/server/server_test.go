@@ -509,6 +509,18 @@ func TestMyRocks(t *testing.T) {
 	}
 }
 
+// TestMariaDBTempFilesPrivate: a managed MariaDB keeps its temporary files in its private
+// socket directory. A starting mariadbd deletes the #sql* temporary tables of its tmpdir; in
+// the shared temporary directory those were another server's, whose bootstrap then failed
+// ("Error on delete of '/tmp/#sql-temptable-...MAI'", seen with servers starting together).
+func TestMariaDBTempFilesPrivate(t *testing.T) {
+	t.Parallel()
+	s := servertest.Start(t, server.MariaDB, nil)
+	if got, want := query(t, s, "SELECT @@tmpdir"), filepath.Dir(s.SocketPath()); got != want {
+		t.Errorf("tmpdir %s, want the server's socket directory %s", got, want)
+	}
+}
+
 func TestStartRefuses(t *testing.T) {
 	servertest.Require(t, server.Postgres)
 	nonEmpty := servertest.DataDir(t)
