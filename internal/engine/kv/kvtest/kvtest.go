@@ -402,38 +402,59 @@ func testBatchReset(t *testing.T, open Opener) {
 	expectGet(t, db, "c", "<missing>")
 }
 
+// The accounts of testBatchAtomicity: their count, each one's initial balance, the readers.
+const (
+	bankAccounts = 8
+	bankInitial  = 1000
+	bankReaders  = 2
+)
+
+func bankAccount(i int) []byte { return fmt.Appendf(nil, "acct/%02d", i) }
+func bankMarker(i int) []byte  { return kv.AppendUint64([]byte("mark/"), uint64(i)) }
+
 // testBatchAtomicity runs a writer whose batches move amounts between accounts (the sum is
 // invariant) and move a single marker key to a new key (Delete plus Set: exactly one marker
 // exists), while readers scan both key ranges with iterators and must never see a partially
 // applied batch.
 func testBatchAtomicity(t *testing.T, open Opener, batches int) {
 	db := openDB(t, open)
-	const (
-		accounts = 8
-		initial  = 1000
-		readers  = 2
-	)
-	acct := func(i int) []byte { return fmt.Appendf(nil, "acct/%02d", i) }
-	marker := func(i int) []byte { return kv.AppendUint64([]byte("mark/"), uint64(i)) }
-	bal := make([]uint64, accounts)
 	b := db.NewBatch()
 	defer closeBatch(t, b)
+	bal := make([]uint64, bankAccounts)
 	for i := range bal {
-		bal[i] = initial
-		b.Set(acct(i), kv.AppendUint64(nil, initial))
+		bal[i] = bankInitial
+		b.Set(bankAccount(i), kv.AppendUint64(nil, bankInitial))
 	}
-	b.Set(marker(0), nil)
+	b.Set(bankMarker(0), nil)
 	if err := b.Commit(); err != nil {
 		t.Fatalf("commit: %v", err)
 	}
-
 	done := make(chan struct{})
+	wait, reads := startBankReaders(db, done)
+	werr := transfer(b, bal, batches)
+	close(done)
+	for err := range wait() {
+		t.Error(err)
+	}
+	if werr != nil {
+		t.Fatal(werr)
+	}
+	if err := checkInvariant(db, bankAccounts*bankInitial, bankAccounts); err != nil {
+		t.Errorf("after the writer: %v", err)
+	}
+	t.Logf("%d batches; reads per reader %v", batches, reads)
+}
+
+// startBankReaders starts the readers, which check the invariant until done is closed (and
+// at least once each). wait waits for them and returns their errors; reads counts each one's
+// checks.
+func startBankReaders(db kv.DB, done <-chan struct{}) (wait func() <-chan error, reads []int) {
 	var wg sync.WaitGroup
-	errs := make(chan error, readers+1)
-	reads := make([]int, readers)
-	for r := 0; r < readers; r++ {
+	errs := make(chan error, bankReaders)
+	reads = make([]int, bankReaders)
+	for r := range bankReaders {
 		wg.Add(1)
-		go func(r int) {
+		go func() {
 			defer wg.Done()
 			for {
 				select {
@@ -443,19 +464,23 @@ func testBatchAtomicity(t *testing.T, open Opener, batches int) {
 					}
 				default:
 				}
-				if err := checkInvariant(db, accounts*initial, accounts); err != nil {
+				if err := checkInvariant(db, bankAccounts*bankInitial, bankAccounts); err != nil {
 					errs <- fmt.Errorf("read %d: %w", reads[r], err)
 					return
 				}
 				reads[r]++
 			}
-		}(r)
+		}()
 	}
+	return func() <-chan error { wg.Wait(); close(errs); return errs }, reads
+}
 
+// transfer commits batches batches through b, each moving a random amount between two
+// accounts of bal (rewriting every account) and the marker to the next key.
+func transfer(b kv.Batch, bal []uint64, batches int) error {
 	rng := rand.New(rand.NewSource(1))
-	var werr error
 	for n := 1; n <= batches; n++ {
-		from, to := rng.Intn(accounts), rng.Intn(accounts-1)
+		from, to := rng.Intn(bankAccounts), rng.Intn(bankAccounts-1)
 		if to >= from {
 			to++
 		}
@@ -463,29 +488,16 @@ func testBatchAtomicity(t *testing.T, open Opener, batches int) {
 		bal[from] -= amount
 		bal[to] += amount
 		// Touch every account: the new values of from and to, the others unchanged.
-		for i := 0; i < accounts; i++ {
-			b.Set(acct(i), kv.AppendUint64(nil, bal[i]))
+		for i := range bankAccounts {
+			b.Set(bankAccount(i), kv.AppendUint64(nil, bal[i]))
 		}
-		b.Delete(marker(n - 1))
-		b.Set(marker(n), nil)
-		if werr = b.Commit(); werr != nil {
-			werr = fmt.Errorf("batch %d: commit: %w", n, werr)
-			break
+		b.Delete(bankMarker(n - 1))
+		b.Set(bankMarker(n), nil)
+		if err := b.Commit(); err != nil {
+			return fmt.Errorf("batch %d: commit: %w", n, err)
 		}
 	}
-	close(done)
-	wg.Wait()
-	close(errs)
-	if werr != nil {
-		t.Fatal(werr)
-	}
-	for err := range errs {
-		t.Error(err)
-	}
-	if err := checkInvariant(db, accounts*initial, accounts); err != nil {
-		t.Errorf("after the writer: %v", err)
-	}
-	t.Logf("%d batches; reads per reader %v", batches, reads)
+	return nil
 }
 
 // checkInvariant scans the accounts and the markers with one iterator each and checks the sum
