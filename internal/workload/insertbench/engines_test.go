@@ -104,8 +104,10 @@ func TestSharedTableAndSmallBatches(t *testing.T) {
 // QuerySeconds rows) and that each step has its min(transactionid) probe. The reference
 // variant runs on the manual clock: its writers' rate limit moves virtual time, and its
 // query clients stop when the writers are done. The corrected variant's step lasts
-// QuerySeconds of real time: the runner ends a step with a Duration at once on the manual
-// clock, before its workers do anything.
+// QuerySeconds of real time, and nothing here asserts a rate: on the manual clock its makers'
+// rate limit moves the clock to the step's end before the inserters and the query clients
+// have run (TestCorrectedStepEndClaimsNothingUnrun runs it there), and a synctest bubble's
+// clock never moves while the query clients, which wait for nothing, run.
 func TestQueryStepsFindRows(t *testing.T) {
 	for _, d := range drivers() {
 		for _, v := range variants {
