@@ -92,6 +92,8 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	o.SetLevel0StopWritesTrigger(c.l0Stop)
 	o.SetBytesPerSync(uint64(c.bytesPerSync))
 	o.SetLevelCompactionDynamicLevelBytes(c.dynamicLevelBytes)
+	o.SetUseDirectReads(c.directReads)
+	o.SetUseDirectIOForFlushAndCompaction(c.directFlush)
 	o.EnableStatistics()
 	d.opts = o
 	rdb, err := grocksdb.OpenDb(o, cfg.DataDir)
@@ -469,5 +471,7 @@ func (c config) settings() map[string]string {
 		settingBytesPerSync:         strconv.Itoa(c.bytesPerSync),
 		settingBloomBitsPerKey:      strconv.Itoa(c.bloomBitsPerKey),
 		settingDynamicLevelBytes:    strconv.FormatBool(c.dynamicLevelBytes),
+		settingDirectReads:          strconv.FormatBool(c.directReads),
+		settingDirectFlush:          strconv.FormatBool(c.directFlush),
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,13 +21,45 @@ func openTest(t testing.TB, dir string, settings map[string]string) *db {
 	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
 }
 
-// TestConformance runs the suite with the defaults, and with 1 MiB memtables, no block cache,
-// zstd and fsync, so that flushes and compactions run during the tests.
+// TestConformance runs the suite with the defaults, with 1 MiB memtables, no block cache,
+// zstd and fsync, so that flushes and compactions run during the tests, and with direct IO.
 func TestConformance(t *testing.T) {
 	kvtest.RunDriver(t, Driver(), map[string]map[string]string{
 		"SmallMemtable": {"memtable_mb": "1", "cache_mb": "0", "compression": "zstd",
 			"sync": "true", "l0_compaction_trigger": "2", "bloom_bits_per_key": "0"},
+		"DirectIO": {"memtable_mb": "1", "direct_reads": "true", "direct_io_for_flush_and_compaction": "true"},
 	})
+}
+
+// TestDirectIO: the direct IO settings reach RocksDB, as the OPTIONS file it writes in the
+// data directory records them; they are off by default.
+func TestDirectIO(t *testing.T) {
+	for _, c := range []struct {
+		settings map[string]string
+		want     string
+	}{
+		{nil, "false"},
+		{map[string]string{"direct_reads": "true", "direct_io_for_flush_and_compaction": "true"}, "true"},
+	} {
+		dir := t.TempDir()
+		d := openTest(t, dir, c.settings)
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no OPTIONS file in %s (%v)", dir, err)
+		}
+		opts, err := os.ReadFile(files[len(files)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{"use_direct_reads", "use_direct_io_for_flush_and_compaction"} {
+			if !strings.Contains(string(opts), "\n  "+key+"="+c.want+"\n") {
+				t.Errorf("settings %v: OPTIONS lacks %s=%s", c.settings, key, c.want)
+			}
+		}
+	}
 }
 
 func TestSettings(t *testing.T) {

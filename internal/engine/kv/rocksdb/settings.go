@@ -21,6 +21,8 @@ const (
 	settingBloomBitsPerKey      = "bloom_bits_per_key"
 	settingDynamicLevelBytes    = "level_compaction_dynamic_level_bytes"
 	settingMaxWriteBufferNumber = "max_write_buffer_number"
+	settingDirectReads          = "direct_reads"
+	settingDirectFlush          = "direct_io_for_flush_and_compaction"
 )
 
 // compressionNames are the accepted values of the compression setting.
@@ -42,6 +44,8 @@ func settings() []engine.Setting {
 		{Name: settingBytesPerSync, Default: "1048576", Doc: "sync sstables being written every this many bytes, to smooth out writeback; no effect on durability"},
 		{Name: settingBloomBitsPerKey, Default: "10", Doc: "bits per key of each sstable's bloom filter; 0 disables"},
 		{Name: settingDynamicLevelBytes, Default: "true", Doc: "size the levels from the last one up (as MyRocks is configured here)"},
+		{Name: settingDirectReads, Default: "false", Doc: "read sstables with O_DIRECT, past the OS page cache (RocksDB's use_direct_reads): only the block cache caches"},
+		{Name: settingDirectFlush, Default: "false", Doc: "write flushes and compactions with O_DIRECT (RocksDB's use_direct_io_for_flush_and_compaction)"},
 	}
 }
 
@@ -50,6 +54,7 @@ type config struct {
 	cacheMB, memtableMB, maxWriteBufferNumber int
 	compression                               string
 	sync, dynamicLevelBytes                   bool
+	directReads, directFlush                  bool
 	maxBackgroundJobs                         int
 	l0Compaction, l0Slowdown, l0Stop          int
 	bytesPerSync, bloomBitsPerKey             int
@@ -85,6 +90,12 @@ func parseConfig(overrides map[string]string) (config, error) {
 		return c, err
 	}
 	if c.dynamicLevelBytes, err = engine.BoolSetting("rocksdb", m, settingDynamicLevelBytes); err != nil {
+		return c, err
+	}
+	if c.directReads, err = engine.BoolSetting("rocksdb", m, settingDirectReads); err != nil {
+		return c, err
+	}
+	if c.directFlush, err = engine.BoolSetting("rocksdb", m, settingDirectFlush); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -301,6 +301,9 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if c.checkpointSecs > 0 {
 		connCfg += fmt.Sprintf(",checkpoint=(wait=%d)", c.checkpointSecs)
 	}
+	if len(c.directIO) > 0 {
+		connCfg += ",direct_io=[" + strings.Join(c.directIO, ",") + "]"
+	}
 	connCfg += extensionConfig(c.compression)
 	home, ccfg := C.CString(cfg.DataDir), C.CString(connCfg)
 	defer C.free(unsafe.Pointer(home))
@@ -794,5 +797,6 @@ func (c config) settings() map[string]string {
 		settingEvictionTrigger: strconv.Itoa(c.evictionTrigger),
 		settingDirtyTarget:     strconv.Itoa(c.dirtyTarget),
 		settingDirtyTrigger:    strconv.Itoa(c.dirtyTrigger),
+		settingDirectIO:        strings.Join(c.directIO, ","),
 	}
 }

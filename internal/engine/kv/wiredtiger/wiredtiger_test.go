@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,8 +26,38 @@ func openTest(t testing.TB, dir string, settings map[string]string) *db {
 // 1 MiB chunks, zlib and fsync.
 func TestConformance(t *testing.T) {
 	kvtest.RunDriver(t, Driver(), map[string]map[string]string{
-		"LSM": {"table_type": "lsm", "lsm_chunk_mb": "1", "compression": "zlib", "sync": "true"},
+		"LSM":      {"table_type": "lsm", "lsm_chunk_mb": "1", "compression": "zlib", "sync": "true"},
+		"DirectIO": {"direct_io": "data,checkpoint", "cache_mb": "8"},
 	})
+}
+
+// TestDirectIO: the direct_io setting reaches WiredTiger, as the base configuration it writes
+// when it creates the database records it; none by default; a bad list is refused.
+func TestDirectIO(t *testing.T) {
+	for _, c := range []struct {
+		setting, want string
+	}{
+		{"", ""},
+		{"data", "direct_io=[data]\n"},
+		{" checkpoint, data", "direct_io=[checkpoint,data]\n"},
+	} {
+		dir := t.TempDir()
+		if err := openTest(t, dir, map[string]string{"direct_io": c.setting}).Close(); err != nil {
+			t.Fatal(err)
+		}
+		base, err := os.ReadFile(filepath.Join(dir, "WiredTiger.basecfg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(base), "direct_io="); got != (c.want != "") || !strings.Contains(string(base), c.want) {
+			t.Errorf("direct_io %q: WiredTiger.basecfg:\n%s\nwant %q", c.setting, base, c.want)
+		}
+	}
+	for _, bad := range []string{"log", "data,data", "data,index"} {
+		if err := Driver().CheckSettings(map[string]string{"direct_io": bad}); err == nil || !strings.Contains(err.Error(), "direct_io") {
+			t.Errorf("direct_io %q: %v, want an error naming it", bad, err)
+		}
+	}
 }
 
 // TestStatsCleanupClose writes through a small cache, checks the statistics and the checkpoint
