@@ -235,7 +235,7 @@ const (
 // Close moves the processes still in the group back to the caller's own group
 // (it does not kill them: they belong to the caller, which may be one of them)
 // and removes the group. It gives up after a bounded number of attempts
-// (about two seconds) when processes keep appearing or the kernel stays busy.
+// (under two seconds) when processes keep appearing or the kernel stays busy.
 func (g *Group) Close() error {
 	if g.closed {
 		return nil
