@@ -148,6 +148,7 @@ func TestCloseMovesRunningProcessOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = g.Close() })
 	c := startChild(t, "alloc:4096")
 	pid := c.cmd.Process.Pid
 	if err := g.Add(pid); err != nil {
@@ -183,6 +184,7 @@ func TestCloseAfterExit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = g.Close() })
 	c := startChild(t, "alloc:4096")
 	if err := g.Add(c.cmd.Process.Pid); err != nil {
 		t.Fatal(err)

@@ -134,12 +134,18 @@ func ownGroup(file string, v Version) (string, error) {
 }
 
 // Check says whether a memory cap can be applied on the Host: it finds the
-// memory controller and makes and removes a probe group in the caller's own
+// memory controller, on v2 lets the caller's group give it to its children
+// (as New does), and makes and removes a probe group in the caller's own
 // group. The error wraps ErrUnavailable and gives the reason.
 func (h Host) Check() error {
 	c, err := h.detect()
 	if err != nil {
 		return err
+	}
+	if c.version == V2 {
+		if err := enableMemory(c.parent); err != nil {
+			return err
+		}
 	}
 	probe := filepath.Join(c.parent, fmt.Sprintf("enginebench-check-%d", os.Getpid()))
 	if err := mkGroup(c, probe); err != nil {

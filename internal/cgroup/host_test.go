@@ -54,8 +54,11 @@ func TestCheckReasons(t *testing.T) {
 			})
 		}, "is not a cgroup filesystem: a new group there has no memory.limit_in_bytes"},
 		{"v2 files on a plain filesystem", func(t *testing.T) Host {
-			return fakeHost(t, map[string]string{"cgroup.controllers": "cpu memory\n"})
+			return fakeHost(t, map[string]string{"cgroup.controllers": "cpu memory\n", "me/cgroup.subtree_control": "memory\n"})
 		}, "is not a cgroup filesystem: a new group there has no memory.max"},
+		{"v2 memory not given to children", func(t *testing.T) Host {
+			return fakeHost(t, map[string]string{"cgroup.controllers": "cpu memory\n", "me/cgroup.procs": "1\n"})
+		}, "enable the memory controller for the children of"},
 		{"self names no memory group", func(t *testing.T) Host {
 			h := fakeHost(t, map[string]string{"memory/memory.limit_in_bytes": "1\n"})
 			if err := os.WriteFile(h.SelfCgroup, []byte("3:cpu:/\n"), 0o644); err != nil {
