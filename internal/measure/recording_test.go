@@ -108,3 +108,21 @@ func TestRecordingCarries(t *testing.T) {
 		t.Fatalf("after Reset the carries remain: count %d", h.Count())
 	}
 }
+
+// BenchmarkRecord records long-tailed latencies into a Histogram and into a Recording.
+func BenchmarkRecord(b *testing.B) {
+	values := logNormal(rand.New(rand.NewPCG(7, 8)), 1<<16)
+	for _, bc := range []struct {
+		name   string
+		record func(int64)
+	}{{"histogram", NewHistogram().Record}, {"recording", NewRecording().Record}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				bc.record(values[i&(len(values)-1)])
+				i++
+			}
+		})
+	}
+}

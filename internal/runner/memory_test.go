@@ -11,23 +11,35 @@ import (
 )
 
 // BenchmarkHarnessMemory reports the heap that the runner's recording of one step holds (its
-// workers' recorders and the step's aggregates) in the worst case of the presets: LinkBench
-// at cached or iobound scale, 16 requesters recording its 10 operation types plus the
-// requests total, open loop (a request rate: service and response time), with periods. Each
-// worker records latencies drawn from a long-tailed distribution (around 200 us, from
-// sub-microsecond to seconds) over a few one-second intervals.
+// workers' recorders and the step's aggregates) at the largest presets, every worker recording
+// every operation type open loop (service and response time, as with a request rate), over a
+// few one-second intervals of latencies drawn from a long-tailed distribution (around 200 us,
+// from below a microsecond to seconds):
+//   - linkbench: 16 requesters, 10 operation types plus the requests total (cached, iobound);
+//   - linkbench-periods: the same with a period report each interval, which no preset runs
+//     (only iiBench reports periods, with 2 operation types): a bound for every workload;
+//   - insertbench: 4 clients' query, insert and delete workers (12), 3 operation types.
 func BenchmarkHarnessMemory(b *testing.B) {
-	const workers, ops, ticks, perOp = 16, 10, 4, 2000
-	var heap uint64
-	for b.Loop() {
-		heap = recordingHeap(workers, ops, ticks, perOp)
+	for _, bc := range []struct {
+		name         string
+		workers, ops int
+		report       bool
+	}{{"linkbench", 16, 10, false}, {"linkbench-periods", 16, 10, true}, {"insertbench", 12, 3, false}} {
+		b.Run(bc.name, func(b *testing.B) {
+			const ticks, perOp = 4, 2000
+			var heap uint64
+			for b.Loop() {
+				heap = recordingHeap(bc.workers, bc.ops, bc.report, ticks, perOp)
+			}
+			b.ReportMetric(float64(heap)/(1<<20), "MB/step")
+		})
 	}
-	b.ReportMetric(float64(heap)/(1<<20), "MB/step")
 }
 
 // recordingHeap returns the heap in use (after a GC) for a step of workers recording ops
-// operation types (plus a total), perOp operations of each per interval, over ticks intervals.
-func recordingHeap(workers, ops, ticks, perOp int) uint64 {
+// operation types (plus a total), perOp operations of each per interval, over ticks intervals,
+// with a period report every interval if report.
+func recordingHeap(workers, ops int, report bool, ticks, perOp int) uint64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -38,7 +50,10 @@ func recordingHeap(workers, ops, ticks, perOp int) uint64 {
 		specs[i] = OpSpec{Name: "op" + strconv.Itoa(i)}
 	}
 	specs[ops] = OpSpec{Name: "requests", Total: true}
-	s := &Step{Ops: specs, Report: time.Second}
+	s := &Step{Ops: specs}
+	if report {
+		s.Report = time.Second
+	}
 	recs := make([]*Recorder, workers)
 	for i := range recs {
 		recs[i] = newRecorder(clock, i, len(specs))
