@@ -18,18 +18,22 @@ import (
 //   - linkbench: 16 requesters, 10 operation types plus the requests total (cached, iobound);
 //   - linkbench-periods: the same with a period report each interval, which no preset runs
 //     (only iiBench reports periods, with 2 operation types): a bound for every workload;
-//   - insertbench: 4 clients' query, insert and delete workers (12), 3 operation types.
+//   - insertbench: 4 clients' query, insert and delete workers (12), 3 operation types;
+//   - linkbench-hour: linkbench for 3,600 intervals (an iobound interval), 2 operations of each
+//     type and worker per interval: what an hour adds (the per-second figures it keeps).
 func BenchmarkHarnessMemory(b *testing.B) {
 	for _, bc := range []struct {
-		name         string
-		workers, ops int
-		report       bool
-	}{{"linkbench", 16, 10, false}, {"linkbench-periods", 16, 10, true}, {"insertbench", 12, 3, false}} {
+		name                       string
+		workers, ops, ticks, perOp int
+		report                     bool
+	}{
+		{"linkbench", 16, 10, 4, 2000, false}, {"linkbench-periods", 16, 10, 4, 2000, true},
+		{"insertbench", 12, 3, 4, 2000, false}, {"linkbench-hour", 16, 10, 3600, 2, false},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
-			const ticks, perOp = 4, 2000
 			var heap uint64
 			for b.Loop() {
-				heap = recordingHeap(bc.workers, bc.ops, bc.report, ticks, perOp)
+				heap = recordingHeap(bc.workers, bc.ops, bc.report, bc.ticks, bc.perOp)
 			}
 			b.ReportMetric(float64(heap)/(1<<20), "MB/step")
 		})
