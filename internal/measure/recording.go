@@ -30,6 +30,7 @@ var numBlocks = binIndex(HighestNs)>>blockMag + 1
 // concurrent use.
 type Recording struct {
 	blocks   []*block
+	used     []uint64 // a bit per block that holds a value: the others are all zero
 	count    int64
 	max, sum int64
 }
@@ -59,7 +60,7 @@ func (b *block) bin(j int) int64 {
 
 // NewRecording returns an empty Recording.
 func NewRecording() *Recording {
-	return &Recording{blocks: make([]*block, numBlocks)}
+	return &Recording{blocks: make([]*block, numBlocks), used: make([]uint64, (numBlocks+63)/64)}
 }
 
 // Record records one value in nanoseconds, clamped as Histogram.Record clamps it.
@@ -69,11 +70,13 @@ func (r *Recording) Record(ns int64) {
 	r.sum += ns
 	r.count++
 	i := binIndex(min(ns, HighestNs))
-	b := r.blocks[i>>blockMag]
+	bi := i >> blockMag
+	b := r.blocks[bi]
 	if b == nil {
 		b = new(block)
-		r.blocks[i>>blockMag] = b
+		r.blocks[bi] = b
 	}
+	r.used[bi>>6] |= 1 << (bi & 63)
 	j := i & (blockLen - 1)
 	if b.lo[j]++; b.lo[j] == 0 {
 		b.carry(j)
@@ -94,20 +97,19 @@ func (r *Recording) Reset() {
 	if r.count == 0 {
 		return
 	}
-	for _, b := range r.blocks {
-		if b != nil {
-			b.lo = [blockLen]uint16{}
-			if b.hi != nil {
-				*b.hi = [blockLen]int64{}
-			}
+	r.eachUsed(func(_ int, b *block) {
+		b.lo = [blockLen]uint16{}
+		if b.hi != nil {
+			*b.hi = [blockLen]int64{}
 		}
-	}
+	})
+	clear(r.used)
 	r.count, r.max, r.sum = 0, 0, 0
 }
 
 // Bytes is the memory r holds, for the harness's own accounting.
 func (r *Recording) Bytes() int {
-	n := 8 * len(r.blocks)
+	n := 8*len(r.blocks) + 8*len(r.used)
 	for _, b := range r.blocks {
 		if b != nil {
 			n += int(unsafe.Sizeof(*b))
@@ -125,19 +127,27 @@ func (h *Histogram) MergeRecording(from *Recording) {
 	if from == nil || from.count == 0 {
 		return
 	}
-	for bi, b := range from.blocks {
-		if b == nil {
-			continue
-		}
+	from.eachUsed(func(bi int, b *block) {
 		for j := range blockLen {
 			if n := b.bin(j); n != 0 {
 				// Cannot fail: the bin's lowest value is within the histogram's range.
 				_ = h.h.RecordValues(binLowest(bi<<blockMag+j), n)
 			}
 		}
-	}
+	})
 	h.max = max(h.max, from.max)
 	h.sum += from.sum
+}
+
+// eachUsed calls fn with the index and the block of every block that holds a value.
+func (r *Recording) eachUsed(fn func(bi int, b *block)) {
+	for w, bitsSet := range r.used {
+		for bitsSet != 0 {
+			bi := w*64 + bits.TrailingZeros64(bitsSet)
+			bitsSet &= bitsSet - 1
+			fn(bi, r.blocks[bi])
+		}
+	}
 }
 
 // binIndex is the bin of value v (0 <= v <= HighestNs), as the HdrHistogram numbers its counts.
