@@ -8,7 +8,8 @@ import (
 
 // The geometry of a Histogram's HdrHistogram (LowestNs 1, SigFigs 3): values below 2048 ns
 // have a bin each; above, every power of two [2^k, 2^(k+1)) is cut into 1024 bins of equal
-// width. A Recording uses the same bins, so that it merges into a Histogram exactly.
+// width. A Recording uses the same bins, so that it merges into a Histogram exactly
+// (TestRecordingMergesExactly compares them bin for bin).
 const (
 	subBucketHalfMag = 10 // log2 of the bins per power of two
 	subBucketHalf    = 1 << subBucketHalfMag
