@@ -21,8 +21,9 @@ const (
 )
 
 // Histogram is a latency distribution in nanoseconds: an HdrHistogram plus the exact maximum
-// and sum of the recorded values. It is not safe for concurrent use; the runner gives every
-// recorder its own and merges them. Record does not allocate. One Histogram takes about 270 KB.
+// and sum of the recorded values. It is not safe for concurrent use. Record does not allocate.
+// One Histogram takes about 270 KB: the runner keeps them per step and operation type, and
+// its workers record into Recordings, which merge into them exactly (MergeRecording).
 type Histogram struct {
 	h   *hdrhistogram.Histogram
 	max int64 // exact largest recorded value

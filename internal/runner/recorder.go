@@ -12,17 +12,17 @@ import (
 // recorderState is the content of a Recorder (embedded in it, see runner.go).
 //
 // The worker's goroutine records into the active interval buffer, bracketed by the phaser;
-// once a tick the runner swaps in the spare buffer, flips the phaser to wait until the worker
+// once a tick the runner swaps in a spare buffer, flips the phaser to wait until the worker
 // has left the old one, merges the old one into the step's aggregates, resets it and keeps it
-// as the next spare. The worker never takes a lock, and allocates only the first time an
-// operation type is recorded into each of the two buffers.
+// as the spare for the next recorder: the step's recorders share one spare, so that W workers
+// hold W+1 buffers. The worker never takes a lock, and allocates only the first time an
+// operation type, or a latency in bins not used before, is recorded into the buffer it holds.
 type recorderState struct {
 	clock  Clock
 	client int
 	nops   int
 	active atomic.Pointer[opBuffer]
 	ph     phaser
-	spare  *opBuffer // owned by the runner's goroutine
 	// last is the time (Unix nanoseconds on the clock) of the worker's last progress: an
 	// operation that succeeded, a Heartbeat, its return; 0 if none. The stall watchdog reads it.
 	last  atomic.Int64
@@ -32,24 +32,39 @@ type recorderState struct {
 
 // opBuffer holds a recorder's records of one interval, one entry per operation type.
 type opBuffer struct {
-	ops []opStats
+	ops []recStats
 }
 
-// opStats are the counters and histograms of one operation type, in a recorder's interval
-// buffer or in the runner's aggregates. The histograms are allocated when first needed.
-type opStats struct {
+// counts are the counters of one operation type.
+type counts struct {
 	count, units, errors, found, retries int64
-	svc, rt                              *measure.Histogram // service and response time
-	_                                    [8]byte            // 64 bytes: recorders do not share cache lines
+}
+
+// recStats are the counters and latencies of one operation type in a recorder's interval
+// buffer: sparse Recordings, a few KB each, allocated when first needed, which the runner
+// merges into its aggregates exactly.
+type recStats struct {
+	counts
+	svc, rt *measure.Recording // service and response time
+	_       [8]byte            // 64 bytes: recorders do not share cache lines
+}
+
+// opStats are the counters and histograms of one operation type in the runner's aggregates
+// (one per step, not per worker). The histograms are allocated when first needed.
+type opStats struct {
+	counts
+	svc, rt *measure.Histogram // service and response time
 }
 
 func newRecorder(c Clock, client, ops int) *Recorder {
 	rec := &Recorder{}
 	rec.clock, rec.client, rec.nops = c, client, ops
-	rec.active.Store(&opBuffer{ops: make([]opStats, ops)})
-	rec.spare = &opBuffer{ops: make([]opStats, ops)}
+	rec.active.Store(newOpBuffer(ops))
 	return rec
 }
+
+// newOpBuffer returns an empty interval buffer for ops operation types.
+func newOpBuffer(ops int) *opBuffer { return &opBuffer{ops: make([]recStats, ops)} }
 
 // Do runs fn as one operation of type op and records it: fn returns the units it did (rows,
 // queries) and its error. Service time runs from just before fn to just after it, on the
@@ -69,12 +84,12 @@ func (rec *Recorder) Do(op Op, intended time.Time, fn func() (units int64, err e
 		o.count++
 		o.units += units
 		if o.svc == nil {
-			o.svc = measure.NewHistogram()
+			o.svc = measure.NewRecording()
 		}
 		o.svc.Record(int64(end.Sub(start)))
 		if !intended.IsZero() {
 			if o.rt == nil {
-				o.rt = measure.NewHistogram()
+				o.rt = measure.NewRecording()
 			}
 			o.rt.Record(int64(end.Sub(intended)))
 		}
@@ -135,28 +150,52 @@ func (rec *Recorder) Now() time.Time { return rec.clock.Now() }
 // Client returns the client index of the recorder's worker.
 func (rec *Recorder) Client() int { return rec.client }
 
-// collect swaps the recorder's interval buffer for the spare, waits until the worker has left
-// the old one, merges it into into (one entry per operation type) and keeps it, reset, as the
+// collect swaps the recorder's interval buffer for spare, waits until the worker has left the
+// old one, merges it into into (one entry per operation type) and returns it, reset, as the
 // next spare. Only the runner's goroutine calls it.
-func (rec *Recorder) collect(into []opStats) {
-	old := rec.active.Swap(rec.spare)
+func (rec *Recorder) collect(into []opStats, spare *opBuffer) *opBuffer {
+	old := rec.active.Swap(spare)
 	rec.ph.flip()
 	for i := range old.ops {
-		into[i].merge(&old.ops[i])
+		into[i].mergeRecorded(&old.ops[i])
 		old.ops[i].reset()
 	}
-	rec.spare = old
+	return old
+}
+
+// add adds from's counters to c.
+func (c *counts) add(from *counts) {
+	c.count += from.count
+	c.units += from.units
+	c.errors += from.errors
+	c.found += from.found
+	c.retries += from.retries
 }
 
 // merge adds from's counters and histograms to s.
 func (s *opStats) merge(from *opStats) {
-	s.count += from.count
-	s.units += from.units
-	s.errors += from.errors
-	s.found += from.found
-	s.retries += from.retries
+	s.add(&from.counts)
 	s.svc = mergeHist(s.svc, from.svc)
 	s.rt = mergeHist(s.rt, from.rt)
+}
+
+// mergeRecorded adds a recorder's counters and recordings of one interval to s.
+func (s *opStats) mergeRecorded(from *recStats) {
+	s.add(&from.counts)
+	s.svc = mergeRecording(s.svc, from.svc)
+	s.rt = mergeRecording(s.rt, from.rt)
+}
+
+// mergeRecording merges from into into, allocating into if from has values, and returns into.
+func mergeRecording(into *measure.Histogram, from *measure.Recording) *measure.Histogram {
+	if from == nil || from.Count() == 0 {
+		return into
+	}
+	if into == nil {
+		into = measure.NewHistogram()
+	}
+	into.MergeRecording(from)
+	return into
 }
 
 // mergeHist merges from into into, allocating into if from has values, and returns into.
@@ -173,10 +212,20 @@ func mergeHist(into, from *measure.Histogram) *measure.Histogram {
 
 // reset zeroes s, keeping its histograms for reuse.
 func (s *opStats) reset() {
-	s.count, s.units, s.errors, s.found, s.retries = 0, 0, 0, 0, 0
+	s.counts = counts{}
 	for _, h := range []*measure.Histogram{s.svc, s.rt} {
 		if h != nil && h.Count() > 0 {
 			h.Reset()
+		}
+	}
+}
+
+// reset zeroes s, keeping its recordings (and their bins) for reuse.
+func (s *recStats) reset() {
+	s.counts = counts{}
+	for _, r := range []*measure.Recording{s.svc, s.rt} {
+		if r != nil {
+			r.Reset()
 		}
 	}
 }

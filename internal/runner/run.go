@@ -267,6 +267,7 @@ type stepStats struct {
 	start     time.Time
 	last      time.Time // time of the previous tick
 	iv, tot   []opStats
+	spare     *opBuffer // the recorders' shared spare interval buffer (see Recorder.collect)
 	intervals []result.Interval
 	// per accumulates the ticks of the current period (Step.Report) since lastPeriod; prev
 	// holds the records of the last period recorded, which began at prevStart.
@@ -279,14 +280,14 @@ type stepStats struct {
 func newStepStats(r *Runner, s *Step, clock Clock, start time.Time, tick time.Duration) *stepStats {
 	n := len(s.Ops)
 	return &stepStats{r: r, s: s, clock: clock, start: start, last: start, lastPeriod: start, every: tick,
-		iv: make([]opStats, n), tot: make([]opStats, n), per: make([]opStats, n), prev: make([]opStats, n)}
+		spare: newOpBuffer(n), iv: make([]opStats, n), tot: make([]opStats, n), per: make([]opStats, n), prev: make([]opStats, n)}
 }
 
 // tick collects every recorder's records of the interval that ends now, appends the interval
 // with the samplers' metrics, adds it to the totals and, for a periodic tick, reports progress.
 func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) {
 	for _, rec := range recs {
-		rec.collect(st.iv)
+		st.spare = rec.collect(st.iv, st.spare)
 	}
 	st.sumTotals()
 	now := st.clock.Now()

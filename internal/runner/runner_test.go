@@ -664,8 +664,8 @@ func TestDoRecordsErrorsAndOpenLoop(t *testing.T) {
 		t.Fatalf("Do returned %v", err)
 	}
 	rec.Do(1, t0, func() (int64, error) { c.Advance(time.Millisecond); return 7, nil })
-	got := make([]opStats, 2)
-	rec.collect(got)
+	got, spare := make([]opStats, 2), newOpBuffer(2)
+	spare = rec.collect(got, spare)
 	if got[0].errors != 1 || got[0].count != 0 || got[0].units != 0 || got[0].svc != nil {
 		t.Errorf("failed op recorded as %+v", got[0])
 	}
@@ -678,7 +678,7 @@ func TestDoRecordsErrorsAndOpenLoop(t *testing.T) {
 	}
 	// The swapped-out buffer is reset and reused.
 	rec.Do(1, time.Time{}, func() (int64, error) { return 1, nil })
-	rec.collect(got)
+	rec.collect(got, spare)
 	if got[1].count != 2 || got[1].svc.Count() != 2 || got[1].rt.Count() != 1 {
 		t.Errorf("second collect: %+v", got[1])
 	}
@@ -778,7 +778,7 @@ func BenchmarkRecorderDo(b *testing.B) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			into := make([]opStats, 1)
+			into, spare := make([]opStats, 1), newOpBuffer(1)
 			tk := time.NewTicker(time.Millisecond)
 			defer tk.Stop()
 			for {
@@ -786,7 +786,7 @@ func BenchmarkRecorderDo(b *testing.B) {
 				case <-stop:
 					return
 				case <-tk.C:
-					rec.collect(into)
+					spare = rec.collect(into, spare)
 				}
 			}
 		}()
@@ -1056,7 +1056,7 @@ func TestShortLastPeriodJoinsThePrevious(t *testing.T) {
 	st := &stepStats{r: &Runner{}, s: s, start: t0, lastPeriod: t0, every: time.Second,
 		tot: make([]opStats, 1), per: make([]opStats, 1), prev: make([]opStats, 1)}
 	add := func(units int64, lat time.Duration) {
-		o := opStats{count: 1, units: units, svc: measure.NewHistogram()}
+		o := opStats{counts: counts{count: 1, units: units}, svc: measure.NewHistogram()}
 		o.svc.Record(int64(lat))
 		st.per[0].merge(&o)
 		st.tot[0].merge(&o)

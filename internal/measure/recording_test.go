@@ -1,0 +1,128 @@
+package measure
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// A Recording merged into a Histogram gives exactly the bins, count, max and mean of the same
+// values recorded in the Histogram itself, at every magnitude from 0 to beyond HighestNs.
+func TestRecordingMergesExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tests := []struct {
+		name   string
+		values []int64
+	}{
+		{"sub-microsecond exact bins", seq(0, 1, 2100)},
+		{"lognormal", logNormal(rng, 20000)},
+		{"bin edges", []int64{2047, 2048, 2049, 4095, 4096, 1<<20 - 1, 1 << 20, 1<<40 + 12345}},
+		{"clamped", []int64{-7, HighestNs - 1, HighestNs, HighestNs + 1, int64(5 * time.Hour)}},
+		{"every power of two", func() []int64 {
+			var v []int64
+			for s := range 42 {
+				v = append(v, 1<<s, 1<<s+1<<s/3)
+			}
+			return v
+		}()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, direct, merged := NewRecording(), NewHistogram(), NewHistogram()
+			for _, v := range tt.values {
+				r.Record(v)
+				direct.Record(v)
+			}
+			merged.MergeRecording(r)
+			if r.Count() != int64(len(tt.values)) || merged.Count() != direct.Count() ||
+				merged.Max() != direct.Max() || merged.Mean() != direct.Mean() {
+				t.Fatalf("count %d/%d, max %d/%d, mean %v/%v (merged/direct)", merged.Count(), direct.Count(),
+					merged.Max(), direct.Max(), merged.Mean(), direct.Mean())
+			}
+			if !slices.Equal(merged.h.Export().Counts, direct.h.Export().Counts) {
+				t.Fatal("the merged bins differ from the directly recorded ones")
+			}
+		})
+	}
+}
+
+func TestRecordingResetAndReuse(t *testing.T) {
+	r := NewRecording()
+	r.RecordDuration(time.Second)
+	used := r.Bytes()
+	r.Reset()
+	if r.Count() != 0 || r.Max() != 0 || r.Bytes() != used {
+		t.Fatalf("after Reset: count %d max %d, %d bytes (was %d)", r.Count(), r.Max(), r.Bytes(), used)
+	}
+	h := NewHistogram()
+	h.MergeRecording(r)
+	if h.Count() != 0 {
+		t.Fatalf("an empty recording merged %d values", h.Count())
+	}
+	r.RecordDuration(time.Millisecond)
+	h.MergeRecording(r)
+	if got := Summarize(h); got.Max != 1000 || got.Mean != 1000 || !near(got.P50, 1000) {
+		t.Fatalf("after reuse: %+v", got)
+	}
+}
+
+// A Recording holds only the bins its values fall in: far less than a Histogram.
+func TestRecordingIsSmall(t *testing.T) {
+	r := NewRecording()
+	empty := r.Bytes()
+	for _, v := range logNormal(rand.New(rand.NewPCG(5, 6)), 2000) {
+		r.Record(v)
+	}
+	if full := NewHistogram().h.ByteSize(); r.Bytes() > full/2 || empty > full/32 {
+		t.Fatalf("recording of 2000 values: %d bytes (empty %d), histogram %d", r.Bytes(), empty, full)
+	}
+}
+
+func TestRecordingRecordDoesNotAllocate(t *testing.T) {
+	r := NewRecording()
+	r.Record(123456) // the first value in a block allocates it
+	if n := testing.AllocsPerRun(1000, func() { r.Record(123456) }); n != 0 {
+		t.Fatalf("Record allocates %v times", n)
+	}
+}
+
+// A bin that counts past 16 bits carries exactly, and Reset clears the carries.
+func TestRecordingCarries(t *testing.T) {
+	r := NewRecording()
+	const n = 3<<16 + 5
+	for range n {
+		r.Record(1500)
+	}
+	r.Record(1501)
+	h := NewHistogram()
+	h.MergeRecording(r)
+	if h.Count() != n+1 || h.ValueAtPercentile(50) != 1500 || h.Max() != 1501 {
+		t.Fatalf("count %d, p50 %d, max %d", h.Count(), h.ValueAtPercentile(50), h.Max())
+	}
+	r.Reset()
+	r.Record(1500)
+	h.Reset()
+	h.MergeRecording(r)
+	if h.Count() != 1 {
+		t.Fatalf("after Reset the carries remain: count %d", h.Count())
+	}
+}
+
+// BenchmarkRecord records long-tailed latencies into a Histogram and into a Recording.
+func BenchmarkRecord(b *testing.B) {
+	values := logNormal(rand.New(rand.NewPCG(7, 8)), 1<<16)
+	for _, bc := range []struct {
+		name   string
+		record func(int64)
+	}{{"histogram", NewHistogram().Record}, {"recording", NewRecording().Record}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				bc.record(values[i&(len(values)-1)])
+				i++
+			}
+		})
+	}
+}
