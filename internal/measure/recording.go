@@ -26,9 +26,10 @@ var numBlocks = binIndex(HighestNs)>>blockMag + 1
 // maximum and sum. A bin counts in 16 bits until it first overflows, then its block gets
 // 64-bit carries. A Recording takes a few KB to a few tens of KB where a Histogram takes
 // about 270 KB, so that every worker can keep its own for every operation type;
-// MergeRecording adds it to a Histogram exactly. Record allocates only when a value falls in
-// bins not used before or a block first overflows (Reset keeps both). It is not safe for
-// concurrent use.
+// MergeRecording adds it to a Histogram exactly. It is written here because hdrhistogram-go
+// has no sparse form: its histograms allocate every count of their range at once. Record
+// allocates only when a value falls in bins not used before or a block first overflows
+// (Reset keeps both). It is not safe for concurrent use.
 type Recording struct {
 	blocks   []*block
 	used     []uint64 // a bit per block that holds a value: the others are all zero
