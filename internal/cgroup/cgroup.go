@@ -125,52 +125,45 @@ func (g *Group) Procs() ([]int, error) {
 	return pids, nil
 }
 
-// Stats reads the group's memory figures.
+// statFiles names where a cgroup version keeps each figure of Stats.
+type statFiles struct {
+	limit, usage, peak string
+	cache              []string // keys of memory.stat, the first found counts
+	events             string   // the file with the oom_kill count
+}
+
+// filesOf returns the files of version v.
+func filesOf(v Version) statFiles {
+	if v == V2 {
+		return statFiles{limit: "memory.max", usage: "memory.current", peak: "memory.peak",
+			cache: []string{"file"}, events: "memory.events"}
+	}
+	return statFiles{limit: "memory.limit_in_bytes", usage: "memory.usage_in_bytes", peak: "memory.max_usage_in_bytes",
+		cache: []string{"total_cache", "cache"}, events: "memory.oom_control"}
+}
+
+// Stats reads the group's memory figures; a peak the kernel does not keep (v2 before
+// memory.peak) is NotMeasured.
 func (g *Group) Stats() (Stats, error) {
-	if g.c.version == V2 {
-		return g.statsV2()
-	}
-	return g.statsV1()
-}
-
-func (g *Group) statsV1() (Stats, error) {
+	f := filesOf(g.c.version)
 	var s Stats
 	var err error
-	if s.Limit, err = g.readInt("memory.limit_in_bytes"); err != nil {
+	if s.Limit, err = g.readInt(f.limit); err != nil {
 		return Stats{}, err
 	}
-	if s.Usage, err = g.readInt("memory.usage_in_bytes"); err != nil {
+	if s.Usage, err = g.readInt(f.usage); err != nil {
 		return Stats{}, err
 	}
-	if s.Peak, err = g.readInt("memory.max_usage_in_bytes"); err != nil {
-		return Stats{}, err
-	}
-	if s.Cache, err = g.keyed("memory.stat", "total_cache", "cache"); err != nil {
-		return Stats{}, err
-	}
-	s.OOMKills = g.keyedOr("memory.oom_control", "oom_kill")
-	return s, nil
-}
-
-func (g *Group) statsV2() (Stats, error) {
-	var s Stats
-	var err error
-	if s.Limit, err = g.readInt("memory.max"); err != nil {
-		return Stats{}, err
-	}
-	if s.Usage, err = g.readInt("memory.current"); err != nil {
-		return Stats{}, err
-	}
-	s.Peak, err = g.readInt("memory.peak")
+	s.Peak, err = g.readInt(f.peak)
 	if errors.Is(err, os.ErrNotExist) {
 		s.Peak = NotMeasured
 	} else if err != nil {
 		return Stats{}, err
 	}
-	if s.Cache, err = g.keyed("memory.stat", "file"); err != nil {
+	if s.Cache, err = g.keyed("memory.stat", f.cache...); err != nil {
 		return Stats{}, err
 	}
-	s.OOMKills = g.keyedOr("memory.events", "oom_kill")
+	s.OOMKills = g.keyedOr(f.events, "oom_kill")
 	return s, nil
 }
 
