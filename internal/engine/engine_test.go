@@ -108,6 +108,11 @@ func TestSettingParsers(t *testing.T) {
 	if _, err := BoolSetting("e", m, "x"); err == nil {
 		t.Error("BoolSetting accepted maybe")
 	}
+	var on, on2 bool
+	err = BoolSettings("e", m, []BoolField{{Name: "on", Dst: &on}, {Name: "x", Dst: &on2}})
+	if err == nil || !strings.Contains(err.Error(), "setting x") || !on {
+		t.Errorf("BoolSettings with a bad second field: %v (first field %v)", err, on)
+	}
 }
 
 func TestCheckDSN(t *testing.T) {

@@ -52,6 +52,24 @@ func EnumSetting(eng string, m map[string]string, name string, allowed []string)
 	return "", fmt.Errorf("%s: setting %s: %q is not one of %s", eng, name, m[name], strings.Join(allowed, ", "))
 }
 
+// BoolField is a boolean setting for BoolSettings: its name and where its value goes.
+type BoolField struct {
+	Name string
+	Dst  *bool
+}
+
+// BoolSettings reads each of fields from m with BoolSetting, and returns the first error.
+func BoolSettings(eng string, m map[string]string, fields []BoolField) error {
+	for _, f := range fields {
+		v, err := BoolSetting(eng, m, f.Name)
+		if err != nil {
+			return err
+		}
+		*f.Dst = v
+	}
+	return nil
+}
+
 // BoolSetting returns setting name of m as a boolean (true, false, 1, 0).
 func BoolSetting(eng string, m map[string]string, name string) (bool, error) {
 	v, err := strconv.ParseBool(strings.TrimSpace(m[name]))

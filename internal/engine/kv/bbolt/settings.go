@@ -56,10 +56,8 @@ func parseConfig(overrides map[string]string) (config, error) {
 	m := engine.MergeSettings(settings(), overrides)
 	var c config
 	var err error
-	if c.sync, err = engine.BoolSetting("bbolt", m, settingSync); err != nil {
-		return c, err
-	}
-	if c.freelistSync, err = engine.BoolSetting("bbolt", m, settingFreelistSync); err != nil {
+	if err := engine.BoolSettings("bbolt", m, []engine.BoolField{
+		{Name: settingSync, Dst: &c.sync}, {Name: settingFreelistSync, Dst: &c.freelistSync}}); err != nil {
 		return c, err
 	}
 	if c.freelist, err = engine.EnumSetting("bbolt", m, settingFreelist, []string{"map", "array"}); err != nil {

@@ -44,11 +44,6 @@ func parseConfig(overrides map[string]string) (config, error) {
 	if c.maxReaders, err = engine.IntSetting("lmdb", m, settingMaxReaders, 1, 1<<20); err != nil {
 		return c, err
 	}
-	if c.sync, err = engine.BoolSetting("lmdb", m, settingSync); err != nil {
-		return c, err
-	}
-	if c.writeMap, err = engine.BoolSetting("lmdb", m, settingWriteMap); err != nil {
-		return c, err
-	}
-	return c, nil
+	return c, engine.BoolSettings("lmdb", m, []engine.BoolField{
+		{Name: settingSync, Dst: &c.sync}, {Name: settingWriteMap, Dst: &c.writeMap}})
 }

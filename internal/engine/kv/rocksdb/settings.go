@@ -86,17 +86,10 @@ func parseConfig(overrides map[string]string) (config, error) {
 	if c.compression, err = engine.EnumSetting("rocksdb", m, settingCompression, compressionNames()); err != nil {
 		return c, err
 	}
-	if c.sync, err = engine.BoolSetting("rocksdb", m, settingSync); err != nil {
-		return c, err
-	}
-	if c.dynamicLevelBytes, err = engine.BoolSetting("rocksdb", m, settingDynamicLevelBytes); err != nil {
-		return c, err
-	}
-	if c.directReads, err = engine.BoolSetting("rocksdb", m, settingDirectReads); err != nil {
-		return c, err
-	}
-	if c.directFlush, err = engine.BoolSetting("rocksdb", m, settingDirectFlush); err != nil {
-		return c, err
-	}
-	return c, nil
+	return c, engine.BoolSettings("rocksdb", m, []engine.BoolField{
+		{Name: settingSync, Dst: &c.sync},
+		{Name: settingDynamicLevelBytes, Dst: &c.dynamicLevelBytes},
+		{Name: settingDirectReads, Dst: &c.directReads},
+		{Name: settingDirectFlush, Dst: &c.directFlush},
+	})
 }
