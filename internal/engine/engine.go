@@ -11,6 +11,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/enginebench/enginebench/internal/cgroup"
 )
 
 // Family is the kind of interface an engine offers to workloads.
@@ -45,6 +47,13 @@ type Config struct {
 	// Log receives an engine's occasional messages (a managed server starting and stopping);
 	// nil discards them.
 	Log io.Writer
+	// MemoryLimit is the configuration's memory cap in bytes (the setting memory_limit or
+	// --memory-limit; docs/memory.md); 0: none. The run enforces it through Cgroup.
+	MemoryLimit int64
+	// Cgroup is the memory-capped group of a configuration with MemoryLimit: a managed server
+	// starts its process tree in it (the run adds its own process for an embedded engine).
+	// Nil: no cap.
+	Cgroup *cgroup.Group
 	// Abort is closed when the user asks to stop at once (a second Ctrl-C): a managed server is
 	// killed at once instead of shut down. Nil: never.
 	Abort <-chan struct{}
@@ -186,6 +195,11 @@ type Driver struct {
 	// variables written to the managed server's configuration file (postgresql.conf, my.cnf),
 	// whose names and values CheckSettings validates.
 	Server bool
+	// CapDefaults, when set, returns the settings the engine takes under a memory cap of
+	// capBytes unless the configuration sets them itself: its caches sized to fit in the cap
+	// and direct IO where the engine has it, as the IO-bound configurations of the seeds ran
+	// (docs/memory.md).
+	CapDefaults func(capBytes int64) map[string]string
 	// CheckDataDir, when set, reports whether a managed instance can use the data directory
 	// dir (which exists), so that one it cannot reach is refused before a run starts.
 	CheckDataDir func(dir string) error

@@ -80,7 +80,33 @@ type Config struct {
 	Status   string            `json:"status"`
 	Error    string            `json:"error,omitempty"`
 	Notes    []string          `json:"notes,omitempty"`
-	Steps    []Step            `json:"steps"`
+	// Memory is the configuration's memory cap and what the kernel charged to it; nil when
+	// the configuration ran without a cap.
+	Memory *Memory `json:"memory,omitempty"`
+	Steps  []Step  `json:"steps"`
+}
+
+// Memory is a configuration's memory cap, enforced by a kernel control group
+// (docs/memory.md), and what the kernel charged to the group. It is updated after every step.
+type Memory struct {
+	// LimitBytes is the cap.
+	LimitBytes int64 `json:"limit_bytes"`
+	// Cgroup is the hierarchy that enforced it: "v1" or "v2".
+	Cgroup string `json:"cgroup"`
+	// Scope is what ran in the group: "server" (a managed server's process tree) or
+	// "process" (the enginebench process with the embedded engine in it).
+	Scope string `json:"scope"`
+	// PeakBytes is the group's peak usage; nil where the kernel does not keep it.
+	PeakBytes *int64 `json:"peak_bytes,omitempty"`
+	// UsageBytes and CacheBytes are the group's usage and the page cache share of it, read
+	// after the last step.
+	UsageBytes int64 `json:"usage_bytes"`
+	CacheBytes int64 `json:"cache_bytes"`
+	// OOMKills counts the processes the kernel's OOM killer killed in the group.
+	OOMKills int64 `json:"oom_kills"`
+	// HarnessPeakBytes is the enginebench process's peak resident memory (VmHWM) with scope
+	// "process", where the harness's own memory counts against the cap; nil otherwise.
+	HarnessPeakBytes *int64 `json:"harness_peak_bytes,omitempty"`
 }
 
 // Step is the outcome of one step of a workload on one engine configuration.

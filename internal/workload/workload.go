@@ -274,3 +274,10 @@ func dropAtEnd(ctx context.Context, cfg engine.Config, eng engine.Engine, tables
 	}
 	return "existing server: the tables " + strings.Join(dropped, ", ") + " were dropped at the end (--keep keeps them)"
 }
+
+// Capped is implemented by workloads whose scale preset caps each configuration's memory (the
+// iobound presets, so that the data outgrows what the engine and the page cache may hold).
+// MemoryLimit is that cap in bytes; 0: the preset sets none.
+type Capped interface {
+	MemoryLimit() int64
+}
