@@ -44,6 +44,7 @@ type runFlags struct {
 	// dropExisting drops the workload's tables an existing server already has.
 	dropExisting bool
 	set          []string
+	memoryLimit  string
 	dsn          []string
 	dbPID        []string
 	seed         uint64
@@ -113,6 +114,8 @@ configuration.`,
 		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
 	fl.BoolVar(&f.keep, "keep", false, "keep the engines' data directories (and a managed server's logs) after the run; on an existing server (--dsn), the workload's tables")
 	fl.BoolVar(&f.dropExisting, "drop-existing", false, "on an existing server (--dsn), drop the workload's tables an earlier run left (without it, a run on a server that has them is refused)")
+	fl.StringVar(&f.memoryLimit, "memory-limit", "", "cap every configuration's memory at `SIZE` (256M, 2G: powers of 1024) through a kernel cgroup, page cache included, "+
+		"so the data outgrows what the engine may cache (docs/memory.md); none: no cap. Default: the preset's (iobound has one). A configuration's memory_limit setting wins")
 	fl.StringArrayVar(&f.set, "set", nil, "setting CONFIG.SETTING=VALUE (repeatable): CONFIG is a configuration's name or an engine's (all its configurations); see `enginebench engines ENGINE`")
 	fl.StringArrayVar(&f.dsn, "dsn", nil, "existing server to run on instead of a managed one: DSN when one configuration runs, else CONFIG=DSN (repeatable); never recorded (default $ENGINEBENCH_DSN for one server configuration)")
 	fl.StringArrayVar(&f.dbPID, "db-pid", nil, "process id of the existing server's main process on this host, N or CONFIG=N (repeatable): its CPU and IO are the DBMS's")
@@ -244,12 +247,16 @@ type configPlan struct {
 	at      string // "FILE:LINE: " of a run spec's configuration, for messages
 	dsnFrom string // where the DSN came from, for messages that must not show it
 	dataDir string // an existing server's data directory, from the run spec
+	capFrom string // where MemoryLimit came from, for messages
 }
 
 // configs builds the engine configurations of the run: the run spec's, or one per engine of
 // --engines; then applies --set, --dsn, ENGINEBENCH_DSN (read with getenv) and --db-pid, and
 // checks every configuration. notices are to be printed once every check has passed.
-func (f *runFlags) configs(reg *engine.Registry, sp *runSpec, getenv func(string) string) (cps []configPlan, notices []string, err error) {
+//
+// memLimit is --memory-limit when given (else nil) and w the workload, whose preset may cap
+// memory (applyMemoryLimits).
+func (f *runFlags) configs(reg *engine.Registry, sp *runSpec, getenv func(string) string, memLimit *string, w workload.Workload) (cps []configPlan, notices []string, err error) {
 	if cps, err = f.namedConfigs(sp); err != nil {
 		return nil, nil, err
 	}
@@ -273,6 +280,9 @@ func (f *runFlags) configs(reg *engine.Registry, sp *runSpec, getenv func(string
 		}
 	}
 	if err := f.applyDBPID(cps, names); err != nil {
+		return nil, nil, err
+	}
+	if err := applyMemoryLimits(reg, cps, memLimit, w); err != nil {
 		return nil, nil, err
 	}
 	for i := range cps {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -61,8 +62,15 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 	if pl.w, err = f.workload(fl, name); err != nil {
 		return nil, pathError(err) // a workload's file (--distribution-file) may fail to read
 	}
-	cps, more, err := f.configs(reg, pl.sp, os.Getenv)
+	var memLimit *string
+	if fl.Changed("memory-limit") {
+		memLimit = &f.memoryLimit
+	}
+	cps, more, err := f.configs(reg, pl.sp, os.Getenv, memLimit, pl.w)
 	if err != nil {
+		return nil, usageError{err}
+	}
+	if err := checkMemoryCaps(cps); err != nil {
 		return nil, usageError{err}
 	}
 	pl.cps, pl.notices = cps, append(pl.notices, more...)
@@ -280,6 +288,10 @@ func (pl *runPlan) announce(log io.Writer, engines string) {
 	for _, c := range pl.cps {
 		if c.DSN != "" {
 			fmt.Fprintf(log, "enginebench: configuration %s runs on an existing server (DSN from %s)\n", c.Name, c.dsnFrom)
+		}
+		if c.MemoryLimit > 0 {
+			fmt.Fprintf(log, "enginebench: configuration %s: memory capped at %s (from %s), page cache included\n",
+				c.Name, numfmt.Bytes(float64(c.MemoryLimit)), c.capFrom)
 		}
 	}
 }

@@ -389,7 +389,7 @@ func TestConfigsFromFlagsAndEnvironment(t *testing.T) {
 				}
 			}
 			getenv := func(k string) string { return c.env[k] }
-			cps, _, err := c.f.configs(reg, sp, getenv)
+			cps, _, err := c.f.configs(reg, sp, getenv, nil, nil)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want one containing %q", err, c.err)
@@ -434,7 +434,7 @@ func TestSetAppliesByConfigurationThenEngine(t *testing.T) {
 		"pebble-a.sync=true",       //
 		"sqlite-x.temp_store=file", //
 	}}
-	cps, _, err := f.configs(reg, sp, func(string) string { return "" })
+	cps, _, err := f.configs(reg, sp, func(string) string { return "" }, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

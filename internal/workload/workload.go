@@ -162,6 +162,14 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 			return fmt.Errorf("data directory: %w", err)
 		}
 	}
+	mc, err := openCap(p.Registry, &cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		mc.record(rc)
+		err = errors.Join(err, mc.close())
+	}()
 	eng, err := p.Registry.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -178,6 +186,7 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	defer after()
 	rc.Version = eng.Version()
 	rc.Settings = eng.Settings()
+	mc.record(rc)
 	if d, ok := eng.(engine.Discarder); ok && d.Discards() {
 		rc.Notes = append(rc.Notes, cfg.Engine+" stores nothing: it measures the harness itself; verification is skipped")
 	}
@@ -194,6 +203,7 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 			}
 		}
 		rc.Steps = append(rc.Steps, *st)
+		mc.record(rc)
 		save()
 	})
 	if down := serverDown(eng); err != nil && down != nil && ctx.Err() == nil {

@@ -134,13 +134,14 @@ func runOnOwnThread(cmd *exec.Cmd) error {
 	return <-done
 }
 
-// startOnOwnThread starts cmd from a goroutine locked to its OS thread, which lives until cmd
-// has exited (see runOnOwnThread), then calls exited with Wait's error, from that goroutine.
-func startOnOwnThread(cmd *exec.Cmd, exited func(error)) error {
+// startOnOwnThread starts cmd with start (cmd.Start, or a start in a memory-capped group) from
+// a goroutine locked to its OS thread, which lives until cmd has exited (see runOnOwnThread),
+// then calls exited with Wait's error, from that goroutine.
+func startOnOwnThread(cmd *exec.Cmd, start func() error, exited func(error)) error {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
-		if err := cmd.Start(); err != nil {
+		if err := start(); err != nil {
 			started <- err
 			return
 		}

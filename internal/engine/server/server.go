@@ -38,6 +38,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/enginebench/enginebench/internal/cgroup"
 )
 
 // Kind is a kind of managed server.
@@ -82,6 +84,9 @@ type Options struct {
 	// Abort, when closed, kills the server's process tree at once (SIGKILL) instead of shutting
 	// it down: in Stop, and in a Start in progress, which then fails. Nil: never.
 	Abort <-chan struct{}
+	// Cgroup, when set, is the memory-capped group the server's process tree is born in
+	// (cgroup.Group.Start); the initialisation programs run outside it. Nil: no cap.
+	Cgroup *cgroup.Group
 }
 
 // Server is a running managed server.
@@ -103,6 +108,7 @@ type Server struct {
 	password string // "" without TCP; never printed, logged or written anywhere
 	keep     bool
 	abort    <-chan struct{}
+	cgroup   *cgroup.Group // nil: no cap
 
 	exited  chan struct{}
 	waitErr error // set before exited is closed
@@ -325,7 +331,7 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 	}
 	s := &Server{kind: kind, dataDir: dataDir, sockDir: sockDir, tcpPort: port,
 		logPath: filepath.Join(dataDir, LogFile), exe: bins.server, uid: id.uid, log: o.Log,
-		password: password, keep: o.Keep, abort: o.Abort, exited: make(chan struct{})}
+		password: password, keep: o.Keep, abort: o.Abort, cgroup: o.Cgroup, exited: make(chan struct{})}
 	s.sockPath, s.port, s.user = k.socket(sockDir, port)
 	if err := checkSocketFree(s.sockPath); err != nil {
 		_ = os.RemoveAll(sockDir)
@@ -401,7 +407,11 @@ func (s *Server) start(ctx context.Context, k flavor, bins binaries, id identity
 	}
 	cmd := serverCommand(id, s.dataDir, bins.server, k.serverArgs(s)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	err = startOnOwnThread(cmd, func(err error) {
+	start := cmd.Start
+	if s.cgroup != nil {
+		start = func() error { return s.cgroup.Start(cmd) }
+	}
+	err = startOnOwnThread(cmd, start, func(err error) {
 		s.waitErr = err
 		close(s.exited)
 	})

@@ -396,6 +396,8 @@ const idleExitWait = 5 * time.Second
 //	vacuums_running  VACUUMs (auto or not) running in the database now
 //	wal_bytes        WAL written since the cluster was created (pg_current_wal_lsn() - '0/0')
 //	checkpoints      checkpoints since the statistics were reset (timed and requested)
+//	blks_read        blocks of the database read outside shared_buffers (from the page cache
+//	                 or the device: pg_stat_database), and blks_hit those found in it
 //
 // The table counters come from the cumulative statistics, which backends publish about once
 // a second, and at the latest when they exit: a count may lag the work by that much.
@@ -409,10 +411,13 @@ func (e *postgresDB) Stats(ctx context.Context) (map[string]float64, error) {
 	coalesce(sum(vacuum_count), 0)::float8,
 	(SELECT count(*) FROM pg_stat_progress_vacuum WHERE datname = current_database())::float8,
 	pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8,
-	` + checkpoints + `::float8
+	` + checkpoints + `::float8,
+	(SELECT blks_read FROM pg_stat_database WHERE datname = current_database())::float8,
+	(SELECT blks_hit FROM pg_stat_database WHERE datname = current_database())::float8
 FROM pg_stat_user_tables WHERE schemaname = current_schema()`
-	var live, dead, autovac, autoanalyze, vacuums, running, wal, ckpt float64
-	if err := e.db.QueryRowContext(ctx, q).Scan(&live, &dead, &autovac, &autoanalyze, &vacuums, &running, &wal, &ckpt); err != nil {
+	var live, dead, autovac, autoanalyze, vacuums, running, wal, ckpt, blksRead, blksHit float64
+	if err := e.db.QueryRowContext(ctx, q).Scan(&live, &dead, &autovac, &autoanalyze, &vacuums, &running, &wal, &ckpt,
+		&blksRead, &blksHit); err != nil {
 		return nil, e.redact(fmt.Errorf("postgres: stats: %w", err))
 	}
 	return map[string]float64{
@@ -424,6 +429,8 @@ FROM pg_stat_user_tables WHERE schemaname = current_schema()`
 		"vacuums_running":  running,
 		"wal_bytes":        wal,
 		"checkpoints":      ckpt,
+		"blks_read":        blksRead,
+		"blks_hit":         blksHit,
 	}, nil
 }
 

@@ -111,7 +111,7 @@ func startManaged(ctx context.Context, name string, kind server.Kind, cfg engine
 		return nil, fmt.Errorf("%s: open: no data directory", name)
 	}
 	srv, err := server.Start(ctx, kind, server.Options{DataDir: cfg.DataDir, Settings: serverOnly(defs, settings),
-		Log: cfg.Log, Keep: cfg.Keep, Abort: cfg.Abort})
+		Log: cfg.Log, Keep: cfg.Keep, Abort: cfg.Abort, Cgroup: cfg.Cgroup})
 	if err != nil {
 		return nil, fmt.Errorf("%s: start the managed server: %w", name, err)
 	}
