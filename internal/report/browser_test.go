@@ -134,7 +134,7 @@ func TestOOMWarningInBrowser(t *testing.T) {
 		t.Fatalf("warnings %+v, want pebble's only", res.Warnings)
 	}
 	w := res.Warnings[0]
-	if !strings.HasPrefix(w.Text, "WARNING: pebble: the kernel's OOM killer killed 3 process(es)") ||
+	if !strings.HasPrefix(w.Text, "WARNING: pebble: the kernel's OOM killer killed 3 processes") ||
 		w.Color != "rgb(179, 38, 30)" || w.Weight != "700" || w.Width == 0 || w.Height == 0 {
 		t.Errorf("warning %+v: want pebble's 3 OOM kills, shown in red (rgb(179, 38, 30)) and bold", w)
 	}

@@ -49,8 +49,12 @@ func memoryLines(c result.Config) []string {
 	}
 	lines := []string{fmt.Sprintf("%s: memory cap %s (cgroup %s, scope %s)", c.Name, bytesCell(m.LimitBytes), orMissing(m.Cgroup), orMissing(m.Scope))}
 	if m.OOMKills > 0 {
-		lines = append(lines, fmt.Sprintf("%s%s: the kernel's OOM killer killed %d process(es) in the memory cap's group: the engine ran out of memory under its cap of %s, and its figures are not those of a healthy run",
-			warningPrefix, c.Name, m.OOMKills, bytesCell(m.LimitBytes)))
+		procs := "processes"
+		if m.OOMKills == 1 {
+			procs = "process"
+		}
+		lines = append(lines, fmt.Sprintf("%s%s: the kernel's OOM killer killed %d %s in the memory cap's group: the engine ran out of memory under its cap of %s, and its figures are not those of a healthy run",
+			warningPrefix, c.Name, m.OOMKills, procs, bytesCell(m.LimitBytes)))
 	}
 	return lines
 }

@@ -82,8 +82,13 @@ func TestMemoryHeaderAndOOMWarning(t *testing.T) {
 			t.Errorf("uncapped c has a cap line: %q", l)
 		}
 	}
-	if len(warnings) != 1 || !strings.Contains(warnings[0], "b: the kernel's OOM killer killed 2 process(es)") {
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "b: the kernel's OOM killer killed 2 processes") {
 		t.Errorf("warnings %q: want one, for b's 2 OOM kills", warnings)
+	}
+	r1 := cappedFixture()
+	r1.Configs[1].Memory.OOMKills = 1
+	if !slices.ContainsFunc(Build(r1).Lines, func(l string) bool { return strings.Contains(l, "killed 1 process in") }) {
+		t.Errorf("one OOM kill is not %q", "killed 1 process in")
 	}
 	md := Markdown(r)
 	if !strings.Contains(md, "- **WARNING:** b: the kernel's OOM killer") || !strings.Contains(md, "## "+memoryTitle) {
