@@ -35,7 +35,7 @@ func ratioSection(a, b Input) Section {
 	text := "Each rate of run " + labels[1] + " as a percentage of the same configuration's rate in run " + labels[0] +
 		" (configurations matched by name; steps that only one run has are left out; \"-\": a run lacks the rate or the step did not finish)."
 	if lb {
-		text += " last interval: each run's last request interval (run.6 of a run of 6 against run.24 of a run of 24); all intervals: the request rate over every request interval together."
+		text += " last interval: each run's last request interval (e.g. run.6 of a cached run of 6 against run.24 of an IO-bound run of 24); all intervals: the request rate over every request interval together."
 	}
 	blocks := []Block{{Text: text}, {Table: &rates}}
 	if lb {
