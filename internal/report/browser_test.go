@@ -108,6 +108,38 @@ func TestReportInBrowser(t *testing.T) {
 	}
 }
 
+// TestOOMWarningInBrowser checks that a configuration whose group had processes OOM-killed has
+// its warning shown in the header of the page, in red and bold, and that only it has one.
+func TestOOMWarningInBrowser(t *testing.T) {
+	if browsertest.Chromium() == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no Chromium: CI installs Debian's chromium package (.ci/run)")
+		}
+		t.Skip("no Chromium installed (apt-get install chromium)")
+	}
+	in := loadFixture(t, "insert")
+	in.Run.Configs[2].Memory.OOMKills = 3 // pebble
+	_, html := pageHTML(t, in)
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := browsertest.Open(ctx, path, 1280)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 {
+		t.Fatalf("warnings %+v, want pebble's only", res.Warnings)
+	}
+	w := res.Warnings[0]
+	if !strings.HasPrefix(w.Text, "WARNING: pebble: the kernel's OOM killer killed 3 processes") ||
+		w.Color != "rgb(179, 38, 30)" || w.Weight != "700" || w.Width == 0 || w.Height == 0 {
+		t.Errorf("warning %+v: want pebble's 3 OOM kills, shown in red (rgb(179, 38, 30)) and bold", w)
+	}
+}
+
 // checkCharts checks the charts the browser laid out against the page's: the same charts, each
 // of sensible size, its texts in gonum's font with the page's fallbacks, and its data drawn in
 // each configuration's colour.

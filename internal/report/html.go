@@ -20,7 +20,8 @@ var pageCSS string
 // htmlTemplate is parsed once per page; it is small and a page is written once.
 func htmlTemplate() (*template.Template, error) {
 	return template.New("report").Funcs(template.FuncMap{
-		"swatch": func(i int) template.CSS { return template.CSS("background:" + chart.Color(i)) },
+		"swatch":  func(i int) template.CSS { return template.CSS("background:" + chart.Color(i)) },
+		"warning": func(line string) bool { return strings.HasPrefix(line, warningPrefix) },
 	}).Parse(pageTemplate)
 }
 

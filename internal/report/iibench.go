@@ -39,7 +39,7 @@ func buildIIBench(r *result.Run) Summary {
 	}
 	tables := []Table{ibPublished(r), ibRates(r), ratePercentileTable(r), ibCost(r), ibLatency(r), ibTarget(r), ibPerOp(r), details(r)}
 	tables = append(tables, efficiency(r)...)
-	tables = append(tables, resourceTable(r))
+	tables = append(tables, resourceTable(r), memoryTable(r))
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"ips: rows inserted a second; qps: queries a second (each reads up to LIMIT rows from a random point of one index), both over the step's measured time (total time). ins/qry: ips / qps, \"-\" when no query ran.",
@@ -56,7 +56,7 @@ func buildIIBench(r *result.Run) Summary {
 		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB inserted.",
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
 	}
-	s.Legend = append(append(s.Legend, resourceLegend...), clientLegend(r)...)
+	s.Legend = append(append(append(s.Legend, resourceLegend...), clientLegend(r)...), memoryLegend(r)...)
 	return s
 }
 

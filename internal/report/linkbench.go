@@ -19,7 +19,7 @@ func buildLinkBench(r *result.Run) Summary {
 	s := Summary{Lines: header(r)}
 	tables := []Table{lbPublished(r), lbLoad(r), ratePercentileTable(r), lbLatency(r), details(r)}
 	tables = append(tables, efficiency(r)...)
-	tables = append(tables, resourceTable(r))
+	tables = append(tables, resourceTable(r), memoryTable(r))
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"load: seconds of the load step (and of the index step when id1_type is built afterwards); links/s: links loaded a second; GB: dbgb1, the database's own files at the step's end.",
@@ -32,7 +32,7 @@ func buildLinkBench(r *result.Run) Summary {
 		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB loaded (load only).",
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
 	}
-	s.Legend = append(append(s.Legend, resourceLegend...), clientLegend(r)...)
+	s.Legend = append(append(append(s.Legend, resourceLegend...), clientLegend(r)...), memoryLegend(r)...)
 	return s
 }
 

@@ -115,7 +115,7 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 		p.Sections = append(p.Sections, insertSections(r, p)...)
 		s = Build(r)
 	}
-	p.Sections = append(p.Sections, metadataSection(runs))
+	p.Sections = append(p.Sections, metadataSection(runs, r))
 	p.Legend = append(colourLegend(), s.Legend...)
 	scrub(p)
 	return p, nil
@@ -255,7 +255,7 @@ func MarkdownPage(p *Page) string {
 	var b strings.Builder
 	b.WriteString("# " + p.Title + "\n\n")
 	for _, l := range p.Lines {
-		b.WriteString("- " + l + "\n")
+		b.WriteString("- " + markdownLine(l) + "\n")
 	}
 	if p.Base != "" {
 		b.WriteString("- base configuration of the relative tables: " + p.Base + "\n")

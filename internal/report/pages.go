@@ -2,11 +2,8 @@ package report
 
 import (
 	"math"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/report/chart"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -145,83 +142,4 @@ func periodSeries(r *result.Run, op string) []chart.Series {
 		out = append(out, chart.Series{Name: c.Name, Color: ci, X: x, Y: y})
 	}
 	return out
-}
-
-// ratioSection shows the second run's rates as a percentage of the first's, configuration by
-// configuration (matched by name) and step by step: the published table of how much
-// performance degrades, e.g., when the data outgrows memory.
-func ratioSection(a, b Input) Section {
-	labels := runLabels([]Input{a, b})
-	type col struct{ step, op string }
-	var cols []col
-	for _, in := range []Input{a, b} {
-		for _, c := range in.Run.Configs {
-			for _, s := range c.Steps {
-				if s.Primary == "" || s.Name == "warmup" {
-					continue
-				}
-				ops := []string{s.Primary}
-				if q := s.Ops["query"]; q != nil && !q.Background && s.Primary != "query" {
-					ops = append(ops, "query") // iiBench: inserts and queries side by side
-				}
-				for _, op := range ops {
-					if c := (col{s.Name, op}); !slices.Contains(cols, c) {
-						cols = append(cols, c)
-					}
-				}
-			}
-		}
-	}
-	t := Table{Title: labels[1] + " as % of " + labels[0], Header: []string{"config"}}
-	for _, c := range cols {
-		t.Header = append(t.Header, c.step+" "+opRateName(c.step, c.op))
-	}
-	var names []string
-	for _, in := range []Input{a, b} {
-		for _, c := range in.Run.Configs {
-			if !slices.Contains(names, c.Name) {
-				names = append(names, c.Name)
-			}
-		}
-	}
-	for _, name := range names {
-		row := []string{name}
-		for _, c := range cols {
-			va, oka := opRate(a.Run, name, c.step, c.op)
-			vb, okb := opRate(b.Run, name, c.step, c.op)
-			cell := missing
-			if oka && okb && va > 0 {
-				cell = numfmt.Num(100*vb/va) + "%"
-			}
-			row = append(row, cell)
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return Section{ID: "ratio", Title: "Ratio of two runs", Blocks: []Block{
-		{Text: "Each rate of run " + labels[1] + " as a percentage of the same configuration's rate in run " + labels[0] + " (configurations matched by name; \"-\": a run lacks the rate or the step did not finish)."},
-		{Table: &t},
-	}}
-}
-
-// opRate is the rate of op in the named configuration's step when the step finished.
-func opRate(r *result.Run, config, step, op string) (float64, bool) {
-	for _, c := range r.Configs {
-		if c.Name != config {
-			continue
-		}
-		s := findStep(c, step)
-		if s == nil || s.Status != result.StatusOK || s.Ops[op] == nil {
-			return 0, false
-		}
-		return s.Ops[op].PerSec, true
-	}
-	return 0, false
-}
-
-// opRateName is the short name of an op's rate in a step: ips, qps.
-func opRateName(step, op string) string {
-	if op == "query" || strings.ToUpper(op) == op {
-		return "qps"
-	}
-	return unit(step)
 }

@@ -50,7 +50,7 @@ func Build(r *result.Run) Summary {
 	s := Summary{Lines: header(r)}
 	tables := []Table{throughput(r), ratePercentileTable(r), latency(r), sla(r), details(r), phases(r)}
 	tables = append(tables, efficiency(r)...)
-	tables = append(tables, resourceTable(r), cleanup(r))
+	tables = append(tables, resourceTable(r), cleanup(r), memoryTable(r))
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"ips: rows inserted (l.x: rows indexed; scan: rows read) per second; qps: queries per second.",
@@ -64,7 +64,7 @@ func Build(r *result.Run) Summary {
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
 		"cleanup: the engine's debt (flush, compaction, checkpoint, vacuum) before and after the step.",
 	}
-	s.Legend = append(append(s.Legend, resourceLegend...), clientLegend(r)...)
+	s.Legend = append(append(append(s.Legend, resourceLegend...), clientLegend(r)...), memoryLegend(r)...)
 	return s
 }
 
@@ -101,8 +101,9 @@ func header(r *result.Run) []string {
 	return append(lines, configLines(r.Configs)...)
 }
 
-// configLines describe each configuration: engine, version, status, error, its notes and its
-// steps' notes (what the cleanup did).
+// configLines describe each configuration: engine, version, status, error, its memory cap
+// (with a warning when processes were OOM-killed under it), its notes and its steps' notes
+// (what the cleanup did).
 func configLines(configs []result.Config) []string {
 	var lines []string
 	for _, c := range configs {
@@ -115,6 +116,7 @@ func configLines(configs []result.Config) []string {
 			line += ": " + c.Error
 		}
 		lines = append(lines, line)
+		lines = append(lines, memoryLines(c)...)
 		for _, n := range c.Notes {
 			lines = append(lines, c.Name+": "+n)
 		}
@@ -442,7 +444,7 @@ func Markdown(r *result.Run) string {
 	var b strings.Builder
 	b.WriteString("# " + s.Lines[0] + "\n\n")
 	for _, l := range s.Lines[1:] {
-		b.WriteString("- " + l + "\n")
+		b.WriteString("- " + markdownLine(l) + "\n")
 	}
 	for _, t := range s.Tables {
 		b.WriteString("\n## " + t.Title + "\n\n")
@@ -453,6 +455,14 @@ func Markdown(r *result.Run) string {
 		b.WriteString("- " + l + "\n")
 	}
 	return b.String()
+}
+
+// markdownLine is a header line in markdown: a warning in bold.
+func markdownLine(l string) string {
+	if rest, ok := strings.CutPrefix(l, warningPrefix); ok {
+		return "**" + strings.TrimSpace(warningPrefix) + "** " + rest
+	}
+	return l
 }
 
 // writeMarkdownTable writes t as a GitHub table through go-pretty: the header as it is (not

@@ -1,6 +1,6 @@
 // Package browsertest opens an HTML file in headless Chromium and reports what a user would see
-// go wrong: console errors, uncaught exceptions, network requests, charts not drawn; and takes a
-// screenshot. The report's tests use it.
+// go wrong: console errors, uncaught exceptions, network requests, charts not drawn, warnings not
+// shown as such; and takes a screenshot. The report's tests use it.
 package browsertest
 
 import (
@@ -47,6 +47,8 @@ type Result struct {
 	Requests []string
 	// Charts are the elements matching ChartSelector, in document order.
 	Charts []Chart
+	// Warnings are the elements matching WarningSelector, in document order.
+	Warnings []Warning
 	// Screenshot is a PNG of the whole page; Width and Height are its size in pixels.
 	Screenshot    []byte
 	Width, Height int
@@ -67,6 +69,34 @@ type Chart struct {
 
 // ChartSelector selects the chart elements of a page.
 const ChartSelector = "svg.chart"
+
+// WarningSelector selects the warnings of a page.
+const WarningSelector = ".warning"
+
+// Warning is one warning element as the browser styled it.
+type Warning struct {
+	Text string
+	// Color is its computed text colour, as "rgb(r, g, b)"; Weight its computed font-weight
+	// ("700" is bold).
+	Color, Weight string
+	// Width and Height are its rendered box in CSS pixels: 0 when it is not shown.
+	Width, Height float64
+}
+
+// measureWarnings returns every warning's text, colour, weight and box.
+const measureWarnings = `Array.from(document.querySelectorAll(` + "`" + WarningSelector + "`" + `)).map(el => {
+  const cs = getComputedStyle(el), r = el.getBoundingClientRect();
+  return {text: el.textContent, color: cs.color, weight: cs.fontWeight, width: r.width, height: r.height};
+})`
+
+// warningJSON is a warning as the script returns it.
+type warningJSON struct {
+	Text   string  `json:"text"`
+	Color  string  `json:"color"`
+	Weight string  `json:"weight"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
 
 // measureCharts measures every chart after the page has loaded: its box, its marks and its
 // texts' fonts. A mark counts when it has a geometry (a path, polyline or line of some length;
@@ -171,7 +201,7 @@ func allocatorOptions(bin, profile string, width int) []chromedp.ExecAllocatorOp
 	)
 }
 
-// visit loads page in the browser of bctx, measures its charts and takes the screenshot, and
+// visit loads page in the browser of bctx, measures its charts and warnings and takes the screenshot, and
 // returns them with what rec heard meanwhile.
 func visit(bctx context.Context, page string, rec *recorder) (*Result, error) {
 	if err := chromedp.Do(bctx, chromedp.Navigate(page)); err != nil {
@@ -180,6 +210,10 @@ func visit(bctx context.Context, page string, rec *recorder) (*Result, error) {
 	charts, err := chromedp.Run(bctx, chromedp.Evaluate[[]chartJSON](measureCharts))
 	if err != nil {
 		return nil, fmt.Errorf("browsertest: measure the charts of %s: %w", page, err)
+	}
+	warnings, err := chromedp.Run(bctx, chromedp.Evaluate[[]warningJSON](measureWarnings))
+	if err != nil {
+		return nil, fmt.Errorf("browsertest: measure the warnings of %s: %w", page, err)
 	}
 	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 	if err != nil {
@@ -192,6 +226,9 @@ func visit(bctx context.Context, page string, rec *recorder) (*Result, error) {
 	out := rec.result()
 	for _, c := range charts {
 		out.Charts = append(out.Charts, Chart(c))
+	}
+	for _, w := range warnings {
+		out.Warnings = append(out.Warnings, Warning(w))
 	}
 	out.Screenshot, out.Width, out.Height = shot, cfg.Width, cfg.Height
 	return out, nil

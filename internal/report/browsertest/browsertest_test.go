@@ -138,3 +138,18 @@ func TestUndrawnCharts(t *testing.T) {
 		t.Errorf("charts %+v, want one with 4 marks", res.Charts)
 	}
 }
+
+func TestWarnings(t *testing.T) {
+	res := open(t, `<style>.warning { color: #b3261e; font-weight: bold; } .gone { display: none; }</style>
+<ul><li>fine</li><li class="warning">WARNING: look</li><li class="warning gone">hidden</li></ul>`)
+	if len(res.Warnings) != 2 {
+		t.Fatalf("warnings %+v, want two", res.Warnings)
+	}
+	w := res.Warnings[0]
+	if w.Text != "WARNING: look" || w.Color != "rgb(179, 38, 30)" || w.Weight != "700" || w.Width == 0 || w.Height == 0 {
+		t.Errorf("warning %+v, want shown in rgb(179, 38, 30), weight 700", w)
+	}
+	if h := res.Warnings[1]; h.Width != 0 || h.Height != 0 {
+		t.Errorf("hidden warning has a box: %+v", h)
+	}
+}

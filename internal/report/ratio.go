@@ -1,0 +1,249 @@
+package report
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/numfmt"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// ratioCol is a column of a ratio table: its header, and a configuration's rate in a run (ok
+// false when the run lacks it or its step did not finish).
+type ratioCol struct {
+	header string
+	rate   func(r *result.Run, config string) (float64, bool)
+}
+
+// ratioSection shows the second run's rates as a percentage of the first's, configuration by
+// configuration (matched by name) and step by step: the published table of how much
+// performance degrades, e.g., when the data outgrows memory. LinkBench adds each run's last
+// request interval, all of them together and each operation over all of them, as its seed
+// compares a cached run of 6 intervals with an IO-bound run of 24. A table says which memory cap
+// each configuration had in each run.
+func ratioSection(a, b Input) Section {
+	labels := runLabels([]Input{a, b})
+	names := ratioConfigs(a.Run, b.Run)
+	cols := stepRatioCols(a.Run, b.Run)
+	lb := a.Run.Workload.Name == "linkbench"
+	if lb {
+		cols = append(cols, lbIntervalCols()...)
+	}
+	title := labels[1] + " as % of " + labels[0]
+	rates := ratioTable(title, names, a.Run, b.Run, cols)
+	text := "Each rate of run " + labels[1] + " as a percentage of the same configuration's rate in run " + labels[0] +
+		" (configurations matched by name; steps that only one run has are left out; \"-\": a run lacks the rate or the step did not finish)."
+	if lb {
+		text += " last interval: each run's last request interval (e.g. run.6 of a cached run of 6 against run.24 of an IO-bound run of 24); all intervals: the request rate over every request interval together."
+	}
+	blocks := []Block{{Text: text}, {Table: &rates}}
+	if lb {
+		ops := ratioTable("Operations over all request intervals: "+title, names, a.Run, b.Run, lbOpRatioCols(a.Run, b.Run))
+		blocks = append(blocks, Block{Table: &ops})
+	}
+	caps := capsTable(labels, names, a.Run, b.Run)
+	blocks = append(blocks, Block{Text: "The memory cap of each configuration in each run (docs/memory.md); \"no cap\": the run had none, so the page cache could hold the data."}, Block{Table: &caps})
+	return Section{ID: "ratio", Title: "Ratio of two runs", Blocks: blocks}
+}
+
+// ratioConfigs are the configuration names of both runs, the first run's first.
+func ratioConfigs(a, b *result.Run) []string {
+	var names []string
+	for _, r := range []*result.Run{a, b} {
+		for _, c := range r.Configs {
+			if !slices.Contains(names, c.Name) {
+				names = append(names, c.Name)
+			}
+		}
+	}
+	return names
+}
+
+// ratioTable has a row per configuration name and a cell per column: b's rate as a percentage
+// of a's.
+func ratioTable(title string, names []string, a, b *result.Run, cols []ratioCol) Table {
+	t := Table{Title: title, Header: []string{"config"}}
+	for _, c := range cols {
+		t.Header = append(t.Header, c.header)
+	}
+	for _, name := range names {
+		row := []string{name}
+		for _, c := range cols {
+			va, oka := c.rate(a, name)
+			vb, okb := c.rate(b, name)
+			cell := missing
+			if oka && okb && va > 0 {
+				cell = numfmt.Num(100*vb/va) + "%"
+			}
+			row = append(row, cell)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// stepOp is one rate of a step: the step and the op.
+type stepOp struct{ step, op string }
+
+// stepRatioCols are the rates of the steps both runs have: each step's headline rate, and
+// iiBench's queries beside its inserts.
+func stepRatioCols(a, b *result.Run) []ratioCol {
+	inB := rateColumns(b)
+	var cols []ratioCol
+	for _, c := range rateColumns(a) {
+		if !slices.Contains(inB, c) {
+			continue
+		}
+		cols = append(cols, ratioCol{header: c.step + " " + opRateName(c.step, c.op),
+			rate: func(r *result.Run, config string) (float64, bool) { return opRate(r, config, c.step, c.op) }})
+	}
+	return cols
+}
+
+// rateColumns are the rates a run has, in the order its steps ran: each step's headline rate
+// and, where a step also has foreground queries (iiBench), their rate.
+func rateColumns(r *result.Run) []stepOp {
+	var cols []stepOp
+	for _, c := range r.Configs {
+		for _, s := range c.Steps {
+			if s.Primary == "" || s.Name == "warmup" {
+				continue
+			}
+			ops := []string{s.Primary}
+			if q := s.Ops["query"]; q != nil && !q.Background && s.Primary != "query" {
+				ops = append(ops, "query") // iiBench: inserts and queries side by side
+			}
+			for _, op := range ops {
+				if c := (stepOp{s.Name, op}); !slices.Contains(cols, c) {
+					cols = append(cols, c)
+				}
+			}
+		}
+	}
+	return cols
+}
+
+// opRate is the rate of op in the named configuration's step when the step finished.
+func opRate(r *result.Run, config, step, op string) (float64, bool) {
+	c := findConfig(r, config)
+	if c == nil {
+		return 0, false
+	}
+	s := findStep(*c, step)
+	if s == nil || s.Status != result.StatusOK || s.Ops[op] == nil {
+		return 0, false
+	}
+	return s.Ops[op].PerSec, true
+}
+
+// findConfig returns the named configuration of r, or nil.
+func findConfig(r *result.Run, name string) *result.Config {
+	for i := range r.Configs {
+		if r.Configs[i].Name == name {
+			return &r.Configs[i]
+		}
+	}
+	return nil
+}
+
+// opRateName is the short name of an op's rate in a step: ips, qps.
+func opRateName(step, op string) string {
+	if op == "query" || strings.ToUpper(op) == op {
+		return "qps"
+	}
+	return unit(step)
+}
+
+// lbRequests is the op of a LinkBench request interval that counts every request.
+const lbRequests = "requests"
+
+// lbIntervalCols are LinkBench's request rate in each run's last request interval and over
+// all its request intervals.
+func lbIntervalCols() []ratioCol {
+	return []ratioCol{
+		{header: "last interval qps", rate: func(r *result.Run, config string) (float64, bool) {
+			ivs := configIntervals(r, config)
+			if len(ivs) == 0 {
+				return 0, false
+			}
+			last := ivs[len(ivs)-1]
+			return opRate(r, config, last.Name, lbRequests)
+		}},
+		{header: "all intervals qps", rate: func(r *result.Run, config string) (float64, bool) {
+			return intervalsRate(configIntervals(r, config), lbRequests)
+		}},
+	}
+}
+
+// lbOpRatioCols are the rates of each LinkBench operation (ADD_LINK, GET_NODE, ...) either run
+// has, over all the request intervals.
+func lbOpRatioCols(a, b *result.Run) []ratioCol {
+	var ops []string
+	for _, r := range []*result.Run{a, b} {
+		for _, c := range r.Configs {
+			for _, s := range configIntervals(r, c.Name) {
+				for op := range maps.Keys(s.Ops) {
+					if op != lbRequests && !slices.Contains(ops, op) {
+						ops = append(ops, op)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(ops)
+	var cols []ratioCol
+	for _, op := range ops {
+		cols = append(cols, ratioCol{header: op + " ops/s", rate: func(r *result.Run, config string) (float64, bool) {
+			return intervalsRate(configIntervals(r, config), op)
+		}})
+	}
+	return cols
+}
+
+// configIntervals are the request intervals (run.N) of the named configuration, in the order
+// they ran.
+func configIntervals(r *result.Run, config string) []*result.Step {
+	c := findConfig(r, config)
+	if c == nil {
+		return nil
+	}
+	var out []*result.Step
+	for i := range c.Steps {
+		if strings.HasPrefix(c.Steps[i].Name, "run.") {
+			out = append(out, &c.Steps[i])
+		}
+	}
+	return out
+}
+
+// intervalsRate is op's rate over all the intervals together: each interval's rate weighted by
+// its seconds. An interval without the op did none; ok is false when an interval did not
+// finish, or none has the op.
+func intervalsRate(ivs []*result.Step, op string) (float64, bool) {
+	var units, secs float64
+	found := false
+	for _, s := range ivs {
+		if s.Status != result.StatusOK {
+			return 0, false
+		}
+		if o := s.Ops[op]; o != nil {
+			units += o.PerSec * s.Seconds
+			found = true
+		}
+		secs += s.Seconds
+	}
+	if !found || secs <= 0 {
+		return 0, false
+	}
+	return units / secs, true
+}
+
+// capsTable has a row per configuration name with its memory cap in each run.
+func capsTable(labels, names []string, a, b *result.Run) Table {
+	t := Table{Title: "Memory cap of each run", Header: []string{"config", labels[0], labels[1]}}
+	for _, name := range names {
+		t.Rows = append(t.Rows, []string{name, capCell(findConfig(a, name)), capCell(findConfig(b, name))})
+	}
+	return t
+}
