@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"bytes"
+	"context"
 	"maps"
 	"os"
 	"path/filepath"
@@ -180,4 +181,39 @@ func anonRSS(t *testing.T, pid int) int64 {
 	}
 	t.Logf("anonymous resident memory of process %d and its children: %d MiB", pid, total>>20)
 	return total
+}
+
+// TestSQLiteCapDefaults: at each test cap, sqlite's CapDefaults pass the registry's check and
+// the page caches of 16 connections take a quarter of the cap; with those of 256 MiB, every
+// connection's page cache is 4 MiB.
+func TestSQLiteCapDefaults(t *testing.T) {
+	d := SQLiteDriver()
+	reg, err := engine.NewRegistry(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, capBytes := range testCaps {
+		cd := d.CapDefaults(capBytes)
+		if err := reg.Check(engine.Config{Engine: d.Name, Settings: cd}); err != nil {
+			t.Errorf("cap of %d MiB: %v", capBytes>>20, err)
+		}
+		mb, err := strconv.ParseInt(engine.MergeSettings(d.Settings, cd)[sqliteCacheMB], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCapFits(t, d.Name, capBytes, sqliteCapConns*mb<<20)
+	}
+	cd := d.CapDefaults(256 << 20)
+	db := openSQLiteTest(t, cd)
+	if got := db.Settings()[sqliteCacheMB]; got != "4" || cd[sqliteCacheMB] != "4" {
+		t.Errorf("cache_mb: setting %q, in force %q, want 4", cd[sqliteCacheMB], got)
+	}
+	conn, err := db.SQL().Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if got := pragma(t, conn, "cache_size"); got != "-4096" {
+		t.Errorf("PRAGMA cache_size = %s, want -4096 (KiB)", got)
+	}
 }
