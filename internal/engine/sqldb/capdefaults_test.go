@@ -133,6 +133,9 @@ func TestServerStartsUnderCapDefaults(t *testing.T) {
 			for name, v := range cd {
 				checkVariable(t, c, e.SQL(), name, v)
 			}
+			if c.driver.Name == "myrocks" {
+				checkRocksOptions(t, e.dataDir)
+			}
 			// The server's own memory now (its caches are still empty) and its caches at
 			// their largest leave the page cache at least an eighth of the cap.
 			const capBytes = 256 << 20
@@ -142,6 +145,26 @@ func TestServerStartsUnderCapDefaults(t *testing.T) {
 					base>>20, mem>>20, capBytes>>20)
 			}
 		})
+	}
+}
+
+// checkRocksOptions checks that MyRocks' RocksDB took the direct IO and memtable settings of a
+// 256 MiB cap, as the OPTIONS file it writes in the server's data directory records them.
+func checkRocksOptions(t *testing.T, dataDir string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dataDir, "#rocksdb", "OPTIONS-*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no OPTIONS file in %s/#rocksdb (%v)", dataDir, err)
+	}
+	opts, err := os.ReadFile(files[len(files)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"use_direct_reads=true", "use_direct_io_for_flush_and_compaction=true",
+		"compaction_readahead_size=1048576", "write_buffer_size=8388608", "max_write_buffer_number=4"} {
+		if !strings.Contains(string(opts), "\n  "+want+"\n") {
+			t.Errorf("RocksDB's OPTIONS lacks %s", want)
+		}
 	}
 }
 
