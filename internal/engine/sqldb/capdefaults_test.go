@@ -93,7 +93,8 @@ func serverMemory(t *testing.T, name string, m map[string]string) int64 {
 }
 
 // TestServerCapDefaults: at each test cap, a server engine's CapDefaults pass the registry's
-// check (the server's own validation of the values) and its caches and buffers fit in the cap.
+// check (the server's own validation of the values) and its caches and buffers fit in the cap;
+// at a cap of 16 MiB, where the formulas' floors apply, they still pass the check.
 func TestServerCapDefaults(t *testing.T) {
 	t.Parallel()
 	for _, c := range serverCases() {
@@ -109,6 +110,10 @@ func TestServerCapDefaults(t *testing.T) {
 					t.Errorf("cap of %d MiB: %v", capBytes>>20, err)
 				}
 				checkCapFits(t, c.driver.Name, capBytes, serverMemory(t, c.driver.Name, engine.MergeSettings(c.driver.Settings, cd)))
+			}
+			// Below every formula's floor the values are still valid.
+			if err := reg.Check(engine.Config{Engine: c.driver.Name, Settings: c.driver.CapDefaults(16 << 20)}); err != nil {
+				t.Errorf("cap of 16 MiB: %v", err)
 			}
 		})
 	}
