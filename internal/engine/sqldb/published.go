@@ -212,7 +212,7 @@ func postgresSettings() []engine.Setting {
 
 // The settings of the managed servers under a memory cap C (engine.Driver.CapDefaults; the
 // formulas and their reasons are in docs/engines.md). The server's process tree runs in the
-// cap: its caches take about half of it at most, and the rest is the server's own memory (the
+// cap: its caches take a quarter to a half of it, and the rest is the server's own memory (the
 // performance schema, connections, the merge and sort buffers, sized here to fit) and the page
 // cache of what the engine does not read or write with O_DIRECT.
 
