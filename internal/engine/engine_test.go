@@ -152,3 +152,17 @@ func TestCheckDSN(t *testing.T) {
 		}
 	}
 }
+
+func TestCapMiB(t *testing.T) {
+	for _, c := range []struct{ capBytes, div, min, want int64 }{
+		{256 << 20, 2, 8, 128},
+		{256 << 20, 64, 8, 8},
+		{1 << 30, 32, 1, 32},
+		{(1 << 30) + 5, 4, 1, 256},
+		{0, 4, 1, 1},
+	} {
+		if got := CapMiB(c.capBytes, c.div, c.min); got != c.want {
+			t.Errorf("CapMiB(%d, %d, %d) = %d, want %d", c.capBytes, c.div, c.min, got, c.want)
+		}
+	}
+}

@@ -78,3 +78,9 @@ func BoolSetting(eng string, m map[string]string, name string) (bool, error) {
 	}
 	return v, nil
 }
+
+// CapMiB returns the share 1/div of a memory cap of capBytes in whole MiB, at least min (for
+// Driver.CapDefaults).
+func CapMiB(capBytes, div, min int64) int64 {
+	return max(capBytes/div>>20, min)
+}

@@ -54,6 +54,7 @@ func InnoDBDriver() engine.Driver {
 		available:   func() error { return server.Available(server.MariaDB) },
 		checkClient: checkMySQLClient("innodb"),
 		checkDSN:    func(dsn string) error { _, err := parseMySQLDSN("innodb", dsn); return err },
+		capDefaults: innodbCapDefaults,
 		open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 			return openMySQL(ctx, cfg, "innodb", false)
 		},
@@ -72,6 +73,7 @@ func MyRocksDriver() engine.Driver {
 		settings:    myrocksSettings(),
 		checkClient: checkMySQLClient("myrocks"),
 		checkDSN:    func(dsn string) error { _, err := parseMySQLDSN("myrocks", dsn); return err },
+		capDefaults: myrocksCapDefaults,
 		available: func() error {
 			if err := server.Available(server.MariaDB); err != nil {
 				return err

@@ -38,11 +38,12 @@ func PostgresDriver() engine.Driver {
 		name: "postgres",
 		description: "PostgreSQL (heap + B-tree indexes, MVCC with vacuum) through github.com/jackc/pgx; " +
 			"a managed server, or an existing one with --dsn",
-		kind:      server.Postgres,
-		settings:  defs,
-		available: func() error { return server.Available(server.Postgres) },
-		checkDSN:  func(dsn string) error { _, err := parsePostgresDSN(dsn); return err },
-		open:      openPostgres,
+		kind:        server.Postgres,
+		settings:    defs,
+		available:   func() error { return server.Available(server.Postgres) },
+		checkDSN:    func(dsn string) error { _, err := parsePostgresDSN(dsn); return err },
+		capDefaults: postgresCapDefaults,
+		open:        openPostgres,
 	})
 }
 

@@ -1,6 +1,11 @@
 package sqldb
 
-import "github.com/enginebench/enginebench/internal/engine"
+import (
+	"fmt"
+	"maps"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
 
 // The defaults of the managed servers are the configurations of the published Insert Benchmark
 // results on a small server: mdcallag/mytools (commit e1ba3d9e), bench/conf/arc/jun24.pn53/, the
@@ -126,11 +131,7 @@ func myrocksSettings() []engine.Setting {
 		{Name: "rocksdb_max_background_jobs", Default: "4",
 			Source: srcMyRocks + ": rocksdb_max_background_compactions=3 + rocksdb_max_background_flushes=1 (MariaDB has only the sum)",
 			Doc:    "flush and compaction threads"},
-		{Name: "rocksdb_default_cf_options",
-			Default: "level_compaction_dynamic_level_bytes=true;" +
-				"block_based_table_factory={cache_index_and_filter_blocks=1;filter_policy=bloomfilter:10:false;whole_key_filtering=1};" +
-				"optimize_filters_for_hits=true;max_write_buffer_number=4;write_buffer_size=32m;max_bytes_for_level_base=256m;" +
-				"compression_per_level=kNoCompression;bottommost_compression=kLZ4Compression",
+		{Name: "rocksdb_default_cf_options", Default: rocksCFOptions(rocksWriteBufferMB),
 			Source: srcMyRocks + " (x6b)",
 			Doc: "column family options (RocksDB option string): leveled compaction with dynamic level sizes, bloom filters, " +
 				"32 MB memtables, no compression but LZ4 on the last level"},
@@ -145,6 +146,23 @@ func myrocksSettings() []engine.Setting {
 		{Name: "rocksdb_compaction_sequential_deletes_window", Default: "15000", Source: srcMyRocks, Doc: "the window, in keys"},
 		{Name: "rocksdb_merge_combine_read_size", Default: "64M", Source: srcMyRocks, Doc: "memory of an index build's merge"},
 	}...)
+}
+
+// rocksWriteBufferMB is the memtable size of the published MyRocks configuration, in MiB;
+// rocksWriteBuffers is its number of memtables.
+const (
+	rocksWriteBufferMB = 32
+	rocksWriteBuffers  = 4
+)
+
+// rocksCFOptions returns the column family options of the published MyRocks configuration
+// with memtables of writeBufferMB MiB.
+func rocksCFOptions(writeBufferMB int64) string {
+	return "level_compaction_dynamic_level_bytes=true;" +
+		"block_based_table_factory={cache_index_and_filter_blocks=1;filter_policy=bloomfilter:10:false;whole_key_filtering=1};" +
+		fmt.Sprintf("optimize_filters_for_hits=true;max_write_buffer_number=%d;write_buffer_size=%dm;max_bytes_for_level_base=256m;",
+			rocksWriteBuffers, writeBufferMB) +
+		"compression_per_level=kNoCompression;bottommost_compression=kLZ4Compression"
 }
 
 // postgresSettings are the server variables the postgres engine writes to postgresql.conf of a
@@ -191,3 +209,77 @@ func postgresSettings() []engine.Setting {
 		{Name: "jit", Default: "off", Source: srcPG, Doc: "no JIT compilation of queries"},
 	}
 }
+
+// The settings of the managed servers under a memory cap C (engine.Driver.CapDefaults; the
+// formulas and their reasons are in docs/engines.md). The server's process tree runs in the
+// cap: its caches take a quarter to a half of it, and the rest is the server's own memory (the
+// performance schema, connections, the merge and sort buffers, sized here to fit) and the page
+// cache of what the engine does not read or write with O_DIRECT.
+
+// mariaCapDefaults are the settings of a MariaDB server (innodb and myrocks) under a cap:
+// InnoDB's log buffer of C/32, at most MariaDB's 16 MiB, and below a cap of 1 GiB no
+// performance schema, which takes about 96 MiB of a MariaDB 10.11 server's memory at any cap
+// (measured here; docs/engines.md).
+func mariaCapDefaults(capBytes int64) map[string]string {
+	m := map[string]string{"innodb_log_buffer_size": mariaMiB(min(engine.CapMiB(capBytes, 32, 2), 16))}
+	if capBytes < mariaPerfSchemaCap {
+		m["performance_schema"] = "OFF"
+	}
+	return m
+}
+
+// mariaPerfSchemaCap is the smallest cap under which a MariaDB server keeps its performance
+// schema.
+const mariaPerfSchemaCap = 1 << 30
+
+// innodbCapDefaults: a buffer pool of half the cap (the data files already bypass the page
+// cache: innodb_flush_method=O_DIRECT_NO_FSYNC), and mariaCapDefaults.
+func innodbCapDefaults(capBytes int64) map[string]string {
+	m := mariaCapDefaults(capBytes)
+	m["innodb_buffer_pool_size"] = mariaMiB(engine.CapMiB(capBytes, 2, 8))
+	return m
+}
+
+// myrocksCapDefaults: direct reads and direct flushes and compactions with 1 MiB compaction
+// readahead, as the published IO-bound MyRocks ran (mytools bench/conf/arc/oct24/c8r16/
+// fbmy5635_rel_o2nofp_210407_f896415f_6190/etc/my.cnf.cy13a, y13a), so that the block cache is
+// the only cache of the data; a block cache of max(C/4, C/2 - 128 MiB); the published four
+// memtables of C/32 each, at most its 32 MiB; index builds' merge buffers of C/16, at most the
+// published 64 MiB (y13a's rocksdb_writable_file_max_buffer_size=1M has no MariaDB variable).
+// The server keeps InnoDB for MariaDB's system tables (docs/servers.md), with a buffer pool of
+// C/64 (8 MiB to MariaDB's default 128 MiB); and mariaCapDefaults.
+func myrocksCapDefaults(capBytes int64) map[string]string {
+	m := mariaCapDefaults(capBytes)
+	merge := mariaMiB(min(engine.CapMiB(capBytes, 16, 1), 64))
+	maps.Copy(m, map[string]string{
+		"rocksdb_block_cache_size":                       mariaMiB(max(engine.CapMiB(capBytes, 4, 8), engine.CapMiB(capBytes, 2, 0)-128)),
+		"rocksdb_default_cf_options":                     rocksCFOptions(min(engine.CapMiB(capBytes, 32, 1), rocksWriteBufferMB)),
+		"rocksdb_use_direct_reads":                       "ON",
+		"rocksdb_use_direct_io_for_flush_and_compaction": "ON",
+		"rocksdb_compaction_readahead_size":              "1M",
+		"rocksdb_merge_buf_size":                         merge,
+		"rocksdb_merge_combine_read_size":                merge,
+		"innodb_buffer_pool_size":                        mariaMiB(min(engine.CapMiB(capBytes, 64, 8), 128)),
+	})
+	return m
+}
+
+// postgresCapDefaults: shared buffers of a quarter of the cap (PostgreSQL 15 has no direct IO:
+// its reads go through the page cache, which the cap charges and which has most of the rest);
+// autovacuum_work_mem of C/32 for each of the four workers (at most the published 256 MB),
+// maintenance_work_mem (index builds) of C/16 and work_mem of C/64, at most PostgreSQL's 64 MB
+// and 4 MB. wal_buffers stays at its default, 1/32 of shared_buffers.
+func postgresCapDefaults(capBytes int64) map[string]string {
+	return map[string]string{
+		"shared_buffers":       pgMB(engine.CapMiB(capBytes, 4, 16)),
+		"autovacuum_work_mem":  pgMB(min(engine.CapMiB(capBytes, 32, 1), 256)),
+		"maintenance_work_mem": pgMB(min(engine.CapMiB(capBytes, 16, 1), 64)),
+		"work_mem":             pgMB(min(engine.CapMiB(capBytes, 64, 1), 4)),
+	}
+}
+
+// mariaMiB is a MariaDB size of n MiB.
+func mariaMiB(n int64) string { return fmt.Sprintf("%dM", n) }
+
+// pgMB is a PostgreSQL size of n MiB.
+func pgMB(n int64) string { return fmt.Sprintf("%dMB", n) }

@@ -51,24 +51,7 @@ func checkInForce(t *testing.T, c serverCase, db *sql.DB, want map[string]string
 		if s.Client || notVariables[s.Name] {
 			continue
 		}
-		w := want[s.Name]
-		var got, norm string
-		var err error
-		if c.driver.Name == "postgres" {
-			var unit string
-			err = db.QueryRow("SELECT setting, coalesce(unit, '') FROM pg_settings WHERE name = $1", s.Name).Scan(&got, &unit)
-			got, norm = pgNormal(got, unit), pgNormal(w, unit)
-		} else {
-			v := s.Name
-			if m, ok := mariaVariable[v]; ok {
-				v = m
-			}
-			err = db.QueryRow("SELECT CAST(@@GLOBAL." + v + " AS CHAR)").Scan(&got)
-			got, norm = mariaNormal(got), mariaNormal(w)
-		}
-		if err != nil || got != norm {
-			t.Errorf("%s: %s = %q (%v), want %q (%q)", c.driver.Name, s.Name, got, err, norm, w)
-		}
+		checkVariable(t, c, db, s.Name, want[s.Name])
 		n++
 	}
 	if n < 10 {
@@ -101,6 +84,29 @@ func checkInForce(t *testing.T, c serverCase, db *sql.DB, want map[string]string
 	}
 	if err := rows.Scan(append([]any{&file, &pos}, rest...)...); err != nil || !strings.HasPrefix(file, want["log_bin"]+".") || pos <= 0 {
 		t.Errorf("%s: SHOW MASTER STATUS = %q, %d (%v)", c.driver.Name, file, pos, err)
+	}
+}
+
+// checkVariable checks that the server variable name of the engine's server is in force with
+// the value want, in the normal form of both.
+func checkVariable(t *testing.T, c serverCase, db *sql.DB, name, want string) {
+	t.Helper()
+	var got, norm string
+	var err error
+	if c.driver.Name == "postgres" {
+		var unit string
+		err = db.QueryRow("SELECT setting, coalesce(unit, '') FROM pg_settings WHERE name = $1", name).Scan(&got, &unit)
+		got, norm = pgNormal(got, unit), pgNormal(want, unit)
+	} else {
+		v := name
+		if m, ok := mariaVariable[v]; ok {
+			v = m
+		}
+		err = db.QueryRow("SELECT CAST(@@GLOBAL." + v + " AS CHAR)").Scan(&got)
+		got, norm = mariaNormal(got), mariaNormal(want)
+	}
+	if err != nil || got != norm {
+		t.Errorf("%s: %s = %q (%v), want %q (%q)", c.driver.Name, name, got, err, norm, want)
 	}
 }
 

@@ -51,7 +51,9 @@ type serverDriverSpec struct {
 	checkClient func(overrides map[string]string) error
 	// checkDSN validates the syntax of an existing server's DSN (engine.Driver.CheckDSN).
 	checkDSN func(dsn string) error
-	open     func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
+	// capDefaults is engine.Driver.CapDefaults.
+	capDefaults func(capBytes int64) map[string]string
+	open        func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 }
 
 // portSetting is the setting every managed server takes first: where it listens.
@@ -88,6 +90,7 @@ func newServerDriver(s serverDriverSpec) engine.Driver {
 		},
 		CheckDataDir: func(dir string) error { return server.CheckDataDir(s.kind, dir) },
 		CheckDSN:     s.checkDSN,
+		CapDefaults:  s.capDefaults,
 		Open:         s.open,
 	}
 }

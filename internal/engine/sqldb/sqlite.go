@@ -69,13 +69,27 @@ func SQLiteDriver() engine.Driver {
 		Family: engine.FamilySQL,
 		Description: "SQLite (B-tree, WAL) embedded through github.com/mattn/go-sqlite3; " +
 			"transactions begin IMMEDIATE, so writers queue on the busy timeout",
-		Settings:  sqliteSettings(),
-		Available: sqliteAvailable,
-		Open:      openSQLite,
+		Settings:    sqliteSettings(),
+		Available:   sqliteAvailable,
+		Open:        openSQLite,
+		CapDefaults: sqliteCapDefaults,
 		CheckSettings: func(o map[string]string) error {
 			_, err := parseSQLiteConfig(o)
 			return err
 		},
+	}
+}
+
+// sqliteCapConns is the number of connections whose page caches sqliteCapDefaults fits in a cap.
+const sqliteCapConns = 16
+
+// sqliteCapDefaults returns the settings of the engine under a memory cap of capBytes
+// (engine.Driver.CapDefaults): a page cache per connection of C/64 (at most the default 64
+// MiB), so that the caches of 16 connections take a quarter of the cap. SQLite has no direct
+// IO: its reads go through the page cache, which the cap charges and which has the rest.
+func sqliteCapDefaults(capBytes int64) map[string]string {
+	return map[string]string{
+		sqliteCacheMB: strconv.FormatInt(min(engine.CapMiB(capBytes, 4*sqliteCapConns, 1), 64), 10),
 	}
 }
 

@@ -145,3 +145,11 @@ func TestStatsCleanupAndDataFile(t *testing.T) {
 		t.Errorf("second close: %v", err)
 	}
 }
+
+// TestNoCapDefaults: bbolt has no cache to size under a memory cap (its file is memory-mapped:
+// the page cache, which the cap charges, is its cache).
+func TestNoCapDefaults(t *testing.T) {
+	if Driver().CapDefaults != nil {
+		t.Errorf("bbolt has CapDefaults")
+	}
+}

@@ -108,3 +108,10 @@ func BenchmarkNullBatch(b *testing.B) {
 		}
 	}
 }
+
+// TestNoCapDefaults: the null engine has nothing to size under a memory cap.
+func TestNoCapDefaults(t *testing.T) {
+	if Driver().CapDefaults != nil {
+		t.Errorf("null has CapDefaults")
+	}
+}

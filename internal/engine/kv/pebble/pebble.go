@@ -33,10 +33,12 @@ var errClosed = kv.ErrClosed
 
 // Driver returns the driver of the "pebble" engine.
 func Driver() engine.Driver {
-	return kv.NewDriver("pebble",
+	d := kv.NewDriver("pebble",
 		"Pebble (LSM, pure Go), CockroachDB's storage engine, through github.com/cockroachdb/pebble",
 		settings(), nil, parseConfig,
 		func(ctx context.Context, cfg engine.Config) (engine.Engine, error) { return open(ctx, cfg) })
+	d.CapDefaults = capDefaults
+	return d
 }
 
 // db is an open pebble engine.

@@ -218,3 +218,15 @@ func (c config) fileSystem(base vfs.FS, sp *space) vfs.FS {
 	}
 	return vfs.OnDiskFull(spaceFS{FS: base, s: sp}, sp.release)
 }
+
+// capDefaults returns the settings of the engine under a memory cap of capBytes
+// (engine.Driver.CapDefaults): a block cache of a quarter of the cap, and memtables of C/32 (at
+// most the default 64 MiB; writes stall at two full ones). Pebble has no direct IO: its reads
+// go through the page cache, which the cap charges and which has the rest of the cap with the
+// harness.
+func capDefaults(capBytes int64) map[string]string {
+	return map[string]string{
+		settingCacheMB:    strconv.FormatInt(engine.CapMiB(capBytes, 4, 1), 10),
+		settingMemtableMB: strconv.FormatInt(min(engine.CapMiB(capBytes, 32, 1), 64), 10),
+	}
+}

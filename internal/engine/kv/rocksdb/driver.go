@@ -19,7 +19,9 @@ import (
 
 // Driver returns the driver of the "rocksdb" engine.
 func Driver() engine.Driver {
-	return kv.NewDriver("rocksdb",
+	d := kv.NewDriver("rocksdb",
 		"RocksDB (LSM), the storage engine of MyRocks, through github.com/linxGnu/grocksdb and librocksdb",
 		settings(), available, parseConfig, open)
+	d.CapDefaults = capDefaults
+	return d
 }

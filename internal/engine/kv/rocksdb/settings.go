@@ -2,6 +2,7 @@ package rocksdb
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -92,4 +93,18 @@ func parseConfig(overrides map[string]string) (config, error) {
 		{Name: settingDirectReads, Dst: &c.directReads},
 		{Name: settingDirectFlush, Dst: &c.directFlush},
 	})
+}
+
+// capDefaults returns the settings of the engine under a memory cap of capBytes
+// (engine.Driver.CapDefaults), as the seed's IO-bound MyRocks ran (docs/engines.md): sstables
+// read and written with O_DIRECT, so that the block cache is the only cache of the data, a block
+// cache of max(C/4, C/2 - 128 MiB), and memtables of C/32 (at most the default 64 MiB, two of
+// them); the rest of the cap C is the harness's and the page cache's of the WAL.
+func capDefaults(capBytes int64) map[string]string {
+	return map[string]string{
+		settingCacheMB:     strconv.FormatInt(max(engine.CapMiB(capBytes, 4, 1), engine.CapMiB(capBytes, 2, 0)-128), 10),
+		settingMemtableMB:  strconv.FormatInt(min(engine.CapMiB(capBytes, 32, 1), 64), 10),
+		settingDirectReads: "true",
+		settingDirectFlush: "true",
+	}
 }

@@ -23,7 +23,9 @@ import (
 
 // Driver returns the driver of the "wiredtiger" engine.
 func Driver() engine.Driver {
-	return kv.NewDriver("wiredtiger",
+	d := kv.NewDriver("wiredtiger",
 		"WiredTiger (B-tree or LSM), MongoDB's storage engine, through a cgo binding to libwiredtiger (its cache must hold a step's working set: see docs/engines.md)",
 		settings(), available, parseConfig, open)
+	d.CapDefaults = capDefaults
+	return d
 }
