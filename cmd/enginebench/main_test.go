@@ -297,6 +297,11 @@ func TestBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"huge seconds", []string{"iibench", "--seconds", "1e300"}, `"--seconds" flag: want a finite number`},
 		{"NaN rate", []string{"iibench", "--max-insert-rate", "nan"}, `"--max-insert-rate" flag: want a finite number`},
 		{"float not a number", []string{"linkbench", "--request-rate", "fast"}, `invalid argument "fast" for "--request-rate" flag: not a number`},
+		{"memory limit not a size", []string{"--memory-limit", "lots"}, `--memory-limit: memory limit "lots": want a size such as 256M`},
+		{"memory limit too small", []string{"--memory-limit", "1M"}, `--memory-limit: memory limit "1M": at least 64 MiB`},
+		{"memory_limit setting", []string{"--engines", "sqlite", "--set", "sqlite.memory_limit=-5"}, `configuration sqlite: memory limit "-5"`},
+		{"memory cap on an existing server", []string{"--engines", "postgres", "--dsn", "postgres:///x", "--memory-limit", "1G"},
+			"a memory cap (1 GiB, from --memory-limit) applies to an engine enginebench runs, not to an existing server"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

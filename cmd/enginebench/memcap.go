@@ -18,7 +18,7 @@ import (
 const memoryLimitSetting = "memory_limit"
 
 // minMemoryLimit is the smallest cap accepted: below it no engine here starts.
-const minMemoryLimit = 32 << 20
+const minMemoryLimit = 64 << 20
 
 // parseMemoryLimit reads a cap: a size with a binary unit as the kernel reads it (256M, 1G,
 // 1.5GiB: powers of 1024), or none (also 0) for no cap.

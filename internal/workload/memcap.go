@@ -11,6 +11,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/cgroup"
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -90,6 +91,21 @@ func (c *memCap) record(rc *result.Config) {
 		}
 	}
 	rc.Memory = m
+}
+
+// oomKilled says how many processes the kernel's OOM killer killed in the group, or "" when
+// none (or no cap): a step that failed for it says so before the error its clients saw.
+func (c *memCap) oomKilled() string {
+	if c == nil {
+		return ""
+	}
+	st, err := c.g.Stats()
+	if err != nil || st.OOMKills <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("the kernel's OOM killer killed %d process(es) of the memory cap's group (cap %s): "+
+		"the cap is too small for the engine's memory; give its caches less (docs/memory.md)",
+		st.OOMKills, numfmt.Bytes(float64(st.Limit)))
 }
 
 // noteOnce adds note to rc's notes unless it is there.

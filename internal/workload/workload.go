@@ -201,6 +201,9 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 			if down := serverDown(eng); down != nil {
 				st.Error = down.Error() + "; " + st.Error
 			}
+			if oom := mc.oomKilled(); oom != "" {
+				st.Error = oom + "; " + st.Error
+			}
 		}
 		rc.Steps = append(rc.Steps, *st)
 		mc.record(rc)

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/cgroup"
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// requireCap skips a test that needs a memory cap where none can be made, with the reason;
+// under CI=true as root it fails instead.
+func requireCap(t *testing.T) {
+	t.Helper()
+	if err := cgroup.Check(); err != nil {
+		if os.Getenv("CI") == "true" && os.Geteuid() == 0 {
+			t.Fatalf("CI=true as root and no memory cap: %v", err)
+		}
+		t.Skipf("no memory cap here: %v", err)
+	}
+}
+
+// capCase is one engine of TestMemoryCapReadsReachDevice: the same data and the same step,
+// with and without the cap.
+type capCase struct {
+	engine, scope string
+	args          []string
+	// blockReads names the engine's own counter of blocks it read from outside its cache.
+	blockReads string
+	dataDir    func(t *testing.T) string
+}
+
+// TestMemoryCapReadsReachDevice loads the same data into an embedded engine (pebble, in the
+// enginebench process) and a managed server (postgres, its process tree), then runs the same
+// point-query step, once under a memory cap smaller than the data and once without. The
+// engine's own counters show the same work per query both ways (blocks read from outside its
+// cache); /proc (the DBMS's read_bytes) shows those reads reaching the device under the cap, and
+// served by the page cache without it.
+func TestMemoryCapReadsReachDevice(t *testing.T) {
+	integration(t, "runs engines under a memory cap")
+	requireCap(t)
+	cases := []capCase{
+		{engine: "pebble", scope: "process", blockReads: "block_cache_misses", dataDir: tempData,
+			args: []string{"--memory-limit", "128M", "--rows", "3000000",
+				"--set", "pebble.cache_mb=16", "--set", "pebble.memtable_mb=16"}},
+		{engine: "postgres", scope: "server", blockReads: "blks_read", dataDir: pgData,
+			args: []string{"--memory-limit", "64M", "--rows", "700000",
+				"--set", "postgres.shared_buffers=8MB", "--set", "postgres.maintenance_work_mem=16MB"}},
+	}
+	for _, c := range cases {
+		t.Run(c.engine, func(t *testing.T) {
+			t.Parallel()
+			if c.engine == "postgres" {
+				servertest.Require(t, server.Postgres)
+			}
+			capped := runCapCase(t, c, c.args)
+			uncapped := runCapCase(t, c, append(c.args, "--memory-limit", "none"))
+			checkCapped(t, c, capped)
+			if uncapped.Configs[0].Memory != nil {
+				t.Errorf("uncapped run records a memory cap: %+v", uncapped.Configs[0].Memory)
+			}
+			cq, uq := perQuery(t, capped, c.blockReads), perQuery(t, uncapped, c.blockReads)
+			t.Logf("per query: capped %.1f KB read from the device, %.1f %s; uncapped %.1f KB, %.1f",
+				cq.deviceKB, cq.blocks, c.blockReads, uq.deviceKB, uq.blocks)
+			// The step's background inserts are the same both ways while its queries are fewer
+			// under the cap, so their block reads weigh more per query there: the same order,
+			// not the same figure.
+			if cq.blocks <= 0 || uq.blocks <= 0 || cq.blocks > 3*uq.blocks || uq.blocks > 3*cq.blocks {
+				t.Errorf("the engine's %s per query differ: capped %.2f, uncapped %.2f (want the same work)",
+					c.blockReads, cq.blocks, uq.blocks)
+			}
+			if cq.totalKB < 1024 || cq.deviceKB < 10*uq.deviceKB {
+				t.Errorf("device reads: capped %.0f KB in all (%.2f per query), uncapped %.2f per query: "+
+					"want the capped step to read from the device and the uncapped one not", cq.totalKB, cq.deviceKB, uq.deviceKB)
+			}
+		})
+	}
+}
+
+func tempData(t *testing.T) string { return filepath.Join(t.TempDir(), "data") }
+func pgData(t *testing.T) string   { return serverDataDir(t) }
+
+// runCapCase runs the case's engine with args (l.i0, then l.x, then qp100) through the binary
+// and returns its run.json.
+func runCapCase(t *testing.T, c capCase, args []string) *result.Run {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "results")
+	all := append([]string{"run", "insert", "--scale", "tiny", "--engines", c.engine, "--clients", "1",
+		"--steps", "l.i0,l.x,qp100", "--query-seconds", "5", "--out", out, "--data-dir", c.dataDir(t)}, args...)
+	cmd := exec.Command(buildBinary(t), all...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(all, " "), err, b)
+	}
+	return loadRun(t, out)
+}
+
+// checkCapped checks the memory record of a capped run: the cap, where it applied, a peak
+// within it and page cache charged to it.
+func checkCapped(t *testing.T, c capCase, run *result.Run) {
+	t.Helper()
+	m := run.Configs[0].Memory
+	want := map[string]int64{"pebble": 128 << 20, "postgres": 64 << 20}[c.engine]
+	switch {
+	case m == nil:
+		t.Fatal("capped run records no memory cap")
+	case m.LimitBytes != want || m.Scope != c.scope:
+		t.Errorf("memory %+v: want limit %d, scope %s", m, want, c.scope)
+	case m.PeakBytes == nil || *m.PeakBytes > want+1<<20:
+		t.Errorf("peak %v beyond the cap %d", m.PeakBytes, want)
+	case m.CacheBytes <= 0 || m.OOMKills != 0:
+		t.Errorf("memory %+v: want page cache charged and no OOM kill", m)
+	}
+	if (m != nil && m.HarnessPeakBytes != nil) != (c.scope == "process") {
+		t.Errorf("harness peak %v with scope %s", m.HarnessPeakBytes, c.scope)
+	}
+}
+
+// queryFigures are qp100's figures: device KB in all and per query, engine block reads per query.
+type queryFigures struct{ totalKB, deviceKB, blocks float64 }
+
+// perQuery returns the qp100 step's device reads (the DBMS's read_bytes) and the engine's
+// block reads during it (its counter's growth since l.x), per query.
+func perQuery(t *testing.T, run *result.Run, counter string) queryFigures {
+	t.Helper()
+	steps := run.Configs[0].Steps
+	if run.Status != result.StatusOK || len(steps) != 3 || steps[2].Name != "qp100" {
+		t.Fatalf("run %s: steps %+v", run.Status, steps)
+	}
+	prev, qp := steps[1], steps[2]
+	kb, ok := qp.Usage["db_read_kb"]
+	q := qp.Ops["query"]
+	if !ok || q == nil || q.Count == 0 {
+		t.Fatalf("qp100: usage %v, query op %+v", qp.Usage, q)
+	}
+	after, ok1 := qp.EngineStats[counter]
+	before, ok2 := prev.EngineStats[counter]
+	if !ok1 || !ok2 {
+		t.Fatalf("no engine counter %s: %v / %v", counter, prev.EngineStats, qp.EngineStats)
+	}
+	n := float64(q.Count)
+	return queryFigures{totalKB: kb, deviceKB: kb / n, blocks: (after - before) / n}
+}
+
+// TestMemoryCapRefused runs with a memory cap as a user who cannot make a cgroup: the run is
+// refused before it starts (exit 2, one line with the reason, nothing written).
+func TestMemoryCapRefused(t *testing.T) {
+	integration(t, "runs the binary as another user")
+	dir, err := os.MkdirTemp("", "enginebench-nocap-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "enginebench")
+	b, err := os.ReadFile(buildBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	cmd := exec.Command(bin, "run", "--scale", "tiny", "--engines", "sqlite", "--memory-limit", "256M",
+		"--out", out, "--data-dir", filepath.Join(dir, "data"))
+	cmd.Dir = dir
+	if os.Geteuid() == 0 { // root can make a cgroup: run as nobody, who cannot
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitUsage {
+		t.Fatalf("exit %v, want %d; stderr %q", err, exitUsage, stderr.String())
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "memory cap of 256 MiB (from --memory-limit) cannot be applied here") {
+		t.Errorf("stderr %q: want one line saying why the cap cannot be applied", msg)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused run made its results directory: %v", err)
+	}
+}
