@@ -69,7 +69,7 @@ type Scale struct {
 
 // ioboundMemoryLimit is the iobound preset's cap: 512 MiB holds an engine's cache (a quarter
 // to a half of the cap) and a server's base memory; the secondary indexes outgrow that cache
-// after a quarter to a third of the preset's rows, whose data is over seven times the cap by
+// within the first 15-40% of the preset's rows, whose data is over seven times the cap by
 // EstimateBytes (docs/iibench.md).
 const ioboundMemoryLimit = 512 << 20
 
