@@ -17,7 +17,7 @@ func TestCleanupWaitFlag(t *testing.T) {
 		{[]string{"--scale", "cached"}, 100},                                         // 60 + 4 x 10M rows / 1M
 		{[]string{"--scale", "cached", "--rows", "20000000", "--clients", "2"}, 100}, // 60 + 2 x 20M / 1M
 		{[]string{"--scale", "cached", "--shared-table"}, 70},
-		{[]string{"--scale", "iobound"}, 860},
+		{[]string{"--scale", "iobound"}, 80},
 		{[]string{"--scale", "iobound", "--cleanup-wait", "5.5"}, 5.5},
 		{[]string{"--scale", "tiny", "--cleanup-wait", "30"}, 30},
 	} {

@@ -277,7 +277,7 @@ func TestBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"iibench flag for insert", []string{"--max-rows", "5"}, "--max-rows: not a parameter of the insert workload (iibench only)"},
 		{"insert flag for iibench", []string{"iibench", "--rows", "3"}, "--rows: not a parameter of the iibench workload (insert only)"},
 		{"shared domain flag for linkbench", []string{"linkbench", "--customers", "5"}, "--customers: not a parameter of the linkbench workload (iibench, insert only)"},
-		{"iibench scale", []string{"iibench", "--scale", "cached"}, `unknown iibench scale "cached" (known: tiny, small, large)`},
+		{"iibench scale", []string{"iibench", "--scale", "huge"}, `unknown iibench scale "huge" (known: tiny, small, cached, iobound, large)`},
 		{"iibench steps", []string{"iibench", "--steps", "l.i0"}, "iibench has one step, run"},
 		{"iibench without an end", []string{"iibench", "--max-rows", "0"}, "the run needs an end: set --max-rows or --seconds"},
 		{"iibench indexes", []string{"iibench", "--secondary-indexes", "4"}, "--secondary-indexes must be within 0..3, got 4"},

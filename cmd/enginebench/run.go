@@ -87,8 +87,8 @@ each engine configuration in turn and write a run directory
 (run.json, intervals.csv, summary.md). The summary is printed at the end.
 
 The configurations are one per engine of --engines, or the named configurations of a run
-spec (--config FILE.yaml, see docs/run-spec.md). Sizes come from --scale (insert and
-linkbench: tiny, small, cached, iobound; iibench: tiny, small, large); any size flag overrides its preset, and any flag given on the command
+spec (--config FILE.yaml, see docs/run-spec.md). Sizes come from --scale (tiny, small, cached,
+iobound; iibench also large); any size flag overrides its preset, and any flag given on the command
 line overrides the run spec.
 
 --dsn runs a server engine against an existing server instead of a managed one; its value
@@ -102,7 +102,7 @@ configuration.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.engines, "engines", "sqlite,pebble", "comma-separated engines to run, one configuration each")
 	fl.StringVar(&f.config, "config", "", "run spec (YAML): workload, scale, params and named engine configurations; see docs/run-spec.md")
-	fl.StringVar(&f.scale, "scale", "small", "size preset: tiny, small, cached, iobound (iibench: tiny, small, large)")
+	fl.StringVar(&f.scale, "scale", "small", "size preset: tiny, small, cached, iobound (iibench also large)")
 	fl.StringVar(&f.steps, "steps", "", "comma-separated subset of steps to run; default all (insert: must include l.i0; linkbench: load,run, must include load; iibench has one step, run)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of every random value (default: the workload's, insert 3221223452, linkbench 20121212, iibench 1017)")
 	fl.StringVar(&f.variant, "variant", string(workload.Reference), "reference: what the reference implementation does, statement for statement (default); corrected: with every documented correction (docs/fidelity.md)")

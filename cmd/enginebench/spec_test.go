@@ -139,7 +139,7 @@ func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"bad linkbench value", "workload: linkbench\nparams:\n  maxid1: 1\n" + one, nil, "--maxid1 must be > --startid1"},
 		{"insert parameter for iibench", "workload: iibench\nparams:\n  rows: 5\n" + one, nil, `spec.yaml:3: params: unknown iibench parameter "rows"`},
 		{"bad iibench value", "workload: iibench\nparams:\n  secondary-indexes: 9\n" + one, nil, "--secondary-indexes must be within 0..3, got 9"},
-		{"iibench scale", "workload: iibench\nscale: iobound\n" + one, nil, `unknown iibench scale "iobound"`},
+		{"iibench scale", "workload: iibench\nscale: huge\n" + one, nil, `unknown iibench scale "huge"`},
 		{"unknown setting", "configs:\n  - name: a\n    engine: sqlite\n    settings: {cache_mbb: 4}\n", nil,
 			"spec.yaml:2: configuration a: engine sqlite: unknown setting cache_mbb"},
 		{"bad setting value", "configs:\n  - name: a\n    engine: pebble\n    settings: {cache_mb: lots}\n", nil, "cache_mb"},

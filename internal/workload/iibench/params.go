@@ -53,6 +53,9 @@ type Params struct {
 	// MaxPrice is the width of a price's random part: (rand x MaxPrice + customerid) / 100.
 	MaxPrice int    `json:"max_price"`
 	Seed     uint64 `json:"seed"`
+	// MemoryLimit is the preset's memory cap of each configuration in bytes (docs/memory.md);
+	// 0: none.
+	MemoryLimit int64 `json:"memory_limit_bytes"`
 }
 
 // Scale is a size preset (docs/iibench.md). QueryAfterRows applies in the corrected variant.
@@ -60,12 +63,23 @@ type Scale struct {
 	Name           string
 	MaxRows        int64
 	QueryAfterRows int64
+	// MemoryLimit caps each configuration's memory, in bytes; 0: no cap.
+	MemoryLimit int64
 }
 
+// ioboundMemoryLimit is the iobound preset's cap: 512 MiB holds an engine's cache (a quarter
+// to a half of the cap) and a server's base memory; the secondary indexes outgrow that cache
+// within the first 15-40% of the preset's rows, whose data is over seven times the cap by
+// EstimateBytes (docs/iibench.md).
+const ioboundMemoryLimit = 512 << 20
+
+// scales are the presets: cached and iobound insert the same rows, without and with a cap.
 var scales = []Scale{
-	{"tiny", 50_000, 1_000},
-	{"small", 2_000_000, 10_000},
-	{"large", 500_000_000, 1_000_000},
+	{"tiny", 50_000, 1_000, 0},
+	{"small", 2_000_000, 10_000, 0},
+	{"cached", 10_000_000, 100_000, 0},
+	{"iobound", 10_000_000, 100_000, ioboundMemoryLimit},
+	{"large", 500_000_000, 1_000_000, 0},
 }
 
 // Scales returns the size presets.
@@ -83,6 +97,7 @@ func DefaultParams(scale string) (Params, error) {
 		SecondaryIndexes: 3, QueryLimit: 1000, QueryAfterRows: -1, ReportSeconds: 10,
 		CharLength: 1000, CompressiblePct: 90,
 		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500, Seed: 1017,
+		MemoryLimit: s.MemoryLimit,
 	}, nil
 }
 
@@ -217,6 +232,7 @@ func (p *Params) ParamMap() map[string]any {
 		"cost_per_hour": p.CostPerHour, "char_fields": p.CharFields, "char_length": p.CharLength,
 		"compressible_pct": p.CompressiblePct, "cashregisters": p.CashRegs, "products": p.Products,
 		"customers": p.Customers, "max_price": p.MaxPrice, "seed": p.Seed,
+		"memory_limit_bytes": p.MemoryLimit,
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/workloadtest"
 )
 
 func TestScalesAndValidate(t *testing.T) {
@@ -29,7 +30,7 @@ func TestScalesAndValidate(t *testing.T) {
 	if p, _ := DefaultParams("large"); p.MaxRows != 500_000_000 {
 		t.Errorf("large: %d rows", p.MaxRows)
 	}
-	if _, err := DefaultParams("cached"); err == nil || !strings.Contains(err.Error(), "tiny, small, large") {
+	if _, err := DefaultParams("huge"); err == nil || !strings.Contains(err.Error(), "tiny, small, cached, iobound, large") {
 		t.Errorf("unknown scale: %v", err)
 	}
 	// Queries start at once in the reference variant, after the scale's rows in the corrected.
@@ -215,4 +216,21 @@ func TestMaxInsertRateIsSpreadEvenly(t *testing.T) {
 	if secs := at[len(at)-1].Sub(start).Seconds(); math.Abs(secs-1.99) > 1e-9 {
 		t.Errorf("20,000 rows at 10,000 a second took %.3fs", secs)
 	}
+}
+
+// TestPresetMemoryLimits: the iobound preset's cap is at least 256 MiB and at most a fifth of
+// its data; the other presets set none (workloadtest.CheckPresetCaps).
+func TestPresetMemoryLimits(t *testing.T) {
+	var scales []string
+	for _, s := range Scales() {
+		scales = append(scales, s.Name)
+	}
+	workloadtest.CheckPresetCaps(t, scales, func(scale string) (workloadtest.Sized, error) {
+		p, err := DefaultParams(scale)
+		if err != nil {
+			return nil, err
+		}
+		w, err := New(p)
+		return w, err
+	})
 }

@@ -46,7 +46,7 @@ func TestDefaultCleanupWaitByScale(t *testing.T) {
 		{"tiny", nil, 0, "tiny does not wait"},
 		{"small", nil, 0, "small does not wait"},
 		{"cached", nil, 100, "4 tables of 10M rows"},
-		{"iobound", nil, 860, "4 tables of 200M rows"},
+		{"iobound", nil, 80, "4 tables of 5M rows"},
 		{"cached", func(p *Params) { p.SharedTable = true }, 70, "one table of 10M rows"},
 		{"cached", func(p *Params) { p.Rows, p.Clients = 400_000_000, 8 }, 1200, "capped"},
 		{"small", func(p *Params) { p.Rows = 1_000_000_000 }, 0, "small does not wait, whatever its size"},

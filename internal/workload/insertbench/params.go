@@ -58,6 +58,9 @@ type Params struct {
 	// CleanupWaitSeconds is how long after its start the cleanup step waits before it ends
 	// (cleanup.go): by default the reference's rule scaled by the preset (DefaultCleanupWait).
 	CleanupWaitSeconds float64 `json:"cleanup_wait_seconds"`
+	// MemoryLimit is the preset's memory cap of each configuration in bytes (docs/memory.md);
+	// 0: none.
+	MemoryLimit int64 `json:"memory_limit_bytes"`
 }
 
 // Scale is a preset of sizes (docs/insert-benchmark.md).
@@ -68,13 +71,20 @@ type Scale struct {
 	RowsI1       int64
 	RowsI2       int64
 	QuerySeconds float64
+	// MemoryLimit caps each configuration's memory, in bytes; 0: no cap.
+	MemoryLimit int64
 }
 
+// ioboundMemoryLimit is the iobound preset's cap: 512 MiB holds an engine's cache (a quarter
+// to a half of the cap) and a server's base memory, and the preset's data is over six times it
+// (docs/insert-benchmark.md, Sizes).
+const ioboundMemoryLimit = 512 << 20
+
 var scales = []Scale{
-	{"tiny", 1, 20_000, 20_000, 5_000, 3},
-	{"small", 2, 500_000, 200_000, 50_000, 10},
-	{"cached", 4, 10_000_000, 16_000_000, 4_000_000, 1800},
-	{"iobound", 4, 200_000_000, 4_000_000, 1_000_000, 1800},
+	{"tiny", 1, 20_000, 20_000, 5_000, 3, 0},
+	{"small", 2, 500_000, 200_000, 50_000, 10, 0},
+	{"cached", 4, 10_000_000, 16_000_000, 4_000_000, 1800, 0},
+	{"iobound", 4, 5_000_000, 1_000_000, 250_000, 120, ioboundMemoryLimit},
 }
 
 // Scales returns the size presets.
@@ -96,6 +106,7 @@ func DefaultParams(scale string) (Params, error) {
 		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500,
 		DataMin: 10, DataMax: 20, DataRandPct: 50,
 		CleanupWaitSeconds: cleanupWaitScale(s.Name) * ReferenceCleanupWait(s.Rows*int64(s.Clients)),
+		MemoryLimit:        s.MemoryLimit,
 	}, nil
 }
 
@@ -207,7 +218,7 @@ func (p *Params) ParamMap() map[string]any {
 		"resync_batches": p.Resync, "cashregisters": p.CashRegs, "products": p.Products,
 		"customers": p.Customers, "max_price": p.MaxPrice, "data_min": p.DataMin,
 		"data_max": p.DataMax, "data_random_pct": p.DataRandPct,
-		"cleanup_wait_seconds": p.CleanupWaitSeconds,
+		"cleanup_wait_seconds": p.CleanupWaitSeconds, "memory_limit_bytes": p.MemoryLimit,
 	}
 }
 

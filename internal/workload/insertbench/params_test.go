@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/enginebench/enginebench/internal/workload/workloadtest"
 )
 
 func TestDefaultParamsScales(t *testing.T) {
@@ -192,10 +194,27 @@ func TestHugeSizesRefused(t *testing.T) {
 			t.Errorf("Validate() = %v, want %q", err, c.want)
 		}
 	}
-	if p, _ := DefaultParams("iobound"); p.Validate() != nil || p.EstimateBytes() != 4*(200_000_000+4_000_000+1_000_000)*140 {
+	if p, _ := DefaultParams("iobound"); p.Validate() != nil || p.EstimateBytes() != 4*(5_000_000+1_000_000+250_000)*140 {
 		t.Errorf("iobound: %v, estimate %d", p.Validate(), p.EstimateBytes())
 	}
 	if n := rounds(math.MaxInt64, 100); n != math.MaxInt64/100+1 {
 		t.Errorf("rounds(MaxInt64, 100) = %d", n)
 	}
+}
+
+// TestPresetMemoryLimits: the iobound preset's cap is at least 256 MiB and at most a fifth of
+// its data; the other presets set none (workloadtest.CheckPresetCaps).
+func TestPresetMemoryLimits(t *testing.T) {
+	var scales []string
+	for _, s := range Scales() {
+		scales = append(scales, s.Name)
+	}
+	workloadtest.CheckPresetCaps(t, scales, func(scale string) (workloadtest.Sized, error) {
+		p, err := DefaultParams(scale)
+		if err != nil {
+			return nil, err
+		}
+		w, err := New(p)
+		return w, err
+	})
 }

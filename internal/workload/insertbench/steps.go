@@ -43,6 +43,9 @@ func (w *Workload) Fidelity() workload.Fidelity { return w.p.Fidelity }
 // (Params.EstimateBytes).
 func (w *Workload) EstimateBytes() int64 { return w.p.EstimateBytes() }
 
+// MemoryLimit implements workload.Capped: the scale preset's memory cap in bytes, 0 for none.
+func (w *Workload) MemoryLimit() int64 { return w.p.MemoryLimit }
+
 // run is the state of the benchmark on one engine configuration.
 type run struct {
 	p      *Params

@@ -64,6 +64,9 @@ func (w *Workload) CheckEngine(d engine.Driver) error {
 // counts) and of the nodes (Params.Validate computes it with checked arithmetic).
 func (w *Workload) EstimateBytes() int64 { return w.p.estBytes }
 
+// MemoryLimit implements workload.Capped: the scale preset's memory cap in bytes, 0 for none.
+func (w *Workload) MemoryLimit() int64 { return w.p.MemoryLimit }
+
 // run is the state of the benchmark on one engine configuration.
 type run struct {
 	p     *Params

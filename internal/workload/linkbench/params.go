@@ -64,6 +64,9 @@ type Params struct {
 	Partitions int      `json:"partitions"`
 	Seed       uint64   `json:"seed"`
 	Steps      []string `json:"steps"`
+	// MemoryLimit is the preset's memory cap of each configuration in bytes (docs/memory.md);
+	// 0: none.
+	MemoryLimit int64 `json:"memory_limit_bytes"`
 
 	prof *profile.Profile // resolved by Validate
 	// estBytes is the data size estimate of one configuration (EstimateBytes), set by Validate.
@@ -78,13 +81,20 @@ type Scale struct {
 	Requesters      int
 	Intervals       int
 	IntervalSeconds float64
+	// MemoryLimit caps each configuration's memory, in bytes; 0: no cap.
+	MemoryLimit int64
 }
 
+// ioboundMemoryLimit is the iobound preset's cap: 512 MiB holds an engine's cache (a quarter
+// to a half of the cap) and a server's base memory with 16 requesters' connections; the
+// preset's graph, the cached one's, is over 30 times it by EstimateBytes (docs/linkbench.md).
+const ioboundMemoryLimit = 512 << 20
+
 var scales = []Scale{
-	{"tiny", 10_001, 1, 2, 2, 3},
-	{"small", 200_001, 2, 4, 3, 20},
-	{"cached", 10_000_001, 4, 16, 6, 600},
-	{"iobound", 100_000_001, 4, 16, 24, 3600},
+	{"tiny", 10_001, 1, 2, 2, 3, 0},
+	{"small", 200_001, 2, 4, 3, 20, 0},
+	{"cached", 10_000_001, 4, 16, 6, 600, 0},
+	{"iobound", 10_000_001, 4, 16, 24, 90, ioboundMemoryLimit},
 }
 
 // Scales returns the size presets.
@@ -103,7 +113,7 @@ func DefaultParams(scale string) (Params, error) {
 		Fidelity: workload.DefaultFidelity(), Scale: s.Name, Profile: "fb2011", StartID1: 1, MaxID1: s.MaxID1, Loaders: s.Loaders,
 		Requesters: s.Requesters, Intervals: s.Intervals, IntervalSeconds: s.IntervalSeconds,
 		LoadChunk: 2048, LoadBatch: 1024, RangeLimit: 10000, Seed: 20121212,
-		Steps: slices.Clone(phaseNames),
+		Steps: slices.Clone(phaseNames), MemoryLimit: s.MemoryLimit,
 	}, nil
 }
 
@@ -269,7 +279,7 @@ func (p *Params) ParamMap() map[string]any {
 		"warmup_seconds": p.WarmupSeconds, "requests_per_requester": p.Requests,
 		"request_rate": p.RequestRate, "defer_index": p.DeferIndex, "load_chunk": p.LoadChunk,
 		"load_batch": p.LoadBatch, "range_limit": p.RangeLimit, "expunge": p.Expunge, "partitions": p.Partitions,
-		"seed": p.Seed, "steps": p.Steps,
+		"seed": p.Seed, "steps": p.Steps, "memory_limit_bytes": p.MemoryLimit,
 	}
 	if p.DistributionFile != "" {
 		m["distribution_file"] = p.DistributionFile

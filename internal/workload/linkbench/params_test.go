@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/workloadtest"
 )
 
 func TestScalePresets(t *testing.T) {
 	want := map[string][5]float64{ // maxid1, loaders, requesters, intervals, seconds
 		"tiny": {10_001, 1, 2, 2, 3}, "small": {200_001, 2, 4, 3, 20},
-		"cached": {10_000_001, 4, 16, 6, 600}, "iobound": {100_000_001, 4, 16, 24, 3600},
+		"cached": {10_000_001, 4, 16, 6, 600}, "iobound": {10_000_001, 4, 16, 24, 90},
 	}
 	for name, w := range want {
 		p, err := DefaultParams(name)
@@ -133,4 +134,21 @@ func TestDistributionFileReplacesOutDegree(t *testing.T) {
 	if w.Params()["distribution_file"] != f {
 		t.Errorf("params %v", w.Params())
 	}
+}
+
+// TestPresetMemoryLimits: the iobound preset's cap is at least 256 MiB and at most a fifth of
+// its data; the other presets set none (workloadtest.CheckPresetCaps).
+func TestPresetMemoryLimits(t *testing.T) {
+	var scales []string
+	for _, s := range Scales() {
+		scales = append(scales, s.Name)
+	}
+	workloadtest.CheckPresetCaps(t, scales, func(scale string) (workloadtest.Sized, error) {
+		p, err := DefaultParams(scale)
+		if err != nil {
+			return nil, err
+		}
+		w, err := New(p)
+		return w, err
+	})
 }
