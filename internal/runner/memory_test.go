@@ -19,7 +19,7 @@ import (
 //   - linkbench-periods: the same with a period report each interval, which no preset runs
 //     (only iiBench reports periods, with 2 operation types): a bound for every workload;
 //   - insertbench: 4 clients' query, insert and delete workers (12), 3 operation types;
-//   - linkbench-hour: linkbench for 3,600 intervals (an iobound interval), 2 operations of each
+//   - linkbench-hour: linkbench for 3,600 intervals (an hour-long interval, as the reference's), 2 operations of each
 //     type and worker per interval: what an hour adds (the per-second figures it keeps).
 func BenchmarkHarnessMemory(b *testing.B) {
 	for _, bc := range []struct {
