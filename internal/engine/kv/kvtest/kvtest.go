@@ -1134,3 +1134,29 @@ func CheckReopens(t *testing.T, d engine.Driver, r Reopens) {
 		t.Errorf("resident memory grew by %.1f MiB over %d reopens, more than %v MiB", grown, r.Rounds, r.LimitMB)
 	}
 }
+
+// CheckCapDefaults checks d's CapDefaults at caps of 256 MiB, 1 GiB and 4 GiB: they pass the
+// registry's check, and the memory mem computes from them (the engine's caches and buffers at
+// their largest, or an error when they say something else is wrong) takes between a quarter
+// and three quarters of the cap; the rest is the harness's and the page cache's.
+func CheckCapDefaults(t *testing.T, d engine.Driver, mem func(settings map[string]string) (int64, error)) {
+	t.Helper()
+	reg, err := engine.NewRegistry(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, capBytes := range []int64{256 << 20, 1 << 30, 4 << 30} {
+		cd := d.CapDefaults(capBytes)
+		if err := reg.Check(engine.Config{Engine: d.Name, Settings: cd}); err != nil {
+			t.Fatalf("cap of %d MiB: %v", capBytes>>20, err)
+		}
+		m, err := mem(cd)
+		if err != nil {
+			t.Errorf("cap of %d MiB: %v", capBytes>>20, err)
+			continue
+		}
+		if m < capBytes/4 || m > capBytes*3/4 {
+			t.Errorf("cap of %d MiB: caches and buffers of %d MiB", capBytes>>20, m>>20)
+		}
+	}
+}

@@ -3,40 +3,26 @@
 package rocksdb
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
 
-// TestCapDefaults: at caps of 256 MiB, 1 GiB and 4 GiB, CapDefaults pass the registry's check,
-// turn direct IO on, and the block cache and the memtables take between a quarter and three
-// quarters of the cap (the rest is the harness's and the page cache's of the WAL).
+// TestCapDefaults: direct IO is on, and the block cache and the memtables fit the cap
+// (kvtest.CheckCapDefaults).
 func TestCapDefaults(t *testing.T) {
-	d := Driver()
-	reg, err := engine.NewRegistry(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, capBytes := range []int64{256 << 20, 1 << 30, 4 << 30} {
-		cd := d.CapDefaults(capBytes)
-		if err := reg.Check(engine.Config{Engine: d.Name, Settings: cd}); err != nil {
-			t.Fatalf("cap of %d MiB: %v", capBytes>>20, err)
-		}
+	kvtest.CheckCapDefaults(t, Driver(), func(cd map[string]string) (int64, error) {
 		c, err := parseConfig(cd)
-		if err != nil {
-			t.Fatal(err)
+		if err == nil && (!c.directReads || !c.directFlush) {
+			err = fmt.Errorf("%v: no direct IO", cd)
 		}
-		if !c.directReads || !c.directFlush {
-			t.Errorf("cap of %d MiB: %v: no direct IO", capBytes>>20, cd)
-		}
-		if mem := int64(c.cacheMB+c.maxWriteBufferNumber*c.memtableMB) << 20; mem < capBytes/4 || mem > capBytes*3/4 {
-			t.Errorf("cap of %d MiB: cache and memtables of %d MiB", capBytes>>20, mem>>20)
-		}
-	}
+		return int64(c.cacheMB+c.maxWriteBufferNumber*c.memtableMB) << 20, err
+	})
 }
 
 // TestOpenUnderCapDefaults opens the engine with the CapDefaults of a 256 MiB cap and finds

@@ -4,39 +4,26 @@ package wiredtiger
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
 
-// TestCapDefaults: at caps of 256 MiB, 1 GiB and 4 GiB, CapDefaults pass the registry's check,
-// turn direct IO on for the data files and checkpoints, and give the cache half the cap (the
-// rest is the harness's, WiredTiger's own beyond its cache and the page cache's of the log).
+// TestCapDefaults: direct IO is on for the data files and checkpoints, and the cache fits the
+// cap (kvtest.CheckCapDefaults; the rest is WiredTiger's own beyond its cache, the harness's and
+// the page cache's of the log).
 func TestCapDefaults(t *testing.T) {
-	d := Driver()
-	reg, err := engine.NewRegistry(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, capBytes := range []int64{256 << 20, 1 << 30, 4 << 30} {
-		cd := d.CapDefaults(capBytes)
-		if err := reg.Check(engine.Config{Engine: d.Name, Settings: cd}); err != nil {
-			t.Fatalf("cap of %d MiB: %v", capBytes>>20, err)
-		}
+	kvtest.CheckCapDefaults(t, Driver(), func(cd map[string]string) (int64, error) {
 		c, err := parseConfig(cd)
-		if err != nil {
-			t.Fatal(err)
+		if err == nil && strings.Join(c.directIO, ",") != "data,checkpoint" {
+			err = fmt.Errorf("direct_io %v", c.directIO)
 		}
-		if strings.Join(c.directIO, ",") != "data,checkpoint" {
-			t.Errorf("cap of %d MiB: direct_io %v", capBytes>>20, c.directIO)
-		}
-		if mem := int64(c.cacheMB) << 20; mem < capBytes/4 || mem > capBytes*3/4 {
-			t.Errorf("cap of %d MiB: cache of %d MiB", capBytes>>20, mem>>20)
-		}
-	}
+		return int64(c.cacheMB) << 20, err
+	})
 }
 
 // TestOpenUnderCapDefaults opens the engine with the CapDefaults of a 256 MiB cap and finds
