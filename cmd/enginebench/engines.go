@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
@@ -17,6 +19,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/numfmt"
 )
 
 // newRegistry returns every engine built into this binary.
@@ -74,6 +77,39 @@ func writeSettings(w io.Writer, d engine.Driver) error {
 	if _, err := fmt.Fprintf(w, "%s (%s): %s\nstate: %s\n", d.Name, d.Family, d.Description, state(d)); err != nil {
 		return err
 	}
+	if err := writeSettingsTable(w, d); err != nil {
+		return err
+	}
+	return writeCapDefaults(w, d)
+}
+
+// capExample is the cap at which `enginebench engines ENGINE` shows the settings an engine takes
+// under a memory cap.
+const capExample = 1 << 30
+
+// writeCapDefaults says what memory_limit does to the engine: the settings it takes under a cap
+// (shown at 1 GiB) unless the configuration sets them.
+func writeCapDefaults(w io.Writer, d engine.Driver) error {
+	line := memoryLimitSetting + " (every engine enginebench runs): cap its memory, page cache included (docs/memory.md); "
+	var cd map[string]string
+	if d.CapDefaults != nil {
+		cd = d.CapDefaults(capExample)
+	}
+	if len(cd) == 0 {
+		line += "its settings stay as they are under a cap"
+	} else {
+		kv := make([]string, 0, len(cd))
+		for _, k := range slices.Sorted(maps.Keys(cd)) {
+			kv = append(kv, k+"="+cd[k])
+		}
+		line += fmt.Sprintf("under a cap of %s it takes, unless set: %s", numfmt.Bytes(capExample), strings.Join(kv, " "))
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
+}
+
+// writeSettingsTable prints the table of the engine's settings.
+func writeSettingsTable(w io.Writer, d engine.Driver) error {
 	if len(d.Settings) == 0 {
 		_, err := fmt.Fprintln(w, "no settings")
 		return err

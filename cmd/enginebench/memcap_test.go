@@ -188,3 +188,30 @@ func TestMemoryCapRefused(t *testing.T) {
 		t.Errorf("the refused run made its results directory: %v", err)
 	}
 }
+
+// TestEnginesShowCapDefaults: `enginebench engines ENGINE` says what memory_limit does to each
+// engine: the settings its CapDefaults gives at 1 GiB, or that it keeps its settings.
+func TestEnginesShowCapDefaults(t *testing.T) {
+	reg, err := newRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range reg.Drivers() {
+		_, stdout, _ := runCLI(t, "engines", d.Name)
+		if !strings.Contains(stdout, "memory_limit (every engine enginebench runs)") {
+			t.Errorf("engines %s does not mention memory_limit:\n%s", d.Name, stdout)
+		}
+		var cd map[string]string
+		if d.CapDefaults != nil {
+			cd = d.CapDefaults(1 << 30)
+		}
+		for k, v := range cd {
+			if !strings.Contains(stdout, " "+k+"="+v) {
+				t.Errorf("engines %s lacks %s=%s under a cap:\n%s", d.Name, k, v, stdout)
+			}
+		}
+		if keeps := strings.Contains(stdout, "its settings stay as they are under a cap"); keeps != (len(cd) == 0) {
+			t.Errorf("engines %s: says it keeps its settings: %t, with %d cap settings", d.Name, keeps, len(cd))
+		}
+	}
+}
