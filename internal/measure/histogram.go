@@ -1,11 +1,9 @@
 // Package measure holds what the runner and the workloads measure with: latency histograms
-// (HdrHistogram, nanosecond resolution) and their summaries in the result model.
+// (HdrHistogram's bins, nanosecond resolution) and their summaries in the result model.
 package measure
 
 import (
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -13,82 +11,99 @@ import (
 // Bounds of a latency Histogram. Values are nanoseconds, recorded with 3 significant digits
 // (0.1% resolution; exact below 2048 ns). A value above HighestNs is recorded as HighestNs, so
 // percentiles saturate at one hour, while Max and Mean stay exact: they are tracked beside the
-// HdrHistogram. A negative value is recorded as 0.
+// bins. A negative value is recorded as 0.
 const (
 	LowestNs  int64 = 1
 	HighestNs int64 = int64(time.Hour)
 	SigFigs         = 3
 )
 
-// Histogram is a latency distribution in nanoseconds: an HdrHistogram plus the exact maximum
-// and sum of the recorded values. It is not safe for concurrent use. Record does not allocate.
-// One Histogram takes about 270 KB: the runner keeps them per step and operation type, and
-// its workers record into Recordings, which merge into them exactly (MergeRecording).
+// Histogram is a latency distribution in nanoseconds: the bins of an HdrHistogram of LowestNs,
+// HighestNs and SigFigs, whose percentiles it computes as hdrhistogram-go does, plus the exact
+// maximum and sum of the recorded values. Its bins are a Recording's, allocated when a value
+// first falls in them: a few KB to a few tens of KB where hdrhistogram-go allocates about
+// 270 KB for the whole range, so that the runner's aggregates per step, interval and operation
+// type stay small. It is not safe for concurrent use. Record allocates only when a value
+// falls in bins not used before.
 type Histogram struct {
-	h   *hdrhistogram.Histogram
-	max int64 // exact largest recorded value
-	sum int64 // exact sum of the recorded values, for the mean
+	r Recording
 }
 
 // NewHistogram returns an empty Histogram.
-func NewHistogram() *Histogram {
-	return &Histogram{h: hdrhistogram.New(LowestNs, HighestNs, SigFigs)}
-}
+func NewHistogram() *Histogram { return &Histogram{r: newRecording()} }
 
 // Record records one value in nanoseconds.
-func (h *Histogram) Record(ns int64) {
-	if ns < 0 {
-		ns = 0
-	}
-	if ns > h.max {
-		h.max = ns
-	}
-	h.sum += ns
-	// Cannot fail: the value is within the histogram's range after clamping.
-	_ = h.h.RecordValue(min(ns, HighestNs))
-}
+func (h *Histogram) Record(ns int64) { h.r.Record(ns) }
 
 // RecordDuration records one duration.
-func (h *Histogram) RecordDuration(d time.Duration) { h.Record(int64(d)) }
+func (h *Histogram) RecordDuration(d time.Duration) { h.r.Record(int64(d)) }
 
 // Merge adds every value recorded in from to h.
 func (h *Histogram) Merge(from *Histogram) {
-	if from == nil || from.Count() == 0 {
-		return
+	if from != nil {
+		h.r.merge(&from.r)
 	}
-	h.h.Merge(from.h) // same geometry: nothing is dropped
-	h.max = max(h.max, from.max)
-	h.sum += from.sum
 }
 
-// Reset empties h for reuse.
-func (h *Histogram) Reset() {
-	h.h.Reset()
-	h.max, h.sum = 0, 0
-}
+// MergeRecording adds every value recorded in from to h, bin by bin: the result is that of
+// recording the same values in h.
+func (h *Histogram) MergeRecording(from *Recording) { h.r.merge(from) }
+
+// Reset empties h for reuse, keeping its bins.
+func (h *Histogram) Reset() { h.r.Reset() }
 
 // Count is the number of recorded values.
-func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+func (h *Histogram) Count() int64 { return h.r.count }
 
 // Max is the exact largest recorded value (0 when empty).
-func (h *Histogram) Max() int64 { return h.max }
+func (h *Histogram) Max() int64 { return h.r.max }
+
+// Bytes is the memory h holds, for the harness's own accounting.
+func (h *Histogram) Bytes() int { return h.r.Bytes() }
 
 // Mean is the exact mean of the recorded values (0 when empty).
 func (h *Histogram) Mean() float64 {
 	if n := h.Count(); n > 0 {
-		return float64(h.sum) / float64(n)
+		return float64(h.r.sum) / float64(n)
 	}
 	return 0
 }
 
 // ValueAtPercentile returns the value at percentile p (0..100): the largest value that
 // (100-p)% of the values are at or above, at the histogram's resolution, never above Max.
-// It is 0 when h is empty.
+// It is 0 when h is empty. It is hdrhistogram-go's ValueAtPercentile (v1.4.0): the highest
+// value of the first bin at which the values counted reach p's rank, the lowest for p 0.
 func (h *Histogram) ValueAtPercentile(p float64) int64 {
 	if h.Count() == 0 {
 		return 0
 	}
-	return min(h.h.ValueAtPercentile(p), h.max)
+	p = min(max(p, 0), 100)
+	rank := percentileRank(p, h.Count())
+	var v, seen int64
+	h.r.eachBin(func(i int, n int64) bool {
+		if seen += n; seen < rank {
+			return true
+		}
+		v = binHighest(i)
+		if p == 0 {
+			v = binLowest(i)
+		}
+		return false
+	})
+	return min(v, h.r.max)
+}
+
+// percentileRank is the number of values at or below percentile p (0..100) of total, at
+// least 1, as hdrhistogram-go ranks it.
+func percentileRank(p float64, total int64) int64 {
+	rank := (p/100)*float64(total) + 0.5
+	if !(rank >= 1) {
+		return 1
+	}
+	if rank >= float64(total) {
+		return total
+	}
+	return int64(rank)
 }
 
 // Us converts nanoseconds to microseconds.
@@ -106,7 +121,7 @@ func Summarize(h *Histogram) result.Latency {
 		P90:  Us(h.ValueAtPercentile(90)),
 		P99:  Us(h.ValueAtPercentile(99)),
 		P999: Us(h.ValueAtPercentile(99.9)),
-		Max:  Us(h.max),
+		Max:  Us(h.r.max),
 		Mean: h.Mean() / 1e3,
 	}
 	l.Buckets = buckets(h)
@@ -122,21 +137,22 @@ func buckets(h *Histogram) []float64 {
 	total := float64(h.Count())
 	var n int64
 	b := 0
-	for _, bar := range h.h.Distribution() {
-		for b < len(bounds) && float64(bar.From) > bounds[b]*1e3 {
+	h.r.eachBin(func(i int, count int64) bool {
+		for b < len(bounds) && float64(binLowest(i)) > bounds[b]*1e3 {
 			out[b] = float64(n) / total
 			b++
 		}
 		if b == len(bounds) {
-			break
+			return false
 		}
-		n += bar.Count
-	}
+		n += count
+		return true
+	})
 	for ; b < len(bounds); b++ {
 		out[b] = float64(n) / total
 	}
 	for i, bound := range bounds {
-		if float64(h.max) <= bound*1e3 {
+		if float64(h.r.max) <= bound*1e3 {
 			out[i] = 1 // exact: every value is at or below the bound
 		}
 	}

@@ -3,8 +3,12 @@ package measure
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -184,4 +188,144 @@ func logNormal(rng *rand.Rand, n int) []int64 {
 		v[i] = int64(math.Exp(rng.NormFloat64()*1.5) * 1e5)
 	}
 	return v
+}
+
+// newHdr returns an HdrHistogram of a Histogram's geometry, the reference it is checked against.
+func newHdr() *hdrhistogram.Histogram { return hdrhistogram.New(LowestNs, HighestNs, SigFigs) }
+
+// denseBins returns h's counts as the HdrHistogram holds them, one per bin of its whole range.
+func denseBins(h *Histogram) []int64 {
+	counts := make([]int64, len(newHdr().Export().Counts))
+	h.r.eachBin(func(i int, n int64) bool {
+		counts[i] = n
+		return true
+	})
+	return counts
+}
+
+// hdrSummary is Summarize computed by hdrhistogram-go from the same values (its percentiles,
+// never above the exact max, and the buckets from its Distribution): what the summaries were
+// when the Histograms were HdrHistograms.
+func hdrSummary(values []int64) result.Latency {
+	h := newHdr()
+	var maxNs, sum int64
+	for _, v := range values {
+		v = max(v, 0)
+		maxNs = max(maxNs, v)
+		sum += v
+		_ = h.RecordValue(min(v, HighestNs))
+	}
+	pct := func(p float64) float64 { return Us(min(h.ValueAtPercentile(p), maxNs)) }
+	l := result.Latency{P50: pct(50), P90: pct(90), P99: pct(99), P999: pct(99.9), Max: Us(maxNs),
+		Mean: float64(sum) / float64(len(values)) / 1e3}
+	bounds := result.BucketBoundsUs
+	l.Buckets = make([]float64, len(bounds))
+	var n int64
+	b := 0
+	for _, bar := range h.Distribution() {
+		for b < len(bounds) && float64(bar.From) > bounds[b]*1e3 {
+			l.Buckets[b] = float64(n) / float64(h.TotalCount())
+			b++
+		}
+		if b == len(bounds) {
+			break
+		}
+		n += bar.Count
+	}
+	for ; b < len(bounds); b++ {
+		l.Buckets[b] = float64(n) / float64(h.TotalCount())
+	}
+	for i, bound := range bounds {
+		if float64(maxNs) <= bound*1e3 {
+			l.Buckets[i] = 1
+		}
+	}
+	return l
+}
+
+// A Histogram has the bins of an HdrHistogram of the same values and computes the same
+// percentiles (every one, not only those summarized), summaries and buckets, on random
+// long-tailed data from below a microsecond to beyond the range, directly and when merged
+// from Recordings and Histograms of parts of the values.
+func TestHistogramMatchesHdrHistogram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	pareto := func(n int, scale, alpha float64) []int64 {
+		v := make([]int64, n)
+		for i := range v {
+			v[i] = int64(scale / math.Pow(1-rng.Float64(), 1/alpha))
+		}
+		return v
+	}
+	lognormal := func(n int, median, sigma float64) []int64 {
+		v := make([]int64, n)
+		for i := range v {
+			v[i] = int64(math.Exp(rng.NormFloat64()*sigma) * median)
+		}
+		return v
+	}
+	tests := []struct {
+		name   string
+		values []int64
+	}{
+		{"lognormal 200us sigma 2", lognormal(50_000, 2e5, 2)},
+		{"lognormal 500ns sigma 0.5 (carries)", lognormal(300_000, 500, 0.5)},
+		{"lognormal 1ms sigma 4 (clamped)", lognormal(20_000, 1e6, 4)},
+		{"pareto 1us alpha 1.1", pareto(50_000, 1e3, 1.1)},
+		{"pareto 50us alpha 0.5", pareto(10_000, 5e4, 0.5)},
+		{"few", lognormal(3, 1e5, 2)},
+		{"one", []int64{123_456_789}},
+	}
+	pcts := []float64{-1, 0, 1e-9, 0.001, 1, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999, 100, 101}
+	for range 50 {
+		pcts = append(pcts, rng.Float64()*100)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ref := newHdr()
+			var maxNs int64
+			direct, merged, parts := NewHistogram(), NewHistogram(), NewHistogram()
+			recs := []*Recording{NewRecording(), NewRecording(), NewRecording()}
+			for i, v := range tt.values {
+				_ = ref.RecordValue(min(max(v, 0), HighestNs))
+				maxNs = max(maxNs, v)
+				direct.Record(v)
+				recs[i%len(recs)].Record(v)
+			}
+			for i, r := range recs {
+				part := NewHistogram()
+				part.MergeRecording(r)
+				merged.MergeRecording(r)
+				if i%2 == 0 {
+					parts.Merge(part)
+				} else {
+					parts.MergeRecording(r)
+				}
+			}
+			want := hdrSummary(tt.values)
+			for name, h := range map[string]*Histogram{"direct": direct, "merged": merged, "parts": parts} {
+				if !slices.Equal(denseBins(h), ref.Export().Counts) {
+					t.Fatalf("%s: the bins differ from the HdrHistogram's", name)
+				}
+				for _, p := range pcts {
+					if got, w := h.ValueAtPercentile(p), min(ref.ValueAtPercentile(p), maxNs); got != w {
+						t.Errorf("%s: p%v = %d, HdrHistogram %d", name, p, got, w)
+					}
+				}
+				if got := Summarize(h); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: summary %+v\nHdrHistogram's %+v", name, got, want)
+				}
+			}
+		})
+	}
+}
+
+// A Histogram holds only the bins its values fall in.
+func TestHistogramIsSmall(t *testing.T) {
+	h := NewHistogram()
+	for _, v := range logNormal(rand.New(rand.NewPCG(9, 10)), 100_000) {
+		h.Record(v)
+	}
+	if full := newHdr().ByteSize(); h.Bytes() > full/4 {
+		t.Fatalf("histogram of 100,000 long-tailed values: %d bytes, HdrHistogram %d", h.Bytes(), full)
+	}
 }

@@ -6,16 +6,17 @@ import (
 	"unsafe"
 )
 
-// The geometry of a Histogram's HdrHistogram (LowestNs 1, SigFigs 3): values below 2048 ns
-// have a bin each; above, every power of two [2^k, 2^(k+1)) is cut into 1024 bins of equal
-// width. A Recording uses the same bins, so that it merges into a Histogram exactly
-// (TestRecordingMergesExactly compares them bin for bin).
+// The geometry of a latency record, that of an HdrHistogram of LowestNs 1 and SigFigs 3:
+// values below 2048 ns have a bin each; above, every power of two [2^k, 2^(k+1)) is cut into
+// 1024 bins of equal width. Recordings and Histograms use the HdrHistogram's bins, so that their
+// percentiles are the library's (TestHistogramMatchesHdrHistogram compares them).
 const (
 	subBucketHalfMag = 10 // log2 of the bins per power of two
 	subBucketHalf    = 1 << subBucketHalfMag
 	subBucketMask    = 2*subBucketHalf - 1
-	blockMag         = 6 // a Recording allocates its bins 64 at a time
+	blockMag         = 6 // bins are allocated 64 at a time
 	blockLen         = 1 << blockMag
+	spareBlocks      = 8 // released blocks a Recording keeps for reuse
 )
 
 // numBlocks is the number of blocks of bins that cover 0..HighestNs.
@@ -24,23 +25,29 @@ var numBlocks = binIndex(HighestNs)>>blockMag + 1
 // Recording is one worker's latency record of one interval, in nanoseconds: the bins of a
 // Histogram, allocated 64 at a time when a value first falls in them, plus the exact count,
 // maximum and sum. A bin counts in 16 bits until it first overflows, then its block gets
-// 64-bit carries. A Recording takes a few KB to a few tens of KB where a Histogram takes
-// about 270 KB, so that every worker can keep its own for every operation type;
-// MergeRecording adds it to a Histogram exactly. It is written here because hdrhistogram-go
-// has no sparse form: its histograms allocate every count of their range at once. Record
-// allocates only when a value falls in bins not used before or a block first overflows
-// (Reset keeps both). It is not safe for concurrent use.
+// 64-bit carries. A Recording takes a few KB to a few tens of KB (about 1 KB empty), so that
+// every worker can keep its own for every operation type; MergeRecording adds it to a
+// Histogram exactly. It is written here because hdrhistogram-go has no sparse form: its
+// histograms allocate every count of their range at once (about 270 KB). Reset keeps the
+// blocks that held a value in the interval and releases the others (up to spareBlocks of them
+// are kept aside for reuse), so that a Recording reused for hours holds the bins its latencies
+// reach now, not every bin a rare latency ever reached. Record allocates only when a value
+// falls in a block not held and none is spare, or when a block first overflows. It is not
+// safe for concurrent use.
 type Recording struct {
-	blocks   []*block
+	index    []uint16 // per block of bins: 1 + its place in blocks; 0 until it is allocated
+	blocks   []*block // the allocated blocks, in the order they were first needed
 	used     []uint64 // a bit per block that holds a value: the others are all zero
+	spare    []*block // released blocks, zero, for reuse; at most spareBlocks
 	count    int64
 	max, sum int64
 }
 
-// block is 64 bins of a Recording: each bin's count is lo plus, once lo has wrapped, hi.
+// block is 64 bins of a Recording: each bin's count is lo plus hi, once lo has wrapped.
 type block struct {
 	lo [blockLen]uint16
 	hi *[blockLen]int64 // the carries out of lo; nil until one is needed
+	bi uint16           // the block's index among the blocks of bins
 }
 
 // carry adds the 1<<16 that bin j's lo wrapped from.
@@ -60,9 +67,26 @@ func (b *block) bin(j int) int64 {
 	return n
 }
 
+// add adds n (> 0) to the count of bin j.
+func (b *block) add(j int, n int64) {
+	total := b.bin(j) + n
+	b.lo[j] = uint16(total)
+	if rest := total - int64(b.lo[j]); rest != 0 || b.hi != nil {
+		if b.hi == nil {
+			b.hi = new([blockLen]int64)
+		}
+		b.hi[j] = rest
+	}
+}
+
 // NewRecording returns an empty Recording.
 func NewRecording() *Recording {
-	return &Recording{blocks: make([]*block, numBlocks), used: make([]uint64, (numBlocks+63)/64)}
+	r := newRecording()
+	return &r
+}
+
+func newRecording() Recording {
+	return Recording{index: make([]uint16, numBlocks), used: make([]uint64, (numBlocks+63)/64)}
 }
 
 // Record records one value in nanoseconds, clamped as Histogram.Record clamps it.
@@ -72,17 +96,36 @@ func (r *Recording) Record(ns int64) {
 	r.sum += ns
 	r.count++
 	i := binIndex(min(ns, HighestNs))
-	bi := i >> blockMag
-	b := r.blocks[bi]
-	if b == nil {
-		b = new(block)
-		r.blocks[bi] = b
-	}
-	r.used[bi>>6] |= 1 << (bi & 63)
+	b := r.block(i >> blockMag)
 	j := i & (blockLen - 1)
 	if b.lo[j]++; b.lo[j] == 0 {
 		b.carry(j)
 	}
+}
+
+// block returns block bi, allocated if it was not, marked as holding a value.
+func (r *Recording) block(bi int) *block {
+	k := r.index[bi]
+	if k == 0 {
+		k = r.grow(bi)
+	}
+	r.used[bi>>6] |= 1 << (bi & 63)
+	return r.blocks[k-1]
+}
+
+// grow allocates block bi, or takes a spare one, and returns 1 + its place in r.blocks.
+func (r *Recording) grow(bi int) uint16 {
+	var b *block
+	if n := len(r.spare); n > 0 {
+		b, r.spare[n-1] = r.spare[n-1], nil
+		r.spare = r.spare[:n-1]
+	} else {
+		b = new(block)
+	}
+	b.bi = uint16(bi)
+	r.blocks = append(r.blocks, b)
+	r.index[bi] = uint16(len(r.blocks))
+	return r.index[bi]
 }
 
 // RecordDuration records one duration.
@@ -94,26 +137,38 @@ func (r *Recording) Count() int64 { return r.count }
 // Max is the exact largest recorded value (0 when empty).
 func (r *Recording) Max() int64 { return r.max }
 
-// Reset empties r for reuse, keeping its bins.
+// Reset empties r for reuse, keeping the blocks of bins that held a value and releasing the
+// others, of which it keeps up to spareBlocks, without carries, for reuse.
 func (r *Recording) Reset() {
-	if r.count == 0 {
-		return
-	}
-	r.eachUsed(func(_ int, b *block) {
+	kept := r.blocks[:0]
+	for _, b := range r.blocks {
+		bi := int(b.bi)
+		if r.used[bi>>6]&(1<<(bi&63)) == 0 { // held no value: release it (it is all zero)
+			r.index[bi] = 0
+			if len(r.spare) < spareBlocks {
+				b.hi = nil
+				r.spare = append(r.spare, b)
+			}
+			continue
+		}
 		b.lo = [blockLen]uint16{}
 		if b.hi != nil {
 			*b.hi = [blockLen]int64{}
 		}
-	})
+		kept = append(kept, b)
+		r.index[bi] = uint16(len(kept))
+	}
+	clear(r.blocks[len(kept):]) // the released blocks go to the collector
+	r.blocks = kept
 	clear(r.used)
 	r.count, r.max, r.sum = 0, 0, 0
 }
 
 // Bytes is the memory r holds, for the harness's own accounting.
 func (r *Recording) Bytes() int {
-	n := 8*len(r.blocks) + 8*len(r.used)
-	for _, b := range r.blocks {
-		if b != nil {
+	n := int(unsafe.Sizeof(*r)) + 2*cap(r.index) + 8*cap(r.blocks) + 8*cap(r.used) + 8*cap(r.spare)
+	for _, bs := range [][]*block{r.blocks, r.spare} {
+		for _, b := range bs {
 			n += int(unsafe.Sizeof(*b))
 			if b.hi != nil {
 				n += int(unsafe.Sizeof(*b.hi))
@@ -123,33 +178,50 @@ func (r *Recording) Bytes() int {
 	return n
 }
 
-// MergeRecording adds every value recorded in from to h, bin by bin: the result is that of
-// recording the same values in h.
-func (h *Histogram) MergeRecording(from *Recording) {
+// merge adds every value recorded in from to r, bin by bin.
+func (r *Recording) merge(from *Recording) {
 	if from == nil || from.count == 0 {
 		return
 	}
-	from.eachUsed(func(bi int, b *block) {
+	from.eachUsed(func(bi int, fb *block) bool {
+		b := r.block(bi)
 		for j := range blockLen {
-			if n := b.bin(j); n != 0 {
-				// Cannot fail: the bin's lowest value is within the histogram's range.
-				_ = h.h.RecordValues(binLowest(bi<<blockMag+j), n)
+			if n := fb.bin(j); n != 0 {
+				b.add(j, n)
 			}
 		}
+		return true
 	})
-	h.max = max(h.max, from.max)
-	h.sum += from.sum
+	r.count += from.count
+	r.max = max(r.max, from.max)
+	r.sum += from.sum
 }
 
-// eachUsed calls fn with the index and the block of every block that holds a value.
-func (r *Recording) eachUsed(fn func(bi int, b *block)) {
+// eachUsed calls fn with the index and the block of every block that holds a value, in the
+// order of their values, until fn returns false.
+func (r *Recording) eachUsed(fn func(bi int, b *block) bool) {
 	for w, bitsSet := range r.used {
 		for bitsSet != 0 {
 			bi := w*64 + bits.TrailingZeros64(bitsSet)
 			bitsSet &= bitsSet - 1
-			fn(bi, r.blocks[bi])
+			if !fn(bi, r.blocks[r.index[bi]-1]) {
+				return
+			}
 		}
 	}
+}
+
+// eachBin calls fn with the index and the count of every bin that holds a value, in the order
+// of their values, until fn returns false.
+func (r *Recording) eachBin(fn func(i int, n int64) bool) {
+	r.eachUsed(func(bi int, b *block) bool {
+		for j := range blockLen {
+			if n := b.bin(j); n != 0 && !fn(bi<<blockMag+j, n) {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // binIndex is the bin of value v (0 <= v <= HighestNs), as the HdrHistogram numbers its counts.
@@ -167,4 +239,12 @@ func binLowest(i int) int64 {
 		bucket, sub = 0, sub-subBucketHalf
 	}
 	return int64(sub) << bucket
+}
+
+// binHighest is the highest value of bin i.
+func binHighest(i int) int64 {
+	if i < 2*subBucketHalf {
+		return int64(i) // one value per bin
+	}
+	return binLowest(i) + 1<<(i>>subBucketHalfMag-1) - 1
 }

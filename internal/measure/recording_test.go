@@ -40,7 +40,7 @@ func TestRecordingMergesExactly(t *testing.T) {
 				t.Fatalf("count %d/%d, max %d/%d, mean %v/%v (merged/direct)", merged.Count(), direct.Count(),
 					merged.Max(), direct.Max(), merged.Mean(), direct.Mean())
 			}
-			if !slices.Equal(merged.h.Export().Counts, direct.h.Export().Counts) {
+			if !slices.Equal(denseBins(merged), denseBins(direct)) {
 				t.Fatal("the merged bins differ from the directly recorded ones")
 			}
 		})
@@ -67,15 +67,54 @@ func TestRecordingResetAndReuse(t *testing.T) {
 	}
 }
 
-// A Recording holds only the bins its values fall in: far less than a Histogram.
+// A Recording holds only the bins its values fall in: far less than an HdrHistogram.
 func TestRecordingIsSmall(t *testing.T) {
 	r := NewRecording()
 	empty := r.Bytes()
 	for _, v := range logNormal(rand.New(rand.NewPCG(5, 6)), 2000) {
 		r.Record(v)
 	}
-	if full := NewHistogram().h.ByteSize(); r.Bytes() > full/2 || empty > full/32 {
+	if full := newHdr().ByteSize(); r.Bytes() > full/2 || empty > full/32 {
 		t.Fatalf("recording of 2000 values: %d bytes (empty %d), histogram %d", r.Bytes(), empty, full)
+	}
+}
+
+// Reset releases the blocks that held no value in the interval, so that a Recording reused
+// for many intervals holds the bins of its recent values only; it keeps a few released blocks
+// for reuse, and what it records after a release merges exactly.
+func TestRecordingReleasesIdleBlocks(t *testing.T) {
+	r := NewRecording()
+	tail := logNormal(rand.New(rand.NewPCG(13, 14)), 5000)
+	for _, v := range tail {
+		r.Record(v)
+	}
+	wide := r.Bytes()
+	r.Reset() // every block held a value: all kept
+	if r.Bytes() != wide {
+		t.Fatalf("Reset after a full interval: %d bytes, was %d", r.Bytes(), wide)
+	}
+	r.Record(1000)
+	r.Reset() // only 1000's block held a value
+	narrow := r.Bytes()
+	if narrow > wide/4 || len(r.blocks) != 1 || len(r.spare) != spareBlocks {
+		t.Fatalf("after an interval of one value: %d bytes (%d blocks, %d spare), was %d",
+			narrow, len(r.blocks), len(r.spare), wide)
+	}
+	if n := testing.AllocsPerRun(1, func() {
+		r.Record(1000)             // a block it holds
+		r.Record(int64(time.Hour)) // a released block: a spare one is reused
+	}); n != 0 {
+		t.Fatalf("recording into a spare block allocates %v times", n)
+	}
+	r.Reset()
+	h, direct := NewHistogram(), NewHistogram()
+	for _, v := range tail[:100] {
+		r.Record(v)
+		direct.Record(v)
+	}
+	h.MergeRecording(r)
+	if !slices.Equal(denseBins(h), denseBins(direct)) || h.Count() != 100 || h.Max() != direct.Max() {
+		t.Fatal("after releases, the recording does not merge exactly")
 	}
 }
 
