@@ -16,7 +16,9 @@ import (
 // has left the old one, merges the old one into the step's aggregates, resets it and keeps it
 // as the spare for the next recorder: the step's recorders share one spare, so that W workers
 // hold W+1 buffers. The worker never takes a lock, and allocates only the first time an
-// operation type, or a latency in bins not used before, is recorded into the buffer it holds.
+// operation type is recorded into the buffer it holds, or a latency in a block of bins that
+// the buffer does not hold (a Recording releases the blocks an interval left empty, keeping a
+// few spare).
 type recorderState struct {
 	clock  Clock
 	client int
@@ -50,7 +52,8 @@ type recStats struct {
 }
 
 // opStats are the counters and histograms of one operation type in the runner's aggregates
-// (one per step, not per worker). The histograms are allocated when first needed.
+// (not per worker): the interval's, the step's and the periods'. The histograms are sparse
+// (a few KB to a few tens of KB) and allocated when first needed.
 type opStats struct {
 	counts
 	svc, rt *measure.Histogram // service and response time
@@ -210,17 +213,17 @@ func mergeHist(into, from *measure.Histogram) *measure.Histogram {
 	return into
 }
 
-// reset zeroes s, keeping its histograms for reuse.
+// reset zeroes s, keeping its histograms, and the bins of theirs that held a value, for reuse.
 func (s *opStats) reset() {
 	s.counts = counts{}
 	for _, h := range []*measure.Histogram{s.svc, s.rt} {
-		if h != nil && h.Count() > 0 {
+		if h != nil {
 			h.Reset()
 		}
 	}
 }
 
-// reset zeroes s, keeping its recordings (and their bins) for reuse.
+// reset zeroes s, keeping its recordings, and the bins of theirs that held a value, for reuse.
 func (s *recStats) reset() {
 	s.counts = counts{}
 	for _, r := range []*measure.Recording{s.svc, s.rt} {
