@@ -16,7 +16,7 @@ const (
 	subBucketMask    = 2*subBucketHalf - 1
 	blockMag         = 6 // bins are allocated 64 at a time
 	blockLen         = 1 << blockMag
-	spareBlocks      = 8 // released blocks a Recording keeps for reuse
+	spareBlocks      = 8 // released blocks a Recording may keep for reuse, whatever it holds
 )
 
 // numBlocks is the number of blocks of bins that cover 0..HighestNs.
@@ -29,16 +29,17 @@ var numBlocks = binIndex(HighestNs)>>blockMag + 1
 // every worker can keep its own for every operation type; MergeRecording adds it to a
 // Histogram exactly. It is written here because hdrhistogram-go has no sparse form: its
 // histograms allocate every count of their range at once (about 270 KB). Reset keeps the
-// blocks that held a value in the interval and releases the others (up to spareBlocks of them
-// are kept aside for reuse), so that a Recording reused for hours holds the bins its latencies
-// reach now, not every bin a rare latency ever reached. Record allocates only when a value
-// falls in a block not held and none is spare, or when a block first overflows. It is not
-// safe for concurrent use.
+// blocks that held a value in the interval and releases the others, keeping aside for reuse
+// up to twice as many as it kept (at least spareBlocks): a Recording reused for hours holds at
+// most three times the blocks its latencies reached in the last interval, not every block a
+// rare latency ever reached, and the blocks of a tail that moves from one interval to the next
+// are mostly reused, not reallocated. Record allocates only when a value falls in a block not held and none is
+// spare, or when a block first overflows. It is not safe for concurrent use.
 type Recording struct {
 	index    []uint16 // per block of bins: 1 + its place in blocks; 0 until it is allocated
 	blocks   []*block // the allocated blocks, in the order they were first needed
 	used     []uint64 // a bit per block that holds a value: the others are all zero
-	spare    []*block // released blocks, zero, for reuse; at most spareBlocks
+	spare    []*block // released blocks, zero and without carries, for reuse
 	count    int64
 	max, sum int64
 }
@@ -138,14 +139,24 @@ func (r *Recording) Count() int64 { return r.count }
 func (r *Recording) Max() int64 { return r.max }
 
 // Reset empties r for reuse, keeping the blocks of bins that held a value and releasing the
-// others, of which it keeps up to spareBlocks, without carries, for reuse.
+// others, of which it keeps up to twice as many as it kept (at least spareBlocks), without
+// carries, for reuse.
 func (r *Recording) Reset() {
+	inUse := 0
+	for _, w := range r.used {
+		inUse += bits.OnesCount64(w)
+	}
+	spares := max(2*inUse, spareBlocks)
+	if len(r.spare) > spares { // a wider interval's spares
+		clear(r.spare[spares:])
+		r.spare = r.spare[:spares]
+	}
 	kept := r.blocks[:0]
 	for _, b := range r.blocks {
 		bi := int(b.bi)
 		if r.used[bi>>6]&(1<<(bi&63)) == 0 { // held no value: release it (it is all zero)
 			r.index[bi] = 0
-			if len(r.spare) < spareBlocks {
+			if len(r.spare) < spares {
 				b.hi = nil
 				r.spare = append(r.spare, b)
 			}
@@ -158,7 +169,7 @@ func (r *Recording) Reset() {
 		kept = append(kept, b)
 		r.index[bi] = uint16(len(kept))
 	}
-	clear(r.blocks[len(kept):]) // the released blocks go to the collector
+	clear(r.blocks[len(kept):]) // the released blocks not kept as spares go to the collector
 	r.blocks = kept
 	clear(r.used)
 	r.count, r.max, r.sum = 0, 0, 0

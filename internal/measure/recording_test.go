@@ -118,6 +118,34 @@ func TestRecordingReleasesIdleBlocks(t *testing.T) {
 	}
 }
 
+// A tail that moves from one interval to the next reuses the blocks released by the interval
+// before, however many: a Recording of such intervals allocates nothing once it has held both
+// sets of blocks, and holds no more than them.
+func TestRecordingReusesReleasedBlocks(t *testing.T) {
+	r := NewRecording()
+	interval := func(first int) {
+		for k := range 40 {
+			r.Record(binLowest((first + 2*k) << blockMag)) // 40 values, each in a block of its own
+		}
+		r.Reset()
+	}
+	a, b := func() { interval(100) }, func() { interval(101) }
+	a()
+	b()
+	held := r.Bytes()
+	if n := testing.AllocsPerRun(10, func() { a(); b() }); n != 0 {
+		t.Fatalf("alternating intervals allocate %v times", n)
+	}
+	if len(r.blocks)+len(r.spare) != 80 || r.Bytes() != held {
+		t.Fatalf("holds %d blocks (%d spare), %d bytes, was %d", len(r.blocks)+len(r.spare), len(r.spare), r.Bytes(), held)
+	}
+	r.Record(1000)
+	r.Reset() // a narrow interval: the spares shrink to spareBlocks
+	if len(r.blocks) != 1 || len(r.spare) != spareBlocks {
+		t.Fatalf("after a narrow interval: %d blocks, %d spare", len(r.blocks), len(r.spare))
+	}
+}
+
 func TestRecordingRecordDoesNotAllocate(t *testing.T) {
 	r := NewRecording()
 	r.Record(123456) // the first value in a block allocates it
