@@ -24,7 +24,7 @@ const (
 // first falls in them: a few KB to a few tens of KB where hdrhistogram-go allocates about
 // 270 KB for the whole range, so that the runner's aggregates per step, interval and operation
 // type stay small. It is not safe for concurrent use. Record allocates only when a value
-// falls in bins not used before.
+// falls in a block of bins that h does not hold and none is spare (see Recording).
 type Histogram struct {
 	r Recording
 }
@@ -49,7 +49,7 @@ func (h *Histogram) Merge(from *Histogram) {
 // recording the same values in h.
 func (h *Histogram) MergeRecording(from *Recording) { h.r.merge(from) }
 
-// Reset empties h for reuse, keeping its bins.
+// Reset empties h for reuse, keeping the bins that held a value (see Recording.Reset).
 func (h *Histogram) Reset() { h.r.Reset() }
 
 // Count is the number of recorded values.

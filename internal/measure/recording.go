@@ -97,7 +97,13 @@ func (r *Recording) Record(ns int64) {
 	r.sum += ns
 	r.count++
 	i := binIndex(min(ns, HighestNs))
-	b := r.block(i >> blockMag)
+	bi := i >> blockMag
+	k := r.index[bi] // r.block(bi), written out: it does not inline
+	if k == 0 {
+		k = r.grow(bi)
+	}
+	r.used[bi>>6] |= 1 << (bi & 63)
+	b := r.blocks[k-1]
 	j := i & (blockLen - 1)
 	if b.lo[j]++; b.lo[j] == 0 {
 		b.carry(j)
