@@ -39,9 +39,9 @@ type capCase struct {
 // TestMemoryCapReadsReachDevice loads the same data into an embedded engine (pebble, in the
 // enginebench process) and a managed server (postgres, its process tree), then runs the same
 // point-query step, once under a memory cap smaller than the data and once without. The
-// engine's own counters show the same work per query both ways (blocks read from outside its
-// cache); /proc (the DBMS's read_bytes) shows those reads reaching the device under the cap, and
-// served by the page cache without it.
+// engine's own counters show it reading blocks from outside its cache in every query both ways;
+// /proc (the DBMS's read_bytes) shows those reads reaching the device under the cap, and served
+// by the page cache without it.
 func TestMemoryCapReadsReachDevice(t *testing.T) {
 	integration(t, "runs engines under a memory cap")
 	requireCap(t)
@@ -68,11 +68,12 @@ func TestMemoryCapReadsReachDevice(t *testing.T) {
 			cq, uq := perQuery(t, capped, c.blockReads), perQuery(t, uncapped, c.blockReads)
 			t.Logf("per query: capped %.1f KB read from the device, %.1f %s; uncapped %.1f KB, %.1f",
 				cq.deviceKB, cq.blocks, c.blockReads, uq.deviceKB, uq.blocks)
-			// The step's background inserts are the same both ways while its queries are fewer
-			// under the cap, so their block reads weigh more per query there: the same order,
-			// not the same figure.
-			if cq.blocks <= 0 || uq.blocks <= 0 || cq.blocks > 3*uq.blocks || uq.blocks > 3*cq.blocks {
-				t.Errorf("the engine's %s per query differ: capped %.2f, uncapped %.2f (want the same work)",
+			// Both ways the engine goes outside its own cache for blocks at least once a query
+			// (its cache is smaller than the data): the OS serves those reads. How many a query
+			// differs with the step's background writes and flushes, the same both ways while the
+			// queries are fewer under the cap, so only their presence is compared.
+			if cq.blocks < 1 || uq.blocks < 1 {
+				t.Errorf("the engine's %s per query: capped %.2f, uncapped %.2f: want at least one both ways",
 					c.blockReads, cq.blocks, uq.blocks)
 			}
 			if cq.totalKB < 1024 || cq.deviceKB < 10*uq.deviceKB {
