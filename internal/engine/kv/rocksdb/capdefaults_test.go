@@ -49,7 +49,7 @@ func TestOpenUnderCapDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"write_buffer_size=" + strconv.Itoa(8<<20), "use_direct_reads=true",
-		"use_direct_io_for_flush_and_compaction=true"} {
+		"use_direct_io_for_flush_and_compaction=true", "cache_index_and_filter_blocks=true"} {
 		if !strings.Contains(string(opts), "\n  "+want+"\n") {
 			t.Errorf("OPTIONS lacks %s", want)
 		}

@@ -73,6 +73,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if c.cacheMB > 0 {
 		d.cache = grocksdb.NewLRUCache(uint64(c.cacheMB) << 20)
 		d.bbto.SetBlockCache(d.cache)
+		d.bbto.SetCacheIndexAndFilterBlocks(c.cacheIndex)
 	} else {
 		d.bbto.SetNoBlockCache(true)
 	}
@@ -473,5 +474,6 @@ func (c config) settings() map[string]string {
 		settingDynamicLevelBytes:    strconv.FormatBool(c.dynamicLevelBytes),
 		settingDirectReads:          strconv.FormatBool(c.directReads),
 		settingDirectFlush:          strconv.FormatBool(c.directFlush),
+		settingCacheIndexFilter:     strconv.FormatBool(c.cacheIndex),
 	}
 }

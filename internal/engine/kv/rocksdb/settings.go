@@ -24,6 +24,7 @@ const (
 	settingMaxWriteBufferNumber = "max_write_buffer_number"
 	settingDirectReads          = "direct_reads"
 	settingDirectFlush          = "direct_io_for_flush_and_compaction"
+	settingCacheIndexFilter     = "cache_index_and_filter_blocks"
 )
 
 // compressionNames are the accepted values of the compression setting.
@@ -47,6 +48,7 @@ func settings() []engine.Setting {
 		{Name: settingDynamicLevelBytes, Default: "true", Doc: "size the levels from the last one up (as MyRocks is configured here)"},
 		{Name: settingDirectReads, Default: "false", Doc: "read sstables with O_DIRECT, past the OS page cache (RocksDB's use_direct_reads): only the block cache caches"},
 		{Name: settingDirectFlush, Default: "false", Doc: "write flushes and compactions with O_DIRECT (RocksDB's use_direct_io_for_flush_and_compaction)"},
+		{Name: settingCacheIndexFilter, Default: "false", Doc: "keep the sstables' index and filter blocks in the block cache, within cache_mb, instead of in memory beside it for every open sstable (RocksDB's cache_index_and_filter_blocks; MyRocks' rocksdb_cache_index_and_filter_blocks, ON by default there)"},
 	}
 }
 
@@ -55,7 +57,7 @@ type config struct {
 	cacheMB, memtableMB, maxWriteBufferNumber int
 	compression                               string
 	sync, dynamicLevelBytes                   bool
-	directReads, directFlush                  bool
+	directReads, directFlush, cacheIndex      bool
 	maxBackgroundJobs                         int
 	l0Compaction, l0Slowdown, l0Stop          int
 	bytesPerSync, bloomBitsPerKey             int
@@ -92,6 +94,7 @@ func parseConfig(overrides map[string]string) (config, error) {
 		{Name: settingDynamicLevelBytes, Dst: &c.dynamicLevelBytes},
 		{Name: settingDirectReads, Dst: &c.directReads},
 		{Name: settingDirectFlush, Dst: &c.directFlush},
+		{Name: settingCacheIndexFilter, Dst: &c.cacheIndex},
 	})
 }
 
@@ -99,12 +102,15 @@ func parseConfig(overrides map[string]string) (config, error) {
 // (engine.Driver.CapDefaults), as the seed's IO-bound MyRocks ran (docs/engines.md): sstables
 // read and written with O_DIRECT, so that the block cache is the only cache of the data, a block
 // cache of max(C/4, C/2 - 128 MiB), and memtables of C/32 (at most the default 64 MiB, two of
-// them); the rest of the cap C is the harness's and the page cache's of the WAL.
+// them), which also holds the sstables' index and filter blocks (else they take memory beside it
+// that grows with the data: about 10 bits a key for the filters); the rest of the cap C is the
+// harness's and the page cache's of the WAL.
 func capDefaults(capBytes int64) map[string]string {
 	return map[string]string{
-		settingCacheMB:     strconv.FormatInt(max(engine.CapMiB(capBytes, 4, 1), engine.CapMiB(capBytes, 2, 0)-128), 10),
-		settingMemtableMB:  strconv.FormatInt(min(engine.CapMiB(capBytes, 32, 1), 64), 10),
-		settingDirectReads: "true",
-		settingDirectFlush: "true",
+		settingCacheIndexFilter: "true",
+		settingCacheMB:          strconv.FormatInt(max(engine.CapMiB(capBytes, 4, 1), engine.CapMiB(capBytes, 2, 0)-128), 10),
+		settingMemtableMB:       strconv.FormatInt(min(engine.CapMiB(capBytes, 32, 1), 64), 10),
+		settingDirectReads:      "true",
+		settingDirectFlush:      "true",
 	}
 }
