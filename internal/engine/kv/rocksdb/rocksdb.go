@@ -68,6 +68,11 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.MemoryLimit > 0 {
+		if err := limitArenas(); err != nil {
+			return nil, err
+		}
+	}
 	d := &db{dir: cfg.DataDir, cfg: c, guard: kv.Guard{Name: "rocksdb"}}
 	d.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
 	if c.cacheMB > 0 {
