@@ -205,16 +205,5 @@ func TestHugeSizesRefused(t *testing.T) {
 // TestPresetMemoryLimits: the iobound preset's cap is at least 256 MiB and at most a fifth of
 // its data; the other presets set none (workloadtest.CheckPresetCaps).
 func TestPresetMemoryLimits(t *testing.T) {
-	var scales []string
-	for _, s := range Scales() {
-		scales = append(scales, s.Name)
-	}
-	workloadtest.CheckPresetCaps(t, scales, func(scale string) (workloadtest.Sized, error) {
-		p, err := DefaultParams(scale)
-		if err != nil {
-			return nil, err
-		}
-		w, err := New(p)
-		return w, err
-	})
+	workloadtest.CheckPresetCaps(t, Scales(), scaleName, DefaultParams, New)
 }

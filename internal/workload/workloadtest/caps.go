@@ -17,15 +17,24 @@ type Sized interface {
 	EstimateBytes() int64
 }
 
-// CheckPresetCaps checks the caps of a workload's scale presets, each made by build: the
-// iobound preset caps each configuration at MinMemoryLimit or more and its data (EstimateBytes)
-// is at least 5 times the cap, so that it outgrows what the engine and the page cache may
-// hold; every other preset sets no cap. The cap is in run.json's params as memory_limit_bytes.
-func CheckPresetCaps(t *testing.T, scales []string, build func(scale string) (Sized, error)) {
+// CheckPresetCaps checks the caps of a workload's scale presets (scales, named by name), each
+// made by params and build (the workload's DefaultParams and New): the iobound preset caps each
+// configuration at MinMemoryLimit or more and its data (EstimateBytes) is at least 5 times the
+// cap, so that it outgrows what the engine and the page cache may hold; every other preset sets
+// no cap. The cap is in run.json's params as memory_limit_bytes.
+func CheckPresetCaps[S, P any, W Sized](t *testing.T, scales []S, name func(S) string,
+	params func(scale string) (P, error), build func(P) (W, error)) {
 	t.Helper()
 	capped := 0
-	for _, s := range scales {
-		w, err := build(s)
+	var names []string
+	for _, sc := range scales {
+		s := name(sc)
+		names = append(names, s)
+		p, err := params(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		w, err := build(p)
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
@@ -48,6 +57,6 @@ func CheckPresetCaps(t *testing.T, scales []string, build func(scale string) (Si
 		}
 	}
 	if capped != 1 {
-		t.Errorf("%d iobound presets among %v, want 1", capped, scales)
+		t.Errorf("%d iobound presets among %v, want 1", capped, names)
 	}
 }
