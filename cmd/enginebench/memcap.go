@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	units "github.com/docker/go-units"
@@ -84,16 +85,15 @@ func applyMemoryLimits(reg *engine.Registry, cps []configPlan, flag *string, w w
 // checkMemoryCaps refuses a run with a cap where none can be applied, with the reason, before
 // anything starts: a run never goes on without the cap it was asked for.
 func checkMemoryCaps(cps []configPlan) error {
-	for _, c := range cps {
-		if c.MemoryLimit == 0 {
-			continue
-		}
-		if err := cgroup.Check(); err != nil {
-			return fmt.Errorf("configuration %s: the memory cap of %s (from %s) cannot be applied here: %v; "+
-				"run as root on a host with the cgroup memory controller, or without a cap (--memory-limit none)",
-				c.Name, numfmt.Bytes(float64(c.MemoryLimit)), c.capFrom, err)
-		}
+	i := slices.IndexFunc(cps, func(c configPlan) bool { return c.MemoryLimit > 0 })
+	if i < 0 {
 		return nil
+	}
+	if err := cgroup.Check(); err != nil {
+		c := cps[i]
+		return fmt.Errorf("configuration %s: the memory cap of %s (from %s) cannot be applied here: %v; "+
+			"run as root on a host with the cgroup memory controller, or without a cap (--memory-limit none)",
+			c.Name, numfmt.Bytes(float64(c.MemoryLimit)), c.capFrom, err)
 	}
 	return nil
 }
