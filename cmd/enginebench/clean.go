@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/enginebench/enginebench/internal/cgroup"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
@@ -32,10 +33,11 @@ const socketGrace = time.Hour
 
 // leftover is something a killed run left.
 type leftover struct {
-	kind string // "results", "data", "lock" (a finished run's stale lock file) or "socket"
+	kind string // "results", "data", "lock" (a finished run's stale lock file), "socket" or "cgroup"
 	path string
 	dead runlock.Info // the killed run, as its lock file names it (zero when unknown)
 	size int64        // bytes, of a data root
+	pid  int          // the process that made a cgroup
 }
 
 func (l leftover) String() string {
@@ -50,6 +52,8 @@ func (l leftover) String() string {
 		return fmt.Sprintf("data directory %s (%s%s)", l.path, numfmt.Bytes(float64(l.size)), who)
 	case "lock":
 		return fmt.Sprintf("lock file of %s%s", l.path, who)
+	case "cgroup":
+		return fmt.Sprintf("memory cgroup %s of enginebench process %d, which is gone", l.path, l.pid)
 	}
 	return fmt.Sprintf("socket directory %s of a server that is gone", l.path)
 }
@@ -58,14 +62,16 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 	var remove bool
 	cmd := &cobra.Command{
 		Use:   "clean [--remove] [DIR...]",
-		Short: "List (and remove) what runs killed while running left: data, socket directories; mark their results killed",
-		Long: `A run killed while running (kill -9, a crash, a power cut) leaves its data directory, its
-managed servers' socket directories, and a results directory whose run.json says "running".
-clean lists them: in each DIR (a results or data directory of a run, or a directory of them;
-default results and data) and in the temporary directory (the socket directories). It marks
-the status of each killed run's run.json "killed" (a results directory is never removed);
-with --remove it removes the data and socket directories. A live run is never touched: its
-directories are locked.`,
+		Short: "List (and remove) what runs killed while running left: data, socket directories, memory cgroups; mark their results killed",
+		Long: `A run killed while running (kill -9, a crash, a power cut, the OOM killer) leaves its data
+directory, its managed servers' socket directories, its memory cgroups (--memory-limit) and a
+results directory whose run.json says "running". clean lists them: in each DIR (a results or
+data directory of a run, or a directory of them; default results and data), in the temporary
+directory (the socket directories) and in the cgroup filesystem (the empty groups
+enginebench-PID-NAME whose process PID is gone). It marks the status of each killed run's
+run.json "killed" (a results directory is never removed); with --remove it removes the data
+and socket directories and the groups. A live run is never touched: its directories are
+locked, and its groups are named for its running process.`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			for _, d := range args {
 				if _, err := os.Stat(d); err != nil {
@@ -86,6 +92,7 @@ directories are locked.`,
 // runs' results, and with remove removes their data and socket directories.
 func clean(stdout io.Writer, dirs []string, remove bool) error {
 	found := append(findLeftovers(dirs, true), findSocketDirs(time.Now())...)
+	found = append(found, findGroups()...)
 	if len(found) == 0 {
 		fmt.Fprintln(stdout, "nothing left by killed runs")
 		return nil
@@ -99,8 +106,8 @@ func clean(stdout io.Writer, dirs []string, remove bool) error {
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", l, action)
 	}
-	if !remove && slices.ContainsFunc(found, func(l leftover) bool { return l.kind == "data" || l.kind == "socket" }) {
-		fmt.Fprintln(stdout, "enginebench clean --remove removes the data and socket directories")
+	if !remove && slices.ContainsFunc(found, func(l leftover) bool { return l.kind != "results" && l.kind != "lock" }) {
+		fmt.Fprintln(stdout, "enginebench clean --remove removes the data and socket directories and the cgroups")
 	}
 	return errors.Join(errs...)
 }
@@ -118,6 +125,8 @@ func cleanOne(l leftover, remove bool) (string, error) {
 		return "left (--remove removes it)", nil
 	case l.kind == "socket":
 		return "removed", os.RemoveAll(l.path)
+	case l.kind == "cgroup":
+		return "removed", cgroup.Leftover{Dir: l.path, PID: l.pid}.Remove()
 	case l.kind == "lock":
 		_, err := runlock.RemoveStale(l.path, nil)
 		return "removed", err
@@ -274,6 +283,17 @@ func findSocketDirs(now time.Time) []leftover {
 	return out
 }
 
+// findGroups returns the memory cgroups that runs killed while running left (none where the
+// cgroup filesystem cannot be read).
+func findGroups() []leftover {
+	groups, _ := cgroup.Leftovers()
+	var out []leftover
+	for _, g := range groups {
+		out = append(out, leftover{kind: "cgroup", path: g.Dir, pid: g.PID})
+	}
+	return out
+}
+
 // reportLeftovers prints what killed runs left beside the run's results directory out and its
 // data root, and in the temporary directory.
 func reportLeftovers(log io.Writer, out, dataRoot string) {
@@ -282,6 +302,7 @@ func reportLeftovers(log io.Writer, out, dataRoot string) {
 		dirs = append(dirs, d)
 	}
 	found := append(findLeftovers(dirs, false), findSocketDirs(time.Now())...)
+	found = append(found, findGroups()...)
 	if len(found) == 0 {
 		return
 	}

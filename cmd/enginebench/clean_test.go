@@ -67,7 +67,7 @@ func TestKilledRunIsFoundAndCleaned(t *testing.T) {
 	stdout, _ := runOK(t, "clean", filepath.Join(base, "results"), filepath.Join(base, "data"))
 	for _, want := range []string{"results directory " + out + " (run.json says running, run ", ": marked killed",
 		"data directory " + data, "left (--remove removes it)", "socket directory " + sockDirs[0],
-		"enginebench clean --remove removes the data and socket directories"} {
+		"enginebench clean --remove removes the data and socket directories and the cgroups"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("clean's output lacks %q:\n%s", want, stdout)
 		}
@@ -87,7 +87,7 @@ func TestKilledRunIsFoundAndCleaned(t *testing.T) {
 
 	// clean --remove removes the data and socket directories, and keeps the results.
 	code, stdout, stderr := runCLI(t, "clean", "--remove", filepath.Join(base, "results"), filepath.Join(base, "data"))
-	if code != 0 || strings.Count(stdout, ": removed") != 2 {
+	if code != 0 || strings.Count(stdout, ": removed") < 2 {
 		t.Fatalf("clean --remove: exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, d := range []string{data, sockDirs[0]} {

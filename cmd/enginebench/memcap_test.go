@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,4 +218,65 @@ func TestEnginesShowCapDefaults(t *testing.T) {
 			t.Errorf("engines %s: says it keeps its settings: %t, with %d cap settings", d.Name, keeps, len(cd))
 		}
 	}
+}
+
+// TestKilledCappedRunLeavesGroup kills (SIGKILL) a run of an embedded engine under a memory
+// cap: the run cannot remove the group it is in, whose name says which process made it. The
+// next run lists it, enginebench clean lists it, and clean --remove removes it.
+func TestKilledCappedRunLeavesGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs enginebench")
+	}
+	requireCap(t)
+	dir := t.TempDir()
+	out, data := filepath.Join(dir, "results", "run1"), filepath.Join(dir, "data", "run1")
+	os.Mkdir(filepath.Dir(data), 0o755)
+	r := startIn(t, out, data, "run", "--scale", "tiny", "--engines", "sqlite", "--memory-limit", "256M",
+		"--rows", "100000000")
+	r.waitForStep(t, out, 0)
+	group := memoryGroup(t, r.cmd.Process.Pid)
+	if want := fmt.Sprintf("enginebench-%d-sqlite", r.cmd.Process.Pid); filepath.Base(group) != want {
+		t.Fatalf("the run is in group %s, want one named %s", group, want)
+	}
+	r.cmd.Process.Kill()
+	r.cmd.Wait()
+	if _, err := os.Stat(group); err != nil {
+		t.Fatalf("the killed run's group %s: %v", group, err)
+	}
+	_, stderr := runOK(t, "run", "--scale", "tiny", "--engines", "null", "--rows", "1000", "--steps", "l.i0",
+		"--out", filepath.Join(dir, "results", "run2"), "--data-dir", filepath.Join(dir, "data", "run2"))
+	want := fmt.Sprintf("memory cgroup %s of enginebench process %d, which is gone", group, r.cmd.Process.Pid)
+	if !strings.Contains(stderr, want) {
+		t.Errorf("the next run's stderr lacks %q:\n%s", want, stderr)
+	}
+	stdout, _ := runOK(t, "clean", filepath.Join(dir, "results"), filepath.Join(dir, "data"))
+	if !strings.Contains(stdout, want+": left (--remove removes it)") {
+		t.Errorf("clean's output lacks %q:\n%s", want, stdout)
+	}
+	stdout, _ = runOK(t, "clean", "--remove", filepath.Join(dir, "results"), filepath.Join(dir, "data"))
+	if !strings.Contains(stdout, want+": removed") {
+		t.Errorf("clean --remove's output lacks %q:\n%s", want, stdout)
+	}
+	if _, err := os.Stat(group); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("clean --remove left the group %s: %v", group, err)
+	}
+}
+
+// memoryGroup returns the directory of the memory cgroup process pid is in.
+func memoryGroup(t *testing.T, pid int) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if _, path, ok := strings.Cut(line, ":memory:"); ok {
+			return filepath.Join("/sys/fs/cgroup/memory", path)
+		}
+		if path, ok := strings.CutPrefix(line, "0::"); ok && !strings.Contains(string(b), ":memory:") {
+			return filepath.Join("/sys/fs/cgroup", path)
+		}
+	}
+	t.Fatalf("no memory cgroup in /proc/%d/cgroup:\n%s", pid, b)
+	return ""
 }
