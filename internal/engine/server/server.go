@@ -409,6 +409,7 @@ func (s *Server) start(ctx context.Context, k flavor, bins binaries, id identity
 	cmd.Stdout, cmd.Stderr = logf, logf
 	start := cmd.Start
 	if s.cgroup != nil {
+		cmd.Env = append(cmd.Env, cappedMallocEnv)
 		start = func() error { return s.cgroup.Start(cmd) }
 	}
 	err = startOnOwnThread(cmd, start, func(err error) {
@@ -601,6 +602,16 @@ func initCommand(ctx context.Context, id identity, dir, bin string, args ...stri
 	cmd.WaitDelay = 10 * time.Second
 	return cmd
 }
+
+// cappedMallocEnv is in the environment of a server under a memory cap: glibc malloc keeps two
+// arenas instead of eight per core. A multi-threaded server's per-thread arenas keep the memory
+// freed in them resident; MariaDB with MyRocks (an LSM's block cache evictions, memtables and
+// merge buffers, freed by other threads than allocated them) reached 499 MB resident by the end
+// of the iobound preset's load with a 128 MiB block cache and was OOM-killed at the start of the
+// index build; with two arenas it held 333 MB (docs/performance.md). The published MyRocks
+// binaries are linked with jemalloc, which returns such memory; the distribution's MariaDB is
+// not.
+const cappedMallocEnv = "MALLOC_ARENA_MAX=2"
 
 // serverEnv is the environment of server processes: PATH (for the install scripts), the C
 // locale, and TZ when set.
