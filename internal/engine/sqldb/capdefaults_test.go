@@ -67,6 +67,10 @@ func rocksMemtables(t *testing.T, opts string) int64 {
 	return v["write_buffer_size"] * v["max_write_buffer_number"]
 }
 
+// concurrentIndexBuilds is how many index builds run at once in the iobound Insert Benchmark
+// (one per table), each with its own merge buffers.
+const concurrentIndexBuilds = 4
+
 // serverMemory returns the bytes the caches and buffers of a server engine's settings m take
 // at their largest: those its CapDefaults sizes.
 func serverMemory(t *testing.T, name string, m map[string]string) int64 {
@@ -85,7 +89,7 @@ func serverMemory(t *testing.T, name string, m map[string]string) int64 {
 		return mariaBytes(t, m["innodb_buffer_pool_size"]) + mariaBytes(t, m["innodb_log_buffer_size"])
 	case "myrocks":
 		return mariaBytes(t, m["rocksdb_block_cache_size"]) + rocksMemtables(t, m["rocksdb_default_cf_options"]) +
-			mariaBytes(t, m["rocksdb_merge_buf_size"]) + mariaBytes(t, m["rocksdb_merge_combine_read_size"]) +
+			concurrentIndexBuilds*(mariaBytes(t, m["rocksdb_merge_buf_size"])+mariaBytes(t, m["rocksdb_merge_combine_read_size"])) +
 			mariaBytes(t, m["innodb_buffer_pool_size"]) + mariaBytes(t, m["innodb_log_buffer_size"])
 	}
 	t.Fatalf("no memory of engine %s", name)
