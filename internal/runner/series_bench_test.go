@@ -1,0 +1,105 @@
+package runner
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// seriesSampler stands for a real run's samplers: every raw key the OS sampler measures for a
+// managed server (host, device, DBMS processes, sizes) and InnoDB's engine counters.
+type seriesSampler struct{ rng *rand.Rand }
+
+var seriesKeys = []string{
+	measure.KeyCPU, measure.KeyClientCPU, measure.KeyDBCPU, measure.KeyCPUUsSy, measure.KeyCPUAll,
+	measure.KeyCS, measure.KeyReads, measure.KeyReadKB, measure.KeyWrites, measure.KeyWriteKB,
+	measure.KeyReadMs, measure.KeyWriteMs, measure.KeyIOMs, measure.KeyQueueMs, measure.KeySeconds,
+	measure.KeyDBReadKB, measure.KeyDBWriteKB, measure.KeyRSSMB, measure.KeyDBGB1, measure.KeyDBGB2,
+	"history_list_length", "dirty_pages", "data_pages", "pending_reads", "pending_writes",
+	"pending_fsyncs", "checkpoint_age_bytes", "buffer_pool_wait_free", "log_waits",
+	"row_lock_waits", "deadlocks",
+}
+
+func (seriesSampler) Begin(context.Context, time.Time)             {}
+func (seriesSampler) End(context.Context, time.Time, *result.Step) {}
+func (s seriesSampler) Sample(context.Context, time.Time) map[string]float64 {
+	m := make(map[string]float64, len(seriesKeys))
+	for _, k := range seriesKeys {
+		m[k] = float64(s.rng.IntN(100000)) / 7
+	}
+	m[measure.KeySeconds] = 1
+	return m
+}
+
+// BenchmarkSeriesMemory reports the heap that a step's per-second series holds once the step
+// has ended, per recorded second (3,600 of them), each operation type recorded every second,
+// with the metrics of a managed server (seriesSampler) and those measure.Derive adds to every
+// second: linkbench has LinkBench's 10 operation types and their total, insertbench the
+// Insert Benchmark's 3.
+func BenchmarkSeriesMemory(b *testing.B) {
+	const ticks = 3600
+	for _, bc := range []struct {
+		name  string
+		ops   int
+		total bool
+	}{{"linkbench", 10, true}, {"insertbench", 3, false}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var perSecond float64
+			for b.Loop() {
+				perSecond = float64(seriesHeap(bc.ops, bc.total, ticks)) / ticks
+			}
+			b.ReportMetric(perSecond, "B/second")
+		})
+	}
+}
+
+// seriesHeap returns the heap (after a GC) that the per-second series of a step of ops
+// operation types (and their total, if total) holds after ticks seconds.
+func seriesHeap(ops int, total bool, ticks int) uint64 {
+	clock := NewManualClock(t0)
+	specs := make([]OpSpec, ops)
+	for i := range ops {
+		specs[i] = OpSpec{Name: "op" + strconv.Itoa(i)}
+	}
+	basis := measure.Basis{PerOp: specs[0].Name}
+	if total {
+		specs = append(specs, OpSpec{Name: "requests", Total: true})
+		basis.PerOp = "requests"
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	r := &Runner{Samplers: []Sampler{seriesSampler{rng}}}
+	s := &Step{Ops: specs}
+	rec := newRecorder(clock, 0, len(specs))
+	recs := []*Recorder{rec}
+	st := newStepStats(r, s, clock, clock.Now(), time.Second)
+	for range ticks {
+		for op := range ops {
+			lat := time.Duration(rng.IntN(1e6))
+			rec.Do(Op(op), time.Time{}, func() (int64, error) { clock.Advance(lat); return 1, nil })
+		}
+		clock.Advance(time.Second)
+		st.tick(context.Background(), recs, false)
+	}
+	res := &result.Step{Intervals: st.intervals}
+	st.intervals = nil
+	measure.Derive(res, basis)
+
+	var with, without runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&with)
+	res.Intervals = nil
+	runtime.GC()
+	runtime.ReadMemStats(&without)
+	runtime.KeepAlive(st)
+	runtime.KeepAlive(res)
+	if with.HeapAlloc < without.HeapAlloc {
+		return 0
+	}
+	return with.HeapAlloc - without.HeapAlloc
+}
