@@ -86,8 +86,9 @@ func seriesHeap(ops int, total bool, ticks int) uint64 {
 		clock.Advance(time.Second)
 		st.tick(context.Background(), recs, false)
 	}
-	res := &result.Step{Intervals: st.intervals}
-	st.intervals = nil
+	st.series.Trim()
+	res := &result.Step{Intervals: st.series}
+	st.series = nil
 	measure.Derive(res, basis)
 
 	var with, without runtime.MemStats
