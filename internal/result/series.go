@@ -56,38 +56,119 @@ type metricSeries struct {
 }
 
 // column holds one figure of the intervals of a Series: those past its length hold the
-// column's default.
-type column []float64
+// column's default. While every value it holds is a whole number of thousandths from 0 to
+// 4,294,967.294 (counts, counters, latencies in microseconds of whole nanoseconds under 4.29
+// s) or not measured, it keeps them in 32 bits (milli); the first value that is not makes it
+// keep them all as float64 (wide). Either way a value reads back exactly as it was set.
+type column struct {
+	milli []uint32  // thousandths of each value; noValue: NaN
+	wide  []float64 // non-nil once a value did not fit milli
+}
+
+// noValue is the milli form of NaN (not measured).
+const noValue = math.MaxUint32
+
+// toMilli returns v in thousandths; ok is false when that form does not give v back exactly.
+func toMilli(v float64) (m uint32, ok bool) {
+	if math.IsNaN(v) {
+		return noValue, true
+	}
+	t := math.Round(v * 1000)
+	if !(t >= 0 && t < noValue) {
+		return 0, false
+	}
+	m = uint32(t)
+	return m, math.Float64bits(fromMilli(m)) == math.Float64bits(v)
+}
+
+// fromMilli returns the value of thousandths m.
+func fromMilli(m uint32) float64 {
+	if m == noValue {
+		return math.NaN()
+	}
+	return float64(m) / 1000
+}
+
+// len returns the number of intervals the column holds.
+func (c *column) len() int {
+	if c.wide != nil {
+		return len(c.wide)
+	}
+	return len(c.milli)
+}
 
 // at returns the value of interval i, def past the column's length.
-func (c column) at(i int, def float64) float64 {
-	if i < len(c) {
-		return c[i]
+func (c *column) at(i int, def float64) float64 {
+	switch {
+	case i >= c.len():
+		return def
+	case c.wide != nil:
+		return c.wide[i]
 	}
-	return def
+	return fromMilli(c.milli[i])
 }
 
 // set sets the value of interval i to v. A column that holds nothing but def up to i stays
-// as short as it is; one that grows from nothing gets room for capacity intervals.
+// as short as it is; one that grows from nothing gets room for capacity intervals. def is 0
+// or NaN.
 func (c *column) set(i int, v, def float64, capacity int) {
-	if i < len(*c) {
-		(*c)[i] = v
+	if i >= c.len() {
+		if v == def || math.IsNaN(v) && math.IsNaN(def) {
+			return
+		}
+		if c.len() == 0 && c.wide == nil {
+			c.milli = make([]uint32, 0, max(i+1, capacity))
+		}
+		for c.len() < i {
+			c.append(def)
+		}
+		c.append(v)
 		return
 	}
-	if v == def || math.IsNaN(v) && math.IsNaN(def) {
-		return
+	m, ok := toMilli(v)
+	switch {
+	case c.wide != nil:
+		c.wide[i] = v
+	case ok:
+		c.milli[i] = m
+	default:
+		c.widen()
+		c.wide[i] = v
 	}
-	if *c == nil {
-		*c = make(column, 0, max(i+1, capacity))
-	}
-	for len(*c) < i {
-		*c = append(*c, def)
-	}
-	*c = append(*c, v)
 }
 
+// append adds v after the column's last value.
+func (c *column) append(v float64) {
+	if c.wide == nil {
+		if m, ok := toMilli(v); ok {
+			c.milli = append(c.milli, m)
+			return
+		}
+		c.widen()
+	}
+	c.wide = append(c.wide, v)
+}
+
+// widen turns the column's values into float64s.
+func (c *column) widen() {
+	c.wide = make([]float64, len(c.milli), max(cap(c.milli), 1))
+	for i, m := range c.milli {
+		c.wide[i] = fromMilli(m)
+	}
+	c.milli = nil
+}
+
+// bytes returns the memory the column's values take.
+func (c *column) bytes() int { return cap(c.milli)*4 + cap(c.wide)*8 }
+
 // trim gives the column exactly its length as capacity.
-func (c *column) trim() { *c = trimmed(*c) }
+func (c *column) trim() {
+	if c.wide != nil {
+		c.wide = trimmed(c.wide)
+	} else {
+		c.milli = trimmed(c.milli)
+	}
+}
 
 // trimmed returns s, or a copy of it without room beyond its length if it has any.
 func trimmed[S ~[]E, E any](s S) S {

@@ -281,11 +281,12 @@ func TestSeriesColumns(t *testing.T) {
 	if iv := s.Interval(0); len(iv.Ops) != 0 || iv.Metrics != nil {
 		t.Errorf("interval 0 = %+v, want nothing measured", iv)
 	}
-	// Only the columns that hold a value other than their default take room, up to the last.
+	// Only the columns that hold a value other than their default take room, up to the last,
+	// 4 bytes a value for whole thousandths.
 	q := s.op("query")
 	for f, want := range map[int]int{fCount: 6, fUnits: 6, fP99: 6, fErrors: 6, fP50: 0, fRtMax: 0} {
-		if got := len(q.cols[f]); got != want || cap(q.cols[f]) != want {
-			t.Errorf("query figure %d: len %d cap %d, want %d", f, got, cap(q.cols[f]), want)
+		if got := q.cols[f].len(); got != want || q.cols[f].bytes() != 4*want {
+			t.Errorf("query figure %d: %d values in %d bytes, want %d in %d", f, got, q.cols[f].bytes(), want, 4*want)
 		}
 	}
 
@@ -318,5 +319,36 @@ func TestSeriesAppendAllocates(t *testing.T) {
 	// would take at least two a second (AllocsPerRun rounds the average down).
 	if n := testing.AllocsPerRun(2000, second); n != 0 {
 		t.Errorf("%.2f allocations per second appended", n)
+	}
+}
+
+// A column keeps whole thousandths in 32 bits and turns to float64 at the first value that
+// is not one, every value reading back exactly as it was set, -0 and not measured included.
+func TestColumnForms(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		v     float64
+		milli bool
+	}{
+		{0, true}, {1, true}, {0.001, true}, {1234.567, true}, {4294967.294, true}, {nan, true},
+		{4294967.295, false}, {1e12, false}, {-1, false}, {math.Copysign(0, -1), false}, {0.0005, false},
+		{math.Nextafter(0.3, 1), false}, {math.Inf(1), false}, {1.0 / 3, false},
+	} {
+		var col column
+		col.set(0, 7, nan, 0)
+		col.set(1, c.v, nan, 0)
+		col.set(3, 2.5, nan, 0)
+		if got := col.wide == nil; got != c.milli {
+			t.Errorf("%v: kept in thousandths %v, want %v", c.v, got, c.milli)
+		}
+		want := []float64{7, c.v, nan, 2.5}
+		for i, w := range want {
+			if g := col.at(i, nan); math.Float64bits(g) != math.Float64bits(w) && !(math.IsNaN(g) && math.IsNaN(w)) {
+				t.Errorf("%v: value %d reads %v, want %v", c.v, i, g, w)
+			}
+		}
+		if g := col.at(4, 0); g != 0 {
+			t.Errorf("%v: past the end %v, want the default", c.v, g)
+		}
 	}
 }

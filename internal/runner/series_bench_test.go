@@ -13,27 +13,43 @@ import (
 )
 
 // seriesSampler stands for a real run's samplers: every raw key the OS sampler measures for a
-// managed server (host, device, DBMS processes, sizes) and InnoDB's engine counters.
-type seriesSampler struct{ rng *rand.Rand }
-
-var seriesKeys = []string{
-	measure.KeyCPU, measure.KeyClientCPU, measure.KeyDBCPU, measure.KeyCPUUsSy, measure.KeyCPUAll,
-	measure.KeyCS, measure.KeyReads, measure.KeyReadKB, measure.KeyWrites, measure.KeyWriteKB,
-	measure.KeyReadMs, measure.KeyWriteMs, measure.KeyIOMs, measure.KeyQueueMs, measure.KeySeconds,
-	measure.KeyDBReadKB, measure.KeyDBWriteKB, measure.KeyRSSMB, measure.KeyDBGB1, measure.KeyDBGB2,
-	"history_list_length", "dirty_pages", "data_pages", "pending_reads", "pending_writes",
-	"pending_fsyncs", "checkpoint_age_bytes", "buffer_pool_wait_free", "log_waits",
-	"row_lock_waits", "deadlocks",
+// managed server (host, device, DBMS processes, sizes) and InnoDB's engine counters, each
+// computed as measure.OS computes it: CPU seconds as differences of tick counts read as
+// seconds, counters as whole differences, KB from 512-byte sectors and 4 KiB pages, sizes in
+// GiB of 512-byte blocks.
+type seriesSampler struct {
+	rng   *rand.Rand
+	ticks [5]float64 // cumulative CPU ticks: host busy, client, DBMS, host us+sy, host all
+	size  int64      // data directory blocks
 }
 
-func (seriesSampler) Begin(context.Context, time.Time)             {}
-func (seriesSampler) End(context.Context, time.Time, *result.Step) {}
-func (s seriesSampler) Sample(context.Context, time.Time) map[string]float64 {
-	m := make(map[string]float64, len(seriesKeys))
-	for _, k := range seriesKeys {
-		m[k] = float64(s.rng.IntN(100000)) / 7
+// seriesCounters are InnoDB's engine counters (internal/engine/sqldb innodbStatus), the
+// checkpoint age in bytes.
+var seriesCounters = []string{"history_list_length", "dirty_pages", "data_pages", "pending_reads",
+	"pending_writes", "pending_fsyncs", "buffer_pool_wait_free", "log_waits", "row_lock_waits", "deadlocks"}
+
+func (*seriesSampler) Begin(context.Context, time.Time)             {}
+func (*seriesSampler) End(context.Context, time.Time, *result.Step) {}
+func (s *seriesSampler) Sample(context.Context, time.Time) map[string]float64 {
+	m := map[string]float64{}
+	for i, k := range []string{measure.KeyCPU, measure.KeyClientCPU, measure.KeyDBCPU, measure.KeyCPUUsSy, measure.KeyCPUAll} {
+		prev := s.ticks[i] / 100
+		s.ticks[i] += float64(s.rng.IntN(200))
+		m[k] = s.ticks[i]/100 - prev
 	}
-	m[measure.KeySeconds] = 1
+	n := func(limit int) float64 { return float64(s.rng.IntN(limit)) }
+	m[measure.KeySeconds] = (time.Second + time.Duration(s.rng.IntN(2e6))).Seconds()
+	m[measure.KeyCS], m[measure.KeyReads], m[measure.KeyWrites] = n(50000), n(3000), n(2000)
+	m[measure.KeyReadKB], m[measure.KeyWriteKB] = n(200000)*512/1024, n(200000)*512/1024
+	m[measure.KeyReadMs], m[measure.KeyWriteMs], m[measure.KeyIOMs], m[measure.KeyQueueMs] = n(3000), n(3000), n(1000), n(9000)
+	m[measure.KeyDBReadKB], m[measure.KeyDBWriteKB] = n(50000)*4096/1024, n(50000)*4096/1024
+	m[measure.KeyRSSMB] = n(1<<20) * 4096 / (1 << 20)
+	s.size += int64(s.rng.IntN(20000))
+	m[measure.KeyDBGB1], m[measure.KeyDBGB2] = float64(s.size*512)/(1<<30), float64(s.size*512+4096)/(1<<30)
+	for _, k := range seriesCounters {
+		m[k] = n(10000)
+	}
+	m["checkpoint_age_bytes"] = n(1 << 30)
 	return m
 }
 
@@ -73,7 +89,7 @@ func seriesHeap(ops int, total bool, ticks int) uint64 {
 		basis.PerOp = "requests"
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	r := &Runner{Samplers: []Sampler{seriesSampler{rng}}}
+	r := &Runner{Samplers: []Sampler{&seriesSampler{rng: rng}}}
 	s := &Step{Ops: specs}
 	rec := newRecorder(clock, 0, len(specs))
 	recs := []*Recorder{rec}
