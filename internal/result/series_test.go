@@ -352,3 +352,36 @@ func TestColumnForms(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWriteIntervals writes the intervals.csv of a step of 3,600 seconds of 11
+// operation types and 52 metrics (LinkBench's shape, BenchmarkSeriesMemory in
+// internal/runner): B/op is what the write allocates, file-MB the file's size.
+func BenchmarkWriteIntervals(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	ops := []string{"requests"}
+	for i := range 10 {
+		ops = append(ops, "op"+strconv.Itoa(i))
+	}
+	var metrics []string
+	for i := range 52 {
+		metrics = append(metrics, "m"+strconv.Itoa(i))
+	}
+	list := randomIntervals(rng, t0, 3600, ops, nil, metrics)
+	r := &Run{Configs: []Config{{Name: "innodb", Steps: []Step{{Name: "run.1", StartedAt: t0, Intervals: NewSeries(list...)}}}}}
+	d, err := CreateDir(filepath.Join(b.TempDir(), "run"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.WriteIntervals(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st, err := os.Stat(filepath.Join(d.Path(), "intervals.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(st.Size())/(1<<20), "file-MB")
+}

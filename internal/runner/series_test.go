@@ -120,3 +120,37 @@ func seriesHeap(ops int, total bool, ticks int) uint64 {
 	}
 	return with.HeapAlloc - without.HeapAlloc
 }
+
+// The tick appends a second to the step's series without a map: with no sampler, a tick of
+// a step whose operations all ran allocates nothing but the columns' growth (AllocsPerRun
+// rounds the average down), where two maps a second took two or more.
+func TestTickAppendsWithoutAllocating(t *testing.T) {
+	clock := NewManualClock(t0)
+	specs := []OpSpec{{Name: "read"}, {Name: "write"}, {Name: "requests", Total: true}}
+	st := newStepStats(&Runner{}, &Step{Ops: specs}, clock, clock.Now(), time.Second)
+	rec := newRecorder(clock, 0, len(specs))
+	second := func() {
+		for op := range 2 {
+			rec.Do(Op(op), time.Time{}, func() (int64, error) { clock.Advance(time.Microsecond); return 1, nil })
+		}
+		clock.Advance(time.Second)
+		st.tick(context.Background(), []*Recorder{rec}, false)
+	}
+	second()
+	if n := testing.AllocsPerRun(3000, second); n != 0 {
+		t.Errorf("%v allocations per tick", n)
+	}
+	if got := st.series.Len(); got != 3002 {
+		t.Fatalf("%d seconds in the series, want 3002", got)
+	}
+	for i := range st.series.Len() {
+		for _, name := range []string{"read", "write"} {
+			if o, ok := st.series.Op(i, name); !ok || o.Count != 1 || o.P50 != 1 {
+				t.Fatalf("second %d %s: %+v, %v; want one operation of 1 us", i+1, name, o, ok)
+			}
+		}
+		if o, _ := st.series.Op(i, "requests"); o.Count != 2 {
+			t.Fatalf("second %d: requests %+v, want the two operations", i+1, o)
+		}
+	}
+}
