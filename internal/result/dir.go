@@ -131,6 +131,9 @@ func (d *Dir) WriteRun(r *Run) error {
 // intervalOpColumns are the per-operation columns of intervals.csv, after "<op>_".
 var intervalOpColumns = []string{"count", "per_sec", "p50_us", "p99_us", "max_us", "rt_p99_us", "rt_max_us", "errors"}
 
+// absentOpCells are the intervalOpColumns of an operation absent from an interval: all empty.
+var absentOpCells = strings.Repeat(",", len(intervalOpColumns))
+
 // WriteIntervals (re)writes intervals.csv from every step's per-second series: one row per
 // (config, step, second). A cell that was not measured in that second is empty, never 0. The
 // file is written a row at a time, never whole in memory.
@@ -257,7 +260,7 @@ func (sw *stepRows) row(b []byte, i int) []byte {
 // was measured.
 func appendOpCells(b []byte, o IntervalOp, ok bool, secs float64) []byte {
 	if !ok {
-		return append(b, ",,,,,,,,"...)
+		return append(b, absentOpCells...)
 	}
 	cell := func(v float64, measured bool) {
 		b = append(b, ',')
