@@ -121,7 +121,7 @@ func TestPerSecondFromDiskstats(t *testing.T) {
 	o.Begin(ctx, t0)
 	switchTo(t, o, b)
 	sample := o.Sample(ctx, t0.Add(2*time.Second))
-	st := &result.Step{Intervals: []result.Interval{{Second: 1, Metrics: sample}}}
+	st := &result.Step{Intervals: result.NewSeries(result.Interval{Second: 1, Metrics: sample})}
 	o.End(ctx, t0.Add(2*time.Second), st)
 	Derive(st, Basis{})
 
@@ -147,7 +147,7 @@ func TestPerSecondFromDiskstats(t *testing.T) {
 		if g := got[k]; g == nil || !approx(*g, w, 1e-9) {
 			t.Errorf("step %s = %v, want %v", k, deref(g), w)
 		}
-		if g, ok := st.Intervals[0].Metrics[k]; !ok || !approx(g, w, 1e-9) {
+		if g, ok := st.Intervals.Metric(0, k); !ok || !approx(g, w, 1e-9) {
 			t.Errorf("interval %s = %v (present %v), want %v", k, g, ok, w)
 		}
 	}

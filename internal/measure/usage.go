@@ -131,24 +131,46 @@ func Derive(st *result.Step, b Basis) {
 			st.Size.Samp = &samp
 		}
 	}
-	for i := range st.Intervals {
-		in := &st.Intervals[i]
-		if len(in.Metrics) == 0 {
+	deriveIntervals(st.Intervals, b)
+}
+
+// deriveIntervals adds the per-operation and per-second metrics of every interval of ivs
+// that has metrics.
+func deriveIntervals(ivs *result.Series, b Basis) {
+	var raw, derived map[string]float64
+	for i := range ivs.Len() {
+		raw = ivs.Metrics(i, raw)
+		if len(raw) == 0 {
 			continue
 		}
-		pq := perOp(in.Metrics, in.Ops[b.PerOp].Units, in.Ops[b.PerWrite].Units, b.BytesPerWrite)
-		for k, v := range pq {
-			in.Metrics[k] = v
+		ops, _ := ivs.Op(i, b.PerOp)
+		writes, _ := ivs.Op(i, b.PerWrite)
+		derived = perOpInto(clearMap(derived), raw, ops.Units, writes.Units, b.BytesPerWrite)
+		for k, v := range derived {
+			ivs.SetMetric(i, k, v)
 		}
-		for k, v := range PerSecond(in.Metrics) {
-			in.Metrics[k] = v
+		for k, v := range perSecondInto(clearMap(derived), raw) {
+			ivs.SetMetric(i, k, v)
 		}
 	}
 }
 
+// clearMap returns m emptied, or a new map when m is nil.
+func clearMap(m map[string]float64) map[string]float64 {
+	if m == nil {
+		return map[string]float64{}
+	}
+	clear(m)
+	return m
+}
+
 // perOp divides the raw metrics u by ops (CPU, context switches, reads) and writes (writes).
 func perOp(u map[string]float64, ops, writes int64, bytesPerWrite float64) map[string]float64 {
-	out := map[string]float64{}
+	return perOpInto(map[string]float64{}, u, ops, writes, bytesPerWrite)
+}
+
+// perOpInto is perOp adding to out, which it returns.
+func perOpInto(out, u map[string]float64, ops, writes int64, bytesPerWrite float64) map[string]float64 {
 	div := func(key, raw string, n int64, scale float64) {
 		if v, ok := u[raw]; ok && n > 0 {
 			out[key] = v * scale / float64(n)
@@ -182,7 +204,11 @@ func perOp(u map[string]float64, ops, writes int64, bytesPerWrite float64) map[s
 // the device's average wait per read and per write, queue size and utilisation. A metric whose inputs are absent,
 // or whose divisor is zero (no time, no reads), is left out.
 func PerSecond(u map[string]float64) map[string]float64 {
-	out := map[string]float64{}
+	return perSecondInto(map[string]float64{}, u)
+}
+
+// perSecondInto is PerSecond adding to out, which it returns.
+func perSecondInto(out, u map[string]float64) map[string]float64 {
 	secs, timed := u[KeySeconds]
 	timed = timed && secs > 0
 	rate := func(key, raw string, scale float64) {

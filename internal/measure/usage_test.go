@@ -20,12 +20,12 @@ func TestDerive(t *testing.T) {
 		Ops: map[string]*result.Op{"query": {Units: 2000}, "insert": {Units: 500}},
 		Usage: map[string]float64{KeyCPU: 0.5, KeyDBCPU: 0.25, KeyCS: 4000, KeyReads: 100, KeyReadKB: 1600,
 			KeyWrites: 50, KeyWriteKB: 1000, KeyDBWriteKB: 800, KeyMaxRSSMB: 300, KeyDBGB1: 0.5},
-		Intervals: []result.Interval{
-			{Ops: map[string]result.IntervalOp{"query": {Units: 1000}, "insert": {Units: 100}},
+		Intervals: result.NewSeries(
+			result.Interval{Ops: map[string]result.IntervalOp{"query": {Units: 1000}, "insert": {Units: 100}},
 				Metrics: map[string]float64{KeyCPU: 0.2, KeyWriteKB: 10, "l0_files": 3}},
-			{Ops: map[string]result.IntervalOp{"query": {Units: 0}}, Metrics: map[string]float64{KeyCPU: 0.1}},
-			{Ops: map[string]result.IntervalOp{"query": {Units: 5}}},
-		},
+			result.Interval{Ops: map[string]result.IntervalOp{"query": {Units: 0}}, Metrics: map[string]float64{KeyCPU: 0.1}},
+			result.Interval{Ops: map[string]result.IntervalOp{"query": {Units: 5}}},
+		),
 	}
 	Derive(st, Basis{PerOp: "query", PerWrite: "insert", BytesPerWrite: 100, LiveBytes: 1 << 29})
 	e := st.Efficiency
@@ -57,7 +57,7 @@ func TestDerive(t *testing.T) {
 	if st.Size == nil || val(st.Size.Samp) != 1.0 { // 0.5 GiB / 2^29 bytes
 		t.Errorf("samp %+v", st.Size)
 	}
-	in := st.Intervals
+	in := intervals(st.Intervals)
 	if in[0].Metrics[KeyCPUpq] != 200 || in[0].Metrics[KeyWKBpi] != 0.1 || in[0].Metrics["l0_files"] != 3 {
 		t.Errorf("interval 1 metrics %v", in[0].Metrics)
 	}
@@ -99,14 +99,14 @@ func TestDeriveClientCPUPct(t *testing.T) {
 		Ops: map[string]*result.Op{"query": {Units: 1000}},
 		// 2 CPUs for 2 s: 4 s of CPU time, 1.5 of them the client's.
 		Usage: map[string]float64{KeyClientCPU: 1.5, KeyCPUAll: 4, KeyCPUUsSy: 3, KeySeconds: 2},
-		Intervals: []result.Interval{
-			{Ops: map[string]result.IntervalOp{"query": {Units: 500}},
+		Intervals: result.NewSeries(
+			result.Interval{Ops: map[string]result.IntervalOp{"query": {Units: 500}},
 				Metrics: map[string]float64{KeyClientCPU: 1.8, KeyCPUAll: 2, KeySeconds: 1}},
-			{Ops: map[string]result.IntervalOp{"query": {Units: 500}},
+			result.Interval{Ops: map[string]result.IntervalOp{"query": {Units: 500}},
 				Metrics: map[string]float64{KeyCPUAll: 2, KeySeconds: 1}}, // embedded: no client CPU
-			{Ops: map[string]result.IntervalOp{"query": {Units: 0}},
+			result.Interval{Ops: map[string]result.IntervalOp{"query": {Units: 0}},
 				Metrics: map[string]float64{KeyClientCPU: 0.1, KeySeconds: 1}}, // no host CPU time
-		},
+		),
 	}
 	Derive(st, Basis{PerOp: "query"})
 	if st.Resources == nil || val(st.Resources.ClientCPUPct) != 37.5 || val(st.Resources.CPUps) != 75.0 {
@@ -115,7 +115,7 @@ func TestDeriveClientCPUPct(t *testing.T) {
 	if e := st.Efficiency; e == nil || val(e.ClientCPUpq) != 1500.0 {
 		t.Errorf("client_cpupq %+v", st.Efficiency)
 	}
-	in := st.Intervals
+	in := intervals(st.Intervals)
 	if v, ok := in[0].Metrics[KeyClientCPUPct]; !ok || v != 90 {
 		t.Errorf("second 1: client_cpu_pct %v, %v; want 90", v, ok)
 	}
@@ -157,4 +157,13 @@ func TestClientBound(t *testing.T) {
 			t.Errorf("ClientBound(%v, %v) = %v, want %v", c.u, c.limit, got, c.want)
 		}
 	}
+}
+
+// intervals returns every interval of s with its maps.
+func intervals(s *result.Series) []result.Interval {
+	out := make([]result.Interval, s.Len())
+	for i := range out {
+		out[i] = s.Interval(i)
+	}
+	return out
 }

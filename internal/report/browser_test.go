@@ -200,17 +200,17 @@ func longRun(secs int) *result.Run {
 				s.Ops[op] = &result.Op{Count: int64(secs * 1000), Units: int64(secs * 1000), PerSec: 1000 * float64(ci+1),
 					Latency: result.Latency{P50: 100, P99: 900, Max: 5e4, Buckets: []float64{0.5, 0.9, 0.99, 1, 1, 1, 1, 1, 1}}}
 			}
+			s.Intervals = &result.Series{}
 			for i := 1; i <= secs; i++ {
-				iv := result.Interval{Second: i, Time: start.Add(time.Duration(i) * time.Second), Ops: map[string]result.IntervalOp{}}
+				iv := s.Intervals.Append(i, start.Add(time.Duration(i)*time.Second))
 				for _, op := range ops {
 					units := int64(1000*(ci+1) + (i*7919)%300)
 					o := result.IntervalOp{Count: units, Units: units, P50: 100, P99: 800 + float64(i%50), Max: 4e4 + float64(i%977)}
 					if ci == 1 && i > secs/2 && i <= secs/2+10 {
 						o = result.IntervalOp{} // the stall
 					}
-					iv.Ops[op] = o
+					s.Intervals.SetOp(iv, op, o)
 				}
-				s.Intervals = append(s.Intervals, iv)
 			}
 			c.Steps = append(c.Steps, s)
 		}

@@ -256,7 +256,7 @@ func TestPerSecondSeries(t *testing.T) {
 	}
 	for _, s := range series {
 		c := r.Configs[s.Color]
-		if want := len(findStep(c, "qr100").Intervals); len(s.X) != want || want == 0 {
+		if want := findStep(c, "qr100").Intervals.Len(); len(s.X) != want || want == 0 {
 			t.Errorf("%s: %d points, want %d intervals", s.Name, len(s.X), want)
 		}
 		for i, y := range s.Y {
@@ -265,7 +265,7 @@ func TestPerSecondSeries(t *testing.T) {
 			}
 		}
 	}
-	iv := []result.Interval{{Ops: map[string]result.IntervalOp{"insert": {Count: 0}}}}
+	iv := result.NewSeries(result.Interval{Ops: map[string]result.IntervalOp{"insert": {Count: 0}}})
 	r2 := &result.Run{Configs: []result.Config{{Name: "a", Steps: []result.Step{{Name: "s", Intervals: iv}}}}}
 	lat := stepSeries(r2, "s", "insert", ivLatency(func(o result.IntervalOp) float64 { return o.Max }))
 	if !math.IsNaN(lat[0].Y[0]) {
@@ -375,7 +375,8 @@ func TestLinkBenchRequestsLine(t *testing.T) {
 	}
 	for _, s := range series {
 		c := r.Configs[s.Color]
-		first := findStep(c, ivs[0]).Intervals[0].Ops["requests"].PerSec
+		o, _ := findStep(c, ivs[0]).Intervals.Op(0, "requests")
+		first := o.PerSec
 		if first <= 0 || s.Y[0] != first {
 			t.Errorf("%s: first point %v, want the requests total of that second %v", s.Name, s.Y[0], first)
 		}

@@ -83,8 +83,8 @@ func nonEmptySections(secs ...Section) []Section {
 
 // oneOp is the rate of one operation in the second.
 func oneOp(op string) intervalValue {
-	return func(iv result.Interval, secs float64) float64 {
-		o, ok := iv.Ops[op]
+	return func(ivs *result.Series, i int, secs float64) float64 {
+		o, ok := ivs.Op(i, op)
 		if !ok {
 			return math.NaN()
 		}

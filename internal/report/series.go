@@ -41,8 +41,8 @@ func ivLatency(field func(o result.IntervalOp) float64) ivValue {
 // stepSeries returns a line per configuration that ran the step with intervals: x is seconds
 // since the step's start, y is value of each second's op (NaN where the op did not run).
 func stepSeries(r *result.Run, step, op string, value ivValue) []chart.Series {
-	perOp := func(iv result.Interval, secs float64) float64 {
-		o, ok := iv.Ops[op]
+	perOp := func(ivs *result.Series, i int, secs float64) float64 {
+		o, ok := ivs.Op(i, op)
 		if !ok {
 			return math.NaN()
 		}
@@ -51,7 +51,7 @@ func stepSeries(r *result.Run, step, op string, value ivValue) []chart.Series {
 	var out []chart.Series
 	for ci, c := range r.Configs {
 		s := findStep(c, step)
-		if s == nil || len(s.Intervals) == 0 {
+		if s == nil || s.Intervals.Len() == 0 {
 			continue
 		}
 		x, y := points(s, s.StartedAt, perOp)
@@ -61,22 +61,25 @@ func stepSeries(r *result.Run, step, op string, value ivValue) []chart.Series {
 	return out
 }
 
-// intervalValue returns one second's value over a step's operations; NaN: none.
-type intervalValue func(iv result.Interval, secs float64) float64
+// intervalValue returns the value of interval i of a step's series over its operations,
+// given its length; NaN: none.
+type intervalValue func(ivs *result.Series, i int, secs float64) float64
 
 // points returns the per-second points of a step: x is seconds since t0 at each interval's end,
 // y is value of the interval, given its length. A short last interval is left out (shortTail).
 func points(s *result.Step, t0 time.Time, value intervalValue) (x, y []float64) {
-	x = make([]float64, 0, len(s.Intervals))
-	y = make([]float64, 0, len(s.Intervals))
+	ivs := s.Intervals
+	x = make([]float64, 0, ivs.Len())
+	y = make([]float64, 0, ivs.Len())
 	prev := s.StartedAt
-	for i, iv := range s.Intervals {
-		secs := iv.Time.Sub(prev).Seconds()
-		prev = iv.Time
+	for i := range ivs.Len() {
+		at := ivs.Time(i)
+		secs := at.Sub(prev).Seconds()
+		prev = at
 		if shortTail(s, i, secs) {
 			break
 		}
-		x, y = append(x, iv.Time.Sub(t0).Seconds()), append(y, value(iv, secs))
+		x, y = append(x, at.Sub(t0).Seconds()), append(y, value(ivs, i, secs))
 	}
 	return x, y
 }
@@ -85,15 +88,15 @@ func points(s *result.Step, t0 time.Time, value intervalValue) (x, y []float64) 
 // moment the clients stopped, whose rate would show as a dip that is no stall. Its operations
 // are in the step's totals; a step with only one interval keeps it.
 func shortTail(s *result.Step, i int, secs float64) bool {
-	return i > 0 && i == len(s.Intervals)-1 && secs < 0.5
+	return i > 0 && i == s.Intervals.Len()-1 && secs < 0.5
 }
 
 // hasResponse reports whether any configuration measured response times of op in the step.
 func hasResponse(r *result.Run, step, op string) bool {
 	for _, c := range r.Configs {
 		if s := findStep(c, step); s != nil {
-			for _, iv := range s.Intervals {
-				if iv.Ops[op].RtMax > 0 {
+			for i := range s.Intervals.Len() {
+				if o, _ := s.Intervals.Op(i, op); o.RtMax > 0 {
 					return true
 				}
 			}

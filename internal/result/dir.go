@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -86,13 +87,25 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 // so an interrupt never leaves half a file. The file is readable by all (0644): results hold
 // no credentials.
 func WriteFile(path string, data []byte) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomic writes the file at path as WriteFile does, with what write writes to it through
+// a buffer.
+func writeAtomic(path string, write func(w io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	err = errors.Join(werr, cerr)
+	bw := bufio.NewWriterSize(f, 64<<10)
+	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
+	err = errors.Join(werr, f.Close())
 	if err == nil {
 		err = os.Chmod(f.Name(), 0o644)
 	}
@@ -118,108 +131,155 @@ func (d *Dir) WriteRun(r *Run) error {
 // intervalOpColumns are the per-operation columns of intervals.csv, after "<op>_".
 var intervalOpColumns = []string{"count", "per_sec", "p50_us", "p99_us", "max_us", "rt_p99_us", "rt_max_us", "errors"}
 
+// absentOpCells are the intervalOpColumns of an operation absent from an interval: all empty.
+var absentOpCells = strings.Repeat(",", len(intervalOpColumns))
+
 // WriteIntervals (re)writes intervals.csv from every step's per-second series: one row per
-// (config, step, second). A cell that was not measured in that second is empty, never 0.
+// (config, step, second). A cell that was not measured in that second is empty, never 0. The
+// file is written a row at a time, never whole in memory.
 func (d *Dir) WriteIntervals(r *Run) error {
 	ops, metrics := intervalNames(r)
-	header := []string{"config", "step", "second", "time"}
-	for _, op := range ops {
-		for _, col := range intervalOpColumns {
-			header = append(header, op+"_"+col)
-		}
-	}
-	header = append(header, metrics...)
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write(header)
-	for _, c := range r.Configs {
-		for _, s := range c.Steps {
-			prev := s.StartedAt
-			for _, iv := range s.Intervals {
-				w.Write(intervalRow(c.Name, s.Name, iv, iv.Time.Sub(prev).Seconds(), ops, metrics))
-				prev = iv.Time
+	return writeAtomic(filepath.Join(d.path, "intervals.csv"), func(w io.Writer) error {
+		header := []string{"config", "step", "second", "time"}
+		for _, op := range ops {
+			for _, col := range intervalOpColumns {
+				header = append(header, op+"_"+col)
 			}
 		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		return fmt.Errorf("encode intervals.csv: %w", err)
-	}
-	return d.WriteFile("intervals.csv", buf.Bytes())
+		if err := writeCSV(w, append(header, metrics...)); err != nil {
+			return err
+		}
+		var row []byte
+		for _, c := range r.Configs {
+			for si := range c.Steps {
+				sw, err := newStepRows(c.Name, &c.Steps[si], ops, metrics)
+				if err != nil {
+					return err
+				}
+				for i := range c.Steps[si].Intervals.Len() {
+					row = sw.row(row[:0], i)
+					if _, err := w.Write(row); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// writeCSV writes one record to w as encoding/csv does.
+func writeCSV(w io.Writer, rec []string) error {
+	cw := csv.NewWriter(w)
+	cw.Write(rec)
+	cw.Flush()
+	return cw.Error()
 }
 
 // intervalNames returns the operations and the metrics of every interval of r, sorted.
 func intervalNames(r *Run) (ops, metrics []string) {
 	for _, c := range r.Configs {
 		for _, s := range c.Steps {
-			for _, iv := range s.Intervals {
-				for op := range iv.Ops {
-					if !slices.Contains(ops, op) {
-						ops = append(ops, op)
-					}
-				}
-				for m := range iv.Metrics {
-					if !slices.Contains(metrics, m) {
-						metrics = append(metrics, m)
-					}
-				}
-			}
+			ops = append(ops, s.Intervals.OpNames()...)
+			metrics = append(metrics, s.Intervals.MetricNames()...)
 		}
 	}
 	slices.Sort(ops)
 	slices.Sort(metrics)
-	return ops, metrics
+	return slices.Compact(ops), slices.Compact(metrics)
 }
 
-// intervalRow is the row of intervals.csv of interval iv, which lasted secs, of step step of
-// configuration config: the operations' columns of ops, then the metrics, empty where not
-// measured.
-func intervalRow(config, step string, iv Interval, secs float64, ops, metrics []string) []string {
-	row := []string{config, step, strconv.Itoa(iv.Second), iv.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
-	for _, op := range ops {
-		o, ok := iv.Ops[op]
-		if !ok {
-			row = append(row, make([]string, len(intervalOpColumns))...)
-			continue
-		}
-		row = appendOpCells(row, o, secs)
-	}
-	for _, m := range metrics {
-		if v, ok := iv.Metrics[m]; ok {
-			row = append(row, formatCell(v))
-		} else {
-			row = append(row, "")
-		}
-	}
-	return row
+// stepRows writes the rows of intervals.csv of one step.
+type stepRows struct {
+	step *Step
+	// prefix is the first two cells, the configuration and the step, as encoding/csv writes
+	// them (quoted where they need it); the other cells are numbers, which never need it.
+	prefix []byte
+	// ops and metrics are the step's columns of the file's operations and metrics, in the
+	// file's order; nil for those the step does not have.
+	ops     []*opSeries
+	metrics []*column
 }
 
-// appendOpCells appends the intervalOpColumns of operation o in an interval of secs: the rate
-// is empty without a duration, the latencies without an operation, and the response times
-// when none was measured.
-func appendOpCells(row []string, o IntervalOp, secs float64) []string {
-	perSec := ""
-	if secs > 0 {
-		perSec = formatCell(float64(o.Units) / secs)
+// newStepRows prepares the rows of step s of configuration config, in a file of the
+// operations ops and the metrics metrics.
+func newStepRows(config string, s *Step, ops, metrics []string) (*stepRows, error) {
+	var b bytes.Buffer
+	if err := writeCSV(&b, []string{config, s.Name}); err != nil {
+		return nil, err
 	}
-	lat := func(v float64) string {
-		if o.Count == 0 {
-			return ""
+	sw := &stepRows{step: s, prefix: bytes.TrimSuffix(b.Bytes(), []byte("\n"))}
+	if sr := s.Intervals; sr != nil {
+		for _, op := range ops {
+			sw.ops = append(sw.ops, sr.op(op))
 		}
-		return formatCell(v)
-	}
-	rt := func(v float64) string {
-		if o.RtMax == 0 {
-			return ""
+		for _, m := range metrics {
+			var col *column
+			if k, ok := sr.metricIndex[m]; ok {
+				col = &sr.metrics[k].col
+			}
+			sw.metrics = append(sw.metrics, col)
 		}
-		return formatCell(v)
 	}
-	return append(row, strconv.FormatInt(o.Count, 10), perSec, lat(o.P50), lat(o.P99),
-		lat(o.Max), rt(o.RtP99), rt(o.RtMax), strconv.FormatInt(o.Errors, 10))
+	return sw, nil
 }
 
-// formatCell formats a number of intervals.csv: the shortest form that reads back exactly.
-func formatCell(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// row appends the row of interval i to b: the operations' columns, then the metrics, empty
+// where not measured.
+func (sw *stepRows) row(b []byte, i int) []byte {
+	sr := sw.step.Intervals
+	prev := sw.step.StartedAt
+	if i > 0 {
+		prev = sr.Time(i - 1)
+	}
+	secs := sr.Time(i).Sub(prev).Seconds()
+	b = append(append(b, sw.prefix...), ',')
+	b = strconv.AppendInt(b, int64(sr.Second(i)), 10)
+	b = sr.Time(i).UTC().AppendFormat(append(b, ','), "2006-01-02T15:04:05.000Z07:00")
+	for _, op := range sw.ops {
+		o, ok := IntervalOp{}, false
+		if op != nil {
+			o, ok = op.at(i)
+		}
+		b = appendOpCells(b, o, ok, secs)
+	}
+	for _, col := range sw.metrics {
+		b = append(b, ',')
+		if col != nil {
+			if v := col.at(i, math.NaN()); !math.IsNaN(v) {
+				b = appendCell(b, v)
+			}
+		}
+	}
+	return append(b, '\n')
+}
+
+// appendOpCells appends the intervalOpColumns of operation o in an interval of secs, each
+// after a comma: all empty when the interval does not have o (!ok); else the rate is empty
+// without a duration, the latencies without an operation, and the response times when none
+// was measured.
+func appendOpCells(b []byte, o IntervalOp, ok bool, secs float64) []byte {
+	if !ok {
+		return append(b, absentOpCells...)
+	}
+	cell := func(v float64, measured bool) {
+		b = append(b, ',')
+		if measured {
+			b = appendCell(b, v)
+		}
+	}
+	b = strconv.AppendInt(append(b, ','), o.Count, 10)
+	cell(float64(o.Units)/secs, secs > 0)
+	cell(o.P50, o.Count != 0)
+	cell(o.P99, o.Count != 0)
+	cell(o.Max, o.Count != 0)
+	cell(o.RtP99, o.RtMax != 0)
+	cell(o.RtMax, o.RtMax != 0)
+	return strconv.AppendInt(append(b, ','), o.Errors, 10)
+}
+
+// appendCell appends a number of intervals.csv: the shortest form that reads back exactly.
+func appendCell(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', -1, 64) }
 
 // Load reads run.json from a run directory or from the file itself.
 func Load(path string) (*Run, error) {
@@ -255,7 +315,8 @@ func LoadDir(dir string) (*Run, error) {
 
 // ReadIntervals reads intervals.csv (as WriteIntervals writes it) into the Intervals of r's
 // steps, matched by configuration and step name; rows of steps r does not have are skipped. An
-// empty cell was not measured: its op field stays 0 and its metric is absent.
+// empty cell was not measured: its op field stays 0 and its metric is absent; an operation
+// whose cells are all empty is absent from the interval.
 func ReadIntervals(path string, r *Run) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -276,11 +337,10 @@ func ReadIntervals(path string, r *Run) error {
 			steps[[2]string{c.Name, c.Steps[si].Name}] = &c.Steps[si]
 		}
 	}
-	prev := map[*Step]time.Time{}
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
-			return nil
+			break
 		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
@@ -289,17 +349,17 @@ func ReadIntervals(path string, r *Run) error {
 		if s == nil {
 			continue
 		}
-		start, ok := prev[s]
-		if !ok {
-			start = s.StartedAt
+		if s.Intervals == nil {
+			s.Intervals = &Series{}
 		}
-		iv, err := ir.interval(rec, line, start)
-		if err != nil {
+		if err := ir.interval(rec, line, s); err != nil {
 			return err
 		}
-		prev[s] = iv.Time
-		s.Intervals = append(s.Intervals, iv)
 	}
+	for _, s := range steps {
+		s.Intervals.Trim()
+	}
+	return nil
 }
 
 // intervalReader reads the rows of an intervals.csv by the columns its header names.
@@ -351,30 +411,33 @@ func (ir *intervalReader) bad(line, col int, err error) error {
 	return fmt.Errorf("read %s: line %d, column %s: %w", ir.path, line, ir.header[col], err)
 }
 
-// interval parses row rec, at line of the file, of a step whose previous interval ended at
-// start (or which started then).
-func (ir *intervalReader) interval(rec []string, line int, start time.Time) (Interval, error) {
+// interval parses row rec, at line of the file, into a new interval of step s.
+func (ir *intervalReader) interval(rec []string, line int, s *Step) error {
 	second, err := strconv.Atoi(rec[2])
 	if err != nil {
-		return Interval{}, ir.bad(line, 2, err)
+		return ir.bad(line, 2, err)
 	}
 	at, err := time.Parse(time.RFC3339Nano, rec[3])
 	if err != nil {
-		return Interval{}, ir.bad(line, 3, err)
+		return ir.bad(line, 3, err)
 	}
-	iv := Interval{Second: second, Time: at, Ops: make(map[string]IntervalOp, len(ir.ops))}
+	start := s.StartedAt
+	if n := s.Intervals.Len(); n > 0 {
+		start = s.Intervals.Time(n - 1)
+	}
+	i := s.Intervals.Append(second, at)
 	for _, g := range ir.ops {
 		if rec[g.col] == "" {
 			continue // the op does not run in this step
 		}
 		o, err := ir.op(rec, line, g.col)
 		if err != nil {
-			return Interval{}, err
+			return err
 		}
 		if secs := at.Sub(start).Seconds(); secs > 0 {
 			o.Units = int64(math.Round(o.PerSec * secs))
 		}
-		iv.Ops[g.name] = o
+		s.Intervals.SetOp(i, g.name, o)
 	}
 	for col, name := range ir.metrics {
 		if rec[col] == "" {
@@ -382,14 +445,11 @@ func (ir *intervalReader) interval(rec []string, line int, start time.Time) (Int
 		}
 		v, err := strconv.ParseFloat(rec[col], 64)
 		if err != nil {
-			return Interval{}, ir.bad(line, col, err)
+			return ir.bad(line, col, err)
 		}
-		if iv.Metrics == nil {
-			iv.Metrics = map[string]float64{}
-		}
-		iv.Metrics[name] = v
+		s.Intervals.SetMetric(i, name, v)
 	}
-	return iv, nil
+	return nil
 }
 
 // op parses the operation's intervalOpColumns of row rec from column col; empty cells are 0.

@@ -23,17 +23,17 @@ func sampleRun() *Run {
 				Name: "l.i0", Status: StatusOK, StartedAt: t0, Seconds: 2, Primary: "insert",
 				Ops:        map[string]*Op{"insert": {Count: 2, Units: 200, PerSec: 100, Latency: Latency{P99: p99}}},
 				Efficiency: &Efficiency{CPUpq: &p99},
-				Intervals: []Interval{
-					{Second: 1, Time: t0.Add(time.Second), Ops: map[string]IntervalOp{"insert": {Count: 1, Units: 100, P50: 5, P99: 9, Max: 10}},
+				Intervals: NewSeries(
+					Interval{Second: 1, Time: t0.Add(time.Second), Ops: map[string]IntervalOp{"insert": {Count: 1, Units: 100, P50: 5, P99: 9, Max: 10}},
 						Metrics: map[string]float64{"cpu": 0.5, "page_count": 7}},
-					{Second: 2, Time: t0.Add(2 * time.Second), Ops: map[string]IntervalOp{"insert": {Count: 1, Units: 50, P50: 5, P99: 9, Max: 10}}},
-				},
+					Interval{Second: 2, Time: t0.Add(2 * time.Second), Ops: map[string]IntervalOp{"insert": {Count: 1, Units: 50, P50: 5, P99: 9, Max: 10}}},
+				),
 			}}},
 			{Name: "b", Engine: "pebble", Status: StatusOK, Steps: []Step{{
 				Name: "qr100", Status: StatusOK, StartedAt: t0, Seconds: 1,
-				Intervals: []Interval{{Second: 1, Time: t0.Add(time.Second), Ops: map[string]IntervalOp{
+				Intervals: NewSeries(Interval{Second: 1, Time: t0.Add(time.Second), Ops: map[string]IntervalOp{
 					"query":  {Count: 7, Units: 7, P50: 1, P99: 2, Max: 3},
-					"insert": {Count: 2, Units: 100, P50: 1, P99: 2, Max: 3, RtP99: 4, RtMax: 5}}}},
+					"insert": {Count: 2, Units: 100, P50: 1, P99: 2, Max: 3, RtP99: 4, RtMax: 5}}}),
 			}}},
 		},
 	}
@@ -155,11 +155,11 @@ func TestReadIntervalsRoundTrip(t *testing.T) {
 	for ci, c := range in.Configs {
 		for si, s := range c.Steps {
 			got := out.Configs[ci].Steps[si].Intervals
-			if len(got) != len(s.Intervals) {
-				t.Fatalf("%s/%s: %d intervals read, want %d", c.Name, s.Name, len(got), len(s.Intervals))
+			if got.Len() != s.Intervals.Len() {
+				t.Fatalf("%s/%s: %d intervals read, want %d", c.Name, s.Name, got.Len(), s.Intervals.Len())
 			}
-			for i, want := range s.Intervals {
-				g := got[i]
+			for i := range s.Intervals.Len() {
+				g, want := got.Interval(i), s.Intervals.Interval(i)
 				if g.Second != want.Second || !g.Time.Equal(want.Time) || !reflect.DeepEqual(g.Metrics, want.Metrics) {
 					t.Errorf("%s/%s second %d: read %+v, want %+v", c.Name, s.Name, i+1, g, want)
 				}

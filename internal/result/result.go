@@ -149,8 +149,9 @@ type Step struct {
 	// Notes say what the step did where its figures do not (the cleanup: each statement and
 	// its seconds, and the wait).
 	Notes []string `json:"notes,omitempty"`
-	// Intervals is the per-second series; it is written to intervals.csv, not to run.json.
-	Intervals []Interval `json:"-"`
+	// Intervals is the per-second series (nil: none); it is written to intervals.csv, not to
+	// run.json.
+	Intervals *Series `json:"-"`
 }
 
 // Op holds the totals of one operation type in a step. Count is operations (statements or
@@ -319,7 +320,7 @@ type Cost struct {
 }
 
 // Interval is one second of one step: per-operation rates and latency, and (where measured)
-// CPU and IO of that second.
+// CPU and IO of that second. A step holds its intervals in a Series, not as Intervals.
 type Interval struct {
 	Second  int                   `json:"second"`
 	Time    time.Time             `json:"time"`

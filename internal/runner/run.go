@@ -73,7 +73,8 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	res.Notes = sr.notes
 	res.Ops, res.Retries = opResults(s.Ops, st.tot, res.Seconds)
 	res.Fairness = fairness(start, sr.clientEnd)
-	res.Intervals = st.intervals
+	st.series.Trim()
+	res.Intervals = st.series
 	ratePercentiles(res, start)
 	res.Periods = st.periods
 	endCtx := stalledContext(ctx, sr.failErr)
@@ -186,19 +187,21 @@ func stepStatus(ctx context.Context, failErr error) (status, msg string) {
 // each its units over its length. An interval of no length (a manual clock that stood still)
 // has no rate.
 func ratePercentiles(res *result.Step, start time.Time) {
-	if len(res.Intervals) < 2 {
+	ivs := res.Intervals
+	if ivs.Len() < 2 {
 		return
 	}
-	whole := res.Intervals[:len(res.Intervals)-1]
-	rates := make([]float64, 0, len(whole))
+	whole := ivs.Len() - 1
+	rates := make([]float64, 0, whole)
 	for name, op := range res.Ops {
 		rates = rates[:0]
 		from := start
-		for _, in := range whole {
-			if secs := in.Time.Sub(from).Seconds(); secs > 0 {
-				rates = append(rates, float64(in.Ops[name].Units)/secs)
+		for i := range whole {
+			if secs := ivs.Time(i).Sub(from).Seconds(); secs > 0 {
+				o, _ := ivs.Op(i, name)
+				rates = append(rates, float64(o.Units)/secs)
 			}
-			from = in.Time
+			from = ivs.Time(i)
 		}
 		if v, ok := measure.RatePercentile(rates, 50); ok {
 			op.RateP50 = &v
@@ -242,33 +245,29 @@ func fairness(start time.Time, clientEnd map[int]time.Time) *result.Fairness {
 	return f
 }
 
-// sample calls every sampler and merges their metrics (nil when there are none).
-func (r *Runner) sample(ctx context.Context, now time.Time) map[string]float64 {
-	var m map[string]float64
+// sample calls every sampler and sets their metrics in interval i of series (a later
+// sampler's value of a metric wins).
+func (r *Runner) sample(ctx context.Context, now time.Time, series *result.Series, i int) {
 	for _, s := range r.Samplers {
 		for k, v := range s.Sample(ctx, now) {
-			if m == nil {
-				m = map[string]float64{}
-			}
-			m[k] = v
+			series.SetMetric(i, k, v)
 		}
 	}
-	return m
 }
 
 // stepStats are the runner's aggregates of a running step: the current interval and the
-// step's totals, one entry per operation type, and the intervals so far. Only the runner's
-// goroutine uses them.
+// step's totals, one entry per operation type, and the per-second series so far. Only the
+// runner's goroutine uses them.
 type stepStats struct {
-	r         *Runner
-	s         *Step
-	clock     Clock
-	every     time.Duration // the tick interval
-	start     time.Time
-	last      time.Time // time of the previous tick
-	iv, tot   []opStats
-	spare     *opBuffer // the recorders' shared spare interval buffer (see Recorder.collect)
-	intervals []result.Interval
+	r       *Runner
+	s       *Step
+	clock   Clock
+	every   time.Duration // the tick interval
+	start   time.Time
+	last    time.Time // time of the previous tick
+	iv, tot []opStats
+	spare   *opBuffer // the recorders' shared spare interval buffer (see Recorder.collect)
+	series  *result.Series
 	// per accumulates the ticks of the current period (Step.Report) since lastPeriod; prev
 	// holds the records of the last period recorded, which began at prevStart.
 	per, prev             []opStats
@@ -280,24 +279,24 @@ type stepStats struct {
 func newStepStats(r *Runner, s *Step, clock Clock, start time.Time, tick time.Duration) *stepStats {
 	n := len(s.Ops)
 	return &stepStats{r: r, s: s, clock: clock, start: start, last: start, lastPeriod: start, every: tick,
-		spare: newOpBuffer(n), iv: make([]opStats, n), tot: make([]opStats, n), per: make([]opStats, n), prev: make([]opStats, n)}
+		spare: newOpBuffer(n), series: &result.Series{}, iv: make([]opStats, n), tot: make([]opStats, n), per: make([]opStats, n), prev: make([]opStats, n)}
 }
 
 // tick collects every recorder's records of the interval that ends now, appends the interval
-// with the samplers' metrics, adds it to the totals and, for a periodic tick, reports progress.
+// to the series with the samplers' metrics, adds it to the totals and, for a periodic tick,
+// reports progress.
 func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) {
 	for _, rec := range recs {
 		st.spare = rec.collect(st.iv, st.spare)
 	}
 	st.sumTotals()
 	now := st.clock.Now()
-	in := result.Interval{Second: len(st.intervals) + 1, Time: now,
-		Ops: make(map[string]result.IntervalOp, len(st.s.Ops))}
+	in := st.series.Append(st.series.Len()+1, now)
 	for i, spec := range st.s.Ops {
-		in.Ops[spec.Name] = st.iv[i].addInterval(in.Ops[spec.Name])
+		o, _ := st.series.Op(in, spec.Name) // ops of the same name add up
+		st.series.SetOp(in, spec.Name, st.iv[i].addInterval(o))
 	}
-	in.Metrics = st.r.sample(ctx, now)
-	st.intervals = append(st.intervals, in)
+	st.r.sample(ctx, now, st.series, in)
 
 	var ivUnits int64
 	p := int(st.s.ProgressOp)

@@ -492,7 +492,7 @@ func (s *tickSampler) Sample(ctx context.Context, now time.Time) map[string]floa
 
 func (s *tickSampler) End(ctx context.Context, now time.Time, res *result.Step) {
 	s.ended++
-	s.endIntervals, s.endOps = len(res.Intervals), len(res.Ops)
+	s.endIntervals, s.endOps = res.Intervals.Len(), len(res.Ops)
 	if res.Usage == nil {
 		res.Usage = map[string]float64{}
 	}
@@ -537,13 +537,13 @@ func TestIntervalsConcurrentDoAndSamplers(t *testing.T) {
 	if res.Status != result.StatusOK {
 		t.Fatalf("status %s %s", res.Status, res.Error)
 	}
-	if len(res.Intervals) < 2 {
-		t.Fatalf("%d intervals", len(res.Intervals))
+	if res.Intervals.Len() < 2 {
+		t.Fatalf("%d intervals", res.Intervals.Len())
 	}
 	for _, name := range []string{"insert", "delete"} {
 		op := res.Ops[name]
 		var count, units int64
-		for i, in := range res.Intervals {
+		for i, in := range intervals(res.Intervals) {
 			if in.Second != i+1 {
 				t.Fatalf("interval %d has second %d", i, in.Second)
 			}
@@ -560,17 +560,17 @@ func TestIntervalsConcurrentDoAndSamplers(t *testing.T) {
 			t.Errorf("%s: open-loop client 1 has no response time", name)
 		}
 	}
-	for _, in := range res.Intervals {
+	for _, in := range intervals(res.Intervals) {
 		if in.Metrics["cpu"] == 0 || in.Metrics["io"] == 0 {
 			t.Fatalf("interval %d metrics %v", in.Second, in.Metrics)
 		}
 	}
 	// Begin, then one Sample per interval, then End with the result complete.
-	if got := a.calls.Load(); got != int64(len(res.Intervals))+1 {
-		t.Errorf("sampler called %d times for %d intervals", got, len(res.Intervals))
+	if got := a.calls.Load(); got != int64(res.Intervals.Len())+1 {
+		t.Errorf("sampler called %d times for %d intervals", got, res.Intervals.Len())
 	}
 	for _, s := range []*tickSampler{a, b} {
-		if s.begun != 1 || s.ended != 1 || s.endIntervals != len(res.Intervals) || s.endOps != 2 {
+		if s.begun != 1 || s.ended != 1 || s.endIntervals != res.Intervals.Len() || s.endOps != 2 {
 			t.Errorf("sampler %s: begun %d ended %d, saw %d intervals %d ops at End",
 				s.name, s.begun, s.ended, s.endIntervals, s.endOps)
 		}
@@ -856,7 +856,7 @@ func TestTotalOpSumsForegroundOps(t *testing.T) {
 		t.Errorf("retries %v", res.Retries)
 	}
 	var ivCount int64
-	for _, in := range res.Intervals {
+	for _, in := range intervals(res.Intervals) {
 		ivCount += in.Ops["requests"].Count
 		if in.Ops["requests"].Count != in.Ops["read"].Count+in.Ops["write"].Count {
 			t.Fatalf("interval %d: total %d != read %d + write %d", in.Second,
@@ -1176,12 +1176,12 @@ func TestRatePercentilesOfIntervals(t *testing.T) {
 // The last interval, which the step's end cuts short, has no say in the percentiles, however
 // slow it looks; an interval of no length has none either.
 func TestRatePercentilesSkipTheLastInterval(t *testing.T) {
-	res := &result.Step{Ops: map[string]*result.Op{"insert": {}}}
+	res := &result.Step{Ops: map[string]*result.Op{"insert": {}}, Intervals: &result.Series{}}
 	at := t0
 	add := func(d time.Duration, units int64) {
 		at = at.Add(d)
-		res.Intervals = append(res.Intervals, result.Interval{Time: at,
-			Ops: map[string]result.IntervalOp{"insert": {Units: units}}})
+		i := res.Intervals.Append(res.Intervals.Len()+1, at)
+		res.Intervals.SetOp(i, "insert", result.IntervalOp{Units: units})
 	}
 	add(0, 0) // a tick at the very start
 	for i := range 10 {
@@ -1234,4 +1234,13 @@ func TestClientBoundStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// intervals returns every interval of s with its maps.
+func intervals(s *result.Series) []result.Interval {
+	out := make([]result.Interval, s.Len())
+	for i := range out {
+		out[i] = s.Interval(i)
+	}
+	return out
 }
