@@ -21,31 +21,30 @@ import (
 // --config-index, it selects the configuration the run runs.
 const jobIndexEnv = "JOB_COMPLETION_INDEX"
 
-// selectConfig keeps only the configuration that --config-index (else JOB_COMPLETION_INDEX,
-// read with getenv) selects of the run spec's configurations cps, and returns the run's mark
-// of it and a notice; cps unchanged and a nil mark when neither is given. Every configuration
-// has been checked by then, so one command line is valid for every index.
-func (f *runFlags) selectConfig(fl *pflag.FlagSet, sp *runSpec, cps []configPlan, getenv func(string) string) ([]configPlan, *result.Matrix, string, error) {
-	value, from := f.configIndex, "--config-index"
+// configIndex returns the mark of the run spec's configuration that --config-index (else
+// JOB_COMPLETION_INDEX, read with getenv) selects, and a notice saying so; nil when neither is
+// given.
+func (f *runFlags) configIndex(fl *pflag.FlagSet, sp *runSpec, getenv func(string) string) (*result.Matrix, string, error) {
+	value, from := f.configIndexFlag, "--config-index"
 	if !fl.Changed("config-index") {
 		if value, from = getenv(jobIndexEnv), jobIndexEnv; value == "" || sp == nil {
-			return cps, nil, "", nil // the index of a job that runs no run spec is not ours
+			return nil, "", nil // the index of a job that runs no run spec is not ours
 		}
 	}
 	if sp == nil {
-		return nil, nil, "", fmt.Errorf("--config-index %s selects a configuration of a run spec: give --config FILE.yaml", value)
+		return nil, "", fmt.Errorf("--config-index %s selects a configuration of a run spec: give --config FILE.yaml", value)
 	}
+	n := len(sp.Configs)
 	k, err := strconv.Atoi(strings.TrimSpace(value))
 	switch {
 	case err != nil:
-		return nil, nil, "", fmt.Errorf("%s %q: want the index of a configuration of %s, 0 to %d", from, value, sp.Path, len(cps)-1)
-	case k < 0 || k >= len(cps):
-		return nil, nil, "", fmt.Errorf("%s %d: %s has %d configurations, indexed 0 to %d", from, k, sp.Path, len(cps), len(cps)-1)
+		return nil, "", fmt.Errorf("%s %q: want the index of a configuration of %s, 0 to %d", from, value, sp.Path, n-1)
+	case k < 0 || k >= n:
+		return nil, "", fmt.Errorf("%s %d: %s has %d configurations, indexed 0 to %d", from, k, sp.Path, n, n-1)
 	}
 	sum := sha256.Sum256(sp.Copy)
-	m := &result.Matrix{Index: k, Count: len(cps), Config: cps[k].Name, Spec: sp.Path, SpecSHA256: hex.EncodeToString(sum[:])}
-	notice := fmt.Sprintf("only configuration %s runs: index %d of the %d of %s (from %s)", m.Config, k, len(cps), sp.Path, from)
-	return cps[k : k+1], m, notice, nil
+	m := &result.Matrix{Index: k, Count: n, Config: sp.Configs[k].Name, Spec: sp.Path, SpecSHA256: hex.EncodeToString(sum[:])}
+	return m, fmt.Sprintf("only configuration %s runs: index %d of the %d of %s (from %s)", m.Config, k, n, sp.Path, from), nil
 }
 
 // calibrateTimeout bounds the calibration probe (a few hundred milliseconds on a sound host).

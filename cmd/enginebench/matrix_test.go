@@ -11,7 +11,8 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 )
 
-// matrixSpecText is a run spec of three embedded configurations of one tiny step.
+// matrixSpecText is a run spec of four embedded configurations of one tiny step; the last has
+// a bad setting, which only a run of that configuration checks.
 const matrixSpecText = `workload: insert
 scale: tiny
 params: {rows: 1000, steps: [l.i0]}
@@ -23,6 +24,9 @@ configs:
     settings: {compression: zstd}
   - name: sqlite-c
     engine: sqlite
+  - name: broken
+    engine: pebble
+    settings: {cache_mb: lots}
 `
 
 func TestConfigIndexBadInput(t *testing.T) {
@@ -32,11 +36,13 @@ func TestConfigIndexBadInput(t *testing.T) {
 		args      []string
 		want      string
 	}{
-		{"past the end", "", []string{"--config-index", "3"}, "--config-index 3: " + spec + " has 3 configurations, indexed 0 to 2"},
-		{"negative", "", []string{"--config-index", "-1"}, "--config-index -1: " + spec + " has 3 configurations"},
-		{"not a number", "", []string{"--config-index", "two"}, `--config-index "two": want the index of a configuration of ` + spec + ", 0 to 2"},
+		{"past the end", "", []string{"--config-index", "4"}, "--config-index 4: " + spec + " has 4 configurations, indexed 0 to 3"},
+		{"negative", "", []string{"--config-index", "-1"}, "--config-index -1: " + spec + " has 4 configurations"},
+		{"not a number", "", []string{"--config-index", "two"}, `--config-index "two": want the index of a configuration of ` + spec + ", 0 to 3"},
 		{"empty", "", []string{"--config-index="}, `--config-index "": want the index`},
-		{"job index past the end", "7", nil, "JOB_COMPLETION_INDEX 7: " + spec + " has 3 configurations, indexed 0 to 2"},
+		{"job index past the end", "7", nil, "JOB_COMPLETION_INDEX 7: " + spec + " has 4 configurations, indexed 0 to 3"},
+		{"the configuration that runs is checked", "", []string{"--config-index", "3"}, "configuration broken: "},
+		{"so by the job's index", "3", nil, "cache_mb"},
 		{"job index not a number", "x1", nil, `JOB_COMPLETION_INDEX "x1": want the index`},
 		{"a bad flag wins over a good job index", "1", []string{"--config-index", "9"}, "--config-index 9: "},
 	}
@@ -58,8 +64,9 @@ func TestConfigIndexBadInput(t *testing.T) {
 	})
 }
 
-// TestConfigIndexRunsOneConfiguration runs each configuration of a spec on its own, by
-// --config-index and by JOB_COMPLETION_INDEX, and joins the three runs in one report.
+// TestConfigIndexRunsOneConfiguration runs three configurations of a spec each on its own, by
+// --config-index and by JOB_COMPLETION_INDEX (the fourth, with a bad setting, is not checked
+// by their runs), and joins the three runs in one report.
 func TestConfigIndexRunsOneConfiguration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three tiny runs")
@@ -85,7 +92,7 @@ func TestConfigIndexRunsOneConfiguration(t *testing.T) {
 			t.Errorf("index %d: configurations %v, want only %s, ok", k, c.r.Configs, c.name)
 		}
 		m := c.r.Matrix
-		if m == nil || m.Index != k || m.Count != 3 || m.Config != c.name || m.Spec != spec || len(m.SpecSHA256) != 64 || m.SpecSHA256 != r0.Matrix.SpecSHA256 {
+		if m == nil || m.Index != k || m.Count != 4 || m.Config != c.name || m.Spec != spec || len(m.SpecSHA256) != 64 || m.SpecSHA256 != r0.Matrix.SpecSHA256 {
 			t.Errorf("index %d: matrix mark %+v", k, m)
 		}
 		if !strings.HasSuffix(c.r.RunID, "-insert-"+c.name) {
@@ -98,12 +105,12 @@ func TestConfigIndexRunsOneConfiguration(t *testing.T) {
 	if r1.Configs[0].Settings["compression"] != "zstd" {
 		t.Errorf("pebble-b's settings %v: want its own from the spec", r1.Configs[0].Settings)
 	}
-	for _, want := range []string{"only configuration pebble-b runs: index 1 of the 3 of " + spec + " (from --config-index)", "enginebench: calibration: CPU loop "} {
+	for _, want := range []string{"only configuration pebble-b runs: index 1 of the 4 of " + spec + " (from --config-index)", "enginebench: calibration: CPU loop "} {
 		if !strings.Contains(stderr1, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr1)
 		}
 	}
-	if !strings.Contains(stderr2, "only configuration sqlite-c runs: index 2 of the 3 of "+spec+" (from JOB_COMPLETION_INDEX)") {
+	if !strings.Contains(stderr2, "only configuration sqlite-c runs: index 2 of the 4 of "+spec+" (from JOB_COMPLETION_INDEX)") {
 		t.Errorf("stderr of the job's index:\n%s", stderr2)
 	}
 
@@ -117,7 +124,7 @@ func TestConfigIndexRunsOneConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"configurations 0, 1, 2 of 3, each run on its own", "### Throughput relative to pebble-b",
+	for _, want := range []string{"configurations 0, 1, 2 of 4, each run on its own (--config-index); not among these runs: 3", "### Throughput relative to pebble-b",
 		"| pebble-a |", "| sqlite-c |", "Host fingerprint and calibration"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)

@@ -69,12 +69,13 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 	if fl.Changed("memory-limit") {
 		memLimit = &f.memoryLimit
 	}
-	cps, more, err := f.configs(reg, pl.sp, os.Getenv, memLimit, pl.w)
-	if err != nil {
+	var notice string
+	if f.matrix, notice, err = f.configIndex(fl, pl.sp, os.Getenv); err != nil {
 		return nil, usageError{err}
 	}
-	var notice string
-	if cps, pl.matrix, notice, err = f.selectConfig(fl, pl.sp, cps, os.Getenv); err != nil {
+	pl.matrix = f.matrix
+	cps, more, err := f.configs(reg, pl.sp, os.Getenv, memLimit, pl.w)
+	if err != nil {
 		return nil, usageError{err}
 	}
 	if notice != "" {
