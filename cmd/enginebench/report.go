@@ -82,6 +82,9 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 	if err := result.WriteFile(md, []byte(report.MarkdownPage(page))); err != nil {
 		return err
 	}
+	for _, w := range page.Warnings() { // unlike hosts, OOM kills: what the page warns of
+		fmt.Fprintln(stdout, w)
+	}
 	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, numfmt.Bytes(float64(html.Len())), md)
 	return nil
 }

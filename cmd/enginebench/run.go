@@ -59,13 +59,21 @@ type runFlags struct {
 	ii           iibench.Params
 	// owner maps each workload-specific flag to the workloads it belongs to.
 	owner map[string][]string
+
+	// configIndexFlag selects one configuration of the run spec (--config-index).
+	configIndexFlag string
+	// noCalibrate skips the calibration probe.
+	noCalibrate bool
+	// matrix, set by plan from --config-index or JOB_COMPLETION_INDEX, is the one
+	// configuration of the run spec that runs; nil for all.
+	matrix *result.Matrix
 }
 
 // notParam reports the flags of `run` that a run spec's params cannot set: the spec has keys
 // of its own for them, or they name where the run's files go, or they are per-invocation.
 func notParam(flag string) bool {
 	switch flag {
-	case "config", "engines", "scale", "out", "data-dir", "keep", "drop-existing", "set", "dsn", "db-pid", "help", "workload":
+	case "config", "engines", "scale", "out", "data-dir", "keep", "drop-existing", "set", "dsn", "db-pid", "help", "workload", "config-index":
 		return true
 	}
 	return false
@@ -109,6 +117,8 @@ configuration.`,
 	fl.StringVar(&f.verify, "verify", string(workload.VerifyEnd), "when to check that nothing written was lost: end (after the last step) or each-step (also after every step that writes)")
 	fl.Float64Var(&f.clientCPULimit, "client-cpu-limit", measure.DefaultClientCPULimitPct, "client-saturation check: a step in which the client (this process; server engines only) used more than `PCT` percent of all CPUs is marked client-bound, as the client may have limited the engine (more than 0, at most 100)")
 	fl.DurationVar(&f.stallTimeout, "stall-timeout", 5*time.Minute, "stall watchdog: fail a step in which no operation completes for this long (a frozen or stuck engine), cancel its clients and close the engine; 0 turns the watchdog off")
+	fl.StringVar(&f.configIndexFlag, "config-index", "", "run only configuration `K` (0-based) of the run spec, for a matrix across machines (docs/scale-out.md); default $"+jobIndexEnv+" with --config")
+	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "skip the calibration probe (a CPU loop and fsync latency in the data directory) run before the first configuration")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
 		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
@@ -252,7 +262,8 @@ type configPlan struct {
 
 // configs builds the engine configurations of the run: the run spec's, or one per engine of
 // --engines; then applies --set, --dsn, ENGINEBENCH_DSN (read with getenv) and --db-pid, and
-// checks every configuration. notices are to be printed once every check has passed.
+// checks every configuration, or with f.matrix keeps and checks only the one that runs.
+// notices are to be printed once every check has passed.
 //
 // memLimit is --memory-limit when given (else nil) and w the workload, whose preset may cap
 // memory (applyMemoryLimits).
@@ -284,6 +295,9 @@ func (f *runFlags) configs(reg *engine.Registry, sp *runSpec, getenv func(string
 	}
 	if err := applyMemoryLimits(reg, cps, memLimit, w); err != nil {
 		return nil, nil, err
+	}
+	if f.matrix != nil {
+		cps = cps[f.matrix.Index : f.matrix.Index+1] // the others are checked where they run
 	}
 	for i := range cps {
 		cps[i].Keep = f.keep
@@ -521,6 +535,9 @@ func (f *runFlags) runAll(sig runSignals, pl *runPlan, run *result.Run, dir *res
 			Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit, StallTimeout: f.stallTimeout}},
 	}
 	pl.announce(log, f.engines)
+	if !f.noCalibrate {
+		run.Calibration = calibrate(sig.ctx, pl.dataRoot, log)
+	}
 	res, saveErr := workload.Execute(sig.ctx, plan)
 	// Each file holds the whole run: one that an earlier write failed to write and is written
 	// now loses nothing.

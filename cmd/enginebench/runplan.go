@@ -16,6 +16,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/host"
 	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/result"
@@ -38,6 +39,8 @@ type runPlan struct {
 	need int64
 	// hostDir is the directory whose device and filesystem run.json describes; "" for none.
 	hostDir string
+	// matrix marks a run of one configuration of the run spec (--config-index); nil otherwise.
+	matrix *result.Matrix
 }
 
 // plan checks every input of the run (flags, run spec, configurations, paths) before any
@@ -66,9 +69,17 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 	if fl.Changed("memory-limit") {
 		memLimit = &f.memoryLimit
 	}
+	var notice string
+	if f.matrix, notice, err = f.configIndex(fl, pl.sp, os.Getenv); err != nil {
+		return nil, usageError{err}
+	}
+	pl.matrix = f.matrix
 	cps, more, err := f.configs(reg, pl.sp, os.Getenv, memLimit, pl.w)
 	if err != nil {
 		return nil, usageError{err}
+	}
+	if notice != "" {
+		more = append(more, notice)
 	}
 	if err := checkMemoryCaps(cps); err != nil {
 		return nil, usageError{err}
@@ -82,6 +93,9 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 	}
 	pl.started = time.Now()
 	pl.runID = pl.started.Format("20060102-150405") + "-" + pl.w.Name()
+	if pl.matrix != nil { // the runs of a matrix may start in one second, beside each other
+		pl.runID += "-" + pl.matrix.Config
+	}
 	if pl.out = f.out; pl.out == "" {
 		pl.out = filepath.Join("results", pl.runID)
 	}
@@ -255,13 +269,9 @@ func isDir(path string) bool {
 // newRun returns the run's record as Execute starts it, and writes the run spec's copy into
 // dir.
 func (pl *runPlan) newRun(f *runFlags, dir *result.Dir, secrets []string) (*result.Run, error) {
-	host := hostInfo(pl.hostDir)
-	if pl.hostDir == "" {
-		host.DataDevice, host.Filesystem = "", "" // hostInfo("") describes the working directory
-	}
 	run := &result.Run{Tool: toolInfo(), RunID: pl.runID, StartedAt: pl.started,
-		Command: append([]string{"enginebench"}, redactArgs(os.Args[1:])...), Host: host,
-		ClientCPULimitPct: f.clientCPULimit}
+		Command: append([]string{"enginebench"}, redactArgs(os.Args[1:])...), Host: host.Read(pl.hostDir),
+		ClientCPULimitPct: f.clientCPULimit, Matrix: pl.matrix}
 	if pl.sp != nil {
 		if err := dir.WriteFile("run-spec.yaml", specCopy(pl.sp, secrets)); err != nil {
 			return nil, exitError{exitFailed, err.Error()}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -56,7 +55,7 @@ func redactCommand(args []string) string {
 func metadataSection(runs []Input, merged *result.Run) Section {
 	labels := runLabels(runs)
 	sec := Section{ID: "metadata", Title: "Metadata"}
-	for _, t := range nonEmpty([]Table{runsTable(runs, labels), hostsTable(runs, labels), paramsTable(runs, labels), memoryTable(merged)}) {
+	for _, t := range nonEmpty([]Table{runsTable(runs, labels), hostsTable(runs, labels), fingerprintTable(runs, labels), paramsTable(runs, labels), memoryTable(merged)}) {
 		sec.Blocks = append(sec.Blocks, Block{Table: &t})
 	}
 	for _, t := range settingsTables(runs, labels) {
@@ -97,7 +96,7 @@ func hostsTable(runs []Input, labels []string) Table {
 	for i, in := range runs {
 		h := in.Run.Host
 		t.Rows = append(t.Rows, []string{labels[i], orMissing(h.Hostname), fmt.Sprint(h.CPUs),
-			numfmt.Num(float64(h.MemoryBytes)/(1<<30)) + " GiB", orMissing(h.Kernel), orMissing(h.DataDevice), orMissing(h.Filesystem), orMissing(h.GoVersion)})
+			memoryCell(h.MemoryBytes), orMissing(h.Kernel), orMissing(h.DataDevice), orMissing(h.Filesystem), orMissing(h.GoVersion)})
 	}
 	return t
 }
@@ -136,7 +135,7 @@ func settingsTables(runs []Input, labels []string) []Table {
 	for i, in := range runs {
 		for _, c := range in.Run.Configs {
 			label := c.Name
-			if len(runs) > 1 {
+			if len(runs) > 1 && !matrixJoin(runs) {
 				label = labels[i] + "/" + c.Name
 			}
 			v := c.Version

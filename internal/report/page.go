@@ -86,8 +86,9 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 			return nil, fmt.Errorf("runs of different workloads cannot be combined: %s is %s, %s is %s", runs[0].Dir, w0, in.Dir, w)
 		}
 	}
+	runs = matrixOrder(runs)
 	r := merge(runs)
-	p := &Page{Lines: mergedHeader(runs, r)}
+	p := &Page{Lines: append(mergedHeader(runs, r), comparisonLines(runs)...)}
 	for _, c := range r.Configs {
 		p.Configs = append(p.Configs, c.Name)
 	}
@@ -147,17 +148,20 @@ func scrub(p *Page) {
 }
 
 // merge combines runs into one result whose configurations are labelled: by their name for a
-// single run, else by run directory and name.
+// single run or the runs of one run spec's configurations (matrixJoin), else by run directory
+// and name.
 func merge(runs []Input) *result.Run {
 	first := *runs[0].Run
 	if len(runs) == 1 {
 		return &first
 	}
 	first.Configs = nil
-	prefixes := runLabels(runs)
+	prefixes, plain := runLabels(runs), matrixJoin(runs)
 	for i, in := range runs {
 		for _, c := range in.Run.Configs {
-			c.Name = prefixes[i] + "/" + c.Name
+			if !plain {
+				c.Name = prefixes[i] + "/" + c.Name
+			}
 			first.Configs = append(first.Configs, c)
 		}
 		if in.Run.Status != result.StatusOK && first.Status == result.StatusOK {

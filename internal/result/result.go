@@ -32,6 +32,10 @@ type Run struct {
 	Error      string    `json:"error,omitempty"`
 	Command    []string  `json:"command,omitempty"`
 	Host       Host      `json:"host"`
+	// Calibration is the probe run before the first configuration; nil with --no-calibrate.
+	Calibration *Calibration `json:"calibration,omitempty"`
+	// Matrix marks a run of one configuration of a run spec (--config-index); nil otherwise.
+	Matrix *Matrix `json:"matrix,omitempty"`
 	// ClientCPULimitPct is the client-saturation check's limit (--client-cpu-limit): a step
 	// whose client used more than this percentage of all CPUs is ClientBound. 0 in runs made
 	// before the check existed.
@@ -46,17 +50,6 @@ type Tool struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	Commit  string `json:"commit,omitempty"`
-}
-
-// Host describes the machine a run ran on.
-type Host struct {
-	Hostname    string `json:"hostname"`
-	CPUs        int    `json:"cpus"`
-	MemoryBytes uint64 `json:"memory_bytes"`
-	Kernel      string `json:"kernel"`
-	DataDevice  string `json:"data_device,omitempty"`
-	Filesystem  string `json:"filesystem,omitempty"`
-	GoVersion   string `json:"go_version,omitempty"`
 }
 
 // Workload names the workload and every parameter it ran with.
