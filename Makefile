@@ -92,7 +92,7 @@ release:
 # static archives make release links too, and librocksdb-dev brings those of its compression
 # libraries), and make release the C++ runtime's static archive (g++ brings libstdc++.a); the
 # report's browser test needs chromium.
-DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb liblmdb-dev librocksdb-dev libwiredtiger-dev g++ pkg-config chromium
+DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb libjemalloc2 liblmdb-dev librocksdb-dev libwiredtiger-dev g++ pkg-config chromium
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PACKAGES)

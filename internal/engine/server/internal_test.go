@@ -1,7 +1,10 @@
 package server
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -148,5 +151,39 @@ func TestInstallFailure(t *testing.T) {
 	}
 	if got := strings.Join(installFailure(badValue), "\n"); !strings.Contains(got, "innodb_buffer_pool_size") {
 		t.Errorf("installFailure = %q: want the server's error", got)
+	}
+}
+
+// TestCappedMalloc: under a cap a MariaDB server preloads the first jemalloc found, else keeps
+// glibc malloc with two arenas and says how to install jemalloc; PostgreSQL keeps glibc.
+func TestCappedMalloc(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "libjemalloc.so.2")
+	if err := os.WriteFile(lib, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "libjemalloc.so.2")
+	for _, tc := range []struct {
+		kind      Kind
+		paths     []string
+		preload   string
+		allocator string
+	}{
+		{MariaDB, []string{missing, lib}, "LD_PRELOAD=" + lib, "jemalloc " + lib},
+		{MariaDB, []string{missing}, "", "apt-get install libjemalloc2"},
+		{Postgres, []string{lib}, "", "glibc malloc"},
+	} {
+		env, allocator := cappedMalloc(tc.kind, tc.paths)
+		if !slices.Contains(env, "MALLOC_ARENA_MAX=2") {
+			t.Errorf("%s %v: env %q lacks MALLOC_ARENA_MAX=2", tc.kind, tc.paths, env)
+		}
+		gotPreload := ""
+		for _, e := range env {
+			if strings.HasPrefix(e, "LD_PRELOAD=") {
+				gotPreload = e
+			}
+		}
+		if gotPreload != tc.preload || !strings.Contains(allocator, tc.allocator) {
+			t.Errorf("%s %v: preload %q, allocator %q; want %q and %q", tc.kind, tc.paths, gotPreload, allocator, tc.preload, tc.allocator)
+		}
 	}
 }

@@ -104,6 +104,7 @@ type Server struct {
 	exe      string // the server binary, as /proc/<pid>/exe shows it
 	uid      int    // the user the server runs as
 	pid      int
+	malloc   string // the allocator the server runs with under a cap, for the log
 	log      io.Writer
 	password string // "" without TCP; never printed, logged or written anywhere
 	keep     bool
@@ -344,6 +345,9 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 	s.started = true
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, "%s server %s started: pid %d, socket %s, data %s\n", kind, s.version, s.pid, s.sockPath, dataDir)
+		if s.malloc != "" {
+			fmt.Fprintf(o.Log, "%s server under a memory cap: %s\n", kind, s.malloc)
+		}
 	}
 	return s, nil
 }
@@ -409,7 +413,9 @@ func (s *Server) start(ctx context.Context, k flavor, bins binaries, id identity
 	cmd.Stdout, cmd.Stderr = logf, logf
 	start := cmd.Start
 	if s.cgroup != nil {
-		cmd.Env = append(cmd.Env, cappedMallocEnv)
+		var env []string
+		env, s.malloc = cappedMalloc(s.kind, jemallocPaths())
+		cmd.Env = append(cmd.Env, env...)
 		start = func() error { return s.cgroup.Start(cmd) }
 	}
 	err = startOnOwnThread(cmd, start, func(err error) {
@@ -603,15 +609,35 @@ func initCommand(ctx context.Context, id identity, dir, bin string, args ...stri
 	return cmd
 }
 
-// cappedMallocEnv is in the environment of a server under a memory cap: glibc malloc keeps two
-// arenas instead of eight per core. A multi-threaded server's per-thread arenas keep the memory
-// freed in them resident; MariaDB with MyRocks (an LSM's block cache evictions, memtables and
-// merge buffers, freed by other threads than allocated them) reached 499 MB resident by the end
-// of the iobound preset's load with a 128 MiB block cache and was OOM-killed at the start of the
-// index build; with two arenas it held 333 MB (docs/performance.md). The published MyRocks
-// binaries are linked with jemalloc, which returns such memory; the distribution's MariaDB is
-// not.
-const cappedMallocEnv = "MALLOC_ARENA_MAX=2"
+// jemallocPaths returns where Linux distributions install jemalloc (Debian's libjemalloc2,
+// Fedora's jemalloc).
+func jemallocPaths() []string {
+	return []string{"/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
+		"/usr/lib64/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2"}
+}
+
+// cappedMalloc returns what the environment of a server of kind gains under a memory cap, and
+// the allocator it runs with, for the log. A multi-threaded server's allocator must give back
+// what its threads free, or the cap fills with freed memory: MariaDB's threads free what other
+// threads allocated (MyRocks' block cache evictions, memtables, index builds' merge buffers).
+// With glibc malloc's default arenas MyRocks reached 499 MB resident by the end of the iobound
+// preset's load with a 128 MiB block cache, and was OOM-killed at the start of l.x; with two
+// arenas it got through l.x at 454 MB and was at the cap early in l.i1 (docs/performance.md).
+// So a MariaDB server under a cap runs with jemalloc preloaded where it is installed, as the
+// published MyRocks binaries are linked with it; else with glibc malloc limited to two arenas.
+// PostgreSQL's processes are single-threaded: glibc's two arenas change nothing there.
+func cappedMalloc(kind Kind, jemalloc []string) (env []string, allocator string) {
+	env = []string{"MALLOC_ARENA_MAX=2"}
+	if kind != MariaDB {
+		return env, "glibc malloc"
+	}
+	for _, p := range jemalloc {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return append(env, "LD_PRELOAD="+p), "jemalloc " + p
+		}
+	}
+	return env, "glibc malloc with two arenas (no jemalloc: apt-get install libjemalloc2)"
+}
 
 // serverEnv is the environment of server processes: PATH (for the install scripts), the C
 // locale, and TZ when set.
