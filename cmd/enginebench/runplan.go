@@ -65,31 +65,8 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 	if pl.w, err = f.workload(fl, name); err != nil {
 		return nil, pathError(err) // a workload's file (--distribution-file) may fail to read
 	}
-	var memLimit *string
-	if fl.Changed("memory-limit") {
-		memLimit = &f.memoryLimit
-	}
-	var notice string
-	if f.matrix, notice, err = f.configIndex(fl, pl.sp, os.Getenv); err != nil {
-		return nil, usageError{err}
-	}
-	pl.matrix = f.matrix
-	cps, more, err := f.configs(reg, pl.sp, os.Getenv, memLimit, pl.w)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	if notice != "" {
-		more = append(more, notice)
-	}
-	if err := checkMemoryCaps(cps); err != nil {
-		return nil, usageError{err}
-	}
-	pl.cps, pl.notices = cps, append(pl.notices, more...)
-	for _, c := range cps {
-		*secrets = append(*secrets, redact.Secrets(c.DSN)...)
-	}
-	if err := checkEngines(pl.w, reg, cps); err != nil {
-		return nil, usageError{err}
+	if err := f.planConfigs(fl, pl, secrets); err != nil {
+		return nil, err
 	}
 	pl.started = time.Now()
 	pl.runID = pl.started.Format("20060102-150405") + "-" + pl.w.Name()
@@ -108,6 +85,39 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 		}
 	}
 	return pl, nil
+}
+
+// planConfigs resolves the run's configurations (the run spec's, or its --config-index one),
+// their memory caps and their engines' checks into pl, and adds their DSNs to secrets.
+func (f *runFlags) planConfigs(fl *pflag.FlagSet, pl *runPlan, secrets *[]string) error {
+	var memLimit *string
+	if fl.Changed("memory-limit") {
+		memLimit = &f.memoryLimit
+	}
+	var notice string
+	var err error
+	if f.matrix, notice, err = f.configIndex(fl, pl.sp, os.Getenv); err != nil {
+		return usageError{err}
+	}
+	pl.matrix = f.matrix
+	cps, more, err := f.configs(pl.reg, pl.sp, os.Getenv, memLimit, pl.w)
+	if err != nil {
+		return usageError{err}
+	}
+	if notice != "" {
+		more = append(more, notice)
+	}
+	if err := checkMemoryCaps(cps); err != nil {
+		return usageError{err}
+	}
+	pl.cps, pl.notices = cps, append(pl.notices, more...)
+	for _, c := range cps {
+		*secrets = append(*secrets, redact.Secrets(c.DSN)...)
+	}
+	if err := checkEngines(pl.w, pl.reg, cps); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // readRunSpec loads the run spec of --config, if given, and adds the DSNs it names (written in
