@@ -170,7 +170,8 @@ func checkRocksOptions(t *testing.T, dataDir string) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"use_direct_reads=true", "use_direct_io_for_flush_and_compaction=true",
-		"compaction_readahead_size=1048576", "write_buffer_size=8388608", "max_write_buffer_number=4"} {
+		"compaction_readahead_size=1048576", "write_buffer_size=8388608", "max_write_buffer_number=4",
+		"index_type=kTwoLevelIndexSearch", "partition_filters=true", "metadata_block_size=4096"} {
 		if !strings.Contains(string(opts), "\n  "+want+"\n") {
 			t.Errorf("RocksDB's OPTIONS lacks %s", want)
 		}
