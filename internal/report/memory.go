@@ -78,7 +78,7 @@ func memoryLegend(r *result.Run) []string {
 	}
 	return []string{
 		"Memory cap (docs/memory.md): the cap a kernel cgroup enforced on the configuration; scope server: a managed server's processes, process: the enginebench process with the embedded engine (the harness counts against the cap).",
-		"  peak: the group's peak usage (\"-\": the kernel does not keep it); usage and page cache: after the last step, with the page cache's share of the usage; OOM kills: processes the kernel killed in the group; harness peak: enginebench's own peak resident memory (scope process).",
+		"  peak: the group's peak usage (\"-\": the kernel does not keep it); usage and page cache: after the last step, with the page cache's share of the usage; OOM kills: processes the kernel killed in the group; harness peak: enginebench's own peak resident memory (scope process: counted in the cap; scope server: the client's, outside it).",
 	}
 }
 

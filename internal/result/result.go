@@ -97,8 +97,9 @@ type Memory struct {
 	CacheBytes int64 `json:"cache_bytes"`
 	// OOMKills counts the processes the kernel's OOM killer killed in the group.
 	OOMKills int64 `json:"oom_kills"`
-	// HarnessPeakBytes is the enginebench process's peak resident memory (VmHWM) with scope
-	// "process", where the harness's own memory counts against the cap; nil otherwise.
+	// HarnessPeakBytes is the enginebench process's peak resident memory (VmHWM) so far: with
+	// scope "process" it counts against the cap, with scope "server" it is the client's, outside
+	// it; nil where /proc cannot be read.
 	HarnessPeakBytes *int64 `json:"harness_peak_bytes,omitempty"`
 }
 

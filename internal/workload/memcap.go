@@ -82,12 +82,10 @@ func (c *memCap) record(rc *result.Config) {
 	if st.Peak != cgroup.NotMeasured {
 		m.PeakBytes = &st.Peak
 	}
-	if c.scope == "process" {
-		if p, err := procfs.Self(); err == nil {
-			if s, err := p.NewStatus(); err == nil {
-				hwm := int64(s.VmHWM)
-				m.HarnessPeakBytes = &hwm
-			}
+	if p, err := procfs.Self(); err == nil {
+		if s, err := p.NewStatus(); err == nil {
+			hwm := int64(s.VmHWM)
+			m.HarnessPeakBytes = &hwm
 		}
 	}
 	rc.Memory = m
