@@ -35,6 +35,10 @@ type db struct {
 	cfg   config
 	// Base answers Family, Version and Settings.
 	kv.Base
+	// stopTrim stops the malloc trimmer of an engine under a memory cap (nil without one);
+	// trimDone is closed when it has stopped.
+	stopTrim chan struct{}
+	trimDone <-chan struct{}
 	// guard keeps Close from freeing the handles under an operation or an iterator.
 	guard kv.Guard
 }
@@ -69,7 +73,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 		return nil, err
 	}
 	if cfg.MemoryLimit > 0 {
-		if err := limitArenas(); err != nil {
+		if err := tuneMalloc(); err != nil {
 			return nil, err
 		}
 	}
@@ -112,6 +116,10 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	d.wo.SetSync(c.sync)
 	d.ro = grocksdb.NewDefaultReadOptions()
 	d.Base = kv.NewBase("rocksdb", optionsVersion(cfg.DataDir), c.settings())
+	if cfg.MemoryLimit > 0 {
+		d.stopTrim = make(chan struct{})
+		d.trimDone = startTrimmer(d.stopTrim)
+	}
 	return d, nil
 }
 
@@ -175,6 +183,10 @@ func optionsVersion(dir string) string {
 // second time.
 func (d *db) Close() error {
 	return d.guard.Close(d.dir, func() error {
+		if d.stopTrim != nil {
+			close(d.stopTrim)
+			<-d.trimDone
+		}
 		d.rdb.Close()
 		d.free()
 		return nil
@@ -431,9 +443,11 @@ var statistics = map[string]string{
 
 // Stats returns the engine's counters: the LSM's debt from its properties
 // (pending_compaction_bytes, l0_files, compactions_running, flushes_running,
-// memtable_bytes, immutable_memtables, write_stopped, delayed_write_rate, live_sst_bytes) and
-// the bytes written by flush and compaction, stall time, WAL bytes and block cache hits from its
-// statistics.
+// memtable_bytes, immutable_memtables, write_stopped, delayed_write_rate, live_sst_bytes), its
+// memory (block_cache_bytes, block_cache_pinned_bytes, memtables_all_bytes with the memtables
+// iterators still pin, table_readers_bytes), glibc malloc's of the process (malloc_in_use_bytes,
+// malloc_free_bytes: freed but kept in its heaps) and the bytes written by flush and compaction,
+// stall time, WAL bytes and block cache hits from its statistics.
 func (d *db) Stats(context.Context) (map[string]float64, error) {
 	if err := d.guard.Enter("stats"); err != nil {
 		return nil, err
@@ -449,6 +463,13 @@ func (d *db) Stats(context.Context) (map[string]float64, error) {
 		"write_stopped":            d.intProp("rocksdb.is-write-stopped"),
 		"delayed_write_rate":       d.intProp("rocksdb.actual-delayed-write-rate"),
 		"live_sst_bytes":           d.intProp("rocksdb.live-sst-files-size"),
+		"block_cache_bytes":        d.intProp("rocksdb.block-cache-usage"),
+		"block_cache_pinned_bytes": d.intProp("rocksdb.block-cache-pinned-usage"),
+		"memtables_all_bytes":      d.intProp("rocksdb.size-all-mem-tables"),
+		"table_readers_bytes":      d.intProp("rocksdb.estimate-table-readers-mem"),
+	}
+	if inUse, free, ok := mallocStats(); ok {
+		m["malloc_in_use_bytes"], m["malloc_free_bytes"] = inUse, free
 	}
 	for _, line := range strings.Split(d.opts.GetStatisticsString(), "\n") {
 		// "rocksdb.flush.write.bytes COUNT : 1234"

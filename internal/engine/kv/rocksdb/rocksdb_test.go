@@ -118,7 +118,28 @@ func TestStatsAndCleanup(t *testing.T) {
 	if n, err := kv.Count(context.Background(), d, nil, nil); err != nil || n != 40000 {
 		t.Errorf("count %d, %v", n, err)
 	}
+	checkMemoryStats(t, d)
 	kvtest.CheckClose(t, d)
+}
+
+// checkMemoryStats: after a scan of the whole database, the block cache holds its blocks, the
+// memtables counted with those iterators pin are at least the current ones, and malloc has
+// handed out at least the block cache.
+func checkMemoryStats(t *testing.T, d *db) {
+	t.Helper()
+	st, err := d.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"block_cache_bytes", "block_cache_pinned_bytes", "memtables_all_bytes", "table_readers_bytes", "malloc_in_use_bytes", "malloc_free_bytes"} {
+		if _, ok := st[k]; !ok {
+			t.Errorf("stats lack %s: %v", k, st)
+		}
+	}
+	if st["block_cache_bytes"] <= 0 || st["memtables_all_bytes"] < st["memtable_bytes"] ||
+		st["malloc_in_use_bytes"] < st["block_cache_bytes"] {
+		t.Errorf("memory stats after a scan: %v", st)
+	}
 }
 
 // TestNoLeakOverReopens opens and closes the database 100 times, writing, reading and iterating
