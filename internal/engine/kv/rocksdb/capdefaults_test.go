@@ -35,7 +35,7 @@ func TestOpenUnderCapDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := d.Settings()
-	for k, v := range map[string]string{settingCacheMB: "64", settingMemtableMB: "8", settingDirectReads: "true", settingDirectFlush: "true"} {
+	for k, v := range map[string]string{settingCacheMB: "64", settingMemtableMB: "8", settingDirectReads: "true", settingDirectFlush: "true", settingPartitionIndex: "true"} {
 		if s[k] != v || cd[k] != v {
 			t.Errorf("%s: CapDefaults %q, in force %q, want %q", k, cd[k], s[k], v)
 		}
@@ -49,7 +49,8 @@ func TestOpenUnderCapDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"write_buffer_size=" + strconv.Itoa(8<<20), "use_direct_reads=true",
-		"use_direct_io_for_flush_and_compaction=true", "cache_index_and_filter_blocks=true"} {
+		"use_direct_io_for_flush_and_compaction=true", "cache_index_and_filter_blocks=true",
+		"index_type=kTwoLevelIndexSearch", "partition_filters=true", "metadata_block_size=4096"} {
 		if !strings.Contains(string(opts), "\n  "+want+"\n") {
 			t.Errorf("OPTIONS lacks %s", want)
 		}

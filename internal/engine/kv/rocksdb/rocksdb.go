@@ -86,6 +86,11 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	} else {
 		d.bbto.SetNoBlockCache(true)
 	}
+	if c.partitionIndex {
+		d.bbto.SetIndexType(grocksdb.KTwoLevelIndexSearchIndexType)
+		d.bbto.SetPartitionFilters(true)
+		d.bbto.SetMetadataBlockSize(4096)
+	}
 	if c.bloomBitsPerKey > 0 {
 		d.bbto.SetFilterPolicy(grocksdb.NewBloomFilter(float64(c.bloomBitsPerKey)))
 	}
@@ -501,5 +506,6 @@ func (c config) settings() map[string]string {
 		settingDirectReads:          strconv.FormatBool(c.directReads),
 		settingDirectFlush:          strconv.FormatBool(c.directFlush),
 		settingCacheIndexFilter:     strconv.FormatBool(c.cacheIndex),
+		settingPartitionIndex:       strconv.FormatBool(c.partitionIndex),
 	}
 }
