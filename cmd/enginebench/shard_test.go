@@ -64,9 +64,9 @@ func TestShardBadInput(t *testing.T) {
 }
 
 // shardArgs are the arguments of a small Insert Benchmark of 2 clients on the existing server
-// srv, with extra, and its results directory.
-func shardArgs(t *testing.T, srv *server.Server, extra ...string) ([]string, string) {
-	return tinyArgsOn(t, "postgres", srv, append([]string{"--clients", "2", "--rows", "2000", "--rows-l.i1", "500",
+// srv of engine eng, with extra, and its results directory.
+func shardArgs(t *testing.T, eng string, srv *server.Server, extra ...string) ([]string, string) {
+	return tinyArgsOn(t, eng, srv, append([]string{"--clients", "2", "--rows", "2000", "--rows-l.i1", "500",
 		"--steps", "l.i0,l.x,l.i1,cleanup", "--no-calibrate"}, extra...)...)
 }
 
@@ -91,14 +91,14 @@ func exitOf(t *testing.T, r *bgRun) int {
 	return -1
 }
 
-// onServer opens the benchmark database of the existing PostgreSQL srv.
-func onServer(t *testing.T, srv *server.Server) *sql.DB {
+// onServer opens the benchmark database of the existing server srv of engine eng.
+func onServer(t *testing.T, eng string, srv *server.Server) *sql.DB {
 	t.Helper()
 	reg, err := newRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := reg.Open(context.Background(), engine.Config{Name: "postgres", Engine: "postgres", DSN: srv.DSN()})
+	e, err := reg.Open(context.Background(), engine.Config{Name: eng, Engine: eng, DSN: srv.DSN()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,11 +108,18 @@ func onServer(t *testing.T, srv *server.Server) *sql.DB {
 
 // digest returns table's row count and a digest of its rows' generated columns in insert
 // order (dateandtime, the second each row was made, differs from run to run).
-func digest(t *testing.T, db *sql.DB, table string) string {
+func digest(t *testing.T, eng string, db *sql.DB, table string) string {
 	t.Helper()
 	var n int64
 	var sum string
-	q := "SELECT count(*), md5(string_agg(concat_ws(',', cashregisterid, customerid, productid, price, data), ';' ORDER BY transactionid)) FROM " + table
+	cols := "concat_ws(',', cashregisterid, customerid, productid, price, data)"
+	q := "SELECT count(*), md5(string_agg(" + cols + ", ';' ORDER BY transactionid)) FROM " + table
+	if eng != "postgres" {
+		if _, err := db.Exec("SET SESSION group_concat_max_len = 67108864"); err != nil {
+			t.Fatal(err)
+		}
+		q = "SELECT count(*), md5(group_concat(" + cols + " ORDER BY transactionid SEPARATOR ';')) FROM " + table
+	}
 	if err := db.QueryRow(q).Scan(&n, &sum); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +129,7 @@ func digest(t *testing.T, db *sql.DB, table string) string {
 // arrivals returns the barrier table's rows of run as "step shard" strings, sorted.
 func arrivals(t *testing.T, db *sql.DB, run string) []string {
 	t.Helper()
-	rows, err := db.Query("SELECT step, shard, gave_up_at IS NOT NULL FROM "+workload.BarrierTable+" WHERE run = $1", run)
+	rows, err := db.Query("SELECT step, shard, gave_up_at IS NOT NULL FROM " + workload.BarrierTable + " WHERE run = '" + run + "'")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,14 +157,23 @@ func arrivals(t *testing.T, db *sql.DB, run string) []string {
 // each verifies its own table; the barrier table holds both shards' arrival at every step; only
 // shard 0 runs the cleanup.
 func TestShardsMatchOneProcess(t *testing.T) {
-	integration(t, "starts a server and two runs of the binary")
-	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
-	db := onServer(t, srv)
+	integration(t, "starts servers and runs of the binary")
+	for _, s := range existingServers() {
+		t.Run(s.engine, func(t *testing.T) {
+			t.Parallel()
+			shardsMatch(t, s.engine, servertest.Start(t, s.kind, s.settings))
+		})
+	}
+}
+
+// shardsMatch is TestShardsMatchOneProcess on the existing server srv of engine eng.
+func shardsMatch(t *testing.T, eng string, srv *server.Server) {
+	db := onServer(t, eng, srv)
 	bin := buildBinary(t)
 	var runs []*bgRun
 	var outs []string
 	for i := range 2 {
-		args, out := shardArgs(t, srv, "--keep", "--shard", fmt.Sprintf("%d/2", i), "--shard-run", "match")
+		args, out := shardArgs(t, eng, srv, "--keep", "--shard", fmt.Sprintf("%d/2", i), "--shard-run", "match")
 		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
 	}
 	for i, r := range runs {
@@ -185,21 +201,24 @@ func TestShardsMatchOneProcess(t *testing.T) {
 	}
 	var want []string
 	for _, s := range []string{"cleanup", "l.i0", "l.i1", "l.x"} {
-		want = append(want, "postgres/"+s+" 0", "postgres/"+s+" 1")
+		want = append(want, eng+"/"+s+" 0", eng+"/"+s+" 1")
 	}
 	if got := arrivals(t, db, "match"); !slices.Equal(got, want) {
 		t.Errorf("barrier table: %v, want %v", got, want)
 	}
-	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable, "pi1", "pi2"}) {
+	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable, "pi1", "pi2"}) {
 		t.Fatalf("tables after the shards: %v", got)
 	}
-	sharded := []string{digest(t, db, "pi1"), digest(t, db, "pi2")}
-	if _, err := db.Exec("DROP TABLE pi1, pi2"); err != nil {
+	sharded := []string{digest(t, eng, db, "pi1"), digest(t, eng, db, "pi2")}
+	if _, err := db.Exec("DROP TABLE pi1"); err != nil {
 		t.Fatal(err)
 	}
-	args, _ := shardArgs(t, srv, "--keep")
+	if _, err := db.Exec("DROP TABLE pi2"); err != nil {
+		t.Fatal(err)
+	}
+	args, _ := shardArgs(t, eng, srv, "--keep")
 	runOK(t, args...)
-	whole := []string{digest(t, db, "pi1"), digest(t, db, "pi2")}
+	whole := []string{digest(t, eng, db, "pi1"), digest(t, eng, db, "pi2")}
 	if !slices.Equal(sharded, whole) {
 		t.Errorf("two shards made %v; one process %v", sharded, whole)
 	}
@@ -212,10 +231,19 @@ func TestShardsMatchOneProcess(t *testing.T) {
 // the (short) shard timeout, naming the missing shard, ends (exit 1) and drops its tables; a
 // shard that arrives after that fails at once, naming the shard that gave up.
 func TestShardMissingFailsTheStep(t *testing.T) {
-	integration(t, "starts a server and runs of the binary")
-	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
-	db := onServer(t, srv)
-	args, out := shardArgs(t, srv, "--shard", "0/2", "--shard-run", "lonely", "--shard-timeout", "2s")
+	integration(t, "starts servers and runs of the binary")
+	for _, s := range existingServers() {
+		t.Run(s.engine, func(t *testing.T) {
+			t.Parallel()
+			shardMissing(t, s.engine, servertest.Start(t, s.kind, s.settings))
+		})
+	}
+}
+
+// shardMissing is TestShardMissingFailsTheStep on the existing server srv of engine eng.
+func shardMissing(t *testing.T, eng string, srv *server.Server) {
+	db := onServer(t, eng, srv)
+	args, out := shardArgs(t, eng, srv, "--shard", "0/2", "--shard-run", "lonely", "--shard-timeout", "2s")
 	r := startBinary(t, buildBinary(t), args...)
 	if code := exitOf(t, r); code != exitFailed {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitFailed, r.stderr.String())
@@ -228,13 +256,13 @@ func TestShardMissingFailsTheStep(t *testing.T) {
 	if !strings.Contains(r.stderr.String(), want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr.String())
 	}
-	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable}) {
+	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable}) {
 		t.Errorf("tables after the failed shard: %v, want only the barrier table", got)
 	}
-	if got := arrivals(t, db, "lonely"); !slices.Equal(got, []string{"postgres/l.i0 0 gave up"}) {
+	if got := arrivals(t, db, "lonely"); !slices.Equal(got, []string{eng + "/l.i0 0 gave up"}) {
 		t.Errorf("barrier table: %v", got)
 	}
-	late, out := shardArgs(t, srv, "--shard", "1/2", "--shard-run", "lonely", "--shard-timeout", "2s")
+	late, out := shardArgs(t, eng, srv, "--shard", "1/2", "--shard-run", "lonely", "--shard-timeout", "2s")
 	code, _, stderr := runCLI(t, late...)
 	wantLate := "shard barrier before l.i0: shard 0 gave up waiting for the others: the step fails for every shard"
 	if code != exitFailed || !strings.Contains(stderr, wantLate) {
