@@ -264,11 +264,41 @@ func shardMissing(t *testing.T, eng string, srv *server.Server) {
 	}
 	late, out := shardArgs(t, eng, srv, "--shard", "1/2", "--shard-run", "lonely", "--shard-timeout", "2s")
 	code, _, stderr := runCLI(t, late...)
-	wantLate := "shard barrier before l.i0: shard 0 gave up waiting for the others: the step fails for every shard"
+	wantLate := "shard barrier before l.i0: shard 0 left the run (it gave up waiting for the others, failed or was interrupted): the step fails for every shard"
 	if code != exitFailed || !strings.Contains(stderr, wantLate) {
 		t.Errorf("the late shard: exit %d, want %d with %q; stderr:\n%s", code, exitFailed, wantLate, stderr)
 	}
 	if res := loadRun(t, out); res.Status != result.StatusFailed {
 		t.Errorf("the late shard's run: %s", res.Status)
+	}
+}
+
+// TestShardInterruptedFailsTheOthers: a shard interrupted (Ctrl-C) during a run leaves a mark at
+// the step it will not come to, and the other shard fails that step as soon as it arrives,
+// naming it (its shard timeout, the default five minutes, is not waited out); both drop their
+// tables.
+func TestShardInterruptedFailsTheOthers(t *testing.T) {
+	integration(t, "starts a server and two runs of the binary")
+	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
+	bin := buildBinary(t)
+	var runs []*bgRun
+	var outs []string
+	for i := range 2 {
+		args, out := shardArgs(t, "postgres", srv, "--rows", "200000", "--shard", fmt.Sprintf("%d/2", i), "--shard-run", "cut")
+		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
+	}
+	runs[1].waitForStarted(t, "l.i0")
+	if res := runs[1].interrupt(t, outs[1]); res.Status != result.StatusInterrupted {
+		t.Errorf("shard 1: %s", res.Status)
+	}
+	if code := exitOf(t, runs[0]); code != exitFailed {
+		t.Fatalf("shard 0: exit %d, want %d; stderr:\n%s", code, exitFailed, runs[0].stderr.String())
+	}
+	want := "shard 1 left the run (it gave up waiting for the others, failed or was interrupted): the step fails for every shard"
+	if res := loadRun(t, outs[0]); !strings.Contains(res.Error, want) {
+		t.Errorf("shard 0: %q, want %q", res.Error, want)
+	}
+	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable}) {
+		t.Errorf("tables after the shards: %v, want only the barrier table", got)
 	}
 }

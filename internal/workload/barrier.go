@@ -96,6 +96,7 @@ func (b *barrier) meet(ctx context.Context, step string, extra time.Duration) er
 			return b.giveUp(key, step, rows, b.shard.Timeout+extra)
 		}
 		if err := sleepUntil(ctx, time.Now().Add(pollEvery)); err != nil {
+			b.mark(key) // interrupted: the others need not wait for this shard
 			return err
 		}
 	}
@@ -141,14 +142,36 @@ func (b *barrier) read(ctx context.Context, key string) ([]arrival, error) {
 	return out, nil
 }
 
-// gaveUp returns the error of a step that another shard gave up waiting for.
+// gaveUp returns the error of a step that another shard left: it gave up waiting for the
+// others, or will not come (Leave).
 func gaveUp(rows []arrival, self int, step string) error {
 	for _, a := range rows {
 		if a.gaveUp.Valid && a.shard != self {
-			return fmt.Errorf("shard barrier before %s: shard %d gave up waiting for the others: the step fails for every shard", step, a.shard)
+			return fmt.Errorf("shard barrier before %s: shard %d left the run (it gave up waiting for the others, failed or was interrupted): the step fails for every shard", step, a.shard)
 		}
 	}
 	return nil
+}
+
+// leaveTimeout bounds Leave's one statement.
+const leaveTimeout = 10 * time.Second
+
+// leave records, best effort, that the shard will not come to step: a row given up at once.
+func (b *barrier) leave(step string) {
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	now := time.Now().UnixMilli()
+	b.db.ExecContext(ctx, sqldb.Bind(b.d, "INSERT INTO "+BarrierTable+" (run, step, shard, arrived_at, gave_up_at) VALUES (?, ?, ?, ?, ?)"),
+		b.shard.Run, b.config+"/"+step, b.shard.Index, now, now)
+}
+
+// mark marks the shard's row of key given up; the error is the statement's.
+func (b *barrier) mark(key string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	_, err := b.db.ExecContext(ctx, sqldb.Bind(b.d, "UPDATE "+BarrierTable+" SET gave_up_at = ? WHERE run = ? AND step = ? AND shard = ?"),
+		time.Now().UnixMilli(), b.shard.Run, key, b.shard.Index)
+	return err
 }
 
 // startOf returns the step's start once every shard has arrived and shard 0 has set it (done);
@@ -181,10 +204,7 @@ func (b *barrier) startOf(ctx context.Context, key string, rows []arrival) (star
 // giveUp marks the shard's row of key given up (so that the shards that arrive later fail at
 // once) and returns the error that names the shards that did not arrive within wait.
 func (b *barrier) giveUp(key, step string, rows []arrival, wait time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-	defer cancel()
-	_, err := b.db.ExecContext(ctx, sqldb.Bind(b.d, "UPDATE "+BarrierTable+" SET gave_up_at = ? WHERE run = ? AND step = ? AND shard = ?"),
-		time.Now().UnixMilli(), b.shard.Run, key, b.shard.Index)
+	err := b.mark(key)
 	miss := missing(rows, b.shard.Count)
 	what := "shard 0 did not set the start"
 	if len(miss) > 0 {

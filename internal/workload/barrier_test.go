@@ -59,7 +59,7 @@ func TestBarrierShards(t *testing.T) {
 		}
 		b2, _ := newBarrier(ctx, eng, shard(2, 5*time.Minute), "cfg")
 		err = b2.meet(ctx, "s2", 0)
-		if want := "shard barrier before s2: shard 0 gave up waiting for the others"; err == nil || !strings.Contains(err.Error(), want) {
+		if want := "shard barrier before s2: shard 0 left the run"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("the late shard 2: %v, want %q", err, want)
 		}
 		err = b2.meet(ctx, "s1", 0)

@@ -27,6 +27,17 @@ type Env struct {
 	Shard Shard
 	// meet, when set, is the barrier of a sharded run, or the wait for its start time.
 	meet func(ctx context.Context, step string, extra time.Duration) error
+	// leave, when set, tells the other shards that this one will not come to a step.
+	leave func(step string)
+}
+
+// Leave tells the other shards of a sharded run that this shard will not come to step (a step
+// before it failed or was interrupted), so that they fail it at once instead of at the end of
+// their wait. It is best effort, bounded by a short timeout: the others' wait is bounded anyway.
+func (env Env) Leave(step string) {
+	if env.leave != nil {
+		env.leave(step)
+	}
 }
 
 // Meet waits before step: in a sharded run, at the barrier until every shard has arrived and
@@ -208,7 +219,7 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 		rc.Notes = append(rc.Notes, cfg.Engine+" stores nothing: it measures the harness itself; verification is skipped")
 	}
 	env := p.Env
-	if env.meet, err = meeting(ctx, eng, p.Shard, cfg.Name); err != nil {
+	if env.meet, env.leave, err = meeting(ctx, eng, p.Shard, cfg.Name); err != nil {
 		return err
 	}
 	env.Shard = p.Shard
@@ -236,16 +247,16 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	return err
 }
 
-// meeting returns the wait of Env.Meet: the barrier of a sharded run (in eng's database), the
-// wait for the start time of a run that has one, else nil.
-func meeting(ctx context.Context, eng engine.Engine, s Shard, config string) (func(context.Context, string, time.Duration) error, error) {
+// meeting returns the wait of Env.Meet and Env.Leave: the barrier of a sharded run (in eng's
+// database), the wait for the start time of a run that has one, else nil.
+func meeting(ctx context.Context, eng engine.Engine, s Shard, config string) (meet func(context.Context, string, time.Duration) error, leave func(string), err error) {
 	switch {
 	case s.Sharded():
 		b, err := newBarrier(ctx, eng, s, config)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return b.meet, nil
+		return b.meet, b.leave, nil
 	case !s.StartAt.IsZero():
 		started := false
 		return func(ctx context.Context, _ string, _ time.Duration) error {
@@ -254,9 +265,9 @@ func meeting(ctx context.Context, eng engine.Engine, s Shard, config string) (fu
 			}
 			started = true
 			return sleepUntil(ctx, s.StartAt)
-		}, nil
+		}, nil, nil
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // serverDown returns why eng's server is gone, or nil while it runs (or eng has no server).

@@ -106,11 +106,15 @@ func (r *run) steps(ctx context.Context, emit func(*result.Step)) error {
 		if i > 0 && r.p.Steps[i-1] == "cleanup" {
 			extra = time.Duration(r.p.CleanupWaitSeconds * float64(time.Second))
 		}
-		st := r.meet(ctx, name, extra)
-		if st == nil {
+		st := r.meet(ctx, name, extra) // when it fails, the barrier has marked this shard gone
+		met := st == nil
+		if met {
 			st = r.stepBetweenResets(ctx, name, i == len(r.p.Steps)-1)
 		}
 		if err := workload.Emit(emit, st); err != nil {
+			if met && i+1 < len(r.p.Steps) {
+				r.env.Leave(r.p.Steps[i+1])
+			}
 			return err
 		}
 	}
