@@ -23,8 +23,6 @@ type Env struct {
 	Runner *runner.Runner
 	// Log receives occasional messages (verifying, cleanup); never nil.
 	Log io.Writer
-	// Shard is the part of the run's clients this process runs; the zero value is all.
-	Shard Shard
 	// meet, when set, is the barrier of a sharded run, or the wait for its start time.
 	meet func(ctx context.Context, step string, extra time.Duration) error
 	// leave, when set, tells the other shards that this one will not come to a step.
@@ -222,7 +220,6 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	if env.meet, env.leave, err = meeting(ctx, eng, p.Shard, cfg.Name); err != nil {
 		return err
 	}
-	env.Shard = p.Shard
 	var notes []string
 	env.Runner, notes = configRunner(p.Env.Runner, eng, cfg.DataDir)
 	env.Runner.Config = cfg.Name // a stall's error names the configuration

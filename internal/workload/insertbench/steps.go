@@ -133,7 +133,7 @@ func (r *run) meet(ctx context.Context, step string, extra time.Duration) *resul
 
 // alone reports whether the shard leaves what acts on the whole engine (cleanup, the binary
 // log's reset) to shard 0.
-func (r *run) alone() bool { return r.env.Shard.Sharded() && !r.env.Shard.Leader() }
+func (r *run) alone() bool { return r.p.Shard.Sharded() && !r.p.Shard.Leader() }
 
 // stepBetweenResets runs step name (see step), with the binary log reset before it and, after
 // the last step when it ended ok, after it (resetLog). A reset that stalls fails the step:
@@ -466,7 +466,7 @@ func (r *run) cleanup(ctx context.Context) *result.Step {
 	if r.alone() {
 		return &result.Step{Name: "cleanup", Status: result.StatusSkipped, StartedAt: start,
 			Error: fmt.Sprintf("shard %d of %d: shard 0 runs the cleanup, which acts on the whole engine; the next step's barrier waits for it",
-				r.env.Shard.Index, r.env.Shard.Count)}
+				r.p.Shard.Index, r.p.Shard.Count)}
 	}
 	c, ok := r.eng.(engine.Cleaner)
 	if !ok {
