@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -301,6 +302,10 @@ func (pl *runPlan) newRun(f *runFlags, dir *result.Dir, secrets []string) (*resu
 		}
 		run.Notes = append(run.Notes, fmt.Sprintf("run spec: %s (a copy is run-spec.yaml)", pl.sp.Path))
 	}
+	if sh := pl.shard; sh != nil && sh.Count > 1 {
+		run.Notes = append(run.Notes, fmt.Sprintf("shard %d of %d of run %s: clients %s of the run's; every figure is this shard's clients' (docs/scale-out.md, Shards)",
+			sh.Index, sh.Count, sh.Run, joinInts(sh.Clients)))
+	}
 	return run, nil
 }
 
@@ -335,4 +340,13 @@ func satMul(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a * b
+}
+
+// joinInts returns xs as "1, 3, 5".
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }

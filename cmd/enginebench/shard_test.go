@@ -187,6 +187,9 @@ func shardsMatch(t *testing.T, eng string, srv *server.Server) {
 		if got := res.Shard; got == nil || fmt.Sprint(*got) != fmt.Sprint(*want) {
 			t.Errorf("shard %d: run.json's shard %+v, want %+v", i, got, want)
 		}
+		if note := fmt.Sprintf("shard %d of 2 of run match: clients %d of the run's", i, i); !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, note) }) {
+			t.Errorf("shard %d: run notes %q lack %q", i, res.Notes, note)
+		}
 		steps := res.Configs[0].Steps
 		if len(steps) != 4 {
 			t.Fatalf("shard %d: %d steps, want 4: %+v", i, len(steps), steps)
