@@ -25,7 +25,7 @@ type shardFlags struct {
 // maxStartAhead bounds how far ahead --start-at may be: every wait is bounded.
 const maxStartAhead = 24 * time.Hour
 
-// addShardFlags adds the shard flags to fl.
+// add adds the shard flags to fl.
 func (s *shardFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&s.shard, "shard", "", "run only shard `I/N` of the clients (client c is shard c % N's) against an existing server that every shard reaches (--dsn); docs/scale-out.md")
 	fl.StringVar(&s.run, "shard-run", "", "the `ID` every shard of one run shares: their meeting key in the server's "+workload.BarrierTable+" table (default: from --start-at)")
@@ -33,7 +33,7 @@ func (s *shardFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&s.startAt, "start-at", "", "start the first step no earlier than `TIME` (RFC 3339, at most 24 h ahead); every shard of a run given the same TIME starts then")
 }
 
-// check parses the shard flags of workload name with the run's clients (clients).
+// check parses and checks the shard flags of a run of workload name into parsed.
 func (s *shardFlags) check(fl *pflag.FlagSet, name string) error {
 	sh := workload.Shard{Index: 0, Count: 1, Run: s.run, Timeout: s.timeout}
 	if s.startAt != "" {
