@@ -67,13 +67,16 @@ type runFlags struct {
 	// matrix, set by plan from --config-index or JOB_COMPLETION_INDEX, is the one
 	// configuration of the run spec that runs; nil for all.
 	matrix *result.Matrix
+	// sh are the flags of a sharded run (--shard) and of --start-at.
+	sh shardFlags
 }
 
 // notParam reports the flags of `run` that a run spec's params cannot set: the spec has keys
 // of its own for them, or they name where the run's files go, or they are per-invocation.
 func notParam(flag string) bool {
 	switch flag {
-	case "config", "engines", "scale", "out", "data-dir", "keep", "drop-existing", "set", "dsn", "db-pid", "help", "workload", "config-index":
+	case "config", "engines", "scale", "out", "data-dir", "keep", "drop-existing", "set", "dsn", "db-pid", "help", "workload", "config-index",
+		"shard", "shard-run", "shard-timeout", "start-at":
 		return true
 	}
 	return false
@@ -118,6 +121,7 @@ configuration.`,
 	fl.Float64Var(&f.clientCPULimit, "client-cpu-limit", measure.DefaultClientCPULimitPct, "client-saturation check: a step in which the client (this process; server engines only) used more than `PCT` percent of all CPUs is marked client-bound, as the client may have limited the engine (more than 0, at most 100)")
 	fl.DurationVar(&f.stallTimeout, "stall-timeout", 5*time.Minute, "stall watchdog: fail a step in which no operation completes for this long (a frozen or stuck engine), cancel its clients and close the engine; 0 turns the watchdog off")
 	fl.StringVar(&f.configIndexFlag, "config-index", "", "run only configuration `K` (0-based) of the run spec, for a matrix across machines (docs/scale-out.md); default $"+jobIndexEnv+" with --config")
+	f.sh.add(fl)
 	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "skip the calibration probe (a CPU loop and fsync latency in the data directory) run before the first configuration")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
@@ -165,6 +169,7 @@ func (f *runFlags) params(fl *pflag.FlagSet) (insertbench.Params, error) {
 	set("query-seconds", func() { p.QuerySeconds = o.QuerySeconds })
 	set("shared-table", func() { p.SharedTable = o.SharedTable })
 	set("seed", func() { p.Seed = f.seed })
+	p.Shard = f.sh.parsed
 	f.fidelity(fl, &p.Fidelity)
 	set("batch-l.i0", func() { p.BatchI0 = o.BatchI0 })
 	set("batch-l.i1", func() { p.BatchI1 = o.BatchI1 })
@@ -530,7 +535,7 @@ func (f *runFlags) runAll(sig runSignals, pl *runPlan, run *result.Run, dir *res
 	progressOut, _ := stderr.(*os.File)
 	terminal := progressOut != nil && runner.IsTerminal(progressOut)
 	plan := workload.Plan{
-		Workload: pl.w, Registry: pl.reg, Configs: cfgs, Dir: dir, Keep: f.keep, DropExisting: f.dropExisting, Run: run,
+		Workload: pl.w, Registry: pl.reg, Configs: cfgs, Dir: dir, Keep: f.keep, DropExisting: f.dropExisting, Run: run, Shard: f.sh.parsed,
 		Env: workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
 			Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit, StallTimeout: f.stallTimeout}},
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,8 @@ type runPlan struct {
 	hostDir string
 	// matrix marks a run of one configuration of the run spec (--config-index); nil otherwise.
 	matrix *result.Matrix
+	// shard marks a run of one shard of the clients (--shard); nil otherwise.
+	shard *result.Shard
 }
 
 // plan checks every input of the run (flags, run spec, configurations, paths) before any
@@ -72,6 +75,11 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 	pl.runID = pl.started.Format("20060102-150405") + "-" + pl.w.Name()
 	if pl.matrix != nil { // the runs of a matrix may start in one second, beside each other
 		pl.runID += "-" + pl.matrix.Config
+	}
+	clients, _ := pl.w.Params()["clients"].(int) // the Insert Benchmark's; the others cannot be sharded yet
+	pl.shard = f.sh.mark(fl, clients)
+	if s := f.sh.parsed; s.Sharded() { // so are the shards of one run on one host
+		pl.runID += fmt.Sprintf("-shard%dof%d", s.Index, s.Count)
 	}
 	if pl.out = f.out; pl.out == "" {
 		pl.out = filepath.Join("results", pl.runID)
@@ -115,6 +123,9 @@ func (f *runFlags) planConfigs(fl *pflag.FlagSet, pl *runPlan, secrets *[]string
 		*secrets = append(*secrets, redact.Secrets(c.DSN)...)
 	}
 	if err := checkEngines(pl.w, pl.reg, cps); err != nil {
+		return usageError{err}
+	}
+	if err := f.sh.checkShardConfigs(pl.reg, cps); err != nil {
 		return usageError{err}
 	}
 	return nil
@@ -215,6 +226,9 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runSpec, name string) error
 	if err := f.checkWorkloadFlags(fl, name); err != nil {
 		return err
 	}
+	if err := f.sh.check(fl, name); err != nil {
+		return err
+	}
 	if f.stallTimeout < 0 {
 		return fmt.Errorf("--stall-timeout %v: want a duration of 0 (no watchdog) or more", f.stallTimeout)
 	}
@@ -281,12 +295,16 @@ func isDir(path string) bool {
 func (pl *runPlan) newRun(f *runFlags, dir *result.Dir, secrets []string) (*result.Run, error) {
 	run := &result.Run{Tool: toolInfo(), RunID: pl.runID, StartedAt: pl.started,
 		Command: append([]string{"enginebench"}, redactArgs(os.Args[1:])...), Host: host.Read(pl.hostDir),
-		ClientCPULimitPct: f.clientCPULimit, Matrix: pl.matrix}
+		ClientCPULimitPct: f.clientCPULimit, Matrix: pl.matrix, Shard: pl.shard}
 	if pl.sp != nil {
 		if err := dir.WriteFile("run-spec.yaml", specCopy(pl.sp, secrets)); err != nil {
 			return nil, exitError{exitFailed, err.Error()}
 		}
 		run.Notes = append(run.Notes, fmt.Sprintf("run spec: %s (a copy is run-spec.yaml)", pl.sp.Path))
+	}
+	if sh := pl.shard; sh != nil && sh.Count > 1 {
+		run.Notes = append(run.Notes, fmt.Sprintf("shard %d of %d of run %s: clients %s of the run's; every figure is this shard's clients' (docs/scale-out.md, Shards)",
+			sh.Index, sh.Count, sh.Run, joinInts(sh.Clients)))
 	}
 	return run, nil
 }
@@ -322,4 +340,13 @@ func satMul(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a * b
+}
+
+// joinInts returns xs as "1, 3, 5".
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }

@@ -36,6 +36,8 @@ type Run struct {
 	Calibration *Calibration `json:"calibration,omitempty"`
 	// Matrix marks a run of one configuration of a run spec (--config-index); nil otherwise.
 	Matrix *Matrix `json:"matrix,omitempty"`
+	// Shard marks the run of one shard of a run's clients (--shard); nil otherwise.
+	Shard *Shard `json:"shard,omitempty"`
 	// ClientCPULimitPct is the client-saturation check's limit (--client-cpu-limit): a step
 	// whose client used more than this percentage of all CPUs is ClientBound. 0 in runs made
 	// before the check existed.

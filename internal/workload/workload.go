@@ -23,6 +23,30 @@ type Env struct {
 	Runner *runner.Runner
 	// Log receives occasional messages (verifying, cleanup); never nil.
 	Log io.Writer
+	// meet, when set, is the barrier of a sharded run, or the wait for its start time.
+	meet func(ctx context.Context, step string, extra time.Duration) error
+	// leave, when set, tells the other shards that this one will not come to a step.
+	leave func(step string)
+}
+
+// Leave tells the other shards of a sharded run that this shard will not come to step (a step
+// before it failed or was interrupted), so that they fail it at once instead of at the end of
+// their wait. It is best effort, bounded by a short timeout: the others' wait is bounded anyway.
+func (env Env) Leave(step string) {
+	if env.leave != nil {
+		env.leave(step)
+	}
+}
+
+// Meet waits before step: in a sharded run, at the barrier until every shard has arrived and
+// the start shard 0 chose has come (waiting at most the shard timeout plus extra, the time a
+// step only shard 0 runs may take before it); in a run with a start time (--start-at), until
+// then before the first step. Elsewhere it returns at once.
+func (env Env) Meet(ctx context.Context, step string, extra time.Duration) error {
+	if env.meet == nil {
+		return nil
+	}
+	return env.meet(ctx, step, extra)
 }
 
 // Workload is a benchmark that runs its steps on one opened engine.
@@ -58,6 +82,8 @@ type Plan struct {
 	// DropExisting drops the workload's tables that an existing server already has before
 	// the configuration runs.
 	DropExisting bool
+	// Shard is the part of the run's clients this process runs (--shard); zero for all.
+	Shard Shard
 }
 
 // dropTimeout bounds the dropping of a configuration's tables on an existing server at its
@@ -191,6 +217,9 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 		rc.Notes = append(rc.Notes, cfg.Engine+" stores nothing: it measures the harness itself; verification is skipped")
 	}
 	env := p.Env
+	if env.meet, env.leave, err = meeting(ctx, eng, p.Shard, cfg.Name); err != nil {
+		return err
+	}
 	var notes []string
 	env.Runner, notes = configRunner(p.Env.Runner, eng, cfg.DataDir)
 	env.Runner.Config = cfg.Name // a stall's error names the configuration
@@ -213,6 +242,29 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 		err = fmt.Errorf("%w; %w", down, err)
 	}
 	return err
+}
+
+// meeting returns the wait of Env.Meet and Env.Leave: the barrier of a sharded run (in eng's
+// database), the wait for the start time of a run that has one, else nil.
+func meeting(ctx context.Context, eng engine.Engine, s Shard, config string) (meet func(context.Context, string, time.Duration) error, leave func(string), err error) {
+	switch {
+	case s.Sharded():
+		b, err := newBarrier(ctx, eng, s, config)
+		if err != nil {
+			return nil, nil, err
+		}
+		return b.meet, b.leave, nil
+	case !s.StartAt.IsZero():
+		started := false
+		return func(ctx context.Context, _ string, _ time.Duration) error {
+			if started {
+				return nil
+			}
+			started = true
+			return sleepUntil(ctx, s.StartAt)
+		}, nil, nil
+	}
+	return nil, nil, nil
 }
 
 // serverDown returns why eng's server is gone, or nil while it runs (or eng has no server).

@@ -58,6 +58,10 @@ type Params struct {
 	// CleanupWaitSeconds is how long after its start the cleanup step waits before it ends
 	// (cleanup.go): by default the reference's rule scaled by the preset (DefaultCleanupWait).
 	CleanupWaitSeconds float64 `json:"cleanup_wait_seconds"`
+	// Shard is the part of the clients this process runs (--shard I/N; its tables with one
+	// table per client); the zero value is all. Not a parameter of the workload: every shard
+	// of a run has the same parameters.
+	Shard workload.Shard `json:"-"`
 	// MemoryLimit is the preset's memory cap of each configuration in bytes (docs/memory.md);
 	// 0: none.
 	MemoryLimit int64 `json:"memory_limit_bytes"`
@@ -121,7 +125,37 @@ func (p *Params) Validate() error {
 	if err := p.validateSizes(); err != nil {
 		return err
 	}
+	if err := p.validateShard(); err != nil {
+		return err
+	}
 	return p.orderSteps()
+}
+
+// validateShard checks that a shard of more than one has clients of its own and tables of
+// its own: a table shared by the clients of several processes is not supported yet (its
+// verification needs every writer's ledger).
+func (p *Params) validateShard() error {
+	s := p.Shard
+	switch {
+	case !s.Sharded():
+		return nil
+	case p.SharedTable:
+		return fmt.Errorf("--shard %d/%d: the Insert Benchmark's shards need one table per client: --shared-table cannot be sharded yet", s.Index, s.Count)
+	case p.Clients < s.Count:
+		return fmt.Errorf("--shard %d/%d: --clients %d: each of the %d shards needs a client (client c is shard c %% %d's)", s.Index, s.Count, p.Clients, s.Count, s.Count)
+	}
+	return nil
+}
+
+// ownClients returns the clients (0-based) of this process's shard, in order.
+func (p *Params) ownClients() []int {
+	var out []int
+	for c := 0; c < p.Clients; c++ {
+		if p.Shard.Owns(c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // validateCounts checks the clients, batches and the sizes of the generated columns' domains.

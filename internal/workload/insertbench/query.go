@@ -40,7 +40,7 @@ func (r *run) query(ctx context.Context, name string) *result.Step {
 	point := strings.HasPrefix(name, "qp")
 	r.writers = r.writers[:0]
 	segs := r.newSegments(name, batch)
-	for c := 0; c < r.p.Clients; c++ {
+	for _, c := range r.p.ownClients() {
 		var n int64 // corrected: until the step ends
 		if !r.p.Corrected() {
 			n = rounds(r.p.queryStepRows(rate), batch)
@@ -57,7 +57,7 @@ func (r *run) query(ctx context.Context, name string) *result.Step {
 	if st.Status != result.StatusOK {
 		return st
 	}
-	target := float64(rate * r.p.Clients)
+	target := float64(rate * len(r.p.ownClients())) // a shard's: the merge sums them
 	var achieved, deleted float64
 	if op := st.Ops["insert"]; op != nil {
 		achieved = op.PerSec

@@ -52,7 +52,9 @@ type run struct {
 	env    workload.Env
 	eng    engine.Engine
 	be     backend
-	tables []*table
+	tables []*table // this shard's tables (all but in a shard, --shard)
+	// byNo holds every table by its number less one; nil for another shard's.
+	byNo []*table
 	// opCtx is the context of engine calls: cancelled on interrupt but not at the normal end
 	// of a fixed-duration step, so an operation in flight then completes and is not an error.
 	opCtx context.Context
@@ -77,8 +79,12 @@ func (w *Workload) newRun(ctx context.Context, env workload.Env, eng engine.Engi
 		return nil, err
 	}
 	r := &run{p: &w.p, env: env, eng: eng, be: be, opCtx: ctx}
-	for i := 0; i < w.p.Tables(); i++ {
-		r.tables = append(r.tables, &table{name: fmt.Sprintf("pi%d", i+1), no: i + 1})
+	r.byNo = make([]*table, w.p.Tables())
+	for i := range r.byNo {
+		if w.p.SharedTable || w.p.Shard.Owns(i) {
+			r.byNo[i] = &table{name: fmt.Sprintf("pi%d", i+1), no: i + 1}
+			r.tables = append(r.tables, r.byNo[i])
+		}
 	}
 	return r, nil
 }
@@ -96,12 +102,38 @@ func (r *run) steps(ctx context.Context, emit func(*result.Step)) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := workload.Emit(emit, r.stepBetweenResets(ctx, name, i == len(r.p.Steps)-1)); err != nil {
+		var extra time.Duration // a step only shard 0 runs before this one
+		if i > 0 && r.p.Steps[i-1] == "cleanup" {
+			extra = time.Duration(r.p.CleanupWaitSeconds * float64(time.Second))
+		}
+		st := r.meet(ctx, name, extra) // when it fails, the barrier has marked this shard gone
+		met := st == nil
+		if met {
+			st = r.stepBetweenResets(ctx, name, i == len(r.p.Steps)-1)
+		}
+		if err := workload.Emit(emit, st); err != nil {
+			if met && i+1 < len(r.p.Steps) {
+				r.env.Leave(r.p.Steps[i+1])
+			}
 			return err
 		}
 	}
 	return nil
 }
+
+// meet waits before step for the other shards of a sharded run, or for its start time
+// (Env.Meet); it returns the failed step when the wait fails, else nil.
+func (r *run) meet(ctx context.Context, step string, extra time.Duration) *result.Step {
+	start := time.Now()
+	if err := r.env.Meet(ctx, step, extra); err != nil {
+		return workload.SetupFailed(ctx, step, start, err)
+	}
+	return nil
+}
+
+// alone reports whether the shard leaves what acts on the whole engine (cleanup, the binary
+// log's reset) to shard 0.
+func (r *run) alone() bool { return r.p.Shard.Sharded() && !r.p.Shard.Leader() }
 
 // stepBetweenResets runs step name (see step), with the binary log reset before it and, after
 // the last step when it ended ok, after it (resetLog). A reset that stalls fails the step:
@@ -133,7 +165,7 @@ const resetLogWait = time.Minute
 // stalls (env.Watch: a frozen server) is the error, a *runner.StallError.
 func (r *run) resetLog(ctx context.Context, step, when string) ([]string, error) {
 	lr, ok := r.eng.(engine.LogResetter)
-	if !ok || ctx.Err() != nil {
+	if !ok || ctx.Err() != nil || r.alone() {
 		return nil, nil
 	}
 	ph := r.env.Watch(ctx, r.eng, fmt.Sprintf("binary log reset %s %s", when, step), false)
@@ -183,7 +215,8 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	}
 	st.Primary = primaryOp(name)
 	st.Probe = r.probe()
-	if st.Status == result.StatusOK && r.p.VerifyAfter(writes(name), last) {
+	ran := st.Status == result.StatusOK || (name == "cleanup" && r.alone()) // shard 0's cleanup: its tables are still this shard's to verify
+	if ran && r.p.VerifyAfter(writes(name), last) {
 		v, err := r.verify(ctx, name)
 		switch {
 		case ctx.Err() != nil:
@@ -252,7 +285,7 @@ func (r *run) tableOf(c int) *table {
 	if r.p.SharedTable {
 		return r.tables[0]
 	}
-	return r.tables[c]
+	return r.byNo[c]
 }
 
 // rowsOf returns how many rows client c inserts of a per-table size.
@@ -294,7 +327,7 @@ func (r *run) writersStep(name string, rows int64, batch int, deletes bool) runn
 	s := runner.Step{Name: name, Ops: ops}
 	r.writers = r.writers[:0]
 	segs := r.newSegments(name, batch)
-	for c := 0; c < r.p.Clients; c++ {
+	for _, c := range r.p.ownClients() {
 		w := r.newWriter(name, c, r.tableOf(c), segs[r.tableOf(c)], r.stripeOf(c), rounds(r.rowsOf(rows, c), batch), batch, deletes)
 		r.writers = append(r.writers, w)
 		s.Workers = append(s.Workers, w.workers(false)...)
@@ -356,7 +389,8 @@ func (r *run) insertDelete(name string, rowsPerTable int64, batch int) runner.St
 // server.
 func (r *run) createIndexes() runner.Step {
 	s := runner.Step{Name: "l.x", Ops: []runner.OpSpec{{Name: "index"}}}
-	for i, t := range r.tables {
+	for _, t := range r.tables {
+		i := t.no - 1 // the table's client
 		s.ExpectUnits += t.live()
 		var seg *segment
 		if !r.p.Corrected() {
@@ -429,6 +463,11 @@ func (r *run) probe() *result.Probe {
 // while the engine answers pings (Env.LongOps).
 func (r *run) cleanup(ctx context.Context) *result.Step {
 	start := time.Now()
+	if r.alone() {
+		return &result.Step{Name: "cleanup", Status: result.StatusSkipped, StartedAt: start,
+			Error: fmt.Sprintf("shard %d of %d: shard 0 runs the cleanup, which acts on the whole engine; the next step's barrier waits for it",
+				r.p.Shard.Index, r.p.Shard.Count)}
+	}
 	c, ok := r.eng.(engine.Cleaner)
 	if !ok {
 		return &result.Step{Name: "cleanup", Status: result.StatusSkipped, StartedAt: start,
@@ -486,8 +525,8 @@ func (r *run) scan(ctx context.Context) *result.Step {
 	phases[len(phases)-1].Name = "pk2"
 	var mu sync.Mutex // guards phases: taken once per index and table, not per row
 	s := runner.Step{Name: "scan", Ops: []runner.OpSpec{{Name: "scan"}}}
-	for i, t := range r.tables {
-		t := t
+	for _, t := range r.tables {
+		i := t.no - 1 // the table's client
 		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {
 			rt := r.retrier("scan", i, 0)
 			for pi, idx := range scanOrder {

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/workload"
+)
+
+// shardFlags are the flags of a sharded run (docs/scale-out.md, Shards).
+type shardFlags struct {
+	shard   string        // --shard I/N
+	run     string        // --shard-run ID
+	timeout time.Duration // --shard-timeout
+	startAt string        // --start-at TIME
+	// parsed is the shard the run runs, set by check; the zero value for a whole run.
+	parsed workload.Shard
+}
+
+// maxStartAhead bounds how far ahead --start-at may be: every wait is bounded.
+const maxStartAhead = 24 * time.Hour
+
+// add adds the shard flags to fl.
+func (s *shardFlags) add(fl *pflag.FlagSet) {
+	fl.StringVar(&s.shard, "shard", "", "run only shard `I/N` of the clients (client c is shard c % N's) against an existing server that every shard reaches (--dsn); docs/scale-out.md")
+	fl.StringVar(&s.run, "shard-run", "", "the `ID` every shard of one run shares: their meeting key in the server's "+workload.BarrierTable+" table (default: from --start-at)")
+	fl.DurationVar(&s.timeout, "shard-timeout", workload.DefaultShardTimeout, "how long a shard waits before each step for the others to arrive; one that does not fails the step for every shard")
+	fl.StringVar(&s.startAt, "start-at", "", "start the first step no earlier than `TIME` (RFC 3339, at most 24 h ahead); every shard of a run given the same TIME starts then")
+}
+
+// check parses and checks the shard flags of a run of workload name into parsed.
+func (s *shardFlags) check(fl *pflag.FlagSet, name string) error {
+	sh := workload.Shard{Index: 0, Count: 1, Run: s.run, Timeout: s.timeout}
+	if s.startAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, s.startAt)
+		if err != nil {
+			return fmt.Errorf("--start-at %q: want a time in RFC 3339 (2026-11-24T14:00:00Z)", s.startAt)
+		}
+		if time.Until(t) > maxStartAhead {
+			return fmt.Errorf("--start-at %s: more than %v ahead", s.startAt, maxStartAhead)
+		}
+		sh.StartAt = t
+		if sh.Run == "" {
+			sh.Run = "start-" + t.UTC().Format(time.RFC3339Nano)
+		}
+	}
+	if !fl.Changed("shard") {
+		for _, f := range []string{"shard-run", "shard-timeout"} {
+			if fl.Changed(f) {
+				return fmt.Errorf("--%s is a flag of a sharded run: give --shard I/N", f)
+			}
+		}
+		s.parsed = workload.Shard{StartAt: sh.StartAt}
+		return nil
+	}
+	var err error
+	if sh.Index, sh.Count, err = workload.ParseShard(s.shard); err != nil {
+		return err
+	}
+	if s.timeout <= 0 {
+		return fmt.Errorf("--shard-timeout %v: want a duration of more than 0", s.timeout)
+	}
+	if sh.Count > 1 && name != "insert" {
+		return fmt.Errorf("--shard %s: the %s workload cannot be sharded yet (the Insert Benchmark can)", s.shard, name)
+	}
+	if sh.Count > 1 && strings.TrimSpace(sh.Run) == "" {
+		return fmt.Errorf("--shard %s: give the id every shard of the run shares: --shard-run ID (or --start-at TIME)", s.shard)
+	}
+	s.parsed = sh
+	return nil
+}
+
+// checkShardConfigs refuses a sharded run of a configuration whose shards cannot meet: an
+// embedded engine, or a managed server (each process would start its own).
+func (s *shardFlags) checkShardConfigs(reg *engine.Registry, cps []configPlan) error {
+	if !s.parsed.Sharded() {
+		return nil
+	}
+	for _, c := range cps {
+		d, err := reg.Lookup(c.Engine)
+		switch {
+		case err != nil:
+			return err
+		case !d.Server:
+			return fmt.Errorf("--shard %s: configuration %s: the embedded engine %s runs inside one process and cannot be sharded across processes", s.shard, c.Name, c.Engine)
+		case c.DSN == "":
+			return fmt.Errorf("--shard %s: configuration %s: a managed server is one process's own: the shards of a run meet on an existing server that each reaches (--dsn)", s.shard, c.Name)
+		}
+	}
+	return nil
+}
+
+// mark returns run.json's mark of the shard, with its clients of clients; nil for a run
+// without --shard.
+func (s *shardFlags) mark(fl *pflag.FlagSet, clients int) *result.Shard {
+	if !fl.Changed("shard") {
+		return nil
+	}
+	sh := s.parsed
+	m := &result.Shard{Index: sh.Index, Count: sh.Count, Run: sh.Run, StartAt: sh.StartAt, TimeoutSeconds: sh.Timeout.Seconds()}
+	for c := 0; c < clients; c++ {
+		if sh.Owns(c) {
+			m.Clients = append(m.Clients, c)
+		}
+	}
+	if sh.Sharded() {
+		m.Barrier = workload.BarrierTable
+	}
+	return m
+}

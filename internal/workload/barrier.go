@@ -1,0 +1,246 @@
+package workload
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+)
+
+// BarrierTable is the table of the target database in which the shards of a run meet before
+// each step (docs/scale-out.md, Shards): a row per run, step and shard that arrived.
+const BarrierTable = "enginebench_barrier"
+
+// startLead is how far ahead of the last arrival shard 0 sets a step's start, so that every
+// shard sees it before it comes.
+const startLead = 300 * time.Millisecond
+
+// pollEvery is how often a shard waiting at a barrier reads the barrier table.
+const pollEvery = 50 * time.Millisecond
+
+// setupTimeout bounds the creation of the barrier table and each statement of a barrier.
+const setupTimeout = time.Minute
+
+// barrier is a run's meeting point in the database of an existing server: each shard records
+// its arrival at a step, waits until all have arrived, and every shard starts the step at the
+// time shard 0 chose. A shard that gives up waiting marks its row, and every shard that sees
+// the mark fails too, so one missing shard fails the step for all.
+type barrier struct {
+	db     *sql.DB
+	d      sqldb.Dialect
+	shard  Shard
+	config string // the configuration's name: a step's key is "config/step"
+}
+
+// newBarrier creates the barrier table on eng, which must be an SQL server engine, unless it
+// is there (another shard may create it at the same time).
+func newBarrier(ctx context.Context, eng engine.Engine, s Shard, config string) (*barrier, error) {
+	db, ok := eng.(sqldb.DB)
+	if !ok || db.Dialect().Name() == "sqlite" {
+		return nil, fmt.Errorf("shards meet in the database of a server engine: %s cannot be sharded across processes", config)
+	}
+	b := &barrier{db: db.SQL(), d: db.Dialect(), shard: s, config: config}
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	_, err := b.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+BarrierTable+
+		" (run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL,"+
+		" arrived_at BIGINT NOT NULL, start_at BIGINT, gave_up_at BIGINT, PRIMARY KEY (run, step, shard))")
+	if err != nil {
+		// Two shards creating it at once: the loser's error is harmless once it exists.
+		if found, ferr := sqldb.ExistingTables(ctx, db, []string{BarrierTable}); ferr != nil || len(found) == 0 {
+			return nil, fmt.Errorf("create the shards' barrier table %s: %w", BarrierTable, err)
+		}
+	}
+	return b, nil
+}
+
+// arrival is a shard's row of a step.
+type arrival struct {
+	shard           int
+	startAt, gaveUp sql.NullInt64
+}
+
+// meet records the shard's arrival at step and returns at the step's start, once every shard
+// has arrived: the time shard 0 set (startLead after the last arrival, or the run's StartAt
+// if later). It waits at most the shard timeout plus extra (a step only shard 0 does before
+// it) and until ctx ends; then it marks the shard's row given up and fails, naming the shards
+// that did not arrive.
+func (b *barrier) meet(ctx context.Context, step string, extra time.Duration) error {
+	key := b.config + "/" + step
+	if err := b.arrive(ctx, key); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(b.shard.Timeout + extra)
+	for {
+		rows, err := b.read(ctx, key)
+		if err != nil {
+			return err
+		}
+		if err := gaveUp(rows, b.shard.Index, step); err != nil {
+			return err
+		}
+		start, done, err := b.startOf(ctx, key, rows)
+		if err != nil {
+			return err
+		}
+		if done {
+			return sleepUntil(ctx, start)
+		}
+		if time.Now().After(deadline) {
+			return b.giveUp(key, step, rows, b.shard.Timeout+extra)
+		}
+		if err := sleepUntil(ctx, time.Now().Add(pollEvery)); err != nil {
+			b.mark(key) // interrupted: the others need not wait for this shard
+			return err
+		}
+	}
+}
+
+// arrive inserts the shard's row of key.
+func (b *barrier) arrive(ctx context.Context, key string) error {
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	_, err := b.db.ExecContext(ctx, sqldb.Bind(b.d, "INSERT INTO "+BarrierTable+" (run, step, shard, arrived_at) VALUES (?, ?, ?, ?)"),
+		b.shard.Run, key, b.shard.Index, time.Now().UnixMilli())
+	switch {
+	case err != nil && b.d.DuplicateKey(err):
+		return fmt.Errorf("shard barrier: run %q already has shard %d's arrival at %s in %s: give each run its own --shard-run",
+			b.shard.Run, b.shard.Index, key, BarrierTable)
+	case err != nil:
+		return fmt.Errorf("shard barrier at %s: record the arrival: %w", key, err)
+	}
+	return nil
+}
+
+// read returns the rows of key.
+func (b *barrier) read(ctx context.Context, key string) ([]arrival, error) {
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	rs, err := b.db.QueryContext(ctx, sqldb.Bind(b.d, "SELECT shard, start_at, gave_up_at FROM "+BarrierTable+" WHERE run = ? AND step = ?"),
+		b.shard.Run, key)
+	if err != nil {
+		return nil, fmt.Errorf("shard barrier at %s: read the arrivals: %w", key, err)
+	}
+	defer rs.Close()
+	var out []arrival
+	for rs.Next() {
+		var a arrival
+		if err := rs.Scan(&a.shard, &a.startAt, &a.gaveUp); err != nil {
+			return nil, fmt.Errorf("shard barrier at %s: read the arrivals: %w", key, err)
+		}
+		out = append(out, a)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("shard barrier at %s: read the arrivals: %w", key, err)
+	}
+	return out, nil
+}
+
+// gaveUp returns the error of a step that another shard left: it gave up waiting for the
+// others, or will not come (Leave).
+func gaveUp(rows []arrival, self int, step string) error {
+	for _, a := range rows {
+		if a.gaveUp.Valid && a.shard != self {
+			return fmt.Errorf("shard barrier before %s: shard %d left the run (it gave up waiting for the others, failed or was interrupted): the step fails for every shard", step, a.shard)
+		}
+	}
+	return nil
+}
+
+// leaveTimeout bounds Leave's one statement.
+const leaveTimeout = 10 * time.Second
+
+// leave records, best effort, that the shard will not come to step: a row given up at once.
+func (b *barrier) leave(step string) {
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	now := time.Now().UnixMilli()
+	b.db.ExecContext(ctx, sqldb.Bind(b.d, "INSERT INTO "+BarrierTable+" (run, step, shard, arrived_at, gave_up_at) VALUES (?, ?, ?, ?, ?)"),
+		b.shard.Run, b.config+"/"+step, b.shard.Index, now, now)
+}
+
+// mark marks the shard's row of key given up; the error is the statement's.
+func (b *barrier) mark(key string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	_, err := b.db.ExecContext(ctx, sqldb.Bind(b.d, "UPDATE "+BarrierTable+" SET gave_up_at = ? WHERE run = ? AND step = ? AND shard = ?"),
+		time.Now().UnixMilli(), b.shard.Run, key, b.shard.Index)
+	return err
+}
+
+// startOf returns the step's start once every shard has arrived and shard 0 has set it (done);
+// shard 0 sets it when it sees every arrival.
+func (b *barrier) startOf(ctx context.Context, key string, rows []arrival) (start time.Time, done bool, err error) {
+	if len(missing(rows, b.shard.Count)) > 0 {
+		return time.Time{}, false, nil
+	}
+	for _, a := range rows {
+		if a.shard == 0 && a.startAt.Valid {
+			return time.UnixMilli(a.startAt.Int64), true, nil
+		}
+	}
+	if !b.shard.Leader() {
+		return time.Time{}, false, nil
+	}
+	start = time.Now().Add(startLead)
+	if b.shard.StartAt.After(start) {
+		start = b.shard.StartAt
+	}
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	if _, err := b.db.ExecContext(ctx, sqldb.Bind(b.d, "UPDATE "+BarrierTable+" SET start_at = ? WHERE run = ? AND step = ? AND shard = 0"),
+		start.UnixMilli(), b.shard.Run, key); err != nil {
+		return time.Time{}, false, fmt.Errorf("shard barrier at %s: set the start: %w", key, err)
+	}
+	return time.UnixMilli(start.UnixMilli()), true, nil
+}
+
+// giveUp marks the shard's row of key given up (so that the shards that arrive later fail at
+// once) and returns the error that names the shards that did not arrive within wait.
+func (b *barrier) giveUp(key, step string, rows []arrival, wait time.Duration) error {
+	err := b.mark(key)
+	miss := missing(rows, b.shard.Count)
+	what := "shard 0 did not set the start"
+	if len(miss) > 0 {
+		names := make([]string, len(miss))
+		for i, m := range miss {
+			names[i] = fmt.Sprint(m)
+		}
+		what = fmt.Sprintf("shard %s of %d did not arrive", strings.Join(names, ", "), b.shard.Count)
+	}
+	return errors.Join(fmt.Errorf("shard barrier before %s (run %q, table %s): %s within %v: the step fails for every shard",
+		step, b.shard.Run, BarrierTable, what, wait), err)
+}
+
+// missing returns the shards of n that have no row among rows, in order.
+func missing(rows []arrival, n int) []int {
+	var out []int
+	for i := 0; i < n; i++ {
+		if !slices.ContainsFunc(rows, func(a arrival) bool { return a.shard == i }) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// sleepUntil waits until t or until ctx ends (its error).
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

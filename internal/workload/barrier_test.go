@@ -1,0 +1,105 @@
+package workload
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
+)
+
+// TestBarrierShards: on each server engine, three shards that create the barrier table at once
+// all meet and start a step, and shard 0 sets its start; a shard alone fails naming the shards
+// that did not arrive, and marks its row; a shard that comes later fails at once, naming the
+// shard that gave up; an arrival recorded twice (a run id used again) is refused.
+func TestBarrierShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	sqldbtest.Each(t, sqldbtest.Servers(), func(t *testing.T, s sqldbtest.Server, ctx context.Context) {
+		eng, _ := s.Start(t, ctx, false)
+		shard := func(i int, wait time.Duration) Shard {
+			return Shard{Index: i, Count: 3, Run: "r1", Timeout: wait}
+		}
+		errs := make([]error, 3)
+		var wg sync.WaitGroup
+		for i := range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				b, err := newBarrier(ctx, eng, shard(i, 5*time.Minute), "cfg")
+				if err == nil {
+					err = b.meet(ctx, "s1", 0)
+				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("shard %d: %v", i, err)
+			}
+		}
+		if got := barrierRows(t, eng, "cfg/s1"); got != "0 start, 1, 2" {
+			t.Errorf("the rows of s1: %s", got)
+		}
+		b0, _ := newBarrier(ctx, eng, shard(0, time.Millisecond), "cfg")
+		err := b0.meet(ctx, "s2", 0)
+		if want := `shard barrier before s2 (run "r1", table enginebench_barrier): shard 1, 2 of 3 did not arrive within 1ms`; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("shard 0 alone: %v, want %q", err, want)
+		}
+		if got := barrierRows(t, eng, "cfg/s2"); got != "0 gave up" {
+			t.Errorf("the rows of s2: %s", got)
+		}
+		b2, _ := newBarrier(ctx, eng, shard(2, 5*time.Minute), "cfg")
+		err = b2.meet(ctx, "s2", 0)
+		if want := "shard barrier before s2: shard 0 left the run"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("the late shard 2: %v, want %q", err, want)
+		}
+		err = b2.meet(ctx, "s1", 0)
+		if want := `run "r1" already has shard 2's arrival at cfg/s1`; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("an arrival again: %v, want %q", err, want)
+		}
+	})
+}
+
+// TestBarrierNeedsAServer: an embedded engine has no barrier (it cannot be sharded).
+func TestBarrierNeedsAServer(t *testing.T) {
+	if _, err := newBarrier(context.Background(), nil, Shard{Index: 0, Count: 2}, "pebble"); err == nil {
+		t.Error("a barrier on an engine that is not a server")
+	}
+}
+
+// barrierRows returns the rows of step key as "shard[ start][ gave up]", by shard.
+func barrierRows(t *testing.T, eng engine.Engine, key string) string {
+	t.Helper()
+	db := eng.(sqldb.DB)
+	rows, err := db.SQL().Query(sqldb.Bind(db.Dialect(), "SELECT shard, start_at, gave_up_at FROM "+BarrierTable+" WHERE step = ? ORDER BY shard"), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var shard int
+		var start, gaveUp sql.NullInt64
+		if err := rows.Scan(&shard, &start, &gaveUp); err != nil {
+			t.Fatal(err)
+		}
+		s := fmt.Sprint(shard)
+		if start.Valid {
+			s += " start"
+		}
+		if gaveUp.Valid {
+			s += " gave up"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", ")
+}

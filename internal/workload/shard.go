@@ -1,0 +1,50 @@
+package workload
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Shard is the part of a run's clients one process runs (--shard I/N, docs/scale-out.md):
+// clients are partitioned by index, client c belonging to shard c % Count, so that one process
+// running every shard's clients and N processes running one shard each make the same
+// workload. The zero value (and Count 1) is the whole run.
+type Shard struct {
+	Index, Count int
+	// Run is the id every shard of one run shares (--shard-run, or from --start-at): the
+	// barrier's key.
+	Run string
+	// Timeout bounds each wait at a barrier for the shards that have not arrived.
+	Timeout time.Duration
+	// StartAt, when set, is the earliest start of the first step (--start-at).
+	StartAt time.Time
+}
+
+// DefaultShardTimeout is how long a shard waits at a barrier for the others (--shard-timeout).
+const DefaultShardTimeout = 5 * time.Minute
+
+// Sharded reports whether the run's clients are split over more than one process.
+func (s Shard) Sharded() bool { return s.Count > 1 }
+
+// Owns reports whether client c (0-based) is this shard's.
+func (s Shard) Owns(c int) bool { return s.Count <= 1 || c%s.Count == s.Index }
+
+// Leader reports whether this shard does the steps only one shard may do (shard 0).
+func (s Shard) Leader() bool { return s.Index == 0 }
+
+// ParseShard parses --shard's value "I/N": 0 <= I < N.
+func ParseShard(v string) (index, count int, err error) {
+	bad := fmt.Errorf("--shard %q: want I/N, shard I (0-based) of N shards, N at least 1 and 0 <= I < N", v)
+	is, ns, ok := strings.Cut(strings.TrimSpace(v), "/")
+	if !ok {
+		return 0, 0, bad
+	}
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, bad
+	}
+	return i, n, nil
+}
