@@ -225,7 +225,17 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	env.Runner.Config = cfg.Name // a stall's error names the configuration
 	rc.Notes = append(rc.Notes, notes...)
 	save()
-	err = p.Workload.Run(ctx, env, eng, func(st *result.Step) {
+	err = p.Workload.Run(ctx, env, eng, stepDone(eng, mc, rc, save))
+	if down := serverDown(eng); err != nil && down != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w; %w", down, err)
+	}
+	return err
+}
+
+// stepDone returns the callback that records a finished step in rc and saves the run: a failed
+// step's error starts with why the server went down or the OOM kills in the memory cap's group.
+func stepDone(eng engine.Engine, mc *memCap, rc *result.Config, save func()) func(*result.Step) {
+	return func(st *result.Step) {
 		if st.Status == result.StatusFailed {
 			if down := serverDown(eng); down != nil {
 				st.Error = down.Error() + "; " + st.Error
@@ -237,11 +247,7 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 		rc.Steps = append(rc.Steps, *st)
 		mc.record(rc)
 		save()
-	})
-	if down := serverDown(eng); err != nil && down != nil && ctx.Err() == nil {
-		err = fmt.Errorf("%w; %w", down, err)
 	}
-	return err
 }
 
 // meeting returns the wait of Env.Meet and Env.Leave: the barrier of a sharded run (in eng's
