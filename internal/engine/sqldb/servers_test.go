@@ -665,7 +665,7 @@ func testRetryable(t *testing.T, c serverCase, e *serverEngine) {
 		_, err := a.ExecContext(ctx, upd(200))
 		errs <- err
 	}()
-	waitForLockWait(t, c, e, aID) // a waits for the lock first, so that b closes the cycle
+	waitForLockWait(t, c, e, aID, errs) // a waits for the lock first, so that b closes the cycle
 	_, errB := b.ExecContext(ctx, upd(100))
 	errs <- errB
 	var failed error
@@ -774,12 +774,16 @@ var lockWaitQueries = map[string]string{
 	"myrocks":  "SELECT count(*) FROM information_schema.ROCKSDB_TRX WHERE THREAD_ID = ? AND WAITING_KEY <> ''",
 }
 
-// waitForLockWait waits until the session id waits for a lock, as the server reports it, or
-// fails the test after a minute.
-func waitForLockWait(t *testing.T, c serverCase, e *serverEngine, id int64) {
+// waitForLockWait waits until the session id waits for a lock, as the server reports it; it
+// fails the test at once if the session's statement ends first (its result arrives on ended),
+// and after a minute otherwise.
+func waitForLockWait(t *testing.T, c serverCase, e *serverEngine, id int64, ended <-chan error) {
 	t.Helper()
 	q := lockWaitQueries[c.driver.Name]
 	testwait.Until(t, fmt.Sprintf("session %d to wait for a lock", id), time.Minute, func() bool {
+		if len(ended) > 0 {
+			t.Fatalf("session %d's statement ended before it was seen waiting for the lock: %v", id, <-ended)
+		}
 		var n int
 		if err := e.SQL().QueryRow(q, id).Scan(&n); err != nil {
 			t.Fatalf("%s: %v", q, err)
