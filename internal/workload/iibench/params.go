@@ -69,7 +69,7 @@ type Scale struct {
 
 // ioboundMemoryLimit is the iobound preset's cap: 512 MiB holds an engine's cache (a quarter
 // to a half of the cap) and a server's base memory; the secondary indexes outgrow that cache
-// within the first 15-40% of the preset's rows, whose data is over seven times the cap by
+// within the first 20-40% of the preset's rows, whose data is over five times the cap by
 // EstimateBytes (docs/iibench.md).
 const ioboundMemoryLimit = 512 << 20
 
@@ -77,8 +77,8 @@ const ioboundMemoryLimit = 512 << 20
 var scales = []Scale{
 	{"tiny", 50_000, 1_000, 0},
 	{"small", 2_000_000, 10_000, 0},
-	{"cached", 10_000_000, 100_000, 0},
-	{"iobound", 10_000_000, 100_000, ioboundMemoryLimit},
+	{"cached", 7_000_000, 100_000, 0},
+	{"iobound", 7_000_000, 100_000, ioboundMemoryLimit},
 	{"large", 500_000_000, 1_000_000, 0},
 }
 
