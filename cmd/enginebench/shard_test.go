@@ -158,10 +158,16 @@ func arrivals(t *testing.T, db *sql.DB, run string) []string {
 // shard 0 runs the cleanup.
 func TestShardsMatchOneProcess(t *testing.T) {
 	integration(t, "starts servers and runs of the binary")
+	onEachExistingServer(t, shardsMatch)
+}
+
+// onEachExistingServer runs f in parallel subtests, one per kind of existing server, on a server
+// the subtest starts.
+func onEachExistingServer(t *testing.T, f func(t *testing.T, eng string, srv *server.Server)) {
 	for _, s := range existingServers() {
 		t.Run(s.engine, func(t *testing.T) {
 			t.Parallel()
-			shardsMatch(t, s.engine, servertest.Start(t, s.kind, s.settings))
+			f(t, s.engine, servertest.Start(t, s.kind, s.settings))
 		})
 	}
 }
@@ -235,12 +241,7 @@ func shardsMatch(t *testing.T, eng string, srv *server.Server) {
 // shard that arrives after that fails at once, naming the shard that gave up.
 func TestShardMissingFailsTheStep(t *testing.T) {
 	integration(t, "starts servers and runs of the binary")
-	for _, s := range existingServers() {
-		t.Run(s.engine, func(t *testing.T) {
-			t.Parallel()
-			shardMissing(t, s.engine, servertest.Start(t, s.kind, s.settings))
-		})
-	}
+	onEachExistingServer(t, shardMissing)
 }
 
 // shardMissing is TestShardMissingFailsTheStep on the existing server srv of engine eng.
