@@ -767,6 +767,10 @@ func sessionID(t *testing.T, c serverCase, cn *sql.Conn) int64 {
 	return id
 }
 
+// innodbTrxCacheIdle is longer than the 100 ms InnoDB's INNODB_TRX cache must go unread before
+// a read refreshes it.
+const innodbTrxCacheIdle = 250 * time.Millisecond
+
 // lockWaitQueries count the lock waits of the session whose id is the argument, by engine.
 var lockWaitQueries = map[string]string{
 	"postgres": "SELECT count(*) FROM pg_locks WHERE pid = $1 AND NOT granted",
@@ -780,10 +784,17 @@ var lockWaitQueries = map[string]string{
 func waitForLockWait(t *testing.T, c serverCase, e *serverEngine, id int64, ended <-chan error) {
 	t.Helper()
 	q := lockWaitQueries[c.driver.Name]
+	var last time.Time
 	testwait.Until(t, fmt.Sprintf("session %d to wait for a lock", id), time.Minute, func() bool {
 		if len(ended) > 0 {
 			t.Fatalf("session %d's statement ended before it was seen waiting for the lock: %v", id, <-ended)
 		}
+		// InnoDB refreshes INNODB_TRX (its trx_i_s cache) only when nobody read it for 100 ms:
+		// looked at every 20 ms, it would show the state of the first look for ever.
+		if c.driver.Name == "innodb" && time.Since(last) < innodbTrxCacheIdle {
+			return false
+		}
+		last = time.Now()
 		var n int
 		if err := e.SQL().QueryRow(q, id).Scan(&n); err != nil {
 			t.Fatalf("%s: %v", q, err)
