@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -74,9 +73,7 @@ func newOpBuffer(ops int) *opBuffer { return &opBuffer{ops: make([]recStats, ops
 // queries) and its error. Service time runs from just before fn to just after it, on the
 // runner's clock. If intended is not zero the operation is open loop and its response time,
 // from intended to the end of fn, is recorded as well. A failed operation counts as an error
-// of op (no latency, no units) and its error is returned; one that a cancel cut short
-// (context.Canceled: Ctrl-C, another worker's failure) is no failure of the engine and counts
-// as neither.
+// of op (no latency, no units) and its error is returned.
 func (rec *Recorder) Do(op Op, intended time.Time, fn func() (units int64, err error)) error {
 	rec.check(op)
 	start := rec.clock.Now()
@@ -85,9 +82,7 @@ func (rec *Recorder) Do(op Op, intended time.Time, fn func() (units int64, err e
 	e := rec.ph.enter()
 	o := &rec.active.Load().ops[op]
 	if err != nil {
-		if !errors.Is(err, context.Canceled) {
-			o.errors++
-		}
+		o.errors++
 	} else {
 		o.count++
 		o.units += units

@@ -264,22 +264,6 @@ func TestStepEnds(t *testing.T) {
 			},
 		},
 		{
-			name: "an operation a cancel cut short is no error",
-			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
-				return []Worker{{Client: 0, Run: func(ctx context.Context, rec *Recorder) error {
-					rec.Do(0, time.Time{}, func() (int64, error) { return 0, fmt.Errorf("query: %w", context.Canceled) })
-					rec.Do(0, time.Time{}, func() (int64, error) { return 0, boom })
-					return fmt.Errorf("insert: %w", boom)
-				}}}
-			},
-			wantStatus: result.StatusFailed, wantError: "insert: boom: disk full",
-			check: func(t *testing.T, res *result.Step) {
-				if res.Ops["op"].Errors != 1 || res.Ops["op"].Count != 0 {
-					t.Errorf("errors %d, count %d; want the failure only", res.Ops["op"].Errors, res.Ops["op"].Count)
-				}
-			},
-		},
-		{
 			name: "the first error wins",
 			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
 				return []Worker{
