@@ -11,6 +11,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // BarrierTable is the table of the target database in which the shards of a run meet before
@@ -90,12 +91,12 @@ func (b *barrier) meet(ctx context.Context, step string, extra time.Duration) er
 			return err
 		}
 		if done {
-			return sleepUntil(ctx, start)
+			return runner.SystemClock().SleepUntil(ctx, start)
 		}
 		if time.Now().After(deadline) {
 			return b.giveUp(key, step, rows, b.shard.Timeout+extra)
 		}
-		if err := sleepUntil(ctx, time.Now().Add(pollEvery)); err != nil {
+		if err := runner.SystemClock().SleepUntil(ctx, time.Now().Add(pollEvery)); err != nil {
 			b.mark(key) // interrupted: the others need not wait for this shard
 			return err
 		}
@@ -227,20 +228,4 @@ func missing(rows []arrival, n int) []int {
 		}
 	}
 	return out
-}
-
-// sleepUntil waits until t or until ctx ends (its error).
-func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -267,7 +267,7 @@ func meeting(ctx context.Context, eng engine.Engine, s Shard, config string) (me
 				return nil
 			}
 			started = true
-			return sleepUntil(ctx, s.StartAt)
+			return runner.SystemClock().SleepUntil(ctx, s.StartAt)
 		}, nil, nil
 	}
 	return nil, nil, nil
