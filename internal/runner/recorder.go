@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -73,7 +74,10 @@ func newOpBuffer(ops int) *opBuffer { return &opBuffer{ops: make([]recStats, ops
 // queries) and its error. Service time runs from just before fn to just after it, on the
 // runner's clock. If intended is not zero the operation is open loop and its response time,
 // from intended to the end of fn, is recorded as well. A failed operation counts as an error
-// of op (no latency, no units) and its error is returned.
+// of op (no latency, no units) and its error is returned; one that fails after the step was
+// cut short around it (its OpContext cancelled: interrupted, or another worker failed) is no
+// failure of the engine and counts as neither, unless the step stalled. An operation that ends
+// at the step's normal end (its Duration) still counts: the OpContext lasts until then.
 func (rec *Recorder) Do(op Op, intended time.Time, fn func() (units int64, err error)) error {
 	rec.check(op)
 	start := rec.clock.Now()
@@ -82,7 +86,9 @@ func (rec *Recorder) Do(op Op, intended time.Time, fn func() (units int64, err e
 	e := rec.ph.enter()
 	o := &rec.active.Load().ops[op]
 	if err != nil {
-		o.errors++
+		if !rec.cutShort() {
+			o.errors++
+		}
 	} else {
 		o.count++
 		o.units += units
@@ -102,6 +108,16 @@ func (rec *Recorder) Do(op Op, intended time.Time, fn func() (units int64, err e
 		rec.last.Store(end.UnixNano())
 	}
 	return err
+}
+
+// cutShort reports whether the step was cut short around the worker: its OpContext cancelled
+// by an interrupt or by another worker's failure, not by a stall (the engine's).
+func (rec *Recorder) cutShort() bool {
+	if rec.opCtx == nil || rec.opCtx.Err() == nil {
+		return false
+	}
+	var stall *StallError
+	return !errors.As(context.Cause(rec.opCtx), &stall)
 }
 
 // Heartbeat tells the step's stall watchdog that the worker progresses although no operation

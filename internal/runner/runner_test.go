@@ -217,6 +217,19 @@ func loopUntilDone(client int, bg bool, stopped *atomic.Int32) Worker {
 	}}
 }
 
+// inFlightUntilCut is a worker whose one operation is in flight until the step is cut short
+// (its OpContext cancelled), and then fails with the cancel's error, as a driver does.
+func inFlightUntilCut(client int, stopped *atomic.Int32) Worker {
+	return Worker{Client: client, Run: func(ctx context.Context, rec *Recorder) error {
+		err := rec.Do(0, time.Time{}, func() (int64, error) {
+			<-rec.OpContext().Done()
+			return 0, fmt.Errorf("query: %w", rec.OpContext().Err())
+		})
+		stopped.Add(1)
+		return err
+	}}
+}
+
 // pacedLoop is loopUntilDone whose every operation is followed by a 10 ms sleep on c: on a
 // ManualClock it is what moves time forward.
 func pacedLoop(c Clock, client int, stopped *atomic.Int32) Worker {
@@ -260,6 +273,56 @@ func TestStepEnds(t *testing.T) {
 			check: func(t *testing.T, res *result.Step) {
 				if res.Ops["op"].Errors != 1 {
 					t.Errorf("errors %d", res.Ops["op"].Errors)
+				}
+			},
+		},
+		{
+			name: "an operation that another worker's failure cut short is no error",
+			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
+				return []Worker{inFlightUntilCut(0, stopped),
+					{Client: 1, Run: func(ctx context.Context, rec *Recorder) error {
+						rec.Do(0, time.Time{}, func() (int64, error) { return 0, boom })
+						return fmt.Errorf("insert: %w", boom)
+					}}}
+			},
+			wantStatus: result.StatusFailed, wantError: "insert: boom: disk full", wantStop: 1,
+			check: func(t *testing.T, res *result.Step) {
+				if res.Ops["op"].Errors != 1 || res.Ops["op"].Count != 0 {
+					t.Errorf("errors %d, count %d; want the failure only", res.Ops["op"].Errors, res.Ops["op"].Count)
+				}
+			},
+		},
+		{
+			name: "an operation that Ctrl-C cut short is no error",
+			workers: func(stopped *atomic.Int32, cancel context.CancelFunc) []Worker {
+				return []Worker{inFlightUntilCut(0, stopped),
+					{Client: 1, Run: func(ctx context.Context, rec *Recorder) error {
+						rec.Do(0, time.Time{}, func() (int64, error) { return 1, nil })
+						cancel() // Ctrl-C
+						return inFlightUntilCut(1, stopped).Run(ctx, rec)
+					}}}
+			},
+			wantStatus: result.StatusInterrupted, wantError: "interrupted", wantStop: 2,
+			check: func(t *testing.T, res *result.Step) {
+				if res.Ops["op"].Errors != 0 || res.Ops["op"].Count != 1 {
+					t.Errorf("errors %d, count %d; want the one done operation and no error", res.Ops["op"].Errors, res.Ops["op"].Count)
+				}
+			},
+		},
+		{
+			name: "an operation that fails at the step's normal end is an error", duration: 20 * time.Millisecond,
+			workers: func(stopped *atomic.Int32, _ context.CancelFunc) []Worker {
+				return []Worker{{Client: 0, Run: func(ctx context.Context, rec *Recorder) error {
+					// A retry loop that gives up at the step's end, as LinkBench's requests do.
+					rec.Do(0, time.Time{}, func() (int64, error) { <-ctx.Done(); return 0, ctx.Err() })
+					stopped.Add(1)
+					return nil
+				}}}
+			},
+			wantStatus: result.StatusOK, wantStop: 1,
+			check: func(t *testing.T, res *result.Step) {
+				if res.Ops["op"].Errors != 1 {
+					t.Errorf("errors %d, want 1", res.Ops["op"].Errors)
 				}
 			},
 		},

@@ -65,8 +65,11 @@ func TestStallFailsAStepThatStopsProgressing(t *testing.T) {
 			close(did)
 			return blocked(ctx) // the server froze
 		}},
-		// An engine call on the operation context is cancelled too.
-		{Client: 1, Run: func(ctx context.Context, rec *Recorder) error { return blocked(rec.OpContext()) }},
+		// An engine call on the operation context is cancelled too, and, the stall being the
+		// engine's, counts as an error.
+		{Client: 1, Run: func(ctx context.Context, rec *Recorder) error {
+			return rec.Do(0, time.Time{}, func() (int64, error) { return 0, blocked(rec.OpContext()) })
+		}},
 	}
 	end := &endSampler{}
 	r := &Runner{Clock: c, Tick: time.Hour, StallTimeout: stallLimit, Config: "innodb", Samplers: []Sampler{end}}
@@ -82,8 +85,8 @@ func TestStallFailsAStepThatStopsProgressing(t *testing.T) {
 	if res.Status != result.StatusFailed || res.Error != "innodb stalled: nothing completed for 5m0s" {
 		t.Fatalf("status %q, error %q: want failed with the stall", res.Status, res.Error)
 	}
-	if res.Seconds != 420 || res.Ops["insert"].Count != 1 {
-		t.Errorf("seconds %v, inserts %d: want 420 s (until the stall) and 1", res.Seconds, res.Ops["insert"].Count)
+	if ins := res.Ops["insert"]; res.Seconds != 420 || ins.Count != 1 || ins.Errors != 1 {
+		t.Errorf("seconds %v, inserts %d, errors %d: want 420 s (until the stall), 1 and the stalled one", res.Seconds, ins.Count, ins.Errors)
 	}
 	for range 2 {
 		var se *StallError
