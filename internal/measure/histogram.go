@@ -174,3 +174,9 @@ func (h *Histogram) RecordN(ns, n int64) {
 func (h *Histogram) EachBin(fn func(lowest, highest, count int64) bool) {
 	h.r.eachBin(func(i int, n int64) bool { return fn(binLowest(i), binHighest(i), n) })
 }
+
+// SetExact sets the exact maximum and sum of h's values, for a histogram whose values were
+// counted at their bins' resolution (read from an HdrHistogram log, package hdrlog) when the
+// exact figures are known from elsewhere (the runs' totals): its Max, Mean and percentiles
+// are then those of a Histogram of the values themselves.
+func (h *Histogram) SetExact(maxNs, sumNs int64) { h.r.max, h.r.sum = maxNs, sumNs }
