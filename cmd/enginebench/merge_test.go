@@ -164,3 +164,14 @@ func compareOp(t *testing.T, a *result.Step, name string, wo *result.Op, mergedD
 		t.Errorf("%s %s: response time merged %v, one process %v", a.Name, name, mo.Response, wo.Response)
 	}
 }
+
+// A merge's bad input exits 2 with one line before any work: no results directory.
+func TestMergeBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "merged")
+	runBad(t, "merge needs the run directories of a run's shards", "merge")
+	runBad(t, filepath.Join(dir, "none")+" is not a run directory (no run.json)", "merge", filepath.Join(dir, "none"), "--out", out)
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused merge left %s: %v", out, err)
+	}
+}

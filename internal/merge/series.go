@@ -68,6 +68,7 @@ func mergeSeries(st *result.Step, config string, active []part, hdrRoot string) 
 
 // addSeries adds the intervals of one shard's series ivs to secs.
 func addSeries(secs map[int]*second, start time.Time, ivs *result.Series) {
+	names := ivs.OpNames()
 	for i := range ivs.Len() {
 		end := ivs.Time(i)
 		n := secondOf(start, end)
@@ -79,7 +80,7 @@ func addSeries(secs map[int]*second, start time.Time, ivs *result.Series) {
 		if end.After(s.end) {
 			s.end = end
 		}
-		for _, name := range ivs.OpNames() {
+		for _, name := range names {
 			o, ok := ivs.Op(i, name)
 			if !ok {
 				continue
