@@ -89,6 +89,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(stdout, stderr), newReportCmd(stdout), newEnginesCmd(stdout), newCleanCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newRunCmd(stdout, stderr), newReportCmd(stdout), newEnginesCmd(stdout), newCleanCmd(stdout), newVersionCmd(stdout),
+		newMergeCmd(stdout))
 	return root
 }

@@ -158,3 +158,25 @@ func buckets(h *Histogram) []float64 {
 	}
 	return out
 }
+
+// RecordN records n (> 0) values of ns nanoseconds at once, clamped as Record clamps them:
+// the result is that of n calls of Record.
+func (h *Histogram) RecordN(ns, n int64) {
+	if n > 0 {
+		h.r.recordN(ns, n)
+	}
+}
+
+// EachBin calls fn with the lowest and highest value and the count of every bin of h that
+// holds a value, in the order of their values, until fn returns false. The bins are
+// HdrHistogram's of LowestNs, HighestNs and SigFigs: an HdrHistogram of that geometry numbers
+// them alike (package hdrlog writes them as HdrHistogram logs).
+func (h *Histogram) EachBin(fn func(lowest, highest, count int64) bool) {
+	h.r.eachBin(func(i int, n int64) bool { return fn(binLowest(i), binHighest(i), n) })
+}
+
+// SetExact sets the exact maximum and sum of h's values, for a histogram whose values were
+// counted at their bins' resolution (read from an HdrHistogram log, package hdrlog) when the
+// exact figures are known from elsewhere (the runs' totals): its Max, Mean and percentiles
+// are then those of a Histogram of the values themselves.
+func (h *Histogram) SetExact(maxNs, sumNs int64) { h.r.max, h.r.sum = maxNs, sumNs }

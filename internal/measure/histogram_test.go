@@ -329,3 +329,36 @@ func TestHistogramIsSmall(t *testing.T) {
 		t.Fatalf("histogram of 100,000 long-tailed values: %d bytes, HdrHistogram %d", h.Bytes(), full)
 	}
 }
+
+// RecordN(v, n) is n calls of Record(v), also for counts past a bin's 16-bit first form, and
+// EachBin gives back every bin with its bounds and count.
+func TestRecordNIsNRecords(t *testing.T) {
+	a, b := NewHistogram(), NewHistogram()
+	for i, v := range []int64{0, 5, 2047, 2048, 123456, 123457, int64(time.Second), HighestNs + 5} {
+		n := int64(1 + i*30000)
+		a.RecordN(v, n)
+		for range n {
+			b.Record(v)
+		}
+	}
+	if a.Count() != b.Count() || a.Max() != b.Max() || a.Mean() != b.Mean() {
+		t.Fatalf("RecordN: count %d max %d mean %v; Record: %d %d %v", a.Count(), a.Max(), a.Mean(), b.Count(), b.Max(), b.Mean())
+	}
+	for _, p := range []float64{0, 10, 50, 90, 99, 99.99, 100} {
+		if a.ValueAtPercentile(p) != b.ValueAtPercentile(p) {
+			t.Errorf("p%v: %d, want %d", p, a.ValueAtPercentile(p), b.ValueAtPercentile(p))
+		}
+	}
+	var bins, total int64
+	a.EachBin(func(lowest, highest, n int64) bool {
+		if lowest > highest || binIndex(lowest) != binIndex(highest) || n <= 0 {
+			t.Errorf("bin %d..%d count %d", lowest, highest, n)
+		}
+		bins++
+		total += n
+		return true
+	})
+	if bins != 7 || total != a.Count() { // 123456 and 123457 share a bin
+		t.Errorf("EachBin: %d bins of %d values, want 7 of %d", bins, total, a.Count())
+	}
+}

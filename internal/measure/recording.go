@@ -135,6 +135,16 @@ func (r *Recording) grow(bi int) uint16 {
 	return r.index[bi]
 }
 
+// recordN records n (> 0) values of ns at once, clamped as Record clamps them.
+func (r *Recording) recordN(ns, n int64) {
+	ns = max(ns, 0)
+	r.max = max(r.max, ns)
+	r.sum += ns * n
+	r.count += n
+	i := binIndex(min(ns, HighestNs))
+	r.block(i>>blockMag).add(i&(blockLen-1), n)
+}
+
 // RecordDuration records one duration.
 func (r *Recording) RecordDuration(d time.Duration) { r.Record(int64(d)) }
 

@@ -38,6 +38,8 @@ type Run struct {
 	Matrix *Matrix `json:"matrix,omitempty"`
 	// Shard marks the run of one shard of a run's clients (--shard); nil otherwise.
 	Shard *Shard `json:"shard,omitempty"`
+	// Merged marks a run merged from its shards' runs (enginebench merge); nil otherwise.
+	Merged *Merged `json:"merged,omitempty"`
 	// ClientCPULimitPct is the client-saturation check's limit (--client-cpu-limit): a step
 	// whose client used more than this percentage of all CPUs is ClientBound. 0 in runs made
 	// before the check existed.

@@ -19,3 +19,16 @@ type Shard struct {
 	// Barrier is the table of the target database in which the shards met; "" for none.
 	Barrier string `json:"barrier,omitempty"`
 }
+
+// Merged marks a run that `enginebench merge` made of the run directories of the shards of
+// one run (docs/scale-out.md).
+type Merged struct {
+	// Run is the shards' run id; Count their number.
+	Run   string `json:"run"`
+	Count int    `json:"count"`
+	// Shards are the shards' run directories, in the order of their index.
+	Shards []string `json:"shards"`
+	// Sample is the `enginebench sample` directory of the database host whose figures the
+	// merged run's server-side costs are; "" when none was given (they are then absent).
+	Sample string `json:"sample,omitempty"`
+}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"time"
 
@@ -60,6 +61,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	deadlineDone := sr.startDeadline(start)
 	sr.startWorkers()
 	st := newStepStats(r, &s, clock, start, tick)
+	st.openLog(start)
 	stalls, stopWatch := sr.watch(r.stallLimit(&s), start)
 	sr.wait(st, tick, stalls, r.Config)
 	stopWatch()
@@ -70,7 +72,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	res.Seconds = stepSeconds(&s, sr, start)
 	res.Clients = sr.clients
 	res.Status, res.Error = stepStatus(ctx, sr.failErr)
-	res.Notes = sr.notes
+	res.Notes = append(sr.notes, st.closeLog()...)
 	res.Ops, res.Retries = opResults(s.Ops, st.tot, res.Seconds)
 	res.Fairness = fairness(start, sr.clientEnd)
 	st.series.Trim()
@@ -268,6 +270,10 @@ type stepStats struct {
 	iv, tot []opStats
 	spare   *opBuffer // the recorders' shared spare interval buffer (see Recorder.collect)
 	series  *result.Series
+	// log gets each interval's histograms (Runner.Histograms); nil: none. logNote says why
+	// it ended early.
+	log     StepLog
+	logNote string
 	// per accumulates the ticks of the current period (Step.Report) since lastPeriod; prev
 	// holds the records of the last period recorded, which began at prevStart.
 	per, prev             []opStats
@@ -297,6 +303,7 @@ func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) 
 		st.series.SetOp(in, spec.Name, st.iv[i].addInterval(o))
 	}
 	st.r.sample(ctx, now, st.series, in)
+	st.logInterval(now)
 
 	var ivUnits int64
 	p := int(st.s.ProgressOp)
@@ -441,4 +448,51 @@ func eta(s Status) time.Duration {
 		return max(s.Duration-s.Elapsed, 0)
 	}
 	return 0
+}
+
+// openLog opens the step's histogram log (Runner.Histograms), if the runner has one.
+func (st *stepStats) openLog(start time.Time) {
+	if st.r.Histograms == nil {
+		return
+	}
+	l, err := st.r.Histograms.Step(st.r.Config, st.s.Name, start)
+	if err != nil {
+		st.logNote = fmt.Sprintf("latency histograms not logged: %v", err)
+		return
+	}
+	st.log = l
+}
+
+// logInterval gives the histograms of the interval that ends at now to the step's log; an
+// error ends the log.
+func (st *stepStats) logInterval(now time.Time) {
+	if st.log == nil {
+		return
+	}
+	for i, spec := range st.s.Ops {
+		o := &st.iv[i]
+		if (o.svc == nil || o.svc.Count() == 0) && (o.rt == nil || o.rt.Count() == 0) {
+			continue
+		}
+		if err := st.log.Interval(spec.Name, st.last, now, o.svc, o.rt); err != nil {
+			st.logNote = fmt.Sprintf("latency histograms logged only until %s: %v",
+				now.UTC().Format(time.RFC3339), errors.Join(err, st.log.Close()))
+			st.log = nil
+			return
+		}
+	}
+}
+
+// closeLog closes the step's histogram log and returns the notes on what it could not log.
+func (st *stepStats) closeLog() []string {
+	if st.log != nil {
+		if err := st.log.Close(); err != nil {
+			st.logNote = fmt.Sprintf("latency histograms: %v", err)
+		}
+		st.log = nil
+	}
+	if st.logNote == "" {
+		return nil
+	}
+	return []string{st.logNote}
 }

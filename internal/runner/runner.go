@@ -7,6 +7,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -140,6 +141,31 @@ type Runner struct {
 	StallTimeout time.Duration
 	// Config names the engine configuration the steps run on, in a stall's error.
 	Config string
+	// Histograms, when set, gets the latency histograms of every interval of every step as
+	// the runner collects them (the run directory's HdrHistogram logs, package hdrlog).
+	Histograms HistogramLog
+}
+
+// HistogramLog receives the latency histograms of every interval of the steps a Runner runs,
+// from the runner's goroutine, once a tick: what it does with them (write them to disk) takes
+// nothing from the operations' hot path.
+type HistogramLog interface {
+	// Step is called when step of configuration config starts at start; the returned
+	// StepLog gets the step's intervals. An error leaves the step without a log (its notes say
+	// why); the step runs on.
+	Step(config, step string, start time.Time) (StepLog, error)
+}
+
+// StepLog receives the latency histograms of one step's intervals.
+type StepLog interface {
+	// Interval is called once per interval (from start to end) and operation type that
+	// measured a latency in it: svc is its service time, rt its response time (nil for a
+	// closed-loop operation; either may be empty). The histograms are the runner's, valid
+	// only during the call. An operation type named twice in a step gets a call for each.
+	// An error ends the step's log: Close is called and no interval follows.
+	Interval(op string, start, end time.Time, svc, rt *measure.Histogram) error
+	// Close is called after the step's last interval.
+	Close() error
 }
 
 // Recorder records the operations of one worker. It is owned by that worker: Do takes no

@@ -1307,3 +1307,77 @@ func intervals(s *result.Series) []result.Interval {
 	}
 	return out
 }
+
+// fakeHistLog is a HistogramLog that keeps what it gets and fails the step's interval failAt
+// (0: never).
+type fakeHistLog struct {
+	failAt, calls, closes int
+	svc, rt               int64
+	ops                   map[string]bool
+	stepErr               error
+}
+
+func (l *fakeHistLog) Step(config, step string, start time.Time) (StepLog, error) {
+	if l.stepErr != nil {
+		return nil, l.stepErr
+	}
+	return l, nil
+}
+
+func (l *fakeHistLog) Interval(op string, start, end time.Time, svc, rt *measure.Histogram) error {
+	l.calls++
+	if l.calls == l.failAt {
+		return errors.New("disk full")
+	}
+	if l.ops == nil {
+		l.ops = map[string]bool{}
+	}
+	l.ops[op] = true
+	if svc != nil {
+		l.svc += svc.Count()
+	}
+	if rt != nil {
+		l.rt += rt.Count()
+	}
+	return nil
+}
+
+func (l *fakeHistLog) Close() error { l.closes++; return nil }
+
+// The step's HistogramLog gets every interval's histograms of every operation that measured a
+// latency, and is closed once; a log that fails ends there, and the step, which runs on, says
+// so in its notes; so does one that cannot be opened.
+func TestHistogramLogGetsEveryInterval(t *testing.T) {
+	run := func(l *fakeHistLog) *result.Step {
+		c := NewManualClock(t0)
+		w := Worker{Run: func(ctx context.Context, rec *Recorder) error {
+			for i := range 200 {
+				if err := rec.Do(0, c.Now().Add(-time.Millisecond), func() (int64, error) {
+					c.Advance(time.Duration(i+1) * time.Microsecond)
+					return 1, nil
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}
+		r := &Runner{Clock: c, Tick: time.Millisecond, Histograms: l, Config: "c"}
+		return r.Run(context.Background(), Step{Name: "s", Ops: []OpSpec{{Name: "insert"}, {Name: "idle"}}, Workers: []Worker{w}})
+	}
+	l := &fakeHistLog{}
+	res := run(l)
+	if res.Status != result.StatusOK || l.svc != 200 || l.rt != 200 || l.closes != 1 || l.ops["idle"] || len(res.Notes) != 0 {
+		t.Errorf("log got %d service and %d response times of ops %v, closed %d times; step %s, notes %q",
+			l.svc, l.rt, l.ops, l.closes, res.Status, res.Notes)
+	}
+	l = &fakeHistLog{failAt: 1}
+	res = run(l)
+	if res.Status != result.StatusOK || l.calls != 1 || l.closes != 1 || len(res.Notes) != 1 ||
+		!strings.Contains(res.Notes[0], "latency histograms logged only until") || !strings.Contains(res.Notes[0], "disk full") {
+		t.Errorf("failed log: %d calls, closed %d times; step %s, notes %q", l.calls, l.closes, res.Status, res.Notes)
+	}
+	res = run(&fakeHistLog{stepErr: errors.New("cannot create")})
+	if res.Status != result.StatusOK || len(res.Notes) != 1 || res.Notes[0] != "latency histograms not logged: cannot create" {
+		t.Errorf("unopened log: step %s, notes %q", res.Status, res.Notes)
+	}
+}
