@@ -118,14 +118,16 @@ type Options struct {
 // An error is a file that could not be written or a DBMS that went away; what was sampled
 // until then stays written.
 func Run(ctx context.Context, o Options) (rows int, err error) {
-	o.Meta.Kind, o.Meta.Version, o.Meta.Ended = Kind, Version, nil
-	o.Meta.Started = o.Clock.Now()
-	if err := writeMeta(o.Dir, o.Meta); err != nil {
-		return 0, err
-	}
+	// samples.csv first, and only if it is new: a second sampler into the same directory
+	// fails here, before it touches the first's sample.json.
 	f, err := os.OpenFile(filepath.Join(o.Dir, SamplesFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("sample: %w", err)
+	}
+	o.Meta.Kind, o.Meta.Version, o.Meta.Ended = Kind, Version, nil
+	o.Meta.Started = o.Clock.Now()
+	if err := writeMeta(o.Dir, o.Meta); err != nil {
+		return 0, errors.Join(err, f.Close())
 	}
 	defer func() {
 		err = errors.Join(err, f.Close())

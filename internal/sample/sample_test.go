@@ -175,3 +175,27 @@ func TestRunEndsAtTheDurationOrWithTheDBMS(t *testing.T) {
 		}
 	})
 }
+
+// A second sampler into a directory that already has samples.csv fails at once and leaves the
+// first's sample.json as it was.
+func TestRunRefusesAnotherSamplesFile(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 24, 16, 0, 0, 0, time.UTC)
+	clock, fs, _, done := run(context.Background(), dir, start, time.Second, nil)
+	before, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), Options{Dir: dir, Keys: []string{measure.KeyCPU}, Sampler: newFake(), Clock: runner.NewManualClock(start)})
+	if !errors.Is(err, os.ErrExist) {
+		t.Errorf("second Run: %v, want the file exists", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, MetaFile)); string(after) != string(before) {
+		t.Errorf("sample.json changed by the second Run:\n%s", after)
+	}
+	clock.Advance(time.Second)
+	<-fs.sampled
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
