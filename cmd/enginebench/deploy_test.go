@@ -101,6 +101,9 @@ func commands(t testing.TB, m manifest) []podCommand {
 	}
 	indexes := []int{-1}
 	if j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == batchv1.IndexedCompletion {
+		if j.Spec.Completions == nil {
+			t.Fatalf("%s: an Indexed Job needs completions", m.path)
+		}
 		indexes = indexes[:0]
 		for i := range int(*j.Spec.Completions) {
 			indexes = append(indexes, i)
