@@ -90,6 +90,6 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRunCmd(stdout, stderr), newReportCmd(stdout), newEnginesCmd(stdout), newCleanCmd(stdout), newVersionCmd(stdout),
-		newMergeCmd(stdout))
+		newMergeCmd(stdout), newSampleCmd(stderr))
 	return root
 }

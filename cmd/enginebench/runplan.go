@@ -104,7 +104,7 @@ func (f *runFlags) planConfigs(fl *pflag.FlagSet, pl *runPlan, secrets *[]string
 	}
 	var notice string
 	var err error
-	if f.matrix, notice, err = f.configIndex(fl, pl.sp, os.Getenv); err != nil {
+	if f.matrix, notice, err = f.configIndex(fl, pl.sp, f.sh.configIndexEnv(os.Getenv)); err != nil {
 		return usageError{err}
 	}
 	pl.matrix = f.matrix
