@@ -457,7 +457,7 @@ func TestReportMarksClientBound(t *testing.T) {
 	}
 	rate, _ := cell(t, p, "Throughput", "sqlite-normal", "l.i0 ips")
 	for _, want := range []string{">" + rate + "</td>",
-		"<li>client-bound: the client used more than 30% of the CPUs (client%) during the step: the client may have limited the engine"} {
+		"<li>client-bound: the client used more than 30% of the CPUs (client%; --client-cpu-limit) or more than 85% of the CPUs it may run on during the step: the client may have limited the engine"} {
 		if !strings.Contains(html.String(), want) {
 			t.Errorf("report.html lacks %q", want)
 		}
