@@ -2,6 +2,7 @@ package report
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -170,5 +171,49 @@ func TestCostIsWorseAbove(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
 		}
+	}
+}
+
+// TestRatioIsColouredByDirection checks --ratio's cells: every column is a rate, so a
+// percentage above 105 is better, below 95 worse, within the band none, and report.md says it.
+func TestRatioIsColouredByDirection(t *testing.T) {
+	seen := map[string]int{}
+	md := ""
+	for _, pair := range [][2]string{{"insert", "resources"}, {"resources", "insert"}} {
+		p, err := NewPage([]Input{loadFixture(t, pair[0]), loadFixture(t, pair[1])}, Options{Ratio: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := p.Sections[0].Blocks[1].Table
+		if tb == nil || !strings.Contains(tb.Title, " as % of ") {
+			t.Fatalf("first section's table: %+v", tb)
+		}
+		for i, row := range tb.Rows {
+			for j, c := range row[1:] {
+				pct, ok := strings.CutSuffix(c, "%")
+				v, err := strconv.ParseFloat(pct, 64)
+				if !ok || err != nil {
+					continue
+				}
+				want := ""
+				switch {
+				case v > 105:
+					want = ClassBetter
+				case v < 95:
+					want = ClassWorse
+				}
+				if got := tb.Class[i][j+1]; got != want {
+					t.Errorf("%s %s: %s {%s}, want {%s}", row[0], tb.Header[j+1], c, got, want)
+				}
+				seen[want]++
+			}
+		}
+		md += MarkdownPage(p)
+	}
+	if seen[ClassBetter] == 0 || seen[ClassWorse] == 0 {
+		t.Errorf("the fixtures give no better and worse cell to check: %v", seen)
+	}
+	if !strings.Contains(md, "% better |") || !strings.Contains(md, "% worse |") {
+		t.Error("report.md does not say better and worse in the ratio table")
 	}
 }
