@@ -168,7 +168,7 @@ func (r *bgRun) waitFor(t *testing.T, what string, reached func() bool) {
 // stepProgressed reports whether stderr holds a plain status line (runner/progress.go) of
 // step that shows units done: a count other than zero before "/expected (pct%)" or " done".
 func stepProgressed(stderr, step string) bool {
-	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(step) + `: [^\n]*?, (\S+?)(?:/\S+ \(\d+%\)| done)`)
+	re := regexp.MustCompile(`(?m)^(?:\S+ )?` + regexp.QuoteMeta(step) + `: [^\n]*?, (\S+?)(?:/\S+ \(\d+%\)| done)`)
 	for _, m := range re.FindAllStringSubmatch(stderr, -1) {
 		if strings.Trim(m[1], "0.,") != "" {
 			return true
@@ -184,11 +184,17 @@ func (r *bgRun) waitForProgress(t *testing.T, step string) {
 	r.waitForOutput(t, "units done by "+step, func(stderr string) bool { return stepProgressed(stderr, step) })
 }
 
+// stepLine reports whether stderr has a progress line of step (after its configuration's
+// name) that goes on with rest: "innodb l.i0: started".
+func stepLine(stderr, step, rest string) bool {
+	return regexp.MustCompile(`(?m)^(?:\S+ )?` + regexp.QuoteMeta(step+rest)).MatchString(stderr)
+}
+
 // waitForStarted waits until the run's stderr says that step started.
 func (r *bgRun) waitForStarted(t *testing.T, step string) {
 	t.Helper()
 	r.waitForOutput(t, step+" started", func(stderr string) bool {
-		return strings.HasPrefix(stderr, step+": started") || strings.Contains(stderr, "\n"+step+": started")
+		return stepLine(stderr, step, ": started")
 	})
 }
 

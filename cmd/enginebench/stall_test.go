@@ -78,7 +78,7 @@ func TestFrozenServerAfterTheMeasuredStep(t *testing.T) {
 	run, out, data := startOnServer(t, server.MariaDB, "run", "--scale", "tiny", "--engines", "innodb", "--steps", "l.i0,l.x",
 		"--verify", "each-step", "--rows", "300000", "--stall-timeout", "2s", "--set", "innodb.innodb_buffer_pool_size=128M")
 	run.waitForOutput(t, "the end of l.i0's measured part", func(stderr string) bool {
-		return strings.Contains(stderr, "\nl.i0: ok in ")
+		return stepLine(stderr, "l.i0", ": ok in ")
 	})
 	freezeServers(t, data)
 	checkStalledRun(t, run, out, data, "")

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -420,6 +421,9 @@ func (o *OS) End(ctx context.Context, now time.Time, res *result.Step) {
 	cur := o.read()
 	m := usage(o.begin, cur)
 	m[KeySeconds] = max(now.Sub(o.beginAt).Seconds(), 0)
+	if _, ok := m[KeyClientCPU]; ok {
+		m[KeyClientCPUs] = float64(runtime.NumCPU()) // its affinity, as the process started
+	}
 	if cur.dbOK {
 		m[KeyRSSMB] = cur.dbRSS / (1 << 20)
 		o.maxRSS = max(o.maxRSS, cur.dbRSS)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -160,6 +161,9 @@ func TestFixtureEmbedded(t *testing.T) {
 	if _, ok := res.Usage[KeyClientCPU]; ok {
 		t.Errorf("embedded: client_cpu_s reported: %v", res.Usage)
 	}
+	if _, ok := res.Usage[KeyClientCPUs]; ok {
+		t.Errorf("embedded: client_cpus reported: %v", res.Usage)
+	}
 	if _, ok := res.Usage[KeyDBCPU]; !ok {
 		t.Errorf("embedded: no db_cpu_s: %v", res.Usage)
 	}
@@ -188,6 +192,9 @@ func TestRemoteDB(t *testing.T) {
 		}
 		if _, ok := res.Usage[KeyClientCPU]; !ok {
 			t.Errorf("remote DBMS: no client CPU: %v", res.Usage)
+		}
+		if got := res.Usage[KeyClientCPUs]; got != float64(runtime.NumCPU()) {
+			t.Errorf("client_cpus %v, want the CPUs this process may run on, %d", got, runtime.NumCPU())
 		}
 		_, size := res.Usage[KeyDBGB1]
 		if size != (dataDir != "") {

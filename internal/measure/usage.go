@@ -11,6 +11,9 @@ const (
 	KeyCPU = "cpu_s"
 	// KeyClientCPU is the CPU seconds of the enginebench process, when the DBMS is another one.
 	KeyClientCPU = "client_cpu_s"
+	// KeyClientCPUs is the number of CPUs the enginebench process may run on (its affinity),
+	// in a step's totals when KeyClientCPU is: what the client's own CPUs are.
+	KeyClientCPUs = "client_cpus"
 	// KeyDBCPU is the CPU seconds of the DBMS process tree (embedded: the enginebench process).
 	KeyDBCPU = "db_cpu_s"
 	// KeyCPUUsSy is host CPU seconds in user, nice, system, irq and softirq time: what vmstat
@@ -261,10 +264,26 @@ func ClientCPUPct(u map[string]float64) (pct float64, ok bool) {
 	return min(client/all*100, 100), true
 }
 
-// ClientBound reports whether the client used more than limitPct percent of all CPUs in the
-// raw metrics u: then the client, not the engine, may have set the rate. It is false when the
-// share was not measured or limitPct is not positive (no check).
+// ClientOwnCPUPct is how busy the client kept the CPUs it may run on, in the raw metrics u:
+// the client's CPU seconds as a percentage of the step's seconds times its CPUs (100: each of
+// them busy all the time; at most 100). ok is false when any of them was not measured.
+func ClientOwnCPUPct(u map[string]float64) (pct float64, ok bool) {
+	client, ok := u[KeyClientCPU]
+	cpus, secs := u[KeyClientCPUs], u[KeySeconds]
+	if !ok || cpus <= 0 || secs <= 0 {
+		return 0, false
+	}
+	return min(client/(secs*cpus)*100, 100), true
+}
+
+// ClientBound reports whether, in the raw metrics u, the client used more than limitPct
+// percent of all CPUs (limitPct not positive: no such check), or more than
+// result.ClientSaturatedPct of the CPUs it may run on: then the client, not the engine, may
+// have set the rate. It is false when the client's CPU was not measured (an embedded engine).
 func ClientBound(u map[string]float64, limitPct float64) bool {
+	if pct, ok := ClientOwnCPUPct(u); ok && pct > result.ClientSaturatedPct {
+		return true
+	}
 	pct, ok := ClientCPUPct(u)
 	return ok && limitPct > 0 && pct > limitPct
 }

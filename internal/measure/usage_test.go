@@ -159,6 +159,39 @@ func TestClientBound(t *testing.T) {
 	}
 }
 
+// The client's own CPUs (issue 23): a client that kept the CPUs it may run on busy more than
+// 85% of the step is client-bound whatever the limit of all CPUs, also with none, also when
+// it ran on one CPU of four (22.5% of all CPUs); at 85% it is not; without its CPUs or the
+// step's seconds the share is not known.
+func TestClientBoundOnItsOwnCPUs(t *testing.T) {
+	pinned := func(client float64) map[string]float64 {
+		return map[string]float64{KeyClientCPU: client, KeyClientCPUs: 1, KeySeconds: 2, KeyCPUAll: 8}
+	}
+	if pct, ok := ClientOwnCPUPct(pinned(1.8)); !ok || pct != 90 {
+		t.Errorf("own share %v, %v; want 90", pct, ok)
+	}
+	if pct, _ := ClientOwnCPUPct(pinned(2.1)); pct != 100 {
+		t.Errorf("own share above the step's time: %v, want 100", pct)
+	}
+	for _, c := range []struct {
+		u     map[string]float64
+		limit float64
+		want  bool
+	}{
+		{pinned(1.8), 50, true},  // 90% of its CPU, 22.5% of all
+		{pinned(1.8), 0, true},   // no limit of all CPUs: the fixed one still holds
+		{pinned(1.71), 50, true}, // 85.5%
+		{pinned(1.7), 50, false}, // 85%: not above
+		{map[string]float64{KeyClientCPU: 1.8, KeySeconds: 2, KeyCPUAll: 8}, 50, false},               // its CPUs unknown
+		{map[string]float64{KeyClientCPU: 1.8, KeyClientCPUs: 1, KeyCPUAll: 8}, 50, false},            // no seconds
+		{map[string]float64{KeyDBCPU: 1.9, KeyClientCPUs: 1, KeySeconds: 2, KeyCPUAll: 2}, 50, false}, // embedded
+	} {
+		if got := ClientBound(c.u, c.limit); got != c.want {
+			t.Errorf("ClientBound(%v, %v) = %v, want %v", c.u, c.limit, got, c.want)
+		}
+	}
+}
+
 // intervals returns every interval of s with its maps.
 func intervals(s *result.Series) []result.Interval {
 	out := make([]result.Interval, s.Len())

@@ -97,6 +97,9 @@ func TestReportInBrowser(t *testing.T) {
 				t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
 			}
 			checkCharts(t, p, res)
+			if name == "insert" {
+				checkRelativeCells(t, res)
+			}
 			if res.Width != 1280 || res.Height < 1000 || len(res.Screenshot) < 50_000 {
 				t.Errorf("screenshot %dx%d of %d bytes", res.Width, res.Height, len(res.Screenshot))
 			}
@@ -105,6 +108,18 @@ func TestReportInBrowser(t *testing.T) {
 			}
 			t.Logf("%s: %d charts, page %dx%d, screenshot %d KB, HTML %d KB", name, len(res.Charts), res.Width, res.Height, len(res.Screenshot)>>10, html.Len()>>10)
 		})
+	}
+}
+
+// checkRelativeCells checks that the relative tables' better and worse cells are painted, each
+// in its one colour (report.css): blue better, gold worse, whatever the metric's direction.
+func checkRelativeCells(t *testing.T, res *browsertest.Result) {
+	t.Helper()
+	for class, want := range map[string]string{ClassBetter: "rgb(198, 220, 247)", ClassWorse: "rgb(247, 225, 161)"} {
+		got := res.CellBackgrounds[class]
+		if len(got) != 1 || got[want] == 0 {
+			t.Errorf("cells of class %q painted %v, want all in %s", class, got, want)
+		}
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 const (
 	ClassGood    = "good"    // top quarter of a rate column: green
 	ClassBad     = "bad"     // bottom quarter of a rate column, or a missed SLA: red
-	ClassUp      = "up"      // above 1.05 of the base: blue
-	ClassDown    = "down"    // below 0.95 of the base: gold
+	ClassBetter  = "better"  // better than the base by more than 5% in the metric's direction: blue
+	ClassWorse   = "worse"   // worse than the base by more than 5% in the metric's direction: gold
 	ClassMissed  = "missed"  // a query step's rate whose SLA was missed: grey
 	ClassFailed  = "failed"  // the step did not finish (failed, interrupted, skipped)
 	ClassMissing = "missing" // not measured or not run: "-"
@@ -39,10 +39,11 @@ func stateClass(s *result.Step) string {
 	return ClassMissing
 }
 
-// rangeClasses colours one column of values (ok false: no value): the top quarter of
-// [min, max] green, the bottom quarter red unless min is within 80% of max. Fewer than two
-// values, or all equal, get no colour.
-func rangeClasses(vals []float64, ok []bool) []string {
+// rangeClasses colours one column of values (ok false: no value) of a metric whose direction
+// is d: the best quarter of the range [min, max] green, the worst quarter red unless the
+// worst is within 80% of the best (for a cost: the best is at least 80% of the worst). Fewer
+// than two values, all equal, or a neutral metric get no colour.
+func rangeClasses(vals []float64, ok []bool, d direction) []string {
 	lo, hi, n := math.Inf(1), math.Inf(-1), 0
 	for i, v := range vals {
 		if ok[i] {
@@ -50,35 +51,53 @@ func rangeClasses(vals []float64, ok []bool) []string {
 		}
 	}
 	out := make([]string, len(vals))
-	if n < 2 || hi <= lo {
+	if n < 2 || hi <= lo || d == neutral {
 		return out
 	}
 	q := (hi - lo) / 4
+	good, bad := ClassGood, ClassBad
+	if d == lowerBetter {
+		good, bad = bad, good
+	}
 	for i, v := range vals {
 		switch {
 		case !ok[i]:
 		case v >= hi-q:
-			out[i] = ClassGood
+			out[i] = good
 		case v <= lo+q && lo < 0.8*hi:
-			out[i] = ClassBad
+			out[i] = bad
 		}
 	}
 	return out
 }
 
-// relCell is v relative to base: its text (two decimals) and colour (blue above 1.05, gold
-// below 0.95). Without both values, or with a zero base, it is missing.
-func relCell(v, base float64, ok, baseOK bool) (string, string) {
+// The band around the base within which a relative cell is not coloured: a difference of 5%
+// or less is not called better or worse.
+const (
+	bandLow  = 0.95
+	bandHigh = 1.05
+)
+
+// relClass is the colour of ratio, a value divided by the base's, for a metric whose
+// direction is d: better or worse when it lies outside [0.95, 1.05] (for a rate above is
+// better, for a cost below), none within the band or for a neutral metric.
+func relClass(ratio float64, d direction) string {
+	above, below := ratio > bandHigh, ratio < bandLow
+	switch {
+	case d == higherBetter && above, d == lowerBetter && below:
+		return ClassBetter
+	case d == higherBetter && below, d == lowerBetter && above:
+		return ClassWorse
+	}
+	return ""
+}
+
+// relCell is v relative to base for a metric whose direction is d: its text (two decimals)
+// and colour (relClass). Without both values, or with a zero base, it is missing.
+func relCell(v, base float64, ok, baseOK bool, d direction) (string, string) {
 	if !ok || !baseOK || base == 0 {
 		return missing, ClassMissing
 	}
 	r := v / base
-	class := ""
-	switch {
-	case r > 1.05:
-		class = ClassUp
-	case r < 0.95:
-		class = ClassDown
-	}
-	return fmt.Sprintf("%.2f", r), class
+	return fmt.Sprintf("%.2f", r), relClass(r, d)
 }

@@ -139,7 +139,7 @@ func CalibrationText(c *result.Calibration) string {
 // run recorded them (runs made before they existed).
 func fingerprintTable(runs []Input, labels []string) Table {
 	t := Table{Title: "Host fingerprint and calibration", Header: []string{"run", "CPU model", "cores", "sockets", "SMT",
-		"governor", "THP enabled/defrag", "device model", "device", "scheduler", "CPU loop ns/iter", "fsync p50", "fsync p99"}}
+		"governor", "THP enabled/defrag", "device model", "device", "scheduler", "CPU loop ns/iter", "fsync p50", "fsync p99"}, Metric: "value"}
 	if !slices.ContainsFunc(runs, hasFingerprint) {
 		return t
 	}

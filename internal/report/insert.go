@@ -52,7 +52,7 @@ func throughputTables(r *result.Run, base string) (Table, Table) {
 	rel := Table{Title: "Throughput relative to " + base, Header: []string{"config"}}
 	for _, n := range steps {
 		abs.Header = append(abs.Header, n+" "+unit(n))
-		rel.Header = append(rel.Header, n)
+		rel.Header = append(rel.Header, n+" "+unit(n))
 	}
 	if len(steps) == 0 {
 		return abs, rel
@@ -64,7 +64,7 @@ func throughputTables(r *result.Run, base string) (Table, Table) {
 		for i, c := range r.Configs {
 			vals[i], ok[i] = stepRate(findStep(c, n))
 		}
-		cols[j] = rangeClasses(vals, ok)
+		cols[j] = rangeClasses(vals, ok, directionOf(abs, j+1))
 		for i, c := range r.Configs {
 			s := findStep(c, n)
 			switch {
@@ -87,7 +87,7 @@ func throughputTables(r *result.Run, base string) (Table, Table) {
 			if bi >= 0 {
 				b, bok = stepRate(findStep(r.Configs[bi], n))
 			}
-			text, cl := relCell(v, b, ok, bok)
+			text, cl := relCell(v, b, ok, bok, directionOf(rel, j+1))
 			if !ok {
 				text, cl = rateCell(s), stateClass(s)
 			}
@@ -106,7 +106,7 @@ func throughputTables(r *result.Run, base string) (Table, Table) {
 // it achieved less than 95% (the SLA was missed).
 func slaTable(r *result.Run) Table {
 	steps := stepsWith(r, func(s *result.Step) bool { return s.Target != nil })
-	t := Table{Title: "SLA: background inserts/s achieved of the target", Header: []string{"config"}}
+	t := Table{Title: "SLA: background inserts/s achieved of the target", Header: []string{"config"}, Metric: "sla"}
 	if len(steps) == 0 {
 		return t
 	}
@@ -155,7 +155,7 @@ func failures(r *result.Run) Table {
 // probeTable is the min(transactionid) probe at each step's start, a column per step.
 func probeTable(r *result.Run) Table {
 	steps := stepsWith(r, func(s *result.Step) bool { return s.Probe != nil })
-	t := Table{Title: "Probe: seconds of SELECT min(transactionid) at each step's start", Header: append([]string{"config"}, steps...)}
+	t := Table{Title: "Probe: seconds of SELECT min(transactionid) at each step's start", Header: append([]string{"config"}, steps...), Metric: "probe"}
 	if len(steps) == 0 {
 		return t
 	}
@@ -307,9 +307,9 @@ func effRelTable(r *result.Run, base, step string) Table {
 		}
 		v, ok := stepRate(s)
 		b, bok := stepRate(bs)
-		text, cl := relCell(v, b, ok, bok)
+		text, cl := relCell(v, b, ok, bok, directionOf(t, 1))
 		row, class := []string{c.Name, text}, []string{"", cl}
-		for _, col := range effColumns {
+		for j, col := range effColumns {
 			var v, b float64
 			ok, bok := false, false
 			if p := col.get(s); p != nil && s.Status == result.StatusOK {
@@ -320,7 +320,7 @@ func effRelTable(r *result.Run, base, step string) Table {
 					b, bok = *p, true
 				}
 			}
-			text, cl := relCell(v, b, ok, bok)
+			text, cl := relCell(v, b, ok, bok, directionOf(t, j+2))
 			row, class = append(row, text), append(class, cl)
 		}
 		t.Rows, t.Class = append(t.Rows, row), append(t.Class, class)

@@ -66,7 +66,7 @@ func metadataSection(runs []Input, merged *result.Run) Section {
 
 // runsTable has a row per run: its id, the tool, when it ran, its status and its command line.
 func runsTable(runs []Input, labels []string) Table {
-	t := Table{Title: "Runs", Header: []string{"run", "run id", "tool", "started", "finished", "status", "command"}}
+	t := Table{Title: "Runs", Header: []string{"run", "run id", "tool", "started", "finished", "status", "command"}, Metric: "value"}
 	for i, in := range runs {
 		r := in.Run
 		tool := strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)
@@ -92,7 +92,7 @@ func timestamp(t time.Time) string {
 
 // hostsTable has a row per run: the host it ran on.
 func hostsTable(runs []Input, labels []string) Table {
-	t := Table{Title: "Hosts", Header: []string{"run", "hostname", "cpus", "memory", "kernel", "data device", "filesystem", "go"}}
+	t := Table{Title: "Hosts", Header: []string{"run", "hostname", "cpus", "memory", "kernel", "data device", "filesystem", "go"}, Metric: "value"}
 	for i, in := range runs {
 		h := in.Run.Host
 		t.Rows = append(t.Rows, []string{labels[i], orMissing(h.Hostname), fmt.Sprint(h.CPUs),
@@ -104,7 +104,7 @@ func hostsTable(runs []Input, labels []string) Table {
 // paramsTable has the workload's parameters side by side: a row per parameter any run has, a
 // column per run.
 func paramsTable(runs []Input, labels []string) Table {
-	t := Table{Title: "Workload parameters", Header: []string{"parameter"}}
+	t := Table{Title: "Workload parameters", Header: []string{"parameter"}, Metric: "value"}
 	keys := []string{}
 	for i, in := range runs {
 		w := in.Run.Workload
@@ -142,7 +142,7 @@ func settingsTables(runs []Input, labels []string) []Table {
 			if v == "" {
 				v = "version unknown"
 			}
-			t := Table{Title: fmt.Sprintf("Settings of %s: %s %s", label, c.Engine, v), Header: []string{"setting", "value"}}
+			t := Table{Title: fmt.Sprintf("Settings of %s: %s %s", label, c.Engine, v), Header: []string{"setting", "value"}, Metric: "value"}
 			for _, k := range sortedKeys(c.Settings) {
 				t.Rows = append(t.Rows, []string{k, redactSetting(k, c.Settings[k])})
 			}

@@ -248,8 +248,10 @@ func mergedHeader(runs []Input, r *result.Run) []string {
 // what its colour means, or holds the number the colour ranks.
 func colourLegend() []string {
 	return []string{
-		"Colours (the values are always printed): in a rate column, green is the top quarter of the range between the lowest and the highest configuration, red the bottom quarter (no red when the lowest is within 80% of the highest); grey: the step missed its SLA.",
-		"Relative to the base: each value divided by the base configuration's; blue above 1.05, gold below 0.95. SLA: red when the achieved insert rate is below 95% of the target.",
+		"Colours (the values are always printed): in a rate column, green is the best quarter of the range between the lowest and the highest configuration (the top quarter for a rate), red the worst quarter (no red when the lowest is within 80% of the highest); grey: the step missed its SLA.",
+		"Relative to the base (and --ratio): each value divided by the base configuration's (the first run's); blue: better than the base by more than 5%, gold: worse by more than 5%, in the metric's direction (in report.md the cell says \"better\" or \"worse\"). A rate is better above 1.05; a cost (CPU, IO or space per operation, latency, seconds) is better below 0.95, so 2.00 in cpupq is worse.",
+		"Directions: higher is better for the rates (ips, qps, ops/s, links/s, rate p50 and p99); lower is better for cpupq, cspq, rpq, rkbpq, wpi, wkbpi, dbgb1, dbgb2, wamp, rss, maxrss, the latencies and response times, r_await, w_await, probe, fairness, errors and the engine's debt; counts, targets and the resources per second (rps, rmbps, wps, wmbps, csps, cpups, client%, aqu-sz, %util), which grow with the rate, are never coloured (docs/report.md).",
+		"SLA: red when the achieved insert rate is below 95% of the target.",
 		"\"failed\", \"interrupted\", \"skipped\": the step did not finish, so it has no rate; \"-\": not measured or not run, never a zero.",
 	}
 }
@@ -273,7 +275,7 @@ func MarkdownPage(p *Page) string {
 				b.WriteString("\n" + bl.Text + "\n")
 			case bl.Table != nil:
 				b.WriteString("\n### " + bl.Table.Title + "\n\n")
-				writeMarkdownTable(&b, *bl.Table)
+				writeMarkdownTable(&b, judged(*bl.Table))
 			}
 		}
 	}
@@ -282,4 +284,26 @@ func MarkdownPage(p *Page) string {
 		b.WriteString("- " + l + "\n")
 	}
 	return b.String()
+}
+
+// judged is t with the verdict of each relative cell in words, for report.md, which has no
+// colours: "0.50 better", "2.00 worse".
+func judged(t Table) Table {
+	out := t
+	out.Rows = make([][]string, len(t.Rows))
+	for i, row := range t.Rows {
+		out.Rows[i] = slices.Clone(row)
+		for j := range row {
+			if i >= len(t.Class) || j >= len(t.Class[i]) {
+				continue
+			}
+			switch t.Class[i][j] {
+			case ClassBetter:
+				out.Rows[i][j] += " better"
+			case ClassWorse:
+				out.Rows[i][j] += " worse"
+			}
+		}
+	}
+	return out
 }

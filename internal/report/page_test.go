@@ -168,8 +168,8 @@ func TestInsertShowsWhatIsWrong(t *testing.T) {
 		{"Throughput", "sqlite-full", "qp1000 qps", " (SLA missed)", ClassMissed},
 		{"Throughput", "pebble", "l.i2 ips", "failed", ClassFailed},
 		{"Throughput", "pebble", "qr100 qps", "-", ClassMissing},
-		{"Throughput relative to sqlite-normal", "pebble", "l.i2", "failed", ClassFailed},
-		{"Throughput relative to sqlite-normal", "sqlite-normal", "l.i0", "1.00", ""},
+		{"Throughput relative to sqlite-normal", "pebble", "l.i2 ips", "failed", ClassFailed},
+		{"Throughput relative to sqlite-normal", "sqlite-normal", "l.i0 ips", "1.00", ""},
 		{"SLA: background inserts/s achieved of the target", "sqlite-full", "qp1000", "1603 of 2000 (80.2%) missed", ClassBad},
 		{"SLA: background inserts/s achieved of the target", "pebble", "qp1000", "-", ClassMissing},
 		{"Efficiency: l.i1", "sqlite-normal", "wkbpi", "-", ""},
@@ -219,12 +219,12 @@ func TestRangeClasses(t *testing.T) {
 		// all equal: nothing to rank.
 		{[]float64{5, 5, 5, 5, 0}, []string{"", "", "", "", ""}},
 	} {
-		got := rangeClasses(c.vals, ok)
+		got := rangeClasses(c.vals, ok, higherBetter)
 		if strings.Join(got, ",") != strings.Join(c.want, ",") {
 			t.Errorf("rangeClasses(%v) = %v, want %v", c.vals, got, c.want)
 		}
 	}
-	if got := rangeClasses([]float64{1, 2}, []bool{true, false}); got[0] != "" {
+	if got := rangeClasses([]float64{1, 2}, []bool{true, false}, higherBetter); got[0] != "" {
 		t.Errorf("a single value is coloured: %v", got)
 	}
 }
@@ -232,15 +232,18 @@ func TestRangeClasses(t *testing.T) {
 func TestRelCell(t *testing.T) {
 	for _, c := range []struct {
 		v, base     float64
+		d           direction
 		text, class string
 	}{
-		{106, 100, "1.06", ClassUp}, {105, 100, "1.05", ""}, {95, 100, "0.95", ""}, {94, 100, "0.94", ClassDown}, {1, 0, "-", ClassMissing},
+		{106, 100, higherBetter, "1.06", ClassBetter}, {94, 100, higherBetter, "0.94", ClassWorse},
+		{106, 100, lowerBetter, "1.06", ClassWorse}, {94, 100, lowerBetter, "0.94", ClassBetter},
+		{200, 100, neutral, "2.00", ""}, {1, 0, higherBetter, "-", ClassMissing},
 	} {
-		if text, class := relCell(c.v, c.base, true, true); text != c.text || class != c.class {
-			t.Errorf("relCell(%v, %v) = %q {%s}, want %q {%s}", c.v, c.base, text, class, c.text, c.class)
+		if text, class := relCell(c.v, c.base, true, true, c.d); text != c.text || class != c.class {
+			t.Errorf("relCell(%v, %v, %v) = %q {%s}, want %q {%s}", c.v, c.base, c.d, text, class, c.text, c.class)
 		}
 	}
-	if text, _ := relCell(1, 1, true, false); text != missing {
+	if text, _ := relCell(1, 1, true, false, higherBetter); text != missing {
 		t.Errorf("no base: %q", text)
 	}
 }
@@ -454,7 +457,7 @@ func TestReportMarksClientBound(t *testing.T) {
 	}
 	rate, _ := cell(t, p, "Throughput", "sqlite-normal", "l.i0 ips")
 	for _, want := range []string{">" + rate + "</td>",
-		"<li>client-bound: the client used more than 30% of the CPUs (client%) during the step: the client may have limited the engine"} {
+		"<li>client-bound: the client used more than 30% of the CPUs (client%; --client-cpu-limit) or more than 85% of the CPUs it may run on during the step: the client may have limited the engine"} {
 		if !strings.Contains(html.String(), want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -33,7 +33,7 @@ func ratioSection(a, b Input) Section {
 	title := labels[1] + " as % of " + labels[0]
 	rates := ratioTable(title, names, a.Run, b.Run, cols)
 	text := "Each rate of run " + labels[1] + " as a percentage of the same configuration's rate in run " + labels[0] +
-		" (configurations matched by name; steps that only one run has are left out; \"-\": a run lacks the rate or the step did not finish)."
+		" (configurations matched by name; steps that only one run has are left out; \"-\": a run lacks the rate or the step did not finish). Blue: more than 5% better (above 105%: every column is a rate), gold: more than 5% worse (below 95%)."
 	if lb {
 		text += " last interval: each run's last request interval (e.g. run.6 of a cached run of 6 against run.24 of an IO-bound run of 24); all intervals: the request rate over every request interval together."
 	}
@@ -68,17 +68,17 @@ func ratioTable(title string, names []string, a, b *result.Run, cols []ratioCol)
 		t.Header = append(t.Header, c.header)
 	}
 	for _, name := range names {
-		row := []string{name}
-		for _, c := range cols {
+		row, class := []string{name}, []string{""}
+		for j, c := range cols {
 			va, oka := c.rate(a, name)
 			vb, okb := c.rate(b, name)
-			cell := missing
+			cell, cl := missing, ClassMissing
 			if oka && okb && va > 0 {
-				cell = numfmt.Num(100*vb/va) + "%"
+				cell, cl = numfmt.Num(100*vb/va)+"%", relClass(vb/va, directionOf(t, j+1))
 			}
-			row = append(row, cell)
+			row, class = append(row, cell), append(class, cl)
 		}
-		t.Rows = append(t.Rows, row)
+		t.Rows, t.Class = append(t.Rows, row), append(t.Class, class)
 	}
 	return t
 }
@@ -241,7 +241,7 @@ func intervalsRate(ivs []*result.Step, op string) (float64, bool) {
 
 // capsTable has a row per configuration name with its memory cap in each run.
 func capsTable(labels, names []string, a, b *result.Run) Table {
-	t := Table{Title: "Memory cap of each run", Header: []string{"config", labels[0], labels[1]}}
+	t := Table{Title: "Memory cap of each run", Header: []string{"config", labels[0], labels[1]}, Metric: "cap"}
 	for _, name := range names {
 		t.Rows = append(t.Rows, []string{name, capCell(findConfig(a, name)), capCell(findConfig(b, name))})
 	}

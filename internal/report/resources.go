@@ -60,7 +60,8 @@ func clientLegend(r *result.Run) []string {
 		return nil
 	}
 	return []string{"client-bound: the client used more than " + limit +
-		" of the CPUs (client%) during the step: the client may have limited the engine, so the rate may be the client's, not the engine's (--client-cpu-limit)."}
+		" of the CPUs (client%; --client-cpu-limit) or more than " + numfmt.Num(result.ClientSaturatedPct) +
+		"% of the CPUs it may run on during the step: the client may have limited the engine, so the rate may be the client's, not the engine's."}
 }
 
 // clientShares reports whether a step of r has the client's share measured, and whether one

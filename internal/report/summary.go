@@ -27,6 +27,10 @@ type Table struct {
 	// Class, when set, has the shape of Rows: each cell's colour class in the HTML page
 	// (Class* constants), "" for none. The cell's text always says what the colour does.
 	Class [][]string
+	// Metric, when set, is what every column but the first shows, in a table whose columns
+	// are steps or runs (the probe's seconds, the SLA): the metric whose direction they have;
+	// "value" for a table of descriptions (runs, hosts, parameters, settings).
+	Metric string
 }
 
 // Summary is the whole summary of a run.

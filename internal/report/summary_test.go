@@ -284,7 +284,7 @@ func TestClientBoundMark(t *testing.T) {
 	if got := row(t, s, "Resources per second", "a", "l.i1"); got[8] != "12" {
 		t.Errorf("client%% of a l.i1: %q", got)
 	}
-	legend := "client-bound: the client used more than 40% of the CPUs (client%) during the step: the client may have limited the engine"
+	legend := "client-bound: the client used more than 40% of the CPUs (client%; --client-cpu-limit) or more than 85% of the CPUs it may run on during the step: the client may have limited the engine"
 	if !slices.ContainsFunc(s.Legend, func(l string) bool { return strings.HasPrefix(l, legend) }) {
 		t.Errorf("legend lacks %q:\n%s", legend, strings.Join(s.Legend, "\n"))
 	}

@@ -68,6 +68,11 @@ type Workload struct {
 	Params map[string]any `json:"params"`
 }
 
+// ClientSaturatedPct is the client-saturation check's fixed limit: a step in which the client
+// (the enginebench process, apart from a server engine) kept the CPUs it may run on busy more
+// than this percentage of the time is ClientBound, whatever the run's ClientCPULimitPct.
+const ClientSaturatedPct = 85
+
 // Config is one engine configuration of a run and the steps it ran.
 type Config struct {
 	Name     string            `json:"name"`
@@ -122,8 +127,9 @@ type Step struct {
 	Target     *Target        `json:"target,omitempty"`
 	Efficiency *Efficiency    `json:"efficiency,omitempty"`
 	Resources  *Resources     `json:"resources,omitempty"`
-	// ClientBound is set when the client (the enginebench process) used more than the run's
-	// ClientCPULimitPct of all CPUs over the step: the client may have limited the engine.
+	// ClientBound is set when the client (the enginebench process, apart from a server
+	// engine) used more than the run's ClientCPULimitPct of all CPUs over the step, or more
+	// than ClientSaturatedPct of the CPUs it may run on: the client may have limited the engine.
 	ClientBound bool               `json:"client_bound,omitempty"`
 	Size        *Size              `json:"size,omitempty"`
 	Fairness    *Fairness          `json:"fairness,omitempty"`

@@ -46,12 +46,22 @@ type progress struct {
 	fd        int // the terminal's descriptor, for its width; -1 if unknown
 	live      bool
 	lastPlain time.Duration
+	label     string // the running step's label, for its done line
+}
+
+// label is a step's name in the progress lines: the configuration first ("innodb l.i1"), so
+// that every line says which configuration it belongs to.
+func (r *Runner) label(step string) string {
+	if r.Config == "" {
+		return step
+	}
+	return r.Config + " " + step
 }
 
 func (p *progress) StepStarted(name string, expectUnits int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.lastPlain = 0
+	p.lastPlain, p.label = 0, name
 	if p.terminal {
 		p.line(name + "  starting")
 		return
@@ -83,7 +93,11 @@ func (p *progress) StepDone(r *result.Step) {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.live = false
 	}
-	fmt.Fprintln(p.w, doneLine(r))
+	label := r.Name
+	if p.label == r.Name || strings.HasSuffix(p.label, " "+r.Name) {
+		label = p.label // the configuration's name and the step's
+	}
+	fmt.Fprintln(p.w, doneLine(label, r))
 }
 
 // Period writes a line for a period of a step that reports them (Step.Report): its end, the
@@ -175,10 +189,11 @@ func statusLine(s Status, first, sep string) string {
 	return s.Step + first + strings.Join(parts, sep)
 }
 
-// doneLine formats a finished step: name, status, time, and each operation's count and rate.
-func doneLine(r *result.Step) string {
+// doneLine formats a finished step: its label, status, time, and each operation's count and
+// rate.
+func doneLine(label string, r *result.Step) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s in %s", r.Name, r.Status, seconds(r.Seconds))
+	fmt.Fprintf(&b, "%s: %s in %s", label, r.Status, seconds(r.Seconds))
 	if r.Error != "" && r.Status != result.StatusInterrupted {
 		fmt.Fprintf(&b, ": %s", r.Error)
 	}

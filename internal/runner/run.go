@@ -50,7 +50,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	start := clock.Now()
 	res := &result.Step{Name: s.Name, Status: result.StatusRunning, StartedAt: start}
 	if r.Progress != nil {
-		r.Progress.StepStarted(s.Name, s.ExpectUnits)
+		r.Progress.StepStarted(r.label(s.Name), s.ExpectUnits)
 	}
 	for _, sm := range r.Samplers {
 		sm.Begin(ctx, start)
@@ -346,7 +346,7 @@ func (o *opStats) addInterval(x result.IntervalOp) result.IntervalOp {
 // progress reports the step's progress at now to the runner's Progress: ivUnits of the
 // progress operation in the last interval, of secs.
 func (st *stepStats) progress(now time.Time, secs float64, ivUnits int64, recs []*Recorder) {
-	status := Status{Step: st.s.Name, Elapsed: now.Sub(st.start), ExpectUnits: st.s.ExpectUnits,
+	status := Status{Step: st.r.label(st.s.Name), Elapsed: now.Sub(st.start), ExpectUnits: st.s.ExpectUnits,
 		Duration: st.s.Duration}
 	if p := int(st.s.ProgressOp); p >= 0 && p < len(st.tot) {
 		status.Units = st.tot[p].units
@@ -398,7 +398,7 @@ func (st *stepStats) period(now time.Time, periodic bool) {
 		st.s.OnPeriod(&p)
 	}
 	if pp, ok := st.r.Progress.(PeriodProgress); ok {
-		pp.Period(st.s.Name, &p)
+		pp.Period(st.r.label(st.s.Name), &p)
 	}
 	st.periods = append(st.periods, p)
 	// Keep this period's records, in case the last one joins it.

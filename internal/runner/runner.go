@@ -97,23 +97,25 @@ type Sampler interface {
 	End(ctx context.Context, now time.Time, res *result.Step)
 }
 
-// Progress shows a running step to the user.
+// Progress shows a running step to the user. The runner names a step by its label: the
+// configuration and the step ("innodb l.i1"), or the step alone when Runner.Config is empty;
+// StepDone ends the step the last StepStarted began.
 type Progress interface {
-	StepStarted(name string, expectUnits int64)
+	StepStarted(label string, expectUnits int64)
 	// Tick is called once a second.
 	Tick(s Status)
 	StepDone(r *result.Step)
 }
 
 // PeriodProgress is a Progress that also shows each period of a step that reports them
-// (Step.Report).
+// (Step.Report); label is the step's, as StepStarted had it.
 type PeriodProgress interface {
-	Period(step string, p *result.Period)
+	Period(label string, p *result.Period)
 }
 
 // Status is the state of a running step, given to Progress once a second.
 type Status struct {
-	Step        string
+	Step        string // the step's label: "innodb l.i1"
 	Elapsed     time.Duration
 	Units       int64   // units of the progress op done so far
 	Rate        float64 // units per second over the last second
@@ -139,7 +141,8 @@ type Runner struct {
 	// operation that succeeded, a Heartbeat, a return) for this long on Clock fails with a
 	// *StallError, and its workers are cancelled (see Run). 0 turns the watchdog off.
 	StallTimeout time.Duration
-	// Config names the engine configuration the steps run on, in a stall's error.
+	// Config names the engine configuration the steps run on, in a stall's error and in
+	// every progress line.
 	Config string
 	// Histograms, when set, gets the latency histograms of every interval of every step as
 	// the runner collects them (the run directory's HdrHistogram logs, package hdrlog).

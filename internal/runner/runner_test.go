@@ -1270,8 +1270,8 @@ func (u usageSampler) End(_ context.Context, _ time.Time, res *result.Step) {
 	res.Usage = maps.Clone(u)
 }
 
-// A step whose client used more of the CPUs than the runner's limit is client-bound; one at or
-// under the limit, one whose client CPU was not measured (an embedded engine) and one run with
+// A step whose client used more of the CPUs than the runner's limit, or more than 85% of the
+// CPUs it may run on, is client-bound; one at or under the limits, one whose client CPU was not measured (an embedded engine) and one run with
 // no limit are not.
 func TestClientBoundStep(t *testing.T) {
 	server := usageSampler{measure.KeyClientCPU: 1.2, measure.KeyCPUAll: 2} // 60%
@@ -1287,6 +1287,9 @@ func TestClientBoundStep(t *testing.T) {
 		{"under", server, 70, false},
 		{"embedded", embedded, 1, false},
 		{"no limit", server, 0, false},
+		// issue 23: more than 85% of the one CPU it may run on, 22.5% of all four
+		{"its CPUs", usageSampler{measure.KeyClientCPU: 1.8, measure.KeyClientCPUs: 1, measure.KeySeconds: 2, measure.KeyCPUAll: 8}, 50, true},
+		{"its CPUs at 85%", usageSampler{measure.KeyClientCPU: 1.7, measure.KeyClientCPUs: 1, measure.KeySeconds: 2, measure.KeyCPUAll: 8}, 50, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := &Runner{Clock: NewManualClock(t0), Tick: time.Hour, Samplers: []Sampler{c.usage}, ClientCPULimitPct: c.limit}

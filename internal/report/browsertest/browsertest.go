@@ -49,6 +49,9 @@ type Result struct {
 	Charts []Chart
 	// Warnings are the elements matching WarningSelector, in document order.
 	Warnings []Warning
+	// CellBackgrounds maps each class of the page's table cells (td) to the computed
+	// background colours of the cells that have it, as "rgb(r, g, b)", with their counts.
+	CellBackgrounds map[string]map[string]int
 	// Screenshot is a PNG of the whole page; Width and Height are its size in pixels.
 	Screenshot    []byte
 	Width, Height int
@@ -88,6 +91,20 @@ const measureWarnings = `Array.from(document.querySelectorAll(` + "`" + WarningS
   const cs = getComputedStyle(el), r = el.getBoundingClientRect();
   return {text: el.textContent, color: cs.color, weight: cs.fontWeight, width: r.width, height: r.height};
 })`
+
+// measureCells returns, for each class of the tables' cells, their computed background
+// colours and how many cells have each.
+const measureCells = `(() => {
+  const out = {};
+  for (const td of document.querySelectorAll("td[class]")) {
+    const bg = getComputedStyle(td).backgroundColor;
+    for (const c of td.classList) {
+      out[c] = out[c] || {};
+      out[c][bg] = (out[c][bg] || 0) + 1;
+    }
+  }
+  return out;
+})()`
 
 // warningJSON is a warning as the script returns it.
 type warningJSON struct {
@@ -215,6 +232,10 @@ func visit(bctx context.Context, page string, rec *recorder) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browsertest: measure the warnings of %s: %w", page, err)
 	}
+	cells, err := chromedp.Run(bctx, chromedp.Evaluate[map[string]map[string]int](measureCells))
+	if err != nil {
+		return nil, fmt.Errorf("browsertest: measure the cells of %s: %w", page, err)
+	}
 	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		return nil, fmt.Errorf("browsertest: screenshot of %s: %w", page, err)
@@ -230,6 +251,7 @@ func visit(bctx context.Context, page string, rec *recorder) (*Result, error) {
 	for _, w := range warnings {
 		out.Warnings = append(out.Warnings, Warning(w))
 	}
+	out.CellBackgrounds = cells
 	out.Screenshot, out.Width, out.Height = shot, cfg.Width, cfg.Height
 	return out, nil
 }
