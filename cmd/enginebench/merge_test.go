@@ -6,12 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/hdrlog"
+	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -54,6 +57,11 @@ func TestMergeMatchesOneProcess(t *testing.T) {
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
 	db := onServer(t, "postgres", srv)
 	bin := buildBinary(t)
+	// The database host's sampler runs beside the server from before the shards start until
+	// after they end.
+	sampleDir := filepath.Join(t.TempDir(), "sample")
+	sampler := startBinary(t, bin, "sample", "--pid", strconv.Itoa(srv.PID()), "--data-dir", srv.DataDir(), "--out", sampleDir)
+	sampler.waitFor(t, "the sampler's first row", func() bool { return len(readSamples(t, sampleDir, false)) > 0 })
 	var runs []*bgRun
 	var outs []string
 	for i := range 2 {
@@ -65,11 +73,20 @@ func TestMergeMatchesOneProcess(t *testing.T) {
 			t.Fatalf("shard %d: exit %d; stderr:\n%s", i, code, r.stderr.String())
 		}
 	}
+	if err := sampler.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitOf(t, sampler); code != 0 {
+		t.Fatalf("sample: exit %d; stderr:\n%s", code, sampler.stderr.String())
+	}
 	merged := filepath.Join(t.TempDir(), "merged")
 	stdout, _ := runOK(t, "merge", outs[1], outs[0], "--out", merged)
 	if !strings.Contains(stdout, "results: "+merged) {
 		t.Errorf("stdout: %s", stdout)
 	}
+	withSample := filepath.Join(t.TempDir(), "merged-sample")
+	runOK(t, "merge", outs[0], outs[1], "--sample", sampleDir, "--out", withSample)
+	checkSampleJoined(t, merged, withSample)
 	sharded := []string{digest(t, "postgres", db, "pi1"), digest(t, "postgres", db, "pi2")}
 	for _, tb := range []string{"pi1", "pi2"} {
 		if _, err := db.Exec("DROP TABLE " + tb); err != nil {
@@ -162,6 +179,28 @@ func compareOp(t *testing.T, a *result.Step, name string, wo *result.Op, mergedD
 	}
 	if (mo.Response == nil) != (wo.Response == nil) {
 		t.Errorf("%s %s: response time merged %v, one process %v", a.Name, name, mo.Response, wo.Response)
+	}
+}
+
+// checkSampleJoined checks that the query step of a merge without a sample (plain) has no
+// costs of the database host, and that one with the sample of the server (withSample) has its
+// CPU and its costs per operation, from the sample's rows within the step.
+func checkSampleJoined(t *testing.T, plain, withSample string) {
+	t.Helper()
+	qr100 := func(dir string) *result.Step {
+		r, err := result.LoadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := r.Configs[0].Steps
+		return &st[slices.IndexFunc(st, func(s result.Step) bool { return s.Name == "qr100" })]
+	}
+	p, s := qr100(plain), qr100(withSample)
+	if _, ok := p.Usage[measure.KeyDBCPU]; ok || p.Efficiency != nil && p.Efficiency.DBCPUpq != nil {
+		t.Errorf("qr100 merged without a sample has the server's CPU: usage %v", p.Usage)
+	}
+	if s.Usage[measure.KeyDBCPU] <= 0 || s.Efficiency == nil || s.Efficiency.DBCPUpq == nil || *s.Efficiency.DBCPUpq <= 0 {
+		t.Errorf("qr100 merged with the server's sample: usage %v, efficiency %+v; want the server's CPU and its cost per query", s.Usage, s.Efficiency)
 	}
 }
 
