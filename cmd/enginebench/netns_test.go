@@ -100,7 +100,7 @@ func openTCP(t *testing.T, eng string, srv *server.Server) *sql.DB {
 // --data-dir: the server's data directory is on another host.
 func hostArgs(t *testing.T, eng string, extra ...string) ([]string, string) {
 	args, out := tinyArgs(t, eng, append([]string{"--clients", "2", "--rows", "2000", "--rows-l.i1", "500",
-		"--steps", "l.i0,l.x,l.i1,cleanup", "--no-calibrate"}, extra...)...)
+		"--steps", "l.i0,l.x,l.i1,qr100,cleanup", "--query-seconds", "2", "--no-calibrate"}, extra...)...)
 	i := slices.Index(args, "--data-dir")
 	return slices.Delete(args, i, i+2), out
 }
@@ -210,10 +210,13 @@ func clientsSeen(t *testing.T, srv *server.Server, addrs ...netip.Addr) {
 }
 
 // opCounts returns the operation counts of the steps of res, summed into sum: "step op" ->
-// count, units and errors.
+// count, units and errors; but the queries of a query step, as many as its time allowed.
 func opCounts(res *result.Run, sum map[string][3]int64) {
 	for _, st := range res.Configs[0].Steps {
 		for name, op := range st.Ops {
+			if st.Name[0] == 'q' && name == "query" {
+				continue
+			}
 			k := st.Name + " " + name
 			c := sum[k]
 			sum[k] = [3]int64{c[0] + op.Count, c[1] + op.Units, c[2] + op.Errors}
@@ -224,7 +227,8 @@ func opCounts(res *result.Run, sum map[string][3]int64) {
 // TestShardsOnHostsMatchOneProcess: two shard processes, each on a host of its own (a network
 // namespace reaching one managed server over a veth pair and TCP), make the same tables, with
 // the same rows and the same verification, and together the same operations in every step,
-// as one process on the server's host running both clients; the server saw each shard come
+// as one process on the server's host running both clients; merged (enginebench merge), they
+// are one run with that process's operation and histogram counts; the server saw each shard come
 // from its host's address; the password is on no command line and in no result file; no
 // process, namespace or veth is left.
 func TestShardsOnHostsMatchOneProcess(t *testing.T) {
@@ -257,6 +261,8 @@ func shardsOnHostsMatch(t *testing.T, s existingServer) {
 		}
 		checkNoSecretIn(t, r.stderr.String()+r.stdout.String(), srv.Password())
 	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	runOK(t, "merge", outs[0], outs[1], "--out", merged)
 	clientsSeen(t, srv, hosts[0].Addr, hosts[1].Addr)
 	checkLeftNothing(t, hosts...)
 	sharded := map[string][3]int64{}
@@ -300,6 +306,11 @@ func shardsOnHostsMatch(t *testing.T, s existingServer) {
 	if !maps.Equal(sharded, whole) {
 		t.Errorf("operations (count, units, errors) of the shards together:\n%v\none process:\n%v", sharded, whole)
 	}
+	m, err := result.LoadDir(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareMerged(t, m, res, merged, out)
 }
 
 // TestShardOnCutHostFailsTheOther: a shard on a host whose network fails (its veth pair cut
