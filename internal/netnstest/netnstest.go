@@ -219,11 +219,16 @@ func (h *Host) Remove() error {
 	if err := ip("netns", "del", h.Name); err != nil && !strings.Contains(err.Error(), "No such file") {
 		errs = append(errs, err)
 	}
-	// The namespace's end takes the pair with it, but not at once.
-	if err := ip("link", "del", h.Link); err != nil && !strings.Contains(err.Error(), "Cannot find device") {
+	// The namespace's end takes the pair with it, but not at once: it may be gone, or going.
+	if err := ip("link", "del", h.Link); err != nil && !gone(err) {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// gone reports whether the error of `ip link del` says that the link is not there.
+func gone(err error) bool {
+	return strings.Contains(err.Error(), "Cannot find device") || strings.Contains(err.Error(), "No such device")
 }
 
 // killAll kills every process in the namespace and waits until none is left (or cmdTimeout).
