@@ -91,8 +91,8 @@ release:
 # libraries (liblmdb-dev, librocksdb-dev, libwiredtiger-dev, found with pkg-config; they hold the
 # static archives make release links too, and librocksdb-dev brings those of its compression
 # libraries), and make release the C++ runtime's static archive (g++ brings libstdc++.a); the
-# report's browser test needs chromium.
-DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb libjemalloc2 liblmdb-dev librocksdb-dev libwiredtiger-dev g++ pkg-config chromium
+# report's browser test needs chromium; the tests of shards on other hosts need iproute2 (ip netns).
+DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb libjemalloc2 liblmdb-dev librocksdb-dev libwiredtiger-dev g++ pkg-config chromium iproute2
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PACKAGES)

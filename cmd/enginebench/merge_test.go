@@ -26,10 +26,11 @@ func mergeArgs(t *testing.T, srv *server.Server, extra ...string) ([]string, str
 		"--steps", "l.i0,l.x,l.i1,qr100,cleanup", "--query-seconds", "2", "--keep", "--no-calibrate"}, extra...)...)
 }
 
-// logCount returns the values of the log of op of step in run directory dir, by tag.
+// logCount returns the values of the log of op of step in run directory dir (of one
+// configuration), by tag.
 func logCount(t *testing.T, dir, step, op string) map[string]int64 {
 	t.Helper()
-	f, err := os.Open(hdrlog.Path(filepath.Join(dir, hdrlog.DirName), "postgres", step, op))
+	f, err := os.Open(hdrlog.Path(filepath.Join(dir, hdrlog.DirName), loadRun(t, dir).Configs[0].Name, step, op))
 	if err != nil {
 		t.Fatal(err)
 	}

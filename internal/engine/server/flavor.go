@@ -87,7 +87,7 @@ func CheckSettings(kind Kind, settings map[string]string) error {
 		return err
 	}
 	if port > 0 {
-		if err := checkPortFree(port); err != nil {
+		if err := checkPortFree("127.0.0.1", port); err != nil {
 			return fmt.Errorf("%s: setting port: %w", kind, err)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,11 +28,24 @@ const mariaUser = "root"
 // mariaAccountsSQL is the SQL that the bootstrap of a server that listens on TCP runs after
 // creating its accounts: every root account (localhost, 127.0.0.1, ::1, the host name) gets
 // the password, given by its mysql_native_password hash, and anonymous accounts, if any, go.
-func mariaAccountsSQL(password string) string {
-	return "-- enginebench: TCP is on, so every account needs the password\n" +
+// Each network of listen gets a root account of its own (root@'198.18.0.0/255.255.255.252'),
+// a copy of root@localhost's with the password.
+func mariaAccountsSQL(password string, listen []netip.Prefix) string {
+	sql := "-- enginebench: TCP is on, so every account needs the password\n" +
 		"DELETE FROM mysql.global_priv WHERE User = '';\n" +
 		"UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.plugin', 'mysql_native_password', " +
 		"'$.authentication_string', '" + mariaNativeHash(password) + "') WHERE User = '" + mariaUser + "';\n"
+	for _, p := range listen {
+		sql += "INSERT INTO mysql.global_priv (Host, User, Priv) SELECT '" + mariaNetwork(p) + "', User, Priv " +
+			"FROM mysql.global_priv WHERE User = '" + mariaUser + "' AND Host = 'localhost';\n"
+	}
+	return sql
+}
+
+// mariaNetwork is the account host of the IPv4 network p: its address and netmask.
+func mariaNetwork(p netip.Prefix) string {
+	mask := net.CIDRMask(p.Bits(), 32)
+	return p.Masked().Addr().String() + "/" + net.IP(mask).String()
 }
 
 // mariaConfigFile is the server's option file in the data directory.
@@ -58,7 +73,7 @@ func (mariaFlavor) reserved(name string) string {
 	name = strings.TrimPrefix(name, "loose-")
 	switch name {
 	case "bind-address", "skip-networking", "networking", "socket", "skip-bind-address":
-		return `the server listens on its private socket, and on 127.0.0.1 when the setting "port" is given`
+		return `the server listens on its private socket, and on 127.0.0.1 (and Options.Listen) when the setting "port" is given`
 	case "datadir", "pid-file", "log-error", "user", "defaults-file", "defaults-extra-file",
 		"no-defaults", "defaults-group-suffix":
 		return "the data directory, its option file and server.log are managed"
@@ -106,7 +121,7 @@ func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, i
 	args := []string{"--defaults-file=" + cnf, "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"}
 	if s.password != "" {
 		// mariadb-install-db pipes this file into the bootstrap's standard input.
-		extra, err := writeSecretFile(s.sockDir, "accounts.sql", id, mariaAccountsSQL(s.password))
+		extra, err := writeSecretFile(s.sockDir, "accounts.sql", id, mariaAccountsSQL(s.password, s.listen))
 		if err != nil {
 			return fmt.Errorf("mariadb: %w", err)
 		}
@@ -128,7 +143,11 @@ func mariaOptions(s *Server, settings []setting) string {
 	// mariadb-install-db of a server starting beside it then fails.
 	fmt.Fprintf(&b, "tmpdir=%s\n", mariaQuote(filepath.Dir(s.sockPath)))
 	if s.tcpPort > 0 {
-		fmt.Fprintf(&b, "bind-address=127.0.0.1\nport=%d\n", s.tcpPort)
+		fmt.Fprintf(&b, "bind-address=%s\nport=%d\n", strings.Join(listenAddrs(s.listen), ","), s.tcpPort)
+		if len(s.listen) > 0 {
+			// The accounts of other hosts name their networks: no host name to look up.
+			b.WriteString("skip-name-resolve\n")
+		}
 	} else {
 		b.WriteString("skip-networking\n")
 	}

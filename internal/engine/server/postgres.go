@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +47,7 @@ func (pgFlavor) normalize(name string) string { return strings.ToLower(name) }
 func (pgFlavor) reserved(name string) string {
 	switch name {
 	case "listen_addresses", "unix_socket_directories":
-		return `the server listens on its private socket, and on 127.0.0.1 when the setting "port" is given`
+		return `the server listens on its private socket, and on 127.0.0.1 (and Options.Listen) when the setting "port" is given`
 	case "data_directory", "config_file", "hba_file", "ident_file":
 		return "the data directory holds the configuration"
 	case "logging_collector":
@@ -89,11 +90,27 @@ func pgDirVersion(dir string) float64 {
 	return v
 }
 
-// pgHBA is the server's pg_hba.conf: the private unix socket is trusted; TCP (127.0.0.1 only)
-// asks for the password, which only a server with a TCP port has.
-const pgHBA = "# enginebench: trust on the private unix socket; on 127.0.0.1, the run's password\n" +
-	"local all all trust\n" +
-	"host  all all 127.0.0.1/32 scram-sha-256\n"
+// pgHBA returns the server's pg_hba.conf: the private unix socket is trusted; TCP, from
+// 127.0.0.1 and the networks of listen only, asks for the password, which only a server with
+// a TCP port has.
+func pgHBA(listen []netip.Prefix) string {
+	hba := "# enginebench: trust on the private unix socket; over TCP, the run's password\n" +
+		"local all all trust\n" +
+		"host  all all 127.0.0.1/32 scram-sha-256\n"
+	for _, p := range listen {
+		hba += "host  all all " + p.Masked().String() + " scram-sha-256\n"
+	}
+	return hba
+}
+
+// pgListen returns listen_addresses: none without a TCP port, else 127.0.0.1 and the
+// addresses of listen.
+func pgListen(s *Server) string {
+	if s.tcpPort == 0 {
+		return ""
+	}
+	return strings.Join(listenAddrs(s.listen), ",")
+}
 
 func (k pgFlavor) initialise(ctx context.Context, s *Server, bins binaries, id identity, settings []setting) error {
 	// C locale and UTF8: deterministic and the fastest collation; initdb syncs its files so
@@ -120,16 +137,12 @@ func (k pgFlavor) initialise(ctx context.Context, s *Server, bins binaries, id i
 	if err != nil {
 		return fmt.Errorf("postgres: initdb failed (%v):%s", err, indentLines(relevantLines(Postgres, splitLines(string(out)))))
 	}
-	if err := rewriteFile(filepath.Join(s.dataDir, "pg_hba.conf"), pgHBA); err != nil {
+	if err := rewriteFile(filepath.Join(s.dataDir, "pg_hba.conf"), pgHBA(s.listen)); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	var b strings.Builder
 	b.WriteString("\n# enginebench managed server: settings below override the ones above\n")
-	listen := ""
-	if s.tcpPort > 0 {
-		listen = "127.0.0.1"
-	}
-	fmt.Fprintf(&b, "listen_addresses = %s\n", pgQuote(listen))
+	fmt.Fprintf(&b, "listen_addresses = %s\n", pgQuote(pgListen(s)))
 	fmt.Fprintf(&b, "port = %d\n", s.port)
 	fmt.Fprintf(&b, "unix_socket_directories = %s\n", pgQuote(s.sockDir))
 	b.WriteString("logging_collector = off\n")

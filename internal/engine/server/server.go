@@ -1,6 +1,7 @@
 // Package server starts and stops throwaway database servers (PostgreSQL, MariaDB) for
 // benchmark runs: initialised into an empty data directory, listening on a private unix socket
-// (and on 127.0.0.1 only when a port is asked for), stopped and cleaned up at the end.
+// (and on 127.0.0.1 only when a port is asked for, or also on the addresses of Options.Listen
+// for clients on other hosts), stopped and cleaned up at the end.
 //
 // The lifecycle is shared by both kinds: the server binaries run as an unprivileged user when
 // enginebench runs as root (PostgreSQL refuses to run as root): the distribution's own user
@@ -18,8 +19,9 @@
 // trusts it (superuser "postgres"); MariaDB's root@localhost has an empty password
 // (--auth-root-authentication-method=normal). When the server also listens on TCP (setting
 // "port"), a password generated for the server (Password) is required over TCP: PostgreSQL's
-// pg_hba asks for it with scram-sha-256, and every MariaDB root account has it (anonymous
-// accounts are removed). The password is never written anywhere: the server is given its hash
+// pg_hba asks for it with scram-sha-256 (from 127.0.0.1 and the networks of Options.Listen
+// only), and every MariaDB root account has it (anonymous accounts are removed; a network of
+// Options.Listen gets a root account of its own). The password is never written anywhere: the server is given its hash
 // (see secret.go).
 package server
 
@@ -28,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,8 +75,8 @@ type Options struct {
 	// Settings are server variables written to the configuration file (postgresql.conf lines
 	// `name = 'value'`, my.cnf `[mariadbd]` lines `name=value`). The variable "port" is special:
 	// absent or "0" = unix socket only (no TCP at all); N (1024..65535) = also listen on
-	// 127.0.0.1:N (never another address), where Password is required. A port below 1024, or an
-	// already used port or socket, is a clear error.
+	// 127.0.0.1:N (and the addresses of Listen, never another), where Password is required. A
+	// port below 1024, or an already used port or socket, is a clear error.
 	Settings map[string]string
 	// Log receives one line when the server starts (version, socket, pid) and when it stops; nil discards.
 	Log io.Writer
@@ -87,6 +90,12 @@ type Options struct {
 	// Cgroup, when set, is the memory-capped group the server's process tree is born in
 	// (cgroup.Group.Start); the initialisation programs run outside it. Nil: no cap.
 	Cgroup *cgroup.Group
+	// Listen are further IPv4 networks of this host for clients on other hosts: each is an
+	// address of this host with its network's prefix (the host side of a veth pair,
+	// 198.18.0.1/30). A server with a TCP port (setting "port") listens on each address as well
+	// as on 127.0.0.1, and lets in, with Password only, clients whose address is in the
+	// network. Without a port it is an error. Empty: 127.0.0.1 only.
+	Listen []netip.Prefix
 }
 
 // Server is a running managed server.
@@ -107,6 +116,7 @@ type Server struct {
 	malloc   string // the allocator the server runs with under a cap, for the log
 	log      io.Writer
 	password string // "" without TCP; never printed, logged or written anywhere
+	listen   []netip.Prefix
 	keep     bool
 	abort    <-chan struct{}
 	cgroup   *cgroup.Group // nil: no cap
@@ -322,7 +332,10 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	password, err := portPassword(kind, port)
+	if err := checkListen(kind, port, o.Listen); err != nil {
+		return nil, err
+	}
+	password, err := portPassword(kind, port, o.Listen)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +345,7 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 	}
 	s := &Server{kind: kind, dataDir: dataDir, sockDir: sockDir, tcpPort: port,
 		logPath: filepath.Join(dataDir, LogFile), exe: bins.server, uid: id.uid, log: o.Log,
-		password: password, keep: o.Keep, abort: o.Abort, cgroup: o.Cgroup, exited: make(chan struct{})}
+		password: password, listen: o.Listen, keep: o.Keep, abort: o.Abort, cgroup: o.Cgroup, exited: make(chan struct{})}
 	s.sockPath, s.port, s.user = k.socket(sockDir, port)
 	if err := checkSocketFree(s.sockPath); err != nil {
 		_ = os.RemoveAll(sockDir)
@@ -373,14 +386,39 @@ func ownDataDir(kind Kind, k flavor, dir string) (string, identity, error) {
 	return dataDir, id, nil
 }
 
-// portPassword checks that the TCP port is free and returns a new password for the server's
-// user, who connects over it; with no port (0: the socket only), no password.
-func portPassword(kind Kind, port int) (string, error) {
+// listenAddrs returns the TCP addresses of a server: 127.0.0.1 and the addresses of listen.
+func listenAddrs(listen []netip.Prefix) []string {
+	addrs := []string{"127.0.0.1"}
+	for _, p := range listen {
+		addrs = append(addrs, p.Addr().String())
+	}
+	return addrs
+}
+
+// checkListen checks Options.Listen: IPv4 networks, and a TCP port to listen on.
+func checkListen(kind Kind, port int, listen []netip.Prefix) error {
+	for _, p := range listen {
+		if !p.IsValid() || !p.Addr().Is4() {
+			return fmt.Errorf("%s: listen on %v: want an IPv4 address of this host with its prefix (198.18.0.1/30)", kind, p)
+		}
+	}
+	if len(listen) > 0 && port <= 0 {
+		return fmt.Errorf("%s: listen on %v: give the setting port (the server listens on the socket only without it)", kind, listen)
+	}
+	return nil
+}
+
+// portPassword checks that the TCP port is free on 127.0.0.1 and on the addresses of listen,
+// and returns a new password for the server's user, who connects over it; with no port (0: the
+// socket only), no password.
+func portPassword(kind Kind, port int, listen []netip.Prefix) (string, error) {
 	if port <= 0 {
 		return "", nil
 	}
-	if err := checkPortFree(port); err != nil {
-		return "", fmt.Errorf("%s: %w", kind, err)
+	for _, a := range listenAddrs(listen) {
+		if err := checkPortFree(a, port); err != nil {
+			return "", fmt.Errorf("%s: %w", kind, err)
+		}
 	}
 	password, err := newPassword()
 	if err != nil {

@@ -189,14 +189,15 @@ func writeOwner(dir, dataDir string) error {
 	return nil
 }
 
-// checkPortFree returns an error when TCP port is in use on 127.0.0.1.
-func checkPortFree(port int) error {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+// checkPortFree returns an error when TCP port is in use on the local address addr, or when
+// addr is not an address of this host.
+func checkPortFree(addr string, port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(port)))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return fmt.Errorf("TCP port %d on 127.0.0.1 is already in use", port)
+			return fmt.Errorf("TCP port %d on %s is already in use", port, addr)
 		}
-		return fmt.Errorf("TCP port %d on 127.0.0.1 is not usable: %w", port, err)
+		return fmt.Errorf("TCP port %d on %s is not usable: %w", port, addr, err)
 	}
 	if err := l.Close(); err != nil {
 		return fmt.Errorf("TCP port %d: %w", port, err)

@@ -44,11 +44,18 @@ func missing(t testing.TB, err error) {
 // server user when tests run as root) and stops it in t.Cleanup. It calls Require first.
 func Start(t testing.TB, kind server.Kind, settings map[string]string) *server.Server {
 	t.Helper()
+	return StartWith(t, kind, server.Options{Settings: settings})
+}
+
+// StartWith is Start with the options o (Listen, Keep, ...); their DataDir and Log are the
+// test's own.
+func StartWith(t testing.TB, kind server.Kind, o server.Options) *server.Server {
+	t.Helper()
 	Require(t, kind)
-	dir := DataDir(t)
+	o.DataDir, o.Log = DataDir(t), Logger(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	s, err := server.Start(ctx, kind, server.Options{DataDir: dir, Settings: settings, Log: Logger(t)})
+	s, err := server.Start(ctx, kind, o)
 	if err != nil {
 		t.Fatalf("start %s server: %v", kind, err)
 	}
