@@ -10,7 +10,7 @@
 // time on a loaded 2-core machine): a new zlib compressor at its best level and a slice per
 // varint, for each line. LinkBench writes up to 20 lines a second, on the runner's goroutine,
 // charged to the client. The encoder writes the same V2 encoding (the library's, byte for
-// byte, before compression) with buffers and a zlib compressor it reuses: about 36 us of CPU
+// byte, before compression) with buffers and a zlib compressor it reuses: about 35 us of CPU
 // per line, nothing allocated (BenchmarkWriterWrite; docs/performance.md, "A line of the hdr
 // logs").
 package hdrlog
