@@ -54,8 +54,8 @@ type stepLogs struct {
 	root, config, step string
 	start              time.Time
 	files              map[string]*opLog
-	// w is the last log opened: every log of the step converts through the hdrhistogram-go
-	// histogram of the first.
+	// w is the last log opened: every log of the step encodes with the encoder of the first
+	// (its zlib compressor holds about 800 KB).
 	w *Writer
 }
 
@@ -85,7 +85,7 @@ func (s *stepLogs) Interval(op string, start, end time.Time, svc, rt *measure.Hi
 }
 
 // open returns op's log, created with its header when op first measures a latency. Every
-// log of the step writes through the first one's hdrhistogram-go histogram.
+// log of the step encodes with the first one's encoder.
 func (s *stepLogs) open(op string) (*opLog, error) {
 	if l := s.files[op]; l != nil {
 		return l, nil
@@ -105,7 +105,7 @@ func (s *stepLogs) open(op string) (*opLog, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if s.w != nil {
-		w.h = s.w.h
+		w.enc = s.w.enc
 	}
 	s.w = w
 	l := &opLog{f: f, w: w}

@@ -2,13 +2,16 @@ package hdrlog
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -321,23 +324,108 @@ func TestReaderMergesLibraryLogs(t *testing.T) {
 	}
 }
 
-// BenchmarkWriterWrite measures a second's line of an operation of 2,000 latencies: the
-// conversion through the reused sparse histogram and hdrhistogram-go's encoding (whose zlib
-// compressor is most of what it allocates).
-func BenchmarkWriterWrite(b *testing.B) {
+// benchHistogram returns a histogram of n latencies of random distribution dist, scaled by
+// scale: the benchmarks' operation seconds.
+func benchHistogram(n int, scale time.Duration, dist func(*rand.Rand) float64) *measure.Histogram {
 	h := measure.NewHistogram()
 	rng := rand.New(rand.NewPCG(1, 2))
-	for range 2000 {
-		h.Record(int64(rng.ExpFloat64() * float64(time.Millisecond)))
+	for range n {
+		h.Record(int64(dist(rng) * float64(scale)))
 	}
+	return h
+}
+
+// exponential and wide are distributions of latencies: exponential, and the product of
+// exponentials (a long tail, several thousand bins for 50,000 values).
+func exponential(rng *rand.Rand) float64 { return rng.ExpFloat64() }
+func wide(rng *rand.Rand) float64 {
+	return rng.ExpFloat64() * (1 + 10*rng.ExpFloat64()*rng.ExpFloat64())
+}
+
+// processCPU returns the CPU time the process has used (user and system): the benchmarks
+// report it per operation (cpu-ns/op), which, unlike ns/op, other processes on a shared
+// machine do not inflate.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per operation since cpu0.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkWriterWrite measures a line of Writer: a second of an operation of 2,000
+// latencies, exponential around 1 ms (about 1,700 bins; docs/performance.md, "A line of the
+// hdr logs").
+func BenchmarkWriterWrite(b *testing.B) {
+	h := benchHistogram(2000, time.Millisecond, exponential)
 	w, err := NewWriter(io.Discard, t0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	cpu0 := processCPU(b)
 	for b.Loop() {
 		if err := w.Write("", t0, t0.Add(time.Second), h); err != nil {
 			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu0)
+}
+
+// BenchmarkLibraryWrite measures the line of BenchmarkWriterWrite written as Writer wrote it
+// before it encoded lines itself: the bins converted through a reused hdrhistogram-go sparse
+// histogram, which the library's log writer encodes.
+func BenchmarkLibraryWrite(b *testing.B) {
+	h := benchHistogram(2000, time.Millisecond, exponential)
+	p := hdrhistogram.NewPacked(measure.LowestNs, measure.HighestNs, measure.SigFigs)
+	lw := hdrhistogram.NewHistogramLogWriter(io.Discard)
+	b.ReportAllocs()
+	cpu0 := processCPU(b)
+	for b.Loop() {
+		p.Reset()
+		h.EachBin(func(lowest, _, n int64) bool { return p.RecordValues(lowest, n) == nil })
+		p.SetStartTimeMs(t0.UnixMilli())
+		p.SetEndTimeMs(t0.Add(time.Second).UnixMilli())
+		if err := lw.OutputIntervalPackedHistogram(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu0)
+}
+
+// BenchmarkEncoderLevels measures a line at zlib's levels, with its length (B/line), for
+// operation seconds of 20, 2,000 and 50,000 latencies.
+func BenchmarkEncoderLevels(b *testing.B) {
+	for _, hc := range []struct {
+		name string
+		h    *measure.Histogram
+	}{
+		{"20", benchHistogram(20, 10*time.Millisecond, exponential)},
+		{"2000", benchHistogram(2000, time.Millisecond, exponential)},
+		{"50000_wide", benchHistogram(50000, 20*time.Microsecond, wide)},
+	} {
+		for _, level := range []int{zlib.NoCompression, zlib.HuffmanOnly, zlib.BestSpeed, zlib.DefaultCompression, zlib.BestCompression} {
+			b.Run(fmt.Sprintf("values=%s/level=%d", hc.name, level), func(b *testing.B) {
+				e, err := newEncoder(level)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var line []byte
+				b.ReportAllocs()
+				cpu0 := processCPU(b)
+				for b.Loop() {
+					if line, err = e.interval("", t0, t0.Add(time.Second), hc.h); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, cpu0)
+				b.ReportMetric(float64(len(line)), "B/line")
+			})
 		}
 	}
 }

@@ -182,3 +182,9 @@ func (g geometry) highestEquivalent(v int64) int64 {
 	bucket := bits.Len64(uint64(v)|g.mask) - g.unitMag - (g.halfMag + 1)
 	return v + int64(1)<<(g.unitMag+bucket) - 1
 }
+
+// countsIndex returns the index of the bin of value v (>= 0) in an HdrHistogram's counts.
+func (g geometry) countsIndex(v int64) int {
+	bucket := bits.Len64(uint64(v)|g.mask) - g.unitMag - (g.halfMag + 1)
+	return (bucket+1)<<g.halfMag + int(v>>(bucket+g.unitMag)) - 1<<g.halfMag
+}

@@ -2,6 +2,17 @@
 // of HdrHistogram's HistogramLogWriter, read by its HistogramLogProcessor and by
 // hdrhistogram-go's HistogramLogReader): a run directory's hdr/<configuration>/<step>/<op>.hlog,
 // one line per second, which `enginebench merge` merges bin by bin (docs/results.md).
+//
+// hdrhistogram-go writes the logs' headers and decodes the histograms Reader reads; the
+// interval lines are encoded here (encoder), from measure's bins, because the library's
+// encoder costs about 0.5 ms of CPU, 862 KB and 2,961 allocations per line
+// (BenchmarkLibraryWrite: an operation's second of 2,000 latencies; 0.8 to 3.3 ms of wall
+// time on a loaded 2-core machine): a new zlib compressor at its best level and a slice per
+// varint, for each line. LinkBench writes up to 20 lines a second, on the runner's goroutine,
+// charged to the client. The encoder writes the same V2 encoding (the library's, byte for
+// byte, before compression) with buffers and a zlib compressor it reuses: about 35 us of CPU
+// per line, nothing allocated (BenchmarkWriterWrite; docs/performance.md, "A line of the hdr
+// logs").
 package hdrlog
 
 import (
@@ -22,13 +33,12 @@ const TagResponse = "rt"
 
 // Writer writes one HdrHistogram interval log: a header, then a line per interval with its
 // start (seconds since the epoch, absolute), its length, its maximum (in milliseconds) and
-// its histogram (compressed, base64), in nanoseconds with measure's geometry (1 ns to an hour,
-// 3 significant digits). It converts each measure.Histogram through one reused
-// hdrhistogram-go histogram of the sparse kind, a few KB, never a dense 270 KB one.
+// its histogram (V2, compressed, base64), in nanoseconds with measure's geometry (1 ns to an
+// hour, 3 significant digits). It encodes each measure.Histogram's bins directly, in the
+// reused buffers and zlib compressor of its encoder (shared by the logs of a step).
 type Writer struct {
-	bw *bufio.Writer
-	lw *hdrhistogram.HistogramLogWriter
-	h  *hdrhistogram.PackedHistogram
+	w   io.Writer
+	enc *encoder
 }
 
 // NewWriter writes the log's header to w: the format version, each of comments as a comment
@@ -58,33 +68,23 @@ func NewWriter(w io.Writer, start time.Time, comments ...string) (*Writer, error
 	if err != nil {
 		return nil, fmt.Errorf("hdr log header: %w", err)
 	}
-	return &Writer{bw: bw, lw: lw, h: newHist()}, nil
-}
-
-// newHist returns an empty sparse hdrhistogram-go histogram of measure's geometry.
-func newHist() *hdrhistogram.PackedHistogram {
-	return hdrhistogram.NewPacked(measure.LowestNs, measure.HighestNs, measure.SigFigs)
+	enc, err := newEncoder(compression)
+	if err != nil {
+		return nil, fmt.Errorf("hdr log: %w", err)
+	}
+	return &Writer{w: w, enc: enc}, nil
 }
 
 // Write writes the line of the interval from start to end with histogram h (tag "" for none,
-// TagResponse for response times) and flushes it to the underlying writer. Its timestamps are
-// in whole milliseconds; its maximum is at the histogram's resolution (0.1%) as the format
-// has it.
+// TagResponse for response times) to the underlying writer. Its timestamps are in whole
+// milliseconds; its maximum is at the histogram's resolution (0.1%) as the format has it.
 func (w *Writer) Write(tag string, start, end time.Time, h *measure.Histogram) error {
-	w.h.Reset()
-	var err error
-	h.EachBin(func(lowest, _, n int64) bool {
-		err = w.h.RecordValues(lowest, n)
-		return err == nil
-	})
+	line, err := w.enc.interval(tag, start, end, h)
+	if err == nil {
+		_, err = w.w.Write(line)
+	}
 	if err != nil {
 		return fmt.Errorf("hdr log: %w", err)
 	}
-	w.h.SetTag(tag)
-	w.h.SetStartTimeMs(start.UnixMilli())
-	w.h.SetEndTimeMs(end.UnixMilli())
-	if err := w.lw.OutputIntervalPackedHistogram(w.h); err != nil {
-		return fmt.Errorf("hdr log: %w", err)
-	}
-	return w.bw.Flush()
+	return nil
 }
