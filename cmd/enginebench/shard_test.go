@@ -57,9 +57,13 @@ func TestShardBadInput(t *testing.T) {
 			}
 		})
 	}
-	t.Run("iibench", func(t *testing.T) {
+	t.Run("linkbench", func(t *testing.T) {
 		args, _ := tinyArgs(t, "sqlite", "--shard", "1/2", "--shard-run", "r")
-		runBad(t, "--shard 1/2: the iibench workload cannot be sharded yet", slices.Insert(args, 1, "iibench")...)
+		runBad(t, "--shard 1/2: the linkbench workload cannot be sharded yet (insert and iibench can)", slices.Insert(args, 1, "linkbench")...)
+	})
+	t.Run("iibench threads", func(t *testing.T) {
+		args, _ := tinyArgs(t, "postgres", "--dsn", "postgres://x@127.0.0.1:1/x", "--shard", "1/2", "--shard-run", "r", "--insert-threads", "1")
+		runBad(t, "--shard 1/2: --insert-threads 1: each of the 2 shards needs an insert thread", slices.Insert(args, 1, "iibench")...)
 	})
 }
 
@@ -209,7 +213,7 @@ func shardsMatch(t *testing.T, eng string, srv *server.Server) {
 		}
 	}
 	var want []string
-	for _, s := range []string{"cleanup", "l.i0", "l.i1", "l.x"} {
+	for _, s := range []string{"cleanup", "end", "l.i0", "l.i1", "l.x"} {
 		want = append(want, eng+"/"+s+" 0", eng+"/"+s+" 1")
 	}
 	if got := arrivals(t, db, "match"); !slices.Equal(got, want) {
