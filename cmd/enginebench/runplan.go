@@ -177,11 +177,16 @@ const existingCheckTimeout = time.Minute
 
 // clientsOf returns the number of clients of w that a sharded run splits over its shards: the
 // Insert Benchmark's clients, iiBench's insert and query threads (insert thread c is client c,
-// query thread q client insert_threads + q); 0 for a workload that cannot be sharded.
+// query thread q client insert_threads + q), LinkBench's clients of its largest step (the load's
+// link loaders and node loader, client loaders, or the requesters).
 func clientsOf(w workload.Workload) int {
 	p := w.Params()
 	if c, ok := p["clients"].(int); ok {
 		return c
+	}
+	if l, ok := p["loaders"].(int); ok {
+		r, _ := p["requesters"].(int)
+		return max(l+1, r)
 	}
 	ins, _ := p["insert_threads"].(int)
 	qs, _ := p["query_threads"].(int)

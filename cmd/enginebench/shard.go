@@ -24,7 +24,7 @@ type shardFlags struct {
 }
 
 // shardable are the workloads that can be sharded (--shard I/N, N > 1).
-var shardable = []string{"insert", "iibench"}
+var shardable = []string{"insert", "iibench", "linkbench"}
 
 // maxStartAhead bounds how far ahead --start-at may be: every wait is bounded.
 const maxStartAhead = 24 * time.Hour

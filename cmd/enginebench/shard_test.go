@@ -57,10 +57,17 @@ func TestShardBadInput(t *testing.T) {
 			}
 		})
 	}
-	t.Run("linkbench", func(t *testing.T) {
-		args, _ := tinyArgs(t, "sqlite", "--shard", "1/2", "--shard-run", "r")
-		runBad(t, "--shard 1/2: the linkbench workload cannot be sharded yet (insert and iibench can)", slices.Insert(args, 1, "linkbench")...)
-	})
+	for _, c := range []struct{ want, flag, value string }{
+		{"--shard 1/2: --loaders 1: each of the 2 shards needs a link loader", "--loaders", "1"},
+		{"--shard 1/2: --requesters 1: each of the 2 shards needs a requester", "--requesters", "1"},
+		{"--shard 1/2: --defer-index cannot be sharded", "--defer-index", "true"},
+	} {
+		t.Run("linkbench "+c.flag, func(t *testing.T) {
+			args, _ := tinyArgs(t, "postgres", "--dsn", "postgres://x@127.0.0.1:1/x", "--shard", "1/2", "--shard-run", "r",
+				"--loaders", "2", "--requesters", "2", c.flag+"="+c.value)
+			runBad(t, c.want, slices.Insert(args, 1, "linkbench")...)
+		})
+	}
 	t.Run("iibench threads", func(t *testing.T) {
 		args, _ := tinyArgs(t, "postgres", "--dsn", "postgres://x@127.0.0.1:1/x", "--shard", "1/2", "--shard-run", "r", "--insert-threads", "1")
 		runBad(t, "--shard 1/2: --insert-threads 1: each of the 2 shards needs an insert thread", slices.Insert(args, 1, "iibench")...)

@@ -174,6 +174,7 @@ func (f *runFlags) linkbenchParams(fl *pflag.FlagSet) (linkbench.Params, error) 
 	set("expunge", func() { p.Expunge = o.Expunge })
 	set("partitions", func() { p.Partitions = o.Partitions })
 	set("seed", func() { p.Seed = f.seed })
+	p.Shard = f.sh.parsed
 	f.fidelity(fl, &p.Fidelity)
 	if f.steps != "" {
 		p.Steps = splitList(f.steps)
