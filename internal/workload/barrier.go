@@ -239,15 +239,15 @@ const DataTable = "enginebench_barrier_data"
 // dataPart is the most characters of one row of DataTable.
 const dataPart = 4000
 
-// share records data (text) as the shard's at step, meets the others there (meet) and returns
-// every shard's data, by shard index.
-func (b *barrier) share(ctx context.Context, step string, data string) ([]string, error) {
+// share records data (text) as the shard's at step, meets the others there (meet, waiting extra
+// beyond the timeout) and returns every shard's data, by shard index.
+func (b *barrier) share(ctx context.Context, step string, data string, extra time.Duration) ([]string, error) {
 	key := b.config + "/" + step
 	if err := b.put(ctx, key, data); err != nil {
 		b.leave(step)
 		return nil, err
 	}
-	if err := b.meet(ctx, step, 0); err != nil {
+	if err := b.meet(ctx, step, extra); err != nil {
 		return nil, err
 	}
 	return b.get(ctx, key)

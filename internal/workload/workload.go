@@ -28,18 +28,18 @@ type Env struct {
 	// leave, when set, tells the other shards that this one will not come to a step.
 	leave func(step string)
 	// share, when set, hands the shards' data to each other at a barrier.
-	share func(ctx context.Context, step, data string) ([]string, error)
+	share func(ctx context.Context, step, data string, extra time.Duration) ([]string, error)
 }
 
 // Share is a barrier that carries data: in a sharded run, the shard records data (text) as
-// its own at step, waits there for every shard as Meet does (without extra), and returns every
-// shard's data by shard index (the shards' ledgers, for a verification that needs every
-// writer's). Elsewhere it returns data alone, as shard 0 of 1's.
-func (env Env) Share(ctx context.Context, step, data string) ([]string, error) {
+// its own at step, waits there for every shard as Meet does, and returns every shard's data by
+// shard index (the shards' ledgers, for a verification that needs every writer's). Elsewhere
+// it returns data alone, as shard 0 of 1's.
+func (env Env) Share(ctx context.Context, step, data string, extra time.Duration) ([]string, error) {
 	if env.share == nil {
 		return []string{data}, nil
 	}
-	return env.share(ctx, step, data)
+	return env.share(ctx, step, data, extra)
 }
 
 // Leave tells the other shards of a sharded run that this shard will not come to step (a step

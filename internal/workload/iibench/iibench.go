@@ -205,8 +205,9 @@ func (r *run) createAndMeet(ctx context.Context) error {
 
 // end is the end barrier of a sharded run: when the shard's threads ended ok it hands their
 // ledgers to the others and takes theirs (ledger.go), so that it verifies every row of the
-// table; else it tells the others it will not come. It reports whether every shard arrived; a
-// barrier that fails fails st.
+// table; else it tells the others it will not come. The others' threads, which may end later
+// (a row limit), are given as long again as this shard's step took beyond the shard timeout.
+// It reports whether every shard arrived; a barrier that fails fails st.
 func (r *run) end(ctx context.Context, st *result.Step) bool {
 	if !r.p.Shard.Sharded() {
 		return false
@@ -215,7 +216,7 @@ func (r *run) end(ctx context.Context, st *result.Step) bool {
 		r.env.Leave(endStep)
 		return false
 	}
-	all, err := r.env.Share(ctx, endStep, r.ledger())
+	all, err := r.env.Share(ctx, endStep, r.ledger(), stepTime(st))
 	if err == nil {
 		err = r.adopt(all)
 	}
@@ -408,6 +409,9 @@ func (r *run) batchTime(now time.Time, done int64) int64 {
 	}
 	return int64(math.Floor(float64(now.UnixNano())/1e9 + float64(done)/rowsPerSecond))
 }
+
+// stepTime returns how long st ran.
+func stepTime(st *result.Step) time.Duration { return time.Duration(st.Seconds * float64(time.Second)) }
 
 // runRows is the run's row count as the query threads know it: the rows committed, in a
 // sharded run the rows this shard's insert threads committed scaled to all the run's insert

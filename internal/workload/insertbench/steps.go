@@ -256,9 +256,11 @@ func (r *run) end(ctx context.Context, st *result.Step, ran bool) bool {
 		r.env.Leave(endStep)
 		return false
 	}
-	var extra time.Duration // the cleanup that only shard 0 runs
+	// Another shard's step may end later (its rows, shard 0's cleanup): it is given as long
+	// again as this shard's took, or the cleanup's wait, beyond the shard timeout.
+	extra := time.Duration(st.Seconds * float64(time.Second))
 	if st.Name == "cleanup" {
-		extra = time.Duration(r.p.CleanupWaitSeconds * float64(time.Second))
+		extra = max(extra, time.Duration(r.p.CleanupWaitSeconds*float64(time.Second)))
 	}
 	if err := r.env.Meet(ctx, endStep, extra); err != nil {
 		if ctx.Err() != nil {

@@ -87,7 +87,7 @@ func (r *run) startLoad(ctx context.Context) error {
 		}
 		ms = time.Now().UnixMilli()
 	} else {
-		all, err := r.env.Share(ctx, "load", strconv.FormatInt(ms, 10))
+		all, err := r.env.Share(ctx, "load", strconv.FormatInt(ms, 10), 0)
 		if err != nil {
 			return err
 		}
@@ -119,7 +119,8 @@ func (r *run) state() string {
 
 // settle is the end barrier of a step st of a sharded run: when the step ended ok the shard
 // hands its state to the others and takes theirs into r.all and the touched sets; else it
-// tells them it will not come. A barrier that fails fails st. It reports whether every shard
+// tells them it will not come. The others' step, which may end later (a load of other chunks),
+// is given as long again as this shard's took beyond the shard timeout. A barrier that fails fails st. It reports whether every shard
 // arrived (always true in a run of one process).
 func (r *run) settle(st *result.Step) bool {
 	if !r.p.Shard.Sharded() {
@@ -130,7 +131,7 @@ func (r *run) settle(st *result.Step) bool {
 		r.env.Leave(step)
 		return false
 	}
-	all, err := r.env.Share(r.opCtx, step, r.state())
+	all, err := r.env.Share(r.opCtx, step, r.state(), time.Duration(st.Seconds*float64(time.Second)))
 	if err == nil {
 		err = r.adopt(all)
 	}
