@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/workload"
 )
@@ -145,5 +146,37 @@ func iiShardMissing(t *testing.T, eng string, srv *server.Server) {
 	}
 	if got := arrivals(t, db, "alone"); !slices.Equal(got, []string{eng + "/run 0 gave up", eng + "/run 1"}) {
 		t.Errorf("barrier table: %v", got)
+	}
+}
+
+// TestShardsIIBenchKilledShard: an iiBench shard killed (SIGKILL: it leaves no mark) while its
+// threads run never arrives at the end barrier; shard 0 fails the step there within its shard
+// timeout and the step's length, naming it, does not verify, ends (exit 1) and drops the table.
+func TestShardsIIBenchKilledShard(t *testing.T) {
+	integration(t, "starts a server and two runs of the binary")
+	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
+	bin := buildBinary(t)
+	var runs []*bgRun
+	var outs []string
+	for i := range 2 {
+		args, out := iiShardArgs(t, "postgres", srv, "--max-rows", "0", "--seconds", "5",
+			"--shard", fmt.Sprintf("%d/2", i), "--shard-run", "killed", "--shard-timeout", "5s")
+		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
+	}
+	runs[1].waitForStarted(t, "run")
+	if err := runs[1].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	runs[1].cmd.Wait()
+	if code := exitOf(t, runs[0]); code != exitFailed {
+		t.Fatalf("shard 0: exit %d, want %d; stderr:\n%s", code, exitFailed, runs[0].stderr.String())
+	}
+	want := `shard barrier before run.end (run "killed", table enginebench_barrier): shard 1 of 2 did not arrive within 10` // the timeout and the step
+	res := loadRun(t, outs[0])
+	if st := res.Configs[0].Steps[0]; st.Status != result.StatusFailed || !strings.Contains(st.Error, want) || st.Verify != nil {
+		t.Errorf("shard 0: %s %q, verification %+v; want failed with %q, unverified", st.Status, st.Error, st.Verify, want)
+	}
+	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable, workload.DataTable}) {
+		t.Errorf("tables after the shards: %v, want only the barrier tables", got)
 	}
 }
