@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,9 @@ type shardFlags struct {
 	// parsed is the shard the run runs, set by check; the zero value for a whole run.
 	parsed workload.Shard
 }
+
+// shardable are the workloads that can be sharded (--shard I/N, N > 1).
+var shardable = []string{"insert", "iibench", "linkbench"}
 
 // maxStartAhead bounds how far ahead --start-at may be: every wait is bounded.
 const maxStartAhead = 24 * time.Hour
@@ -66,8 +70,8 @@ func (s *shardFlags) check(fl *pflag.FlagSet, name string) error {
 	if s.timeout <= 0 {
 		return fmt.Errorf("--shard-timeout %v: want a duration of more than 0", s.timeout)
 	}
-	if sh.Count > 1 && name != "insert" {
-		return fmt.Errorf("--shard %s: the %s workload cannot be sharded yet (the Insert Benchmark can)", s.shard, name)
+	if sh.Count > 1 && !slices.Contains(shardable, name) {
+		return fmt.Errorf("--shard %s: the %s workload cannot be sharded yet (%s can)", s.shard, name, strings.Join(shardable, " and "))
 	}
 	if sh.Count > 1 && strings.TrimSpace(sh.Run) == "" {
 		return fmt.Errorf("--shard %s: give the id every shard of the run shares: --shard-run ID (or --start-at TIME)", s.shard)

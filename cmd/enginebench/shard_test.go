@@ -57,9 +57,20 @@ func TestShardBadInput(t *testing.T) {
 			}
 		})
 	}
-	t.Run("iibench", func(t *testing.T) {
-		args, _ := tinyArgs(t, "sqlite", "--shard", "1/2", "--shard-run", "r")
-		runBad(t, "--shard 1/2: the iibench workload cannot be sharded yet", slices.Insert(args, 1, "iibench")...)
+	for _, c := range []struct{ want, flag, value string }{
+		{"--shard 1/2: --loaders 1: each of the 2 shards needs a link loader", "--loaders", "1"},
+		{"--shard 1/2: --requesters 1: each of the 2 shards needs a requester", "--requesters", "1"},
+		{"--shard 1/2: --defer-index cannot be sharded", "--defer-index", "true"},
+	} {
+		t.Run("linkbench "+c.flag, func(t *testing.T) {
+			args, _ := tinyArgs(t, "postgres", "--dsn", "postgres://x@127.0.0.1:1/x", "--shard", "1/2", "--shard-run", "r",
+				"--loaders", "2", "--requesters", "2", c.flag+"="+c.value)
+			runBad(t, c.want, slices.Insert(args, 1, "linkbench")...)
+		})
+	}
+	t.Run("iibench threads", func(t *testing.T) {
+		args, _ := tinyArgs(t, "postgres", "--dsn", "postgres://x@127.0.0.1:1/x", "--shard", "1/2", "--shard-run", "r", "--insert-threads", "1")
+		runBad(t, "--shard 1/2: --insert-threads 1: each of the 2 shards needs an insert thread", slices.Insert(args, 1, "iibench")...)
 	})
 }
 
@@ -209,7 +220,7 @@ func shardsMatch(t *testing.T, eng string, srv *server.Server) {
 		}
 	}
 	var want []string
-	for _, s := range []string{"cleanup", "l.i0", "l.i1", "l.x"} {
+	for _, s := range []string{"cleanup", "end", "l.i0", "l.i1", "l.x"} {
 		want = append(want, eng+"/"+s+" 0", eng+"/"+s+" 1")
 	}
 	if got := arrivals(t, db, "match"); !slices.Equal(got, want) {

@@ -174,6 +174,7 @@ func (f *runFlags) linkbenchParams(fl *pflag.FlagSet) (linkbench.Params, error) 
 	set("expunge", func() { p.Expunge = o.Expunge })
 	set("partitions", func() { p.Partitions = o.Partitions })
 	set("seed", func() { p.Seed = f.seed })
+	p.Shard = f.sh.parsed
 	f.fidelity(fl, &p.Fidelity)
 	if f.steps != "" {
 		p.Steps = splitList(f.steps)
@@ -233,6 +234,7 @@ func (f *runFlags) iibenchParams(fl *pflag.FlagSet) (iibench.Params, error) {
 	set("customers", func() { p.Customers = f.p.Customers })
 	set("max-price", func() { p.MaxPrice = f.p.MaxPrice })
 	set("seed", func() { p.Seed = f.seed })
+	p.Shard = f.sh.parsed
 	f.fidelity(fl, &p.Fidelity)
 	if f.steps != "" && f.steps != "run" {
 		return p, fmt.Errorf("--steps %q: iibench has one step, run", f.steps)

@@ -33,6 +33,7 @@ const setupTimeout = time.Minute
 // time shard 0 chose. A shard that gives up waiting marks its row, and every shard that sees
 // the mark fails too, so one missing shard fails the step for all.
 type barrier struct {
+	src    sqldb.DB
 	db     *sql.DB
 	d      sqldb.Dialect
 	shard  Shard
@@ -46,7 +47,7 @@ func newBarrier(ctx context.Context, eng engine.Engine, s Shard, config string) 
 	if !ok || db.Dialect().Name() == "sqlite" {
 		return nil, fmt.Errorf("shards meet in the database of a server engine: %s cannot be sharded across processes", config)
 	}
-	b := &barrier{db: db.SQL(), d: db.Dialect(), shard: s, config: config}
+	b := &barrier{src: db, db: db.SQL(), d: db.Dialect(), shard: s, config: config}
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	_, err := b.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+BarrierTable+
@@ -228,4 +229,85 @@ func missing(rows []arrival, n int) []int {
 		}
 	}
 	return out
+}
+
+// DataTable holds what the shards of a run hand each other at a barrier (Env.Share): a shard's
+// data, in parts of at most dataPart characters, by run, step and shard. It is created by the
+// first shard that shares, and left there, as the barrier table.
+const DataTable = "enginebench_barrier_data"
+
+// dataPart is the most characters of one row of DataTable.
+const dataPart = 4000
+
+// share records data (text) as the shard's at step, meets the others there (meet, waiting extra
+// beyond the timeout) and returns every shard's data, by shard index.
+func (b *barrier) share(ctx context.Context, step string, data string, extra time.Duration) ([]string, error) {
+	key := b.config + "/" + step
+	if err := b.put(ctx, key, data); err != nil {
+		b.leave(step)
+		return nil, err
+	}
+	if err := b.meet(ctx, step, extra); err != nil {
+		return nil, err
+	}
+	return b.get(ctx, key)
+}
+
+// put creates DataTable unless it is there and writes the shard's data of key into it.
+func (b *barrier) put(ctx context.Context, key, data string) error {
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	_, err := b.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+DataTable+
+		" (run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL, part INT NOT NULL,"+
+		" data VARCHAR(4000) NOT NULL, PRIMARY KEY (run, step, shard, part))")
+	if err != nil {
+		if found, ferr := sqldb.ExistingTables(ctx, b.src, []string{DataTable}); ferr != nil || len(found) == 0 {
+			return fmt.Errorf("create the shards' data table %s: %w", DataTable, err)
+		}
+	}
+	insert := sqldb.Bind(b.d, "INSERT INTO "+DataTable+" (run, step, shard, part, data) VALUES (?, ?, ?, ?, ?)")
+	for part := 0; part == 0 || part*dataPart < len(data); part++ {
+		chunk := data[part*dataPart : min(len(data), (part+1)*dataPart)]
+		if _, err := b.db.ExecContext(ctx, insert, b.shard.Run, key, b.shard.Index, part, chunk); err != nil {
+			return fmt.Errorf("shard barrier at %s: write the shard's data to %s: %w", key, DataTable, err)
+		}
+	}
+	return nil
+}
+
+// get returns every shard's data of key, by shard; an error when a shard's is missing.
+func (b *barrier) get(ctx context.Context, key string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	rs, err := b.db.QueryContext(ctx, sqldb.Bind(b.d, "SELECT shard, data FROM "+DataTable+" WHERE run = ? AND step = ? ORDER BY shard, part"),
+		b.shard.Run, key)
+	if err != nil {
+		return nil, fmt.Errorf("shard barrier at %s: read the shards' data: %w", key, err)
+	}
+	defer rs.Close()
+	parts := make([]strings.Builder, b.shard.Count)
+	seen := make([]bool, b.shard.Count)
+	for rs.Next() {
+		var shard int
+		var data string
+		if err := rs.Scan(&shard, &data); err != nil {
+			return nil, fmt.Errorf("shard barrier at %s: read the shards' data: %w", key, err)
+		}
+		if shard < 0 || shard >= b.shard.Count {
+			return nil, fmt.Errorf("shard barrier at %s: %s has data of shard %d of a run of %d shards", key, DataTable, shard, b.shard.Count)
+		}
+		parts[shard].WriteString(data)
+		seen[shard] = true
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("shard barrier at %s: read the shards' data: %w", key, err)
+	}
+	out := make([]string, b.shard.Count)
+	for i := range out {
+		if !seen[i] {
+			return nil, fmt.Errorf("shard barrier at %s: shard %d arrived without its data in %s", key, i, DataTable)
+		}
+		out[i] = parts[i].String()
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -65,6 +66,48 @@ func TestBarrierShards(t *testing.T) {
 		err = b2.meet(ctx, "s1", 0)
 		if want := `run "r1" already has shard 2's arrival at cfg/s1`; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("an arrival again: %v, want %q", err, want)
+		}
+	})
+}
+
+// TestBarrierShares: on each server engine, three shards that share data at a barrier (at once,
+// creating the data table at once) each get every shard's data by shard index, a long one
+// (parts of 4000 characters) whole; a shard's data that is missing from the table is an error.
+func TestBarrierShares(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	sqldbtest.Each(t, sqldbtest.Servers(), func(t *testing.T, s sqldbtest.Server, ctx context.Context) {
+		eng, _ := s.Start(t, ctx, false)
+		data := []string{"", strings.Repeat("0123456789", 1000), "short"} // shard 1's is 10,000 characters
+		got := make([][]string, 3)
+		errs := make([]error, 3)
+		var wg sync.WaitGroup
+		for i := range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				b, err := newBarrier(ctx, eng, Shard{Index: i, Count: 3, Run: "r2", Timeout: 5 * time.Minute}, "cfg")
+				if err == nil {
+					got[i], errs[i] = b.share(ctx, "end", data[i], 0)
+				} else {
+					errs[i] = err
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range 3 {
+			if errs[i] != nil || !slices.Equal(got[i], data) {
+				t.Errorf("shard %d: %d pieces (%v), want the 3 shards' data", i, len(got[i]), errs[i])
+			}
+		}
+		db := eng.(sqldb.DB).SQL()
+		if _, err := db.Exec("DELETE FROM " + DataTable + " WHERE run = 'r2' AND shard = 2"); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := newBarrier(ctx, eng, Shard{Index: 0, Count: 3, Run: "r2", Timeout: time.Minute}, "cfg")
+		if _, err := b.get(ctx, "cfg/end"); err == nil || !strings.Contains(err.Error(), "shard 2 arrived without its data in "+DataTable) {
+			t.Errorf("shard 2's data missing: %v", err)
 		}
 	})
 }

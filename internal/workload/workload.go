@@ -27,6 +27,19 @@ type Env struct {
 	meet func(ctx context.Context, step string, extra time.Duration) error
 	// leave, when set, tells the other shards that this one will not come to a step.
 	leave func(step string)
+	// share, when set, hands the shards' data to each other at a barrier.
+	share func(ctx context.Context, step, data string, extra time.Duration) ([]string, error)
+}
+
+// Share is a barrier that carries data: in a sharded run, the shard records data (text) as
+// its own at step, waits there for every shard as Meet does, and returns every shard's data by
+// shard index (the shards' ledgers, for a verification that needs every writer's). Elsewhere
+// it returns data alone, as shard 0 of 1's.
+func (env Env) Share(ctx context.Context, step, data string, extra time.Duration) ([]string, error) {
+	if env.share == nil {
+		return []string{data}, nil
+	}
+	return env.share(ctx, step, data, extra)
 }
 
 // Leave tells the other shards of a sharded run that this shard will not come to step (a step
@@ -217,7 +230,7 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 		rc.Notes = append(rc.Notes, cfg.Engine+" stores nothing: it measures the harness itself; verification is skipped")
 	}
 	env := p.Env
-	if env.meet, env.leave, err = meeting(ctx, eng, p.Shard, cfg.Name); err != nil {
+	if err := meeting(ctx, eng, p.Shard, cfg.Name, &env); err != nil {
 		return err
 	}
 	var notes []string
@@ -250,27 +263,27 @@ func stepDone(eng engine.Engine, mc *memCap, rc *result.Config, save func()) fun
 	}
 }
 
-// meeting returns the wait of Env.Meet and Env.Leave: the barrier of a sharded run (in eng's
-// database), the wait for the start time of a run that has one, else nil.
-func meeting(ctx context.Context, eng engine.Engine, s Shard, config string) (meet func(context.Context, string, time.Duration) error, leave func(string), err error) {
+// meeting sets the waits of env's Meet, Leave and Share: the barrier of a sharded run (in
+// eng's database), the wait for the start time of a run that has one, else none.
+func meeting(ctx context.Context, eng engine.Engine, s Shard, config string, env *Env) error {
 	switch {
 	case s.Sharded():
 		b, err := newBarrier(ctx, eng, s, config)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		return b.meet, b.leave, nil
+		env.meet, env.leave, env.share = b.meet, b.leave, b.share
 	case !s.StartAt.IsZero():
 		started := false
-		return func(ctx context.Context, _ string, _ time.Duration) error {
+		env.meet = func(ctx context.Context, _ string, _ time.Duration) error {
 			if started {
 				return nil
 			}
 			started = true
 			return runner.SystemClock().SleepUntil(ctx, s.StartAt)
-		}, nil, nil
+		}
 	}
-	return nil, nil, nil
+	return nil
 }
 
 // serverDown returns why eng's server is gone, or nil while it runs (or eng has no server).

@@ -111,55 +111,134 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 	return workload.Emit(emit, r.step(ctx))
 }
 
+// The barriers of a sharded run besides the step's own (docs/scale-out.md, Shards): at endStep
+// the shards hand each other their insert threads' ledgers once every thread of every shard
+// has stopped; at doneStep they meet once each has verified, after which shard 0 drops the
+// table.
+const (
+	endStep  = "run.end"
+	doneStep = "run.verified"
+)
+
 // step creates the table, runs the insert and query threads, verifies and derives the
 // efficiency and cost figures. An error while the run's context is cancelled (Ctrl-C) makes the
-// step interrupted, not failed, in every phase.
+// step interrupted, not failed, in every phase. In a sharded run, shard 0 creates the table
+// before the step's barrier, the others wait there for it.
 func (r *run) step(ctx context.Context) *result.Step {
 	started := time.Now()
-	if h := r.hooks; h != nil && h.create != nil {
-		h.create()
-	}
-	if err := r.create(ctx); err != nil {
+	if err := r.createAndMeet(ctx); err != nil {
 		return workload.SetupFailed(ctx, stepName, started, err)
 	}
 	p := r.p
 	r.start = r.env.Runner.Clock.Now()
-	s := runner.Step{Name: stepName, Ops: []runner.OpSpec{{Name: "insert"}, {Name: "query"}},
-		ExpectUnits: p.MaxRows, ProgressOp: opInsert,
-		Duration: time.Duration(p.Seconds * float64(time.Second)),
-		Report:   time.Duration(p.ReportSeconds * float64(time.Second)),
-		OnPeriod: func(per *result.Period) { per.Rows = r.inserted.Load() }}
-	for c := 0; c < p.InsertThreads; c++ {
-		rows := p.threadRows(c)
-		s.Workers = append(s.Workers, runner.Worker{Client: c, Run: func(ctx context.Context, rec *runner.Recorder) error {
-			return r.inserter(ctx, rec, c, rows)
-		}})
-	}
-	idx := p.Indexes()
-	for q := 0; q < p.QueryThreads; q++ {
-		s.Workers = append(s.Workers, runner.Worker{Client: p.InsertThreads + q, Background: true,
-			Run: func(ctx context.Context, rec *runner.Recorder) error {
-				return r.querier(ctx, rec, q, idx[q%len(idx)])
-			}})
-	}
-	st := r.env.Runner.Run(ctx, s)
+	st := r.env.Runner.Run(ctx, r.threads())
 	st.Primary = "insert"
 	if st.Status == result.StatusOK && p.MaxInsertRate > 0 {
 		var achieved float64
 		if op := st.Ops["insert"]; op != nil {
 			achieved = op.PerSec
 		}
-		st.Target = runner.SLA(p.MaxInsertRate, achieved)
+		st.Target = runner.SLA(p.MaxInsertRate*float64(p.ownInserters())/float64(p.InsertThreads), achieved)
 	}
+	ended := r.end(ctx, st)
+	verifyStart := time.Now()
 	if st.Status == result.StatusOK && p.VerifyAfter(true, true) { // one step: the last
 		r.check(ctx, st)
 	}
+	if ended {
+		r.done(ctx, st, time.Since(verifyStart))
+	}
 	measure.Derive(st, measure.Basis{PerOp: "insert", PerWrite: "insert", BytesPerWrite: p.RowBytes(),
-		LiveBytes: float64(r.inserted.Load()) * p.RowBytes()})
+		LiveBytes: float64(r.tableRows()) * p.RowBytes()})
 	if p.CostPerHour > 0 {
 		st.Cost = stepCost(p.CostPerHour, st)
 	}
 	return st
+}
+
+// threads returns the step of this shard's insert and query threads.
+func (r *run) threads() runner.Step {
+	p := r.p
+	s := runner.Step{Name: stepName, Ops: []runner.OpSpec{{Name: "insert"}, {Name: "query"}},
+		ProgressOp: opInsert,
+		Duration:   time.Duration(p.Seconds * float64(time.Second)),
+		Report:     time.Duration(p.ReportSeconds * float64(time.Second)),
+		OnPeriod:   func(per *result.Period) { per.Rows = r.inserted.Load() }}
+	for c := 0; c < p.InsertThreads; c++ {
+		if !p.owns(c) {
+			continue
+		}
+		rows := p.threadRows(c)
+		s.ExpectUnits += rows
+		s.Workers = append(s.Workers, runner.Worker{Client: c, Run: func(ctx context.Context, rec *runner.Recorder) error {
+			return r.inserter(ctx, rec, c, rows)
+		}})
+	}
+	idx := p.Indexes()
+	for q := 0; q < p.QueryThreads; q++ {
+		if !p.owns(p.InsertThreads + q) {
+			continue
+		}
+		s.Workers = append(s.Workers, runner.Worker{Client: p.InsertThreads + q, Background: true,
+			Run: func(ctx context.Context, rec *runner.Recorder) error {
+				return r.querier(ctx, rec, q, idx[q%len(idx)])
+			}})
+	}
+	return s
+}
+
+// createAndMeet creates the table (shard 0 of a sharded run only) and waits at the step's
+// barrier (Env.Meet) for the other shards or the run's start time. A shard 0 that cannot
+// create the table tells the others it will not come.
+func (r *run) createAndMeet(ctx context.Context) error {
+	if h := r.hooks; h != nil && h.create != nil {
+		h.create()
+	}
+	if r.p.Shard.Leader() {
+		if err := r.create(ctx); err != nil {
+			r.env.Leave(stepName)
+			return err
+		}
+	}
+	return r.env.Meet(ctx, stepName, 0)
+}
+
+// end is the end barrier of a sharded run: when the shard's threads ended ok it hands their
+// ledgers to the others and takes theirs (ledger.go), so that it verifies every row of the
+// table; else it tells the others it will not come. The others' threads, which may end later
+// (a row limit), are given as long again as this shard's step took beyond the shard timeout.
+// It reports whether every shard arrived; a barrier that fails fails st.
+func (r *run) end(ctx context.Context, st *result.Step) bool {
+	if !r.p.Shard.Sharded() {
+		return false
+	}
+	if st.Status != result.StatusOK {
+		r.env.Leave(endStep)
+		return false
+	}
+	all, err := r.env.Share(ctx, endStep, r.ledger(), stepTime(st))
+	if err == nil {
+		err = r.adopt(all)
+	}
+	if err != nil {
+		stopped(ctx, st, err)
+		return false
+	}
+	return true
+}
+
+// done is the last barrier of a sharded run: the shards meet once each has verified, so that
+// shard 0, which drops the table, never drops it under another's verification. Another
+// shard's verification is given as long again as took (the same table, read at the same
+// time) beyond the shard timeout. A barrier that fails fails st when it was ok.
+func (r *run) done(ctx context.Context, st *result.Step, took time.Duration) {
+	if ctx.Err() != nil {
+		r.env.Leave(doneStep)
+		return
+	}
+	if err := r.env.Meet(ctx, doneStep, took); err != nil && st.Status == result.StatusOK {
+		stopped(ctx, st, err)
+	}
 }
 
 // create creates the table, watched for stalls (env.Watch): the error is a
@@ -331,13 +410,37 @@ func (r *run) batchTime(now time.Time, done int64) int64 {
 	return int64(math.Floor(float64(now.UnixNano())/1e9 + float64(done)/rowsPerSecond))
 }
 
+// stepTime returns how long st ran.
+func stepTime(st *result.Step) time.Duration { return time.Duration(st.Seconds * float64(time.Second)) }
+
+// runRows is the run's row count as the query threads know it: the rows committed, in a
+// sharded run the rows this shard's insert threads committed scaled to all the run's insert
+// threads (they insert at the same pace), since a shard does not see the others' counts.
+func (r *run) runRows() int64 {
+	n := r.inserted.Load()
+	if own := r.p.ownInserters(); r.p.Shard.Sharded() && own > 0 {
+		n = n * int64(r.p.InsertThreads) / int64(own)
+	}
+	return n
+}
+
+// tableRows returns the rows the table holds by the insert threads' ledgers: every thread's
+// once the shards of a sharded run have shared theirs, else this process's.
+func (r *run) tableRows() int64 {
+	var n int64
+	for i := range r.logs {
+		n += r.logs[i].rows
+	}
+	return n
+}
+
 // queryWait is how often a query thread looks whether enough rows exist to start.
 const queryWait = 10 * time.Millisecond
 
 // querier repeats the query of index idx from random seek points until the run ends, once
 // QueryAfterRows rows exist.
 func (r *run) querier(ctx context.Context, rec *runner.Recorder, q, idx int) error {
-	for r.inserted.Load() < r.p.QueryAfterRows {
+	for r.runRows() < r.p.QueryAfterRows {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -352,7 +455,7 @@ func (r *run) querier(ctx context.Context, rec *runner.Recorder, q, idx int) err
 	sk := newSeeker(r.p, 1<<32+uint64(q), r.start) // apart from the insert threads' streams
 	out := make([]Key, 0, r.p.QueryLimit)
 	for ctx.Err() == nil {
-		k := sk.next(idx, r.inserted.Load(), rec.Now())
+		k := sk.next(idx, r.runRows(), rec.Now())
 		if err := r.do(ctx, rec, opQuery, time.Time{}, func() (int64, error) {
 			out, err = sess.query(r.opCtx, idx, k, r.p.QueryLimit, out)
 			return 1, err

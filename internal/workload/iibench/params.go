@@ -53,6 +53,10 @@ type Params struct {
 	// MaxPrice is the width of a price's random part: (rand x MaxPrice + customerid) / 100.
 	MaxPrice int    `json:"max_price"`
 	Seed     uint64 `json:"seed"`
+	// Shard is the part of the threads this process runs (--shard I/N): insert thread c is
+	// shard c % N's, query thread q shard (InsertThreads + q) % N's; the zero value is all. Not a
+	// parameter of the workload: every shard of a run has the same parameters.
+	Shard workload.Shard `json:"-"`
 	// MemoryLimit is the preset's memory cap of each configuration in bytes (docs/memory.md);
 	// 0: none.
 	MemoryLimit int64 `json:"memory_limit_bytes"`
@@ -156,7 +160,33 @@ func (p *Params) Validate() error {
 		return err
 	}
 	p.setDefaults()
+	return p.validateShard()
+}
+
+// validateShard checks that each shard of a sharded run has an insert thread of its own: its
+// query threads learn the run's row count from its own inserters' (runRows), and the table's
+// creation and verification assume inserters in every shard.
+func (p *Params) validateShard() error {
+	if s := p.Shard; s.Sharded() && p.InsertThreads < s.Count {
+		return fmt.Errorf("--shard %d/%d: --insert-threads %d: each of the %d shards needs an insert thread (insert thread c is shard c %% %d's)",
+			s.Index, s.Count, p.InsertThreads, s.Count, s.Count)
+	}
 	return nil
+}
+
+// owns reports whether thread client (insert thread c is client c, query thread q client
+// InsertThreads + q) is this shard's.
+func (p *Params) owns(client int) bool { return p.Shard.Owns(client) }
+
+// ownInserters returns how many insert threads this shard runs.
+func (p *Params) ownInserters() int {
+	n := 0
+	for c := 0; c < p.InsertThreads; c++ {
+		if p.owns(c) {
+			n++
+		}
+	}
+	return n
 }
 
 // validateRun checks how the run ends, its threads, batches, rate and reports.

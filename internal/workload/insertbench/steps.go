@@ -112,8 +112,12 @@ func (r *run) steps(ctx context.Context, emit func(*result.Step)) error {
 			st = r.stepBetweenResets(ctx, name, i == len(r.p.Steps)-1)
 		}
 		if err := workload.Emit(emit, st); err != nil {
-			if met && i+1 < len(r.p.Steps) {
-				r.env.Leave(r.p.Steps[i+1])
+			if met { // the next barrier, or the end's (a no-op when the shard arrived there)
+				next := endStep
+				if i+1 < len(r.p.Steps) {
+					next = r.p.Steps[i+1]
+				}
+				r.env.Leave(next)
 			}
 			return err
 		}
@@ -216,6 +220,9 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	st.Primary = primaryOp(name)
 	st.Probe = r.probe()
 	ran := st.Status == result.StatusOK || (name == "cleanup" && r.alone()) // shard 0's cleanup: its tables are still this shard's to verify
+	if last {
+		ran = r.end(ctx, st, ran)
+	}
 	if ran && r.p.VerifyAfter(writes(name), last) {
 		v, err := r.verify(ctx, name)
 		switch {
@@ -231,6 +238,39 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	}
 	measure.Derive(st, r.basis(name))
 	return st
+}
+
+// endStep is the end barrier of a sharded run, after the last step.
+const endStep = "end"
+
+// end is the end barrier of a sharded run after the last step st (Env.Meet): when the step ran
+// (ran) the shard waits there for the others, so that no shard verifies or drops its tables
+// while another still writes, and shard 0's last cleanup is over; a barrier that fails fails
+// st. A step that did not run tells the others the shard will not come. It returns whether
+// the step still ran.
+func (r *run) end(ctx context.Context, st *result.Step, ran bool) bool {
+	if !r.p.Shard.Sharded() {
+		return ran
+	}
+	if !ran {
+		r.env.Leave(endStep)
+		return false
+	}
+	// Another shard's step may end later (its rows, shard 0's cleanup): it is given as long
+	// again as this shard's took, or the cleanup's wait, beyond the shard timeout.
+	extra := time.Duration(st.Seconds * float64(time.Second))
+	if st.Name == "cleanup" {
+		extra = max(extra, time.Duration(r.p.CleanupWaitSeconds*float64(time.Second)))
+	}
+	if err := r.env.Meet(ctx, endStep, extra); err != nil {
+		if ctx.Err() != nil {
+			st.Status, st.Error = result.StatusInterrupted, "interrupted at the end barrier"
+		} else {
+			st.Status, st.Error = result.StatusFailed, err.Error()
+		}
+		return false
+	}
+	return true
 }
 
 // basis says what a step's resource use is divided by: its headline op, and rows inserted for

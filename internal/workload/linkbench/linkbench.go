@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/measure"
@@ -75,8 +76,9 @@ type run struct {
 	eng   engine.Engine
 	st    store.Store
 	opCtx context.Context
-	// What the load wrote and the requests changed, for verification.
-	tally tally
+	// What this process's clients loaded and changed; all is what every shard's did, by the
+	// last step's end (settle), which verification expects.
+	tally, all tally
 	// indexed is false while id1_type is deferred and not yet built.
 	indexed bool
 	// loadMs and loadSec are the load's start, from which the loaded links' and nodes' times
@@ -86,7 +88,8 @@ type run struct {
 	// ranges are the id1s verification reads (checked says which); linksTouched holds those
 	// of them whose links a request wrote or deleted, nodesTouched the nodes a request
 	// updated or deleted.
-	ranges                     [][2]int64
+	// vranges are the parts of ranges this shard verifies (ranges but in a sharded run).
+	ranges, vranges            [][2]int64
 	checked                    string
 	linksTouched, nodesTouched *idSet
 }
@@ -123,6 +126,10 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 func (w *Workload) newRun(ctx context.Context, env workload.Env, eng engine.Engine, st store.Store) *run {
 	r := &run{p: &w.p, m: w.m, env: env, eng: eng, st: st, opCtx: ctx, indexed: !w.p.DeferIndex}
 	r.ranges, r.checked = checkRanges(&w.p)
+	r.vranges = r.ownRanges(r.ranges)
+	if s := w.p.Shard; s.Sharded() {
+		r.checked += fmt.Sprintf(", the part of them in shard %d of %d's chunks of %d id1s", s.Index, s.Count, w.p.LoadChunk)
+	}
 	r.linksTouched, r.nodesTouched = newIDSet(r.ranges), newIDSet(r.ranges)
 	return r
 }
@@ -136,11 +143,16 @@ func (r *run) lastStep(name string) bool {
 	return name == "index" || !r.p.DeferIndex
 }
 
-// finish verifies a step that ended ok when check is set (after the last step, or after every
-// writing step with --verify each-step: a verification between steps would warm the cache for
-// the next measured one), and derives its efficiency. A verification that the run's end cut
-// short leaves the step interrupted; one that stalled (env.Watch) fails it with the stall.
-func (r *run) finish(st *result.Step, check bool, b measure.Basis) *result.Step {
+// finish ends a step: in a sharded run, the end barrier where the shards hand each other what
+// they wrote (settle); then it verifies a step that ended ok when check is set (after the last
+// step, or after every writing step with --verify each-step: a verification between steps
+// would warm the cache for the next measured one), and derives its efficiency. A verification
+// that the run's end cut short leaves the step interrupted; one that stalled (env.Watch) fails
+// it with the stall. After the last step of a sharded run the shards meet once more (done).
+// basis, what the step's resource use is divided by, is called after the end barrier.
+func (r *run) finish(st *result.Step, check, last bool, basis func() measure.Basis) *result.Step {
+	settled := r.settle(st)
+	began := time.Now()
 	if check && st.Status == result.StatusOK {
 		ph := r.env.Watch(r.opCtx, r.eng, "verification after "+st.Name, true)
 		v, canceled := r.verify(ph.Ctx, ph.Beat)
@@ -156,7 +168,10 @@ func (r *run) finish(st *result.Step, check bool, b measure.Basis) *result.Step 
 		}
 		st.Verify = v
 	}
-	measure.Derive(st, b)
+	if last && settled && r.p.Shard.Sharded() {
+		r.done(st, time.Since(began))
+	}
+	measure.Derive(st, basis())
 	return st
 }
 

@@ -69,27 +69,35 @@ func (a *arena) reset() { a.buf = a.buf[:0] }
 // id1s from a shared counter, and one more loads the nodes.
 func (r *run) load(ctx context.Context) *result.Step {
 	start := time.Now()
-	if err := r.watched(ctx, "load creating the tables", r.st.Create); err != nil {
-		return workload.SetupFailed(r.opCtx, "load", start, fmt.Errorf("create tables: %w", err))
+	if r.p.Shard.Leader() { // in a sharded run, shard 0 creates the tables before the barrier
+		if err := r.watched(ctx, "load creating the tables", r.st.Create); err != nil {
+			r.env.Leave("load")
+			return workload.SetupFailed(r.opCtx, "load", start, fmt.Errorf("create tables: %w", err))
+		}
+	}
+	if err := r.startLoad(ctx); err != nil {
+		return workload.SetupFailed(r.opCtx, "load", start, err)
 	}
 	p := r.p
-	var next atomic.Int64
-	next.Store(p.StartID1)
+	var next atomic.Int64 // the shard's next chunk (chunkOf)
 	tallies := make([]tally, p.Loaders+1)
-	now := time.Now()
-	r.loadMs, r.loadSec = now.UnixMilli(), int32(now.Unix())
 	s := runner.Step{Name: "load",
 		Ops:         []runner.OpSpec{{Name: "link"}, {Name: "count"}, {Name: "node"}},
-		ExpectUnits: r.m.deg.EstimateLoaded(),
+		ExpectUnits: int64(float64(r.m.deg.EstimateLoaded()) * r.loadShare()),
 		ProgressOp:  opLoadLink}
 	for i := 0; i < p.Loaders; i++ {
+		if !p.Shard.Owns(i) {
+			continue
+		}
 		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {
 			return r.linkLoader(ctx, rec, &next, &tallies[i])
 		}})
 	}
-	s.Workers = append(s.Workers, runner.Worker{Client: p.Loaders, Run: func(ctx context.Context, rec *runner.Recorder) error {
-		return r.nodeLoader(ctx, rec, &tallies[p.Loaders])
-	}})
+	if p.Shard.Owns(p.Loaders) { // the one node loader: the engine numbers the nodes in its order
+		s.Workers = append(s.Workers, runner.Worker{Client: p.Loaders, Run: func(ctx context.Context, rec *runner.Recorder) error {
+			return r.nodeLoader(ctx, rec, &tallies[p.Loaders])
+		}})
+	}
 	st := r.env.Runner.Run(ctx, s)
 	for i := range tallies {
 		r.tally.add(&tallies[i])
@@ -102,13 +110,18 @@ func (r *run) load(ctx context.Context) *result.Step {
 		}
 	}
 	st.Primary = "link"
-	b := measure.Basis{PerOp: "link"}
+	return r.finish(st, p.VerifyAfter(true, r.lastStep("load")), r.lastStep("load"), r.loadBasis)
+}
+
+// loadBasis is what the load's resource use is divided by: links, and everything the load wrote
+// per link (links, counts and nodes); the live bytes are every shard's (the engine's size is
+// theirs).
+func (r *run) loadBasis() measure.Basis {
+	b := measure.Basis{PerOp: "link", LiveBytes: float64(r.want().bytes)}
 	if r.tally.links > 0 {
-		// Everything the load wrote, per link: links, counts and nodes.
 		b.BytesPerWrite = float64(r.tally.bytes) / float64(r.tally.links)
 	}
-	b.LiveBytes = float64(r.tally.bytes)
-	return r.finish(st, p.VerifyAfter(true, r.lastStep("load")), b)
+	return b
 }
 
 // client opens a store client whose retries are counted as retries of *op through *rec and
@@ -145,7 +158,7 @@ func (r *run) linkLoader(ctx context.Context, rec *runner.Recorder, next *atomic
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		lo := next.Add(chunk) - chunk
+		lo := r.chunkOf(next.Add(1) - 1)
 		if lo >= p.MaxID1 {
 			break
 		}
@@ -293,5 +306,7 @@ func (r *run) index(ctx context.Context) *result.Step {
 		r.indexed = true
 	}
 	st.Primary = "index"
-	return r.finish(st, r.p.VerifyAfter(true, r.lastStep("index")), measure.Basis{PerOp: "index", LiveBytes: float64(r.tally.bytes)})
+	return r.finish(st, r.p.VerifyAfter(true, r.lastStep("index")), r.lastStep("index"), func() measure.Basis {
+		return measure.Basis{PerOp: "index", LiveBytes: float64(r.want().bytes)}
+	})
 }

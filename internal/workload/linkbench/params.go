@@ -64,6 +64,11 @@ type Params struct {
 	Partitions int      `json:"partitions"`
 	Seed       uint64   `json:"seed"`
 	Steps      []string `json:"steps"`
+	// Shard is the part of the clients this process runs (--shard I/N): link loader i is shard
+	// i % N's, the node loader (client Loaders) shard Loaders % N's, id1 chunk k (the id1s from
+	// StartID1 + k x LoadChunk) shard k % N's, requester i shard i % N's; the zero value is all.
+	// Not a parameter of the workload: every shard of a run has the same parameters.
+	Shard workload.Shard `json:"-"`
 	// MemoryLimit is the preset's memory cap of each configuration in bytes (docs/memory.md);
 	// 0: none.
 	MemoryLimit int64 `json:"memory_limit_bytes"`
@@ -151,6 +156,26 @@ func (p *Params) Validate() error {
 		return err
 	}
 	p.prof = prof
+	return p.validateShard()
+}
+
+// validateShard checks that each shard of a sharded run has a link loader and, with the
+// request steps, a requester of its own (a shard's chunks are loaded by its own loaders), and
+// that the run builds no deferred index (one long statement only shard 0 could run).
+func (p *Params) validateShard() error {
+	s := p.Shard
+	switch {
+	case !s.Sharded():
+		return nil
+	case p.Loaders < s.Count:
+		return fmt.Errorf("--shard %d/%d: --loaders %d: each of the %d shards needs a link loader (loader i and id1 chunk k are shard i %% %d's and k %% %[4]d's)",
+			s.Index, s.Count, p.Loaders, s.Count, s.Count)
+	case slices.Contains(p.Steps, "run") && p.Requesters < s.Count:
+		return fmt.Errorf("--shard %d/%d: --requesters %d: each of the %d shards needs a requester (requester i is shard i %% %d's)",
+			s.Index, s.Count, p.Requesters, s.Count, s.Count)
+	case p.DeferIndex:
+		return fmt.Errorf("--shard %d/%d: --defer-index cannot be sharded: the index step is one statement on the shared tables", s.Index, s.Count)
+	}
 	return nil
 }
 

@@ -87,19 +87,28 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 	}
 	start := time.Now()
 	for i := range reqs {
-		reqs[i] = &requester{r: r, i: i, rng: requesterRand(p.Seed, i), rr: newRowRand(),
-			id2s: make([]int64, 0, r.m.prof.MultigetMax), histIdx: map[[2]int64]int{}}
+		if p.Shard.Owns(i) { // another shard's requester is nil here
+			reqs[i] = &requester{r: r, i: i, rng: requesterRand(p.Seed, i), rr: newRowRand(),
+				id2s: make([]int64, 0, r.m.prof.MultigetMax), histIdx: map[[2]int64]int{}}
+		}
 	}
 	if err := r.openClients(ctx, plans[0].name, reqs); err != nil {
+		r.env.Leave(plans[0].name)
 		return workload.Emit(emit, workload.SetupFailed(ctx, plans[0].name, start, err))
 	}
 	for i, pl := range plans {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		begin := time.Now()
+		if err := r.env.Meet(ctx, pl.name, 0); err != nil {
+			return workload.Emit(emit, workload.SetupFailed(ctx, pl.name, begin, err))
+		}
 		st := r.interval(ctx, reqs, pl.name, pl.secs, pl.warmup)
-		last := i == len(plans)-1 || r.allDone(reqs)
-		r.finish(st, p.VerifyAfter(true, last), measure.Basis{PerOp: "requests"})
+		// A sharded run's shards go through every interval together: a shard whose requesters
+		// reached their limit idles through the rest.
+		last := i == len(plans)-1 || !p.Shard.Sharded() && r.allDone(reqs)
+		r.finish(st, p.VerifyAfter(true, last), last, func() measure.Basis { return measure.Basis{PerOp: "requests"} })
 		if err := workload.Emit(emit, st); err != nil || last {
 			return err
 		}
@@ -122,7 +131,7 @@ func (r *run) openClients(ctx context.Context, step string, reqs []*requester) e
 	done := make(chan opened, 1)
 	go func() {
 		var o opened
-		for _, q := range reqs {
+		for _, q := range own(reqs) {
 			cl, err := r.client(ctx, &q.rec, &q.cur)
 			if err != nil {
 				o.err = err
@@ -148,9 +157,20 @@ func (r *run) openClients(ctx context.Context, step string, reqs []*requester) e
 		o = <-done // interrupted: the opening ends with the run's context
 	}
 	for i, cl := range o.cls {
-		reqs[i].cl = cl
+		own(reqs)[i].cl = cl
 	}
 	return o.err
+}
+
+// own returns the requesters of reqs this shard runs (all but in a sharded run).
+func own(reqs []*requester) []*requester {
+	out := make([]*requester, 0, len(reqs))
+	for _, q := range reqs {
+		if q != nil {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // allDone reports whether every requester has reached its request limit.
@@ -158,7 +178,7 @@ func (r *run) allDone(reqs []*requester) bool {
 	if r.p.Requests <= 0 {
 		return false
 	}
-	for _, q := range reqs {
+	for _, q := range own(reqs) {
 		if q.done < r.p.Requests {
 			return false
 		}
@@ -170,13 +190,13 @@ func (r *run) allDone(reqs []*requester) bool {
 func (r *run) interval(ctx context.Context, reqs []*requester, name string, secs float64, warmup bool) *result.Step {
 	s := runner.Step{Name: name, Ops: requestOps(), Duration: time.Duration(secs * float64(time.Second)),
 		ProgressOp: opTotal}
-	for i, q := range reqs {
-		s.Workers = append(s.Workers, runner.Worker{Client: i, Run: func(ctx context.Context, rec *runner.Recorder) error {
+	for _, q := range own(reqs) {
+		s.Workers = append(s.Workers, runner.Worker{Client: q.i, Run: func(ctx context.Context, rec *runner.Recorder) error {
 			return q.loop(ctx, rec, warmup)
 		}})
 	}
 	st := r.env.Runner.Run(ctx, s)
-	for _, q := range reqs {
+	for _, q := range own(reqs) {
 		r.tally.add(&q.t)
 		q.t = tally{}
 	}

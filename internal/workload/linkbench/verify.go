@@ -125,7 +125,7 @@ func (v *verifier) run(ctx context.Context) error {
 		return err
 	}
 	span := max(1, checkPairs/int64(v.r.p.LinkTypes))
-	for _, rg := range v.r.ranges {
+	for _, rg := range v.r.vranges {
 		for lo := rg[0]; lo < rg[1]; lo += span {
 			hi := min(lo+span, rg[1])
 			if err := v.checkLinks(ctx, lo, hi); err != nil {
@@ -146,7 +146,7 @@ func (v *verifier) checkTotals(ctx context.Context) error {
 		return err
 	}
 	v.totals = rows
-	t := &v.r.tally
+	t := v.r.want()
 	wantLinks := t.links + t.linksInserted - t.linksExpunged
 	wantNodes := t.nodes + t.nodesAdded - t.nodesDeleted
 	if rows.LinksByPK != wantLinks {
@@ -373,7 +373,7 @@ func (v *verifier) node(n *store.Node) {
 // exactly the nodes the requests added, each once (their versions' digest is the requests'),
 // each with the payload its version gives.
 func (v *verifier) checkAddedNodes(ctx context.Context) error {
-	p, t := v.r.p, &v.r.tally
+	p, t := v.r.p, v.r.want()
 	err := v.r.st.ScanNodes(ctx, math.MinInt64, p.StartID1, func(n *store.Node) error {
 		v.fail("node %d is below startid1 %d: no step writes it", n.ID, p.StartID1)
 		return nil
