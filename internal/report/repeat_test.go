@@ -243,3 +243,38 @@ func TestRatioWithRepeats(t *testing.T) {
 		t.Errorf("y/b l.i1 relative to x/a: class %q, want better", class)
 	}
 }
+
+// TestMatrixRunsWithRepeats joins two runs of one run spec's configurations (--config-index),
+// each with its configuration's three repeats: the page has each configuration once, by name,
+// with the medians and spreads of its own run's repeats.
+func TestMatrixRunsWithRepeats(t *testing.T) {
+	all := repeatRun()
+	var runs []Input
+	for i, name := range []string{"a", "b"} {
+		r := *all
+		r.Configs = nil
+		for _, c := range all.Configs {
+			if c.Repeat.Config == name {
+				r.Configs = append(r.Configs, c)
+			}
+		}
+		r.Matrix = &result.Matrix{Index: i, Count: 2, Config: name, Spec: "s.yaml", SpecSHA256: "abc"}
+		runs = append(runs, Input{Dir: "results/" + name, Run: &r})
+	}
+	p, err := NewPage(runs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(p.Configs, ","); got != "a,b" {
+		t.Fatalf("configurations %s, want a,b", got)
+	}
+	for _, name := range []string{"a", "b"} {
+		want := wantSpreadCell(repeatFigures(all, name, "l.i1", stepRate))
+		if got, _ := cell(t, p, "Throughput", name, "l.i1 ips"); got != want {
+			t.Errorf("%s l.i1 = %q, want %q", name, got, want)
+		}
+	}
+	if _, class := cell(t, p, "Throughput relative to a", "b", "l.i1 ips"); class != ClassBetter {
+		t.Errorf("b l.i1 relative: class %q, want better", class)
+	}
+}
