@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -65,8 +68,9 @@ func mdRow(t *testing.T, md, title, key string) []string {
 // TestRepeatInterleaved runs two embedded configurations three times each: six runs in the
 // order A B A B A B, each on a fresh engine (its own data directory, verified: a repeat that
 // found an earlier one's rows would fail verification), every repeat in run.json with its
-// index and order, and the summary and the report showing each configuration's median and
-// spread as computed here from run.json.
+// index and order, and the summary, the report and `enginebench report` (with --base naming a
+// configuration of repeats) showing each configuration's median and spread as computed here
+// from run.json.
 func TestRepeatInterleaved(t *testing.T) {
 	integration(t, "runs six tiny Insert Benchmarks")
 	args, out := tinyArgs(t, "sqlite,pebble", "--steps", "l.i0,l.i1", "--rows", "3000", "--rows-l.i1", "1000", "--repeat", "3", "--keep")
@@ -107,6 +111,12 @@ func TestRepeatInterleaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	again := filepath.Join(t.TempDir(), "again.html")
+	runOK(t, "report", out, "--out", again, "--base", "pebble")
+	againMD, err := os.ReadFile(strings.TrimSuffix(again, ".html") + ".md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, step := range []string{"l.i0", "l.i1"} {
 		for cfg, rates := range repeatRates(run, step) {
 			if len(rates) != 3 {
@@ -119,6 +129,9 @@ func TestRepeatInterleaved(t *testing.T) {
 			}
 			if got := mdRow(t, string(reportMD), "### Throughput", cfg)[col]; got != cellWant {
 				t.Errorf("report.md: %s %s = %q, want %q", cfg, step, got, cellWant)
+			}
+			if got := mdRow(t, string(againMD), "### Throughput", cfg)[col]; got != cellWant {
+				t.Errorf("enginebench report's report.md: %s %s = %q, want %q", cfg, step, got, cellWant)
 			}
 			if !strings.Contains(stdout, cellWant) {
 				t.Errorf("the printed summary lacks %s's %s %q", cfg, step, cellWant)
@@ -159,4 +172,37 @@ func TestRepeatBadInput(t *testing.T) {
 	runBad(t, "repeat", "run", "--config", spec, "--out", filepath.Join(t.TempDir(), "r"))
 	args, _ := tinyArgs(t, "postgres", "--repeat", "2", "--shard", "0/2", "--shard-run", "r1", "--dsn", "host=/nonexistent dbname=x")
 	runBad(t, "--repeat 2 with --shard", args...)
+}
+
+// TestRepeatManagedServer repeats a managed PostgreSQL configuration twice: each repeat
+// initialises and starts a server of its own in its own data directory (kept with --keep),
+// and each verifies exactly its own rows.
+func TestRepeatManagedServer(t *testing.T) {
+	integration(t, "starts servers")
+	servertest.Require(t, server.Postgres)
+	out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
+	runOK(t, "run", "--engines", "postgres", "--scale", "tiny", "--steps", "l.i0", "--rows", "2000", "--repeat", "2", "--keep",
+		"--out", out, "--data-dir", data)
+	run := loadRun(t, out)
+	if len(run.Configs) != 2 {
+		t.Fatalf("%d configurations, want postgres#1 and postgres#2", len(run.Configs))
+	}
+	for i, c := range run.Configs {
+		if want := result.RepeatName("postgres", i+1); c.Name != want || c.Status != result.StatusOK {
+			t.Fatalf("configuration %d: %s %s (%s), want %s ok", i, c.Name, c.Status, c.Error, want)
+		}
+		if v := c.Steps[0].Verify; v == nil || !v.OK {
+			t.Errorf("%s: verification %+v", c.Name, v)
+		}
+		var clusters []string
+		filepath.WalkDir(filepath.Join(data, c.Name), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.Name() == "PG_VERSION" && filepath.Base(filepath.Dir(path)) != "base" && !strings.Contains(path, "/base/") {
+				clusters = append(clusters, filepath.Dir(path))
+			}
+			return nil
+		})
+		if len(clusters) != 1 {
+			t.Errorf("%s: %d PostgreSQL clusters under its data directory %v, want its own one", c.Name, len(clusters), clusters)
+		}
+	}
 }
