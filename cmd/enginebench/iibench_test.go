@@ -58,8 +58,9 @@ func TestIIBenchTinyRun(t *testing.T) {
 	}
 }
 
-// iibenchReport matches a periodic report of iiBench's step (runner/progress.go's period line).
-var iibenchReport = regexp.MustCompile(`(?m)^run [0-9:]+: [^\n]*`)
+// iibenchReport matches a periodic report of iiBench's step (runner/progress.go's period line,
+// after the configuration's name: "sqlite run 0:02: ...").
+var iibenchReport = regexp.MustCompile(`(?m)^(?:\S+ )?run [0-9:]+: [^\n]*`)
 
 // TestIIBenchInterrupt interrupts an iiBench run limited by time: the step is recorded as
 // interrupted with the inserts and queries it did, the statements the interrupt cancelled in

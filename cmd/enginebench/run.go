@@ -70,13 +70,16 @@ type runFlags struct {
 	matrix *result.Matrix
 	// sh are the flags of a sharded run (--shard) and of --start-at.
 	sh shardFlags
+	// repeatFlag is --repeat as given; repeat, set by plan, the times each configuration runs.
+	repeatFlag string
+	repeat     int
 }
 
 // notParam reports the flags of `run` that a run spec's params cannot set: the spec has keys
 // of its own for them, or they name where the run's files go, or they are per-invocation.
 func notParam(flag string) bool {
 	switch flag {
-	case "config", "engines", "scale", "out", "data-dir", "keep", "drop-existing", "set", "dsn", "db-pid", "help", "workload", "config-index",
+	case "config", "engines", "scale", "out", "data-dir", "keep", "drop-existing", "set", "dsn", "db-pid", "help", "workload", "config-index", "repeat",
 		"shard", "shard-run", "shard-timeout", "start-at":
 		return true
 	}
@@ -123,6 +126,7 @@ configuration.`,
 	fl.DurationVar(&f.stallTimeout, "stall-timeout", 5*time.Minute, "stall watchdog: fail a step in which no operation completes for this long (a frozen or stuck engine), cancel its clients and close the engine; 0 turns the watchdog off")
 	fl.StringVar(&f.configIndexFlag, "config-index", "", "run only configuration `K` (0-based) of the run spec, for a matrix across machines (docs/scale-out.md); default $"+jobIndexEnv+" with --config")
 	f.sh.add(fl)
+	fl.StringVar(&f.repeatFlag, "repeat", "1", "run each configuration `K` times, interleaved (A B A B ...), each on a fresh engine; the summary and the report show each cell's median and spread (docs/results.md, Repeats)")
 	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "skip the calibration probe (a CPU loop and fsync latency in the data directory) run before the first configuration")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
@@ -231,6 +235,12 @@ func (f *runFlags) applySpec(fl *pflag.FlagSet, sp *runSpec, workload string) er
 		if err := fl.Set("scale", sp.Scale); err != nil {
 			return fmt.Errorf("%s: scale: %w", sp.Path, err)
 		}
+	}
+	if sp.Repeat != "" && !fl.Changed("repeat") {
+		if _, err := parseRepeat(sp.Repeat); err != nil {
+			return fmt.Errorf("%s: repeat: %w", sp.Path, err)
+		}
+		f.repeatFlag = sp.Repeat
 	}
 	accepted := func(name string) bool {
 		owners, ok := f.owner[name]
@@ -536,7 +546,7 @@ func (f *runFlags) runAll(sig runSignals, pl *runPlan, run *result.Run, dir *res
 	progressOut, _ := stderr.(*os.File)
 	terminal := progressOut != nil && runner.IsTerminal(progressOut)
 	plan := workload.Plan{
-		Workload: pl.w, Registry: pl.reg, Configs: cfgs, Dir: dir, Keep: f.keep, DropExisting: f.dropExisting, Run: run, Shard: f.sh.parsed,
+		Workload: pl.w, Registry: pl.reg, Configs: cfgs, Dir: dir, Keep: f.keep, DropExisting: f.dropExisting, Run: run, Shard: f.sh.parsed, Repeat: f.repeat,
 		Env: workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
 			Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit, StallTimeout: f.stallTimeout,
 			Histograms: hdrlog.NewDir(filepath.Join(dir.Path(), hdrlog.DirName))}},

@@ -128,6 +128,9 @@ func (f *runFlags) planConfigs(fl *pflag.FlagSet, pl *runPlan, secrets *[]string
 	if err := f.sh.checkShardConfigs(pl.reg, cps); err != nil {
 		return usageError{err}
 	}
+	if err := f.repeatConfigs(pl); err != nil {
+		return usageError{err}
+	}
 	return nil
 }
 
@@ -247,6 +250,9 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runSpec, name string) error
 	if err := f.sh.check(fl, name); err != nil {
 		return err
 	}
+	if err := f.checkRepeat(fl); err != nil {
+		return err
+	}
 	if f.stallTimeout < 0 {
 		return fmt.Errorf("--stall-timeout %v: want a duration of 0 (no watchdog) or more", f.stallTimeout)
 	}
@@ -291,7 +297,7 @@ func (f *runFlags) placeData(pl *runPlan) error {
 	}
 	// Execute removes each configuration's data once it is done, unless --keep.
 	if pl.need = pl.w.EstimateBytes(); f.keep {
-		pl.need = satMul(pl.need, int64(managed))
+		pl.need = satMul(pl.need, int64(managed*max(1, f.repeat)))
 	}
 	for i := range pl.cps {
 		if pl.cps[i].DSN == "" {

@@ -27,6 +27,7 @@ import (
 type specFile struct {
 	Workload string       `yaml:"workload"`
 	Scale    string       `yaml:"scale"`
+	Repeat   string       `yaml:"repeat"`
 	Params   yaml.Node    `yaml:"params"`
 	Configs  []specConfig `yaml:"configs"`
 }
@@ -48,6 +49,7 @@ type runSpec struct {
 	Path     string
 	Workload string // empty when the spec does not name one
 	Scale    string // empty when the spec does not name one
+	Repeat   string // repeat: as written; empty when the spec does not name one
 	Params   []specParam
 	Configs  []specEntry
 	// Copy is the spec with every DSN and password replaced, for the results directory.
@@ -94,7 +96,7 @@ func loadSpec(path string, reg *engine.Registry) (*runSpec, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &runSpec{Path: path, Workload: f.Workload, Scale: f.Scale}
+	s := &runSpec{Path: path, Workload: f.Workload, Scale: f.Scale, Repeat: f.Repeat}
 	if s.Params, err = specParams(path, &f.Params); err != nil {
 		return nil, nil, err
 	}

@@ -79,7 +79,7 @@ func TestReportInBrowser(t *testing.T) {
 		}
 		t.Skip("no Chromium installed (apt-get install chromium)")
 	}
-	for _, name := range []string{"insert", "linkbench", "iibench", "resources"} {
+	for _, name := range []string{"insert", "linkbench", "iibench", "resources", "repeat"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // each page in its own browser
 			p, html := pageHTML(t, loadFixture(t, name))
@@ -97,7 +97,7 @@ func TestReportInBrowser(t *testing.T) {
 				t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
 			}
 			checkCharts(t, p, res)
-			if name == "insert" {
+			if name == "insert" || name == "repeat" { // repeat: coloured by the spreads too
 				checkRelativeCells(t, res)
 			}
 			if res.Width != 1280 || res.Height < 1000 || len(res.Screenshot) < 50_000 {

@@ -95,9 +95,45 @@ func relClass(ratio float64, d direction) string {
 // relCell is v relative to base for a metric whose direction is d: its text (two decimals)
 // and colour (relClass). Without both values, or with a zero base, it is missing.
 func relCell(v, base float64, ok, baseOK bool, d direction) (string, string) {
-	if !ok || !baseOK || base == 0 {
+	return relSpanCell(point(v), point(base), ok, baseOK, d)
+}
+
+// span is a figure of a configuration: the median of its repeats (v) and their least and
+// greatest (lo, hi) over n repeats; a configuration that ran once is the point v = lo = hi, n 1.
+type span struct {
+	v, lo, hi float64
+	n         int
+}
+
+// point is the span of a figure measured once.
+func point(v float64) span { return span{v: v, lo: v, hi: v, n: 1} }
+
+// spreadsApart reports whether the spreads of a and b do not overlap: every repeat of one lies
+// strictly above every repeat of the other. Two points are apart when they differ.
+func spreadsApart(a, b span) bool { return a.hi < b.lo || b.hi < a.lo }
+
+// spanClass is the one colour rule of the relative cells: c's median divided by the base's
+// median b is better or worse (relClass) only when it lies outside the 0.95-1.05 band AND the
+// spreads of c's and b's repeats do not overlap (spreadsApart), so a difference within the measured
+// noise is not coloured. Without repeats (points) it is relClass alone.
+func spanClass(c, b span, d direction) string {
+	if b.v == 0 || !spreadsApart(c, b) {
+		return ""
+	}
+	return relClass(c.v/b.v, d)
+}
+
+// relSpanCell is c relative to the base b for a metric whose direction is d: the ratio of the
+// medians (two decimals), with the spread of c's repeats divided by b's median when c has
+// repeats and they print apart ("1.07 (0.98-1.12)"), and its colour (spanClass). Without both values, or with a
+// zero base, it is missing.
+func relSpanCell(c, b span, ok, baseOK bool, d direction) (string, string) {
+	if !ok || !baseOK || b.v == 0 {
 		return missing, ClassMissing
 	}
-	r := v / base
-	return fmt.Sprintf("%.2f", r), relClass(r, d)
+	text := fmt.Sprintf("%.2f", c.v/b.v)
+	if lo, hi := fmt.Sprintf("%.2f", c.lo/b.v), fmt.Sprintf("%.2f", c.hi/b.v); c.n > 1 && lo != hi {
+		text += " (" + lo + "-" + hi + ")"
+	}
+	return text, spanClass(c, b, d)
 }

@@ -24,7 +24,7 @@ func emittedTables(t *testing.T) []Table {
 			}
 		}
 	}
-	for _, name := range []string{"insert", "linkbench", "iibench", "resources"} {
+	for _, name := range []string{"insert", "linkbench", "iibench", "resources", "repeat"} {
 		in := loadFixture(t, name)
 		out = append(out, Build(in.Run).Tables...)
 		p, err := NewPage([]Input{in}, Options{})

@@ -32,13 +32,13 @@ const (
 // queries/s and their ratio), the rates against rows inserted (where the knee shows when the
 // data outgrows the cache), the cost, the latency of each operation, the resources per insert
 // and per query, the steps and the efficiency.
-func buildIIBench(r *result.Run) Summary {
+func buildIIBench(r *result.Run, sp spreads) Summary {
 	s := Summary{Lines: header(r)}
 	if l := ibParamLine(r); l != "" {
 		s.Lines = append(s.Lines, l)
 	}
 	tables := []Table{ibPublished(r), ibRates(r), ratePercentileTable(r), ibCost(r), ibLatency(r), ibTarget(r), ibPerOp(r), details(r)}
-	tables = append(tables, efficiency(r)...)
+	tables = append(tables, efficiency(r, sp)...)
 	tables = append(tables, resourceTable(r), memoryTable(r))
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{

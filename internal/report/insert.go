@@ -16,7 +16,7 @@ import (
 // relative to the base), the SLA, the steps' status, probe, fairness and engine debt, then
 // one section per step with its charts, efficiency, response-time distribution and percentiles.
 func insertSections(r *result.Run, p *Page) []Section {
-	abs, rel := throughputTables(r, p.Base)
+	abs, rel := throughputTables(r, p.Base, p.spreads)
 	summary := Section{ID: "summary", Title: "Throughput"}
 	for _, t := range nonEmpty([]Table{abs, rel, ratePercentileTable(r), slaTable(r)}) {
 		summary.Blocks = append(summary.Blocks, Block{Table: &t})
@@ -32,7 +32,7 @@ func insertSections(r *result.Run, p *Page) []Section {
 		if n == "warmup" {
 			continue
 		}
-		out = append(out, stepSection(r, p.Base, n))
+		out = append(out, stepSection(r, p.Base, n, p.spreads))
 	}
 	return out
 }
@@ -46,7 +46,7 @@ func throughputSteps(r *result.Run) []string {
 // throughputTables are the published throughput summary (ips of the load steps, qps of the
 // read-write steps, a row per configuration, coloured per column) and the same relative to
 // the base configuration.
-func throughputTables(r *result.Run, base string) (Table, Table) {
+func throughputTables(r *result.Run, base string, sp spreads) (Table, Table) {
 	steps := throughputSteps(r)
 	abs := Table{Title: "Throughput", Header: []string{"config"}}
 	rel := Table{Title: "Throughput relative to " + base, Header: []string{"config"}}
@@ -80,14 +80,14 @@ func throughputTables(r *result.Run, base string) (Table, Table) {
 		rrow, rclass := []string{c.Name}, []string{""}
 		for j, n := range steps {
 			s := findStep(c, n)
-			row, class = append(row, rateCell(s)), append(class, cols[j][i])
-			v, ok := stepRate(s)
-			var b float64
+			row, class = append(row, rateSpanCell(s, sp.get(c.Name, n))), append(class, cols[j][i])
+			v, ok := sp.span(c.Name, n, s, stepRate)
+			var b span
 			bok := false
 			if bi >= 0 {
-				b, bok = stepRate(findStep(r.Configs[bi], n))
+				b, bok = sp.span(base, n, findStep(r.Configs[bi], n), stepRate)
 			}
-			text, cl := relCell(v, b, ok, bok, directionOf(rel, j+1))
+			text, cl := relSpanCell(v, b, ok, bok, directionOf(rel, j+1))
 			if !ok {
 				text, cl = rateCell(s), stateClass(s)
 			}
@@ -232,7 +232,7 @@ func debtTables(r *result.Run) []Table {
 // stepSection is one step's part of the page: a bar chart of its rate per configuration, its
 // efficiency (absolute and relative to the base), the response-time distribution and
 // percentiles, and the per-second charts of each operation.
-func stepSection(r *result.Run, base, step string) Section {
+func stepSection(r *result.Run, base, step string, sp spreads) Section {
 	sec := Section{ID: chartID("step", step), Title: "Step " + step}
 	bars := &Bars{}
 	for i, c := range r.Configs {
@@ -244,7 +244,7 @@ func stepSection(r *result.Run, base, step string) Section {
 	}
 	sec.Blocks = append(sec.Blocks, Block{Charts: []Chart{{ID: chartID(step, "rate"), Bars: bars,
 		Options: chart.Options{Title: step + ": " + unit(step), YLabel: unit(step)}}}})
-	for _, t := range nonEmpty([]Table{effTable(r, step), effRelTable(r, base, step), stepResourceTable(r, step),
+	for _, t := range nonEmpty([]Table{effTable(r, step, sp), effRelTable(r, base, step, sp), stepResourceTable(r, step),
 		distributionTable(r, step), percentileTable(r, step)}) {
 		sec.Blocks = append(sec.Blocks, Block{Table: &t})
 	}
@@ -290,7 +290,7 @@ func stepOps(r *result.Run, step string) []string {
 }
 
 // effRelTable is a step's rate and efficiency divided by the base configuration's.
-func effRelTable(r *result.Run, base, step string) Table {
+func effRelTable(r *result.Run, base, step string, sp spreads) Table {
 	t := Table{Title: step + ": efficiency relative to " + base, Header: []string{"config", unit(step)}}
 	for _, c := range effColumns {
 		t.Header = append(t.Header, c.name)
@@ -305,22 +305,15 @@ func effRelTable(r *result.Run, base, step string) Table {
 		if s == nil {
 			continue
 		}
-		v, ok := stepRate(s)
-		b, bok := stepRate(bs)
-		text, cl := relCell(v, b, ok, bok, directionOf(t, 1))
+		v, ok := sp.span(c.Name, step, s, stepRate)
+		b, bok := sp.span(base, step, bs, stepRate)
+		text, cl := relSpanCell(v, b, ok, bok, directionOf(t, 1))
 		row, class := []string{c.Name, text}, []string{"", cl}
 		for j, col := range effColumns {
-			var v, b float64
-			ok, bok := false, false
-			if p := col.get(s); p != nil && s.Status == result.StatusOK {
-				v, ok = *p, true
-			}
-			if bs != nil && bs.Status == result.StatusOK {
-				if p := col.get(bs); p != nil {
-					b, bok = *p, true
-				}
-			}
-			text, cl := relCell(v, b, ok, bok, directionOf(t, j+2))
+			get := okFigure(col.get)
+			v, ok := sp.span(c.Name, step, s, get)
+			b, bok := sp.span(base, step, bs, get)
+			text, cl := relSpanCell(v, b, ok, bok, directionOf(t, j+2))
 			row, class = append(row, text), append(class, cl)
 		}
 		t.Rows, t.Class = append(t.Rows, row), append(t.Class, class)

@@ -15,10 +15,10 @@ const maxLatencyIntervals = 6
 // buildLinkBench makes the summary of a LinkBench run: the published layout (load time, rate
 // and size, then QPS and size of each interval), the load, per-op latency, steps and
 // efficiency.
-func buildLinkBench(r *result.Run) Summary {
+func buildLinkBench(r *result.Run, sp spreads) Summary {
 	s := Summary{Lines: header(r)}
 	tables := []Table{lbPublished(r), lbLoad(r), ratePercentileTable(r), lbLatency(r), details(r)}
-	tables = append(tables, efficiency(r)...)
+	tables = append(tables, efficiency(r, sp)...)
 	tables = append(tables, resourceTable(r), memoryTable(r))
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{

@@ -106,7 +106,7 @@ func TestMemoryHeaderAndOOMWarning(t *testing.T) {
 // TestUncappedRunShowsNoMemory checks that a run without caps has no memory table, cap line or
 // legend: its summary is what it was before caps existed.
 func TestUncappedRunShowsNoMemory(t *testing.T) {
-	for _, s := range []Summary{Build(fixture()), buildLinkBench(fixture()), buildIIBench(fixture())} {
+	for _, s := range []Summary{Build(fixture()), buildLinkBench(fixture(), nil), buildIIBench(fixture(), nil)} {
 		if tableByTitle(s.Tables, memoryTitle) != nil {
 			t.Error("an uncapped run has a memory table")
 		}

@@ -25,6 +25,8 @@ type Page struct {
 	Base     string
 	Sections []Section
 	Legend   []string
+	// spreads are the spreads of the repeated configurations (run --repeat); nil for none.
+	spreads spreads
 }
 
 // Section is a titled part of the page.
@@ -87,8 +89,8 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 		}
 	}
 	runs = matrixOrder(runs)
-	r := merge(runs)
-	p := &Page{Lines: append(mergedHeader(runs, r), comparisonLines(runs)...)}
+	r, sp := collapseRepeats(merge(runs))
+	p := &Page{Lines: append(mergedHeader(runs, r), comparisonLines(runs)...), spreads: sp}
 	for _, c := range r.Configs {
 		p.Configs = append(p.Configs, c.Name)
 	}
@@ -108,16 +110,20 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 	switch r.Workload.Name {
 	case "linkbench":
 		p.Sections = append(p.Sections, linkBenchSections(r, p)...)
-		s = buildLinkBench(r)
+		s = buildLinkBench(r, sp)
 	case "iibench":
 		p.Sections = append(p.Sections, iiBenchSections(r, p)...)
-		s = buildIIBench(r)
+		s = buildIIBench(r, sp)
 	default:
 		p.Sections = append(p.Sections, insertSections(r, p)...)
-		s = Build(r)
+		s = buildInsert(r, sp)
 	}
+	s.Legend = append(s.Legend, repeatLegend(sp)...)
 	p.Sections = append(p.Sections, metadataSection(runs, r))
 	p.Legend = append(colourLegend(), s.Legend...)
+	if len(sp) > 0 {
+		p.Legend = append(p.Legend, spreadColourLegend)
+	}
 	scrub(p)
 	return p, nil
 }
@@ -226,7 +232,7 @@ func findBase(runs []Input, r *result.Run, want string) (string, error) {
 // mergedHeader is the page's header lines: each run's, or one run's summary header.
 func mergedHeader(runs []Input, r *result.Run) []string {
 	if len(runs) == 1 {
-		return header(runs[0].Run)
+		return header(r)
 	}
 	labels := runLabels(runs)
 	var lines []string

@@ -109,7 +109,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"insert", "linkbench", "iibench", "resources"} {
+	for _, name := range []string{"insert", "linkbench", "iibench", "resources", "repeat"} {
 		t.Run(name, func(t *testing.T) {
 			p, err := NewPage([]Input{loadFixture(t, name)}, Options{})
 			if err != nil {

@@ -11,7 +11,7 @@ import (
 // linkBenchSections are LinkBench's sections: the published layout (load time, rate and size;
 // QPS and size of each interval), the load, the per-second request rate and load rate, the
 // per-op latency, the steps and the efficiency.
-func linkBenchSections(r *result.Run, _ *Page) []Section {
+func linkBenchSections(r *result.Run, p *Page) []Section {
 	sum := Section{ID: "summary", Title: "LinkBench"}
 	for _, t := range nonEmpty([]Table{lbPublished(r), lbLoad(r), ratePercentileTable(r)}) {
 		sum.Blocks = append(sum.Blocks, Block{Table: &t})
@@ -27,13 +27,13 @@ func linkBenchSections(r *result.Run, _ *Page) []Section {
 	if t := lbLatency(r); len(t.Rows) > 0 {
 		lat.Blocks = append(lat.Blocks, Block{Table: &t})
 	}
-	return append([]Section{sum, lat}, stepsAndEfficiency(r)...)
+	return append([]Section{sum, lat}, stepsAndEfficiency(r, p.spreads)...)
 }
 
 // iiBenchSections are iiBench's sections: the published totals, inserts/s and queries/s
 // against rows inserted (chart and table), the cost, latency, resources per operation, the
 // per-second insert rate and latency, the steps and the efficiency.
-func iiBenchSections(r *result.Run, _ *Page) []Section {
+func iiBenchSections(r *result.Run, p *Page) []Section {
 	sum := Section{ID: "summary", Title: "iiBench"}
 	for _, t := range nonEmpty([]Table{ibPublished(r), ibCost(r)}) {
 		sum.Blocks = append(sum.Blocks, Block{Table: &t})
@@ -54,17 +54,17 @@ func iiBenchSections(r *result.Run, _ *Page) []Section {
 	for _, op := range stepOps(r, ibStep) {
 		lat.Blocks = append(lat.Blocks, Block{Charts: opCharts(r, ibStep, op)})
 	}
-	return append([]Section{sum, lat}, stepsAndEfficiency(r)...)
+	return append([]Section{sum, lat}, stepsAndEfficiency(r, p.spreads)...)
 }
 
 // stepsAndEfficiency are the steps' status and the efficiency tables, as sections.
-func stepsAndEfficiency(r *result.Run) []Section {
+func stepsAndEfficiency(r *result.Run, sp spreads) []Section {
 	steps := Section{ID: "steps", Title: "Steps"}
 	for _, t := range nonEmpty(append([]Table{details(r), failures(r)}, debtTables(r)...)) {
 		steps.Blocks = append(steps.Blocks, Block{Table: &t})
 	}
 	eff := Section{ID: "efficiency", Title: "Efficiency"}
-	for _, t := range nonEmpty(append(efficiency(r), resourceTable(r))) {
+	for _, t := range nonEmpty(append(efficiency(r, sp), resourceTable(r))) {
 		eff.Blocks = append(eff.Blocks, Block{Table: &t})
 	}
 	return nonEmptySections(steps, eff)

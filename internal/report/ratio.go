@@ -2,6 +2,7 @@ package report
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -22,8 +23,13 @@ type ratioCol struct {
 // request interval, all of them together and each operation over all of them, as its seed
 // compares a cached run of 6 intervals with an IO-bound run of 24. A table says which memory cap
 // each configuration had in each run.
+//
+// Runs with repeats (run --repeat K) compare the medians of their repeats, each cell coloured
+// only when its spreads allow it (spanClass).
 func ratioSection(a, b Input) Section {
 	labels := runLabels([]Input{a, b})
+	ra, rb := newRatioRun(a.Run), newRatioRun(b.Run)
+	a.Run, b.Run = ra.med, rb.med
 	names := ratioConfigs(a.Run, b.Run)
 	cols := stepRatioCols(a.Run, b.Run)
 	lb := a.Run.Workload.Name == "linkbench"
@@ -31,15 +37,18 @@ func ratioSection(a, b Input) Section {
 		cols = append(cols, lbIntervalCols()...)
 	}
 	title := labels[1] + " as % of " + labels[0]
-	rates := ratioTable(title, names, a.Run, b.Run, cols)
+	rates := ratioTable(title, names, ra, rb, cols)
 	text := "Each rate of run " + labels[1] + " as a percentage of the same configuration's rate in run " + labels[0] +
 		" (configurations matched by name; steps that only one run has are left out; \"-\": a run lacks the rate or the step did not finish). Blue: more than 5% better (above 105%: every column is a rate), gold: more than 5% worse (below 95%)."
+	if len(ra.sp) > 0 || len(rb.sp) > 0 {
+		text += " With repeats (run --repeat): the ratio of the medians of the repeats, then the second run's spread (its repeats' least and greatest as a percentage of the first run's median); a cell is coloured only outside 95-105% AND when the two runs' spreads do not overlap."
+	}
 	if lb {
 		text += " last interval: each run's last request interval (e.g. run.6 of a cached run of 6 against run.24 of an IO-bound run of 24); all intervals: the request rate over every request interval together."
 	}
 	blocks := []Block{{Text: text}, {Table: &rates}}
 	if lb {
-		ops := ratioTable("Operations over all request intervals: "+title, names, a.Run, b.Run, lbOpRatioCols(a.Run, b.Run))
+		ops := ratioTable("Operations over all request intervals: "+title, names, ra, rb, lbOpRatioCols(a.Run, b.Run))
 		blocks = append(blocks, Block{Table: &ops})
 	}
 	caps := capsTable(labels, names, a.Run, b.Run)
@@ -60,9 +69,38 @@ func ratioConfigs(a, b *result.Run) []string {
 	return names
 }
 
+// ratioRun is a run of a ratio: its configurations as medians of their repeats, and as the
+// least and the greatest of each figure over the repeats (all three the run itself when it
+// has no repeats).
+type ratioRun struct {
+	med, lo, hi *result.Run
+	sp          spreads
+}
+
+// newRatioRun folds r's repeats (collapseRepeats) into a ratioRun.
+func newRatioRun(r *result.Run) ratioRun {
+	med, sp := collapseRepeats(r)
+	lo, hi := sp.bounds(med)
+	return ratioRun{med: med, lo: lo, hi: hi, sp: sp}
+}
+
+// span is the rate col reads of config in the run, with its spread over the repeats.
+func (rr ratioRun) span(col ratioCol, config string) (span, bool) {
+	v, ok := col.rate(rr.med, config)
+	if !ok {
+		return span{}, false
+	}
+	lo, lok := col.rate(rr.lo, config)
+	hi, hok := col.rate(rr.hi, config)
+	if rr.sp[config] == nil || !lok || !hok {
+		return point(v), true
+	}
+	return span{v: v, lo: math.Min(lo, v), hi: math.Max(hi, v), n: 2}, true
+}
+
 // ratioTable has a row per configuration name and a cell per column: b's rate as a percentage
-// of a's.
-func ratioTable(title string, names []string, a, b *result.Run, cols []ratioCol) Table {
+// of a's (with repeats: of the medians, then b's spread as a percentage of a's median).
+func ratioTable(title string, names []string, ra, rb ratioRun, cols []ratioCol) Table {
 	t := Table{Title: title, Header: []string{"config"}}
 	for _, c := range cols {
 		t.Header = append(t.Header, c.header)
@@ -70,11 +108,14 @@ func ratioTable(title string, names []string, a, b *result.Run, cols []ratioCol)
 	for _, name := range names {
 		row, class := []string{name}, []string{""}
 		for j, c := range cols {
-			va, oka := c.rate(a, name)
-			vb, okb := c.rate(b, name)
+			va, oka := ra.span(c, name)
+			vb, okb := rb.span(c, name)
 			cell, cl := missing, ClassMissing
-			if oka && okb && va > 0 {
-				cell, cl = numfmt.Num(100*vb/va)+"%", relClass(vb/va, directionOf(t, j+1))
+			if oka && okb && va.v > 0 {
+				cell, cl = numfmt.Num(100*vb.v/va.v)+"%", spanClass(vb, va, directionOf(t, j+1))
+				if vb.n > 1 {
+					cell += " (" + numfmt.Num(100*vb.lo/va.v) + "%-" + numfmt.Num(100*vb.hi/va.v) + "%)"
+				}
 			}
 			row, class = append(row, cell), append(class, cl)
 		}

@@ -160,5 +160,5 @@ func stepResourceTable(r *result.Run, step string) Table {
 	}
 	return stepTable(r, step, step+": resources per second", header, func(s *result.Step) []string {
 		return append(rateP50P99(s), resourceCells(s)...)
-	})
+	}, nil)
 }

@@ -44,16 +44,28 @@ type Summary struct {
 const missing = "-"
 
 // Build makes the summary of r.
+// A run with repeats (run --repeat K) shows each configuration once: the median of its
+// repeats, with their spread (min-max) in the throughput and efficiency tables.
 func Build(r *result.Run) Summary {
-	if r.Workload.Name == "linkbench" {
-		return buildLinkBench(r)
+	r, sp := collapseRepeats(r)
+	var s Summary
+	switch r.Workload.Name {
+	case "linkbench":
+		s = buildLinkBench(r, sp)
+	case "iibench":
+		s = buildIIBench(r, sp)
+	default:
+		s = buildInsert(r, sp)
 	}
-	if r.Workload.Name == "iibench" {
-		return buildIIBench(r)
-	}
+	s.Legend = append(s.Legend, repeatLegend(sp)...)
+	return s
+}
+
+// buildInsert makes the summary of r, an Insert Benchmark run whose repeats are folded.
+func buildInsert(r *result.Run, sp spreads) Summary {
 	s := Summary{Lines: header(r)}
-	tables := []Table{throughput(r), ratePercentileTable(r), latency(r), sla(r), details(r), phases(r)}
-	tables = append(tables, efficiency(r)...)
+	tables := []Table{throughput(r, sp), ratePercentileTable(r), latency(r), sla(r), details(r), phases(r)}
+	tables = append(tables, efficiency(r, sp)...)
 	tables = append(tables, resourceTable(r), cleanup(r), memoryTable(r))
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
@@ -197,7 +209,7 @@ func unit(step string) string {
 	return "ips"
 }
 
-func throughput(r *result.Run) Table {
+func throughput(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Throughput", Header: []string{"config"}}
 	steps := rateSteps(r)
 	for _, n := range steps {
@@ -206,7 +218,7 @@ func throughput(r *result.Run) Table {
 	for _, c := range r.Configs {
 		row := []string{c.Name}
 		for _, n := range steps {
-			row = append(row, rateCell(findStep(c, n)))
+			row = append(row, rateSpanCell(findStep(c, n), sp.get(c.Name, n)))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -215,7 +227,11 @@ func throughput(r *result.Run) Table {
 
 // rateCell is a step's headline rate with its marks (SLA missed, client-bound), or why there
 // is none.
-func rateCell(s *result.Step) string {
+func rateCell(s *result.Step) string { return rateSpanCell(s, nil) }
+
+// rateSpanCell is rateCell with the rate's spread over the configuration's repeats (sr; none
+// when nil): "20.1k (19.5k-20.8k) (SLA missed)".
+func rateSpanCell(s *result.Step, sr *spread) string {
 	if s == nil {
 		return missing
 	}
@@ -234,6 +250,13 @@ func rateCell(s *result.Step) string {
 		marks = append(marks, clientBoundMark)
 	}
 	v := numfmt.Num(op.PerSec)
+	if sr != nil {
+		lo, lok := stepRate(sr.min)
+		hi, hok := stepRate(sr.max)
+		if lok && hok {
+			v += spreadText(numfmt.Num(lo), numfmt.Num(hi), sr)
+		}
+	}
 	if len(marks) > 0 {
 		v += " (" + strings.Join(marks, ", ") + ")"
 	}
@@ -361,19 +384,19 @@ func size(s *result.Step, f func(*result.Size) *float64) *float64 {
 
 // efficiency returns one table per step with a headline rate: a row per configuration with
 // the rate and the established efficiency columns.
-func efficiency(r *result.Run) []Table {
+func efficiency(r *result.Run, sp spreads) []Table {
 	var out []Table
 	for _, n := range rateSteps(r) {
 		if n == "warmup" {
 			continue // not counted
 		}
-		out = append(out, effTable(r, n))
+		out = append(out, effTable(r, n, sp))
 	}
 	return out
 }
 
 // effTable is the efficiency table of one step.
-func effTable(r *result.Run, step string) Table {
+func effTable(r *result.Run, step string, sp spreads) Table {
 	var header []string
 	for _, c := range effColumns {
 		header = append(header, c.name)
@@ -384,16 +407,18 @@ func effTable(r *result.Run, step string) Table {
 			cells = append(cells, optNum(col.get(s)))
 		}
 		return cells
-	})
+	}, sp)
 }
 
 // stepTable is a table of one step with a row per configuration that ran it: the
-// configuration, the step's rate, then cells(s) under header.
-func stepTable(r *result.Run, step, title string, header []string, cells func(*result.Step) []string) Table {
+// configuration, the step's rate, then cells(s) under header; with the spread of each cell
+// over a configuration's repeats when sp has them.
+func stepTable(r *result.Run, step, title string, header []string, cells func(*result.Step) []string, sp spreads) Table {
 	t := Table{Title: title, Header: append([]string{"config", unit(step)}, header...)}
 	for _, c := range r.Configs {
 		if s := findStep(c, step); s != nil {
-			t.Rows = append(t.Rows, append([]string{c.Name, rateCell(s)}, cells(s)...))
+			sr := sp.get(c.Name, step)
+			t.Rows = append(t.Rows, append([]string{c.Name, rateSpanCell(s, sr)}, spreadCells(cells, s, sr)...))
 		}
 	}
 	return t

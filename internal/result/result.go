@@ -85,8 +85,27 @@ type Config struct {
 	// Memory is the configuration's memory cap and what the kernel charged to it; nil when
 	// the configuration ran without a cap.
 	Memory *Memory `json:"memory,omitempty"`
+	// Repeat marks one repeat of a configuration of a run with --repeat K > 1 (its Name is
+	// "<config>#<index>"); nil in a run of one repeat.
+	Repeat *Repeat `json:"repeat,omitempty"`
 	Steps  []Step  `json:"steps"`
 }
+
+// Repeat is one of the K runs of a configuration in a run with --repeat K: the repeats run
+// interleaved (A#1 B#1 A#2 B#2 ...), each on a fresh engine (docs/results.md, Repeats).
+type Repeat struct {
+	// Config is the configuration's name, without the "#<index>" of the repeat's.
+	Config string `json:"config"`
+	// Index is the repeat's number, 1 to Count.
+	Index int `json:"index"`
+	// Count is K, the repeats of every configuration of the run.
+	Count int `json:"count"`
+	// Order is the repeat's place in the run, 1 for the first configuration to run.
+	Order int `json:"order"`
+}
+
+// RepeatName is the name of repeat index of configuration name: "name#index".
+func RepeatName(name string, index int) string { return fmt.Sprintf("%s#%d", name, index) }
 
 // Memory is a configuration's memory cap, enforced by a kernel control group
 // (docs/memory.md), and what the kernel charged to the group. It is updated after every step.

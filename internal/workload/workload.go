@@ -97,6 +97,10 @@ type Plan struct {
 	DropExisting bool
 	// Shard is the part of the run's clients this process runs (--shard); zero for all.
 	Shard Shard
+	// Repeat is how many times each configuration runs (--repeat); 0 and 1 mean once. With
+	// more, the configurations run interleaved (A#1 B#1 A#2 B#2 ...), each repeat on a
+	// fresh engine in a data directory of its own (DataDir + "#<index>").
+	Repeat int
 }
 
 // dropTimeout bounds the dropping of a configuration's tables on an existing server at its
@@ -117,12 +121,13 @@ func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 	s := saver{dir: p.Dir, run: run, log: p.Env.Log}
 	save := s.save
 	save()
-	for _, cfg := range p.Configs {
+	for _, rp := range p.repeats() {
 		if ctx.Err() != nil {
 			break
 		}
+		cfg := rp.cfg
 		run.Configs = append(run.Configs, result.Config{Name: cfg.Name, Engine: cfg.Engine,
-			Settings: cfg.Settings, Status: result.StatusRunning, Steps: []result.Step{}})
+			Settings: cfg.Settings, Status: result.StatusRunning, Repeat: rp.mark, Steps: []result.Step{}})
 		rc := &run.Configs[len(run.Configs)-1]
 		err := runConfig(ctx, p, cfg, rc, save)
 		switch {
@@ -141,6 +146,37 @@ func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 	run.Status, run.Error = runStatus(ctx, run.Configs)
 	save()
 	return run, s.err
+}
+
+// planned is one configuration as Execute runs it: a repeat of one of the plan's.
+type planned struct {
+	cfg  engine.Config
+	mark *result.Repeat // nil in a run of one repeat
+}
+
+// repeats returns the configurations in the order they run: the plan's once each, or, with
+// Repeat K > 1, K rounds of them (A B A B ...), each repeat named "<config>#<index>" with a
+// data directory of its own (an existing server's, only measured, stays).
+func (p Plan) repeats() []planned {
+	if p.Repeat <= 1 {
+		out := make([]planned, len(p.Configs))
+		for i, c := range p.Configs {
+			out[i] = planned{cfg: c}
+		}
+		return out
+	}
+	var out []planned
+	for k := 1; k <= p.Repeat; k++ {
+		for _, c := range p.Configs {
+			rc := c
+			rc.Name = result.RepeatName(c.Name, k)
+			if c.DSN == "" && c.DataDir != "" {
+				rc.DataDir = result.RepeatName(c.DataDir, k)
+			}
+			out = append(out, planned{cfg: rc, mark: &result.Repeat{Config: c.Name, Index: k, Count: p.Repeat, Order: len(out) + 1}})
+		}
+	}
+	return out
 }
 
 // removeData removes the data directory of a configuration, unless the plan keeps it or it is

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// maxRepeat bounds --repeat: far beyond any useful number of repeats, it stops a typo (300
+// for 3) from planning a run of days.
+const maxRepeat = 100
+
+// parseRepeat returns the K of --repeat K (a run spec's repeat: when the flag was not given),
+// the times each configuration runs: a whole number from 1 to maxRepeat.
+func parseRepeat(value string) (int, error) {
+	k, err := strconv.Atoi(strings.TrimSpace(value))
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("--repeat %q: want the number of times each configuration runs, a whole number from 1 to %d", value, maxRepeat)
+	case k < 1 || k > maxRepeat:
+		return 0, fmt.Errorf("--repeat %d: want the number of times each configuration runs, from 1 to %d", k, maxRepeat)
+	}
+	return k, nil
+}
+
+// checkRepeat parses --repeat into f.repeat and refuses the combinations a repeated run does
+// not support: the shards of one run meet in a barrier named by configuration, once per step,
+// so --shard runs each configuration once.
+func (f *runFlags) checkRepeat(fl *pflag.FlagSet) error {
+	k, err := parseRepeat(f.repeatFlag)
+	if err != nil {
+		return err
+	}
+	if k > 1 && fl.Changed("shard") {
+		return fmt.Errorf("--repeat %d with --shard: a sharded run runs each configuration once; repeat the whole sharded run instead (docs/scale-out.md)", k)
+	}
+	f.repeat = k
+	return nil
+}
+
+// repeatConfigs refuses repeats whose engines cannot be fresh each time (an existing server
+// whose tables --keep keeps would hold the first repeat's rows) and announces the repeats.
+func (f *runFlags) repeatConfigs(pl *runPlan) error {
+	if f.repeat <= 1 {
+		return nil
+	}
+	for _, c := range pl.cps {
+		if c.DSN != "" && f.keep {
+			return fmt.Errorf("%sconfiguration %s: --repeat %d with --keep on an existing server: each repeat needs the workload's tables gone, and --keep keeps them", c.at, c.Name, f.repeat)
+		}
+	}
+	pl.notices = append(pl.notices, fmt.Sprintf("each configuration runs %d times, interleaved (%s), each on a fresh engine", f.repeat, repeatOrder(pl.cps)))
+	return nil
+}
+
+// repeatOrder names the first round of repeats, "a#1, b#1, a#2, ...", shortened after a few.
+func repeatOrder(cps []configPlan) string {
+	var names []string
+	for _, c := range cps {
+		names = append(names, c.Name+"#1")
+	}
+	if len(cps) > 0 {
+		names = append(names, cps[0].Name+"#2")
+	}
+	return strings.Join(names, ", ") + ", ..."
+}
