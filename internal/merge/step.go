@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/enginebench/enginebench/internal/measure"
@@ -49,15 +48,16 @@ func mergeStep(shards []Shard, config string, steps []*result.Step, smp *Sample,
 	st.Ops, st.Retries = sumOps(active, st.Seconds)
 	st.Target = target(active)
 	st.Fairness = fairness(active, st.StartedAt)
-	st.Verify = verify(present)
+	st.Verify = verify(shards[0].Run.Workload.Name, present)
 	st.Phases = phases(active)
 	first := active[0].st
 	st.Probe, st.EngineStats, st.EngineStatsBefore = first.Probe, first.EngineStats, first.EngineStatsBefore
-	if err := mergeSeries(st, config, active, hdrRoot); err != nil {
+	if err := mergeSeries(st, config, active, reportSeconds(shards[0].Run.Workload.Params, active), hdrRoot); err != nil {
 		return nil, err
 	}
 	ratePercentiles(st)
 	usage(st, active, smp)
+	st.Cost = cost(st, active)
 	return st, nil
 }
 
@@ -195,31 +195,6 @@ func fairness(active []part, start time.Time) *result.Fairness {
 		f.Pct = f.DiffSeconds / f.MinSeconds * 100
 	}
 	return f
-}
-
-// verify combines the shards' verifications of the step: ok only when every shard verified
-// and each was ok; the detail lists each shard's, the failures first.
-func verify(present []part) *result.Verify {
-	var failed, passed []string
-	any := false
-	for _, p := range present {
-		v := p.st.Verify
-		if v != nil {
-			any = true
-		}
-		switch {
-		case v == nil:
-			failed = append(failed, fmt.Sprintf("shard %d: not verified", p.shard))
-		case !v.OK:
-			failed = append(failed, fmt.Sprintf("shard %d: FAILED: %s", p.shard, v.Detail))
-		default:
-			passed = append(passed, fmt.Sprintf("shard %d: %s", p.shard, v.Detail))
-		}
-	}
-	if !any {
-		return nil
-	}
-	return &result.Verify{OK: len(failed) == 0, Detail: strings.Join(append(failed, passed...), "; ")}
 }
 
 // phases sums the shards' phases of the step by name: rows summed, over the longest.
