@@ -46,7 +46,7 @@ func mergeStep(shards []Shard, config string, steps []*result.Step, smp *Sample,
 		}
 	}
 	st.Ops, st.Retries = sumOps(active, st.Seconds)
-	st.Target = target(active)
+	st.Target = target(active, st.Ops)
 	st.Fairness = fairness(active, st.StartedAt)
 	st.Verify = verify(shards[0].Run.Workload.Name, present)
 	st.Phases = phases(active)
@@ -146,9 +146,10 @@ func exact(active []part, op string, rt bool) (maxNs, sumNs int64) {
 	return maxNs, sumNs
 }
 
-// target returns the merged step's target: the shards' targets and achieved rates summed, the
-// SLA judged over the sums; nil when no shard had one.
-func target(active []part) *result.Target {
+// target returns the merged step's target: the shards' targets summed, and the achieved rates
+// the merged step's inserts and deletes a second (every shard's over the merged step's time,
+// as a run computes its own), the SLA judged over them; nil when no shard had one.
+func target(active []part, ops map[string]*result.Op) *result.Target {
 	var t *result.Target
 	for _, p := range active {
 		s := p.st.Target
@@ -159,15 +160,21 @@ func target(active []part) *result.Target {
 			t = &result.Target{}
 		}
 		t.InsertsPerSec += s.InsertsPerSec
-		t.AchievedInsertsPerSec += s.AchievedInsertsPerSec
 		t.DeletesPerSec += s.DeletesPerSec
-		t.AchievedDeletesPerSec += s.AchievedDeletesPerSec
 	}
 	if t == nil {
 		return nil
 	}
-	sla := runner.SLA(t.InsertsPerSec, t.AchievedInsertsPerSec)
-	sla.DeletesPerSec, sla.AchievedDeletesPerSec = t.DeletesPerSec, t.AchievedDeletesPerSec
+	rate := func(op string) float64 {
+		if o := ops[op]; o != nil {
+			return o.PerSec
+		}
+		return 0
+	}
+	sla := runner.SLA(t.InsertsPerSec, rate("insert"))
+	if t.DeletesPerSec > 0 {
+		sla.DeletesPerSec, sla.AchievedDeletesPerSec = t.DeletesPerSec, rate("delete")
+	}
 	return sla
 }
 

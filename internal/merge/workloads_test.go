@@ -175,3 +175,21 @@ func TestMergeVerificationByWorkload(t *testing.T) {
 		t.Errorf("LinkBench shards: %+v", v)
 	}
 }
+
+// The SLA is judged over the summed targets with the merged step's rate: every shard's inserts
+// over the merged step's time, not the shards' own rates summed (a shard that ended early had
+// a higher one).
+func TestMergeSLAOverMergedRate(t *testing.T) {
+	a, b := writeShard(t, 0, t0, 0, true), writeShard(t, 1, t0, 0, true)
+	rewrite(t, a, "iibench", nil, func(st *result.Step) {
+		st.Target = &result.Target{InsertsPerSec: 1000, AchievedInsertsPerSec: 5000}
+	})
+	rewrite(t, b, "iibench", nil, func(st *result.Step) {
+		st.Target = &result.Target{InsertsPerSec: 1000, AchievedInsertsPerSec: 5000}
+	})
+	st := mergeShards(t, a, b)
+	ins := st.Ops["insert"].PerSec
+	if tg := st.Target; tg == nil || tg.InsertsPerSec != 2000 || tg.AchievedInsertsPerSec != ins || tg.SLAMet != (ins >= 1900) || tg.DeletesPerSec != 0 {
+		t.Errorf("target %+v: want 2000 aimed at, %v achieved", tg, ins)
+	}
+}
