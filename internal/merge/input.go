@@ -1,8 +1,10 @@
 // Package merge makes one ordinary run directory of the run directories of the shards of one
 // sharded run (`enginebench merge`, docs/scale-out.md): latency percentiles from the shards'
 // HdrHistogram logs merged bin by bin, counts summed, rates summed per wall-clock second,
-// fairness over every client, the SLA over the summed targets, verification combined, and the
-// database host's costs from an `enginebench sample` directory.
+// fairness over every client, the SLA over the summed targets, verification combined as each
+// workload's shards verify (iiBench's, the same on every shard, once; LinkBench's parts summed),
+// iiBench's periods cut from the merged seconds, and the database host's costs from an
+// `enginebench sample` directory.
 package merge
 
 import (

@@ -32,10 +32,11 @@ func secondOf(start, end time.Time) int {
 }
 
 // mergeSeries sets st.Intervals to the shards' per-second series summed by wall-clock second
-// (the operations' counts and units, their maxima, the clients' CPU), and each operation's
-// latencies, of every second and of the step, from the shards' HdrHistogram logs merged bin
-// by bin, which it writes under hdrRoot.
-func mergeSeries(st *result.Step, config string, active []part, hdrRoot string) error {
+// (the operations' counts and units, their maxima, the clients' CPU), its periods when the
+// shards' step reported them (report seconds long), and each operation's latencies, of every
+// second, period and of the step, from the shards' HdrHistogram logs merged bin by bin, which
+// it writes under hdrRoot.
+func mergeSeries(st *result.Step, config string, active []part, report float64, hdrRoot string) error {
 	secs := map[int]*second{}
 	for _, p := range active {
 		addSeries(secs, st.StartedAt, p.st.Intervals)
@@ -58,10 +59,14 @@ func mergeSeries(st *result.Step, config string, active []part, hdrRoot string) 
 			st.Intervals.SetMetric(i, measure.KeyClientCPU, s.clientCPU)
 		}
 	}
+	per := newPeriods(st, active, report)
 	for _, name := range slices.Sorted(maps.Keys(st.Ops)) {
-		if err := mergeLogs(st, config, name, active, hdrRoot, index); err != nil {
+		if err := mergeLogs(st, config, name, active, hdrRoot, index, per); err != nil {
 			return err
 		}
+	}
+	if per != nil {
+		st.Periods = per.list
 	}
 	return nil
 }
@@ -157,8 +162,9 @@ var tags = []string{"", hdrlog.TagResponse}
 // mergeLogs merges the shards' logs of operation name of step st a second at a time (each
 // log is in time order): it writes the merged second's lines to the merged log, sets the
 // second's percentiles in st.Intervals (index maps a second to its interval) and, at the
-// end, the step's latencies of the operation. Memory holds one second and the step's totals.
-func mergeLogs(st *result.Step, config, name string, active []part, hdrRoot string, index map[int]int) error {
+// end, the step's latencies of the operation, and those of its periods per (nil: none).
+// Memory holds one second, a period and the step's totals.
+func mergeLogs(st *result.Step, config, name string, active []part, hdrRoot string, index map[int]int, per *periods) error {
 	ls, err := openLogs(config, st.Name, name, active)
 	if err != nil {
 		return err
@@ -168,6 +174,7 @@ func mergeLogs(st *result.Step, config, name string, active []part, hdrRoot stri
 	defer out.close()
 	cur := [2]*measure.Histogram{measure.NewHistogram(), measure.NewHistogram()}
 	tot := [2]*measure.Histogram{measure.NewHistogram(), measure.NewHistogram()}
+	per.start()
 	for {
 		n := -1
 		for _, l := range ls {
@@ -188,10 +195,16 @@ func mergeLogs(st *result.Step, config, name string, active []part, hdrRoot stri
 				}
 			}
 		}
+		i, ok := index[n]
+		if !ok {
+			i = -1
+		}
+		per.add(st, name, i, cur[0])
 		if err := emitSecond(st, name, n, index, cur, tot, out); err != nil {
 			return err
 		}
 	}
+	per.finish(st, name)
 	setLatency(st, name, active, tot)
 	return out.close()
 }

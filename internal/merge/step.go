@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/enginebench/enginebench/internal/measure"
@@ -47,17 +46,18 @@ func mergeStep(shards []Shard, config string, steps []*result.Step, smp *Sample,
 		}
 	}
 	st.Ops, st.Retries = sumOps(active, st.Seconds)
-	st.Target = target(active)
+	st.Target = target(active, st.Ops)
 	st.Fairness = fairness(active, st.StartedAt)
-	st.Verify = verify(present)
+	st.Verify = verify(shards[0].Run.Workload.Name, present)
 	st.Phases = phases(active)
 	first := active[0].st
 	st.Probe, st.EngineStats, st.EngineStatsBefore = first.Probe, first.EngineStats, first.EngineStatsBefore
-	if err := mergeSeries(st, config, active, hdrRoot); err != nil {
+	if err := mergeSeries(st, config, active, reportSeconds(shards[0].Run.Workload.Params, active), hdrRoot); err != nil {
 		return nil, err
 	}
 	ratePercentiles(st)
 	usage(st, active, smp)
+	st.Cost = cost(st, active)
 	return st, nil
 }
 
@@ -146,9 +146,10 @@ func exact(active []part, op string, rt bool) (maxNs, sumNs int64) {
 	return maxNs, sumNs
 }
 
-// target returns the merged step's target: the shards' targets and achieved rates summed, the
-// SLA judged over the sums; nil when no shard had one.
-func target(active []part) *result.Target {
+// target returns the merged step's target: the shards' targets summed, and the achieved rates
+// the merged step's inserts and deletes a second (every shard's over the merged step's time,
+// as a run computes its own), the SLA judged over them; nil when no shard had one.
+func target(active []part, ops map[string]*result.Op) *result.Target {
 	var t *result.Target
 	for _, p := range active {
 		s := p.st.Target
@@ -159,15 +160,21 @@ func target(active []part) *result.Target {
 			t = &result.Target{}
 		}
 		t.InsertsPerSec += s.InsertsPerSec
-		t.AchievedInsertsPerSec += s.AchievedInsertsPerSec
 		t.DeletesPerSec += s.DeletesPerSec
-		t.AchievedDeletesPerSec += s.AchievedDeletesPerSec
 	}
 	if t == nil {
 		return nil
 	}
-	sla := runner.SLA(t.InsertsPerSec, t.AchievedInsertsPerSec)
-	sla.DeletesPerSec, sla.AchievedDeletesPerSec = t.DeletesPerSec, t.AchievedDeletesPerSec
+	rate := func(op string) float64 {
+		if o := ops[op]; o != nil {
+			return o.PerSec
+		}
+		return 0
+	}
+	sla := runner.SLA(t.InsertsPerSec, rate("insert"))
+	if t.DeletesPerSec > 0 {
+		sla.DeletesPerSec, sla.AchievedDeletesPerSec = t.DeletesPerSec, rate("delete")
+	}
 	return sla
 }
 
@@ -195,31 +202,6 @@ func fairness(active []part, start time.Time) *result.Fairness {
 		f.Pct = f.DiffSeconds / f.MinSeconds * 100
 	}
 	return f
-}
-
-// verify combines the shards' verifications of the step: ok only when every shard verified
-// and each was ok; the detail lists each shard's, the failures first.
-func verify(present []part) *result.Verify {
-	var failed, passed []string
-	any := false
-	for _, p := range present {
-		v := p.st.Verify
-		if v != nil {
-			any = true
-		}
-		switch {
-		case v == nil:
-			failed = append(failed, fmt.Sprintf("shard %d: not verified", p.shard))
-		case !v.OK:
-			failed = append(failed, fmt.Sprintf("shard %d: FAILED: %s", p.shard, v.Detail))
-		default:
-			passed = append(passed, fmt.Sprintf("shard %d: %s", p.shard, v.Detail))
-		}
-	}
-	if !any {
-		return nil
-	}
-	return &result.Verify{OK: len(failed) == 0, Detail: strings.Join(append(failed, passed...), "; ")}
 }
 
 // phases sums the shards' phases of the step by name: rows summed, over the longest.

@@ -232,7 +232,9 @@ func (sw *stepRows) row(b []byte, i int) []byte {
 	if i > 0 {
 		prev = sr.Time(i - 1)
 	}
-	secs := sr.Time(i).Sub(prev).Seconds()
+	// The rate is over the interval as the file shows its times (to the millisecond), so
+	// that the rate times that length is the interval's units again (ReadIntervals).
+	secs := sr.Time(i).Truncate(time.Millisecond).Sub(prev.Truncate(time.Millisecond)).Seconds()
 	b = append(append(b, sw.prefix...), ',')
 	b = strconv.AppendInt(b, int64(sr.Second(i)), 10)
 	b = sr.Time(i).UTC().AppendFormat(append(b, ','), "2006-01-02T15:04:05.000Z07:00")
@@ -421,7 +423,7 @@ func (ir *intervalReader) interval(rec []string, line int, s *Step) error {
 	if err != nil {
 		return ir.bad(line, 3, err)
 	}
-	start := s.StartedAt
+	start := s.StartedAt.Truncate(time.Millisecond) // as the writer took it
 	if n := s.Intervals.Len(); n > 0 {
 		start = s.Intervals.Time(n - 1)
 	}

@@ -177,6 +177,35 @@ func TestReadIntervalsRoundTrip(t *testing.T) {
 	}
 }
 
+// Intervals whose times fall between milliseconds (as the runner's do) read back with their
+// units, though the file keeps the times to the millisecond: the rate is over the interval as
+// the file shows it.
+func TestReadIntervalsKeepsUnits(t *testing.T) {
+	d, in := writeSample(t)
+	st := &in.Configs[0].Steps[0]
+	st.StartedAt = st.StartedAt.Add(123456789)
+	at := st.StartedAt
+	units := []int64{5995, 7031, 12, 1}
+	st.Intervals = &Series{}
+	for i, n := range units {
+		at = at.Add(time.Duration(852540860 + 777777*i))
+		st.Intervals.SetOp(st.Intervals.Append(i+1, at), "insert", IntervalOp{Count: n, Units: n})
+	}
+	if err := errors.Join(d.WriteRun(in), d.WriteIntervals(in)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := LoadDir(d.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.Configs[0].Steps[0].Intervals
+	for i, n := range units {
+		if o, _ := got.Op(i, "insert"); o.Units != n {
+			t.Errorf("interval %d: %d units read, %d written", i+1, o.Units, n)
+		}
+	}
+}
+
 func TestReadIntervalsErrors(t *testing.T) {
 	dir := t.TempDir()
 	r := sampleRun()

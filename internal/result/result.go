@@ -298,6 +298,9 @@ type Probe struct {
 type Verify struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
+	// Checked counts what a verification that checks a part of a sharded run's rows checked,
+	// by kind (LinkBench: links, counts, nodes), for the merge to sum; nil otherwise.
+	Checked map[string]int64 `json:"checked,omitempty"`
 }
 
 // Phase is a named part of a step with its own time and rate (e.g. each index of the scan step).
