@@ -107,7 +107,7 @@ func TestShardAutoRunsThePodsShards(t *testing.T) {
 			t.Errorf("pod %d: run.json's shard %+v, want shard %d of 2 of run pods, client %d", i, sh, i, i)
 		}
 	}
-	want := []string{"postgres/l.i0 0", "postgres/l.i0 1", "postgres/l.x 0", "postgres/l.x 1"}
+	want := []string{"postgres/end 0", "postgres/end 1", "postgres/l.i0 0", "postgres/l.i0 1", "postgres/l.x 0", "postgres/l.x 1"}
 	if got := arrivals(t, onServer(t, "postgres", srv), "pods"); !slices.Equal(got, want) {
 		t.Errorf("barrier table: %v, want %v", got, want)
 	}
