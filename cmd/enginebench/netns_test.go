@@ -279,7 +279,7 @@ func shardsOnHostsMatch(t *testing.T, s existingServer) {
 		opCounts(res, sharded)
 	}
 	db := openTCP(t, eng, srv)
-	if got := tablesOn(t, eng, tcpDSN(eng, srv, loopback)); !slices.Equal(got, []string{workload.BarrierTable, "pi1", "pi2"}) {
+	if got := tablesOn(t, eng, tcpDSN(eng, srv, loopback)); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable, "pi1", "pi2"}) {
 		t.Fatalf("tables after the shards: %v", got)
 	}
 	rows := []string{digest(t, eng, db, "pi1"), digest(t, eng, db, "pi2")}
@@ -317,7 +317,9 @@ func shardsOnHostsMatch(t *testing.T, s existingServer) {
 // with `ip link set down`, a real network failure: its connections are neither closed nor
 // answered) fails the step for the shard on the other host within the short --shard-timeout,
 // naming it: a shard whose host is cut off before the run never arrives; one cut off in the
-// middle of l.i0 stalls (--stall-timeout), does not come to the next step, and fails too. Both
+// middle of l.i0 gives no sign of life (its heartbeat cannot reach the server) and the other
+// fails at l.x as soon as it has given none for the timeout; the cut-off shard stalls
+// (--stall-timeout), does not come to the next step, and fails too. Both
 // end (exit 1), and no process, namespace or veth is left.
 func TestShardOnCutHostFailsTheOther(t *testing.T) {
 	integration(t, "makes network namespaces, starts servers and runs of the binary")
@@ -361,7 +363,8 @@ func shardOnCutHost(t *testing.T, s existingServer) {
 	second, _ = run(1, hosts[2], "cut")
 	second.waitForStarted(t, "l.i0")
 	hosts[2].Cut(t)
-	failed(t, "the first shard", first, out, missing("l.x", "cut"))
+	failed(t, "the first shard", first, out, fmt.Sprintf(`shard barrier before l.x (run "cut", table %s): shard 1 of 2 gave no sign of life for 3s (its heartbeat in %s): the step fails for every shard`,
+		workload.BarrierTable, workload.AliveTable))
 	if code := exitOf(t, second); code != exitFailed {
 		t.Errorf("the shard cut off in l.i0: exit %d, want %d; stderr:\n%s", code, exitFailed, second.stderr.String())
 	}

@@ -88,7 +88,7 @@ func iiShardsMatch(t *testing.T, eng string, srv *server.Server) {
 	if got := arrivals(t, db, "ii"); !slices.Equal(got, want) {
 		t.Errorf("barrier table: %v, want %v", got, want)
 	}
-	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable, workload.DataTable, "purchases_index"}) {
+	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable, workload.DataTable, "purchases_index"}) {
 		t.Fatalf("tables after the shards: %v", got)
 	}
 	sharded := iiDigest(t, eng, db)
@@ -132,8 +132,8 @@ func iiShardMissing(t *testing.T, eng string, srv *server.Server) {
 	if res := loadRun(t, out); res.Status != result.StatusFailed || !strings.Contains(res.Error, want) {
 		t.Errorf("run %s: %q, want failed with %q", res.Status, res.Error, want)
 	}
-	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable}) {
-		t.Errorf("tables after the failed shard: %v, want only the barrier table", got)
+	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable}) {
+		t.Errorf("tables after the failed shard: %v, want only the barrier tables", got)
 	}
 	late, out := iiShardArgs(t, eng, srv, "--shard", "1/2", "--shard-run", "alone", "--shard-timeout", "2s")
 	code, _, stderr := runCLI(t, late...)
@@ -150,8 +150,9 @@ func iiShardMissing(t *testing.T, eng string, srv *server.Server) {
 }
 
 // TestShardsIIBenchKilledShard: an iiBench shard killed (SIGKILL: it leaves no mark) while its
-// threads run never arrives at the end barrier; shard 0 fails the step there within its shard
-// timeout and the step's length, naming it, does not verify, ends (exit 1) and drops the table.
+// threads run never arrives at the end barrier and stops beating; shard 0 fails the step there
+// as one that gave no sign of life for its shard timeout, naming it, does not verify, ends
+// (exit 1) and drops the table.
 func TestShardsIIBenchKilledShard(t *testing.T) {
 	integration(t, "starts a server and two runs of the binary")
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
@@ -171,12 +172,12 @@ func TestShardsIIBenchKilledShard(t *testing.T) {
 	if code := exitOf(t, runs[0]); code != exitFailed {
 		t.Fatalf("shard 0: exit %d, want %d; stderr:\n%s", code, exitFailed, runs[0].stderr.String())
 	}
-	want := `shard barrier before run.end (run "killed", table enginebench_barrier): shard 1 of 2 did not arrive within 10` // the timeout and the step
+	want := `shard barrier before run.end (run "killed", table enginebench_barrier): shard 1 of 2 gave no sign of life for 5s (its heartbeat in enginebench_alive): the step fails for every shard`
 	res := loadRun(t, outs[0])
 	if st := res.Configs[0].Steps[0]; st.Status != result.StatusFailed || !strings.Contains(st.Error, want) || st.Verify != nil {
 		t.Errorf("shard 0: %s %q, verification %+v; want failed with %q, unverified", st.Status, st.Error, st.Verify, want)
 	}
-	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable, workload.DataTable}) {
+	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable, workload.DataTable}) {
 		t.Errorf("tables after the shards: %v, want only the barrier tables", got)
 	}
 }

@@ -226,7 +226,7 @@ func shardsMatch(t *testing.T, eng string, srv *server.Server) {
 	if got := arrivals(t, db, "match"); !slices.Equal(got, want) {
 		t.Errorf("barrier table: %v, want %v", got, want)
 	}
-	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable, "pi1", "pi2"}) {
+	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable, "pi1", "pi2"}) {
 		t.Fatalf("tables after the shards: %v", got)
 	}
 	sharded := []string{digest(t, eng, db, "pi1"), digest(t, eng, db, "pi2")}
@@ -271,8 +271,8 @@ func shardMissing(t *testing.T, eng string, srv *server.Server) {
 	if !strings.Contains(r.stderr.String(), want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr.String())
 	}
-	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable}) {
-		t.Errorf("tables after the failed shard: %v, want only the barrier table", got)
+	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable}) {
+		t.Errorf("tables after the failed shard: %v, want only the barrier tables", got)
 	}
 	if got := arrivals(t, db, "lonely"); !slices.Equal(got, []string{eng + "/l.i0 0 gave up"}) {
 		t.Errorf("barrier table: %v", got)
@@ -313,7 +313,7 @@ func TestShardInterruptedFailsTheOthers(t *testing.T) {
 	if res := loadRun(t, outs[0]); !strings.Contains(res.Error, want) {
 		t.Errorf("shard 0: %q, want %q", res.Error, want)
 	}
-	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.BarrierTable}) {
-		t.Errorf("tables after the shards: %v, want only the barrier table", got)
+	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable}) {
+		t.Errorf("tables after the shards: %v, want only the barrier tables", got)
 	}
 }

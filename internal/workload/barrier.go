@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -38,11 +39,14 @@ type barrier struct {
 	d      sqldb.Dialect
 	shard  Shard
 	config string // the configuration's name: a step's key is "config/step"
+	// stopBeat stops the shard's heartbeat (AliveTable).
+	stopBeat func()
 }
 
 // newBarrier creates the barrier table on eng, which must be an SQL server engine, unless it
-// is there (another shard may create it at the same time).
-func newBarrier(ctx context.Context, eng engine.Engine, s Shard, config string) (*barrier, error) {
+// is there (another shard may create it at the same time), and starts the shard's heartbeat
+// on clock (alive.go), which stop ends; a failed beat is logged on log.
+func newBarrier(ctx context.Context, eng engine.Engine, s Shard, config string, clock runner.Clock, log io.Writer) (*barrier, error) {
 	db, ok := eng.(sqldb.DB)
 	if !ok || db.Dialect().Name() == "sqlite" {
 		return nil, fmt.Errorf("shards meet in the database of a server engine: %s cannot be sharded across processes", config)
@@ -59,8 +63,14 @@ func newBarrier(ctx context.Context, eng engine.Engine, s Shard, config string) 
 			return nil, fmt.Errorf("create the shards' barrier table %s: %w", BarrierTable, err)
 		}
 	}
+	if err := b.startBeating(ctx, clock, log); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
+
+// stop stops the shard's heartbeat: the shard leaves the configuration.
+func (b *barrier) stop() { b.stopBeat() }
 
 // arrival is a shard's row of a step.
 type arrival struct {
@@ -70,15 +80,17 @@ type arrival struct {
 
 // meet records the shard's arrival at step and returns at the step's start, once every shard
 // has arrived: the time shard 0 set (startLead after the last arrival, or the run's StartAt
-// if later). It waits at most the shard timeout plus extra (a step only shard 0 does before
-// it) and until ctx ends; then it marks the shard's row given up and fails, naming the shards
-// that did not arrive.
+// if later). It fails at once when a shard that has not arrived gave no sign of life (its
+// heartbeat) for the shard timeout. It waits for the others at most the shard timeout plus
+// extra (what the others may take longer: a step only shard 0 does before it, this shard's
+// step), liveFactor times that while each of them beats, and until ctx ends; then it marks
+// the shard's row given up and fails, naming the shards that did not arrive.
 func (b *barrier) meet(ctx context.Context, step string, extra time.Duration) error {
 	key := b.config + "/" + step
 	if err := b.arrive(ctx, key); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(b.shard.Timeout + extra)
+	arrived := time.Now()
 	for {
 		rows, err := b.read(ctx, key)
 		if err != nil {
@@ -94,8 +106,8 @@ func (b *barrier) meet(ctx context.Context, step string, extra time.Duration) er
 		if done {
 			return runner.SystemClock().SleepUntil(ctx, start)
 		}
-		if time.Now().After(deadline) {
-			return b.giveUp(key, step, rows, b.shard.Timeout+extra)
+		if err := b.overdue(ctx, key, step, rows, time.Since(arrived), extra); err != nil {
+			return err
 		}
 		if err := runner.SystemClock().SleepUntil(ctx, time.Now().Add(pollEvery)); err != nil {
 			b.mark(key) // interrupted: the others need not wait for this shard
@@ -203,21 +215,36 @@ func (b *barrier) startOf(ctx context.Context, key string, rows []arrival) (star
 	return time.UnixMilli(start.UnixMilli()), true, nil
 }
 
-// giveUp marks the shard's row of key given up (so that the shards that arrive later fail at
-// once) and returns the error that names the shards that did not arrive within wait.
-func (b *barrier) giveUp(key, step string, rows []arrival, wait time.Duration) error {
-	err := b.mark(key)
+// overdue returns the error of a wait at key (rows read) that must end, having waited so far:
+// a shard that has not arrived and gave no sign of life for the shard timeout, or a wait
+// beyond its bound (judge); nil while the wait goes on. A wait that ends marks the shard's row
+// given up, so that the shards that arrive later fail at once.
+func (b *barrier) overdue(ctx context.Context, key, step string, rows []arrival, waited, extra time.Duration) error {
 	miss := missing(rows, b.shard.Count)
-	what := "shard 0 did not set the start"
+	var ages map[int]time.Duration
 	if len(miss) > 0 {
-		names := make([]string, len(miss))
-		for i, m := range miss {
-			names[i] = fmt.Sprint(m)
+		var err error
+		if ages, err = b.ages(ctx); err != nil {
+			return err
 		}
-		what = fmt.Sprintf("shard %s of %d did not arrive", strings.Join(names, ", "), b.shard.Count)
 	}
-	return errors.Join(fmt.Errorf("shard barrier before %s (run %q, table %s): %s within %v: the step fails for every shard",
-		step, b.shard.Run, BarrierTable, what, wait), err)
+	v := judge(miss, ages, b.shard.Timeout, extra)
+	var what string
+	switch {
+	case len(v.dead) > 0:
+		what = fmt.Sprintf("shard %s gave no sign of life for %v (its heartbeat in %s)", shardList(v.dead, b.shard.Count), b.shard.Timeout, AliveTable)
+	case waited <= v.bound:
+		return nil
+	case len(miss) == 0:
+		what = fmt.Sprintf("shard 0 did not set the start within %v", v.bound)
+	case v.alive:
+		what = fmt.Sprintf("shard %s did not arrive within %v, though alive (the longest wait for a live shard: %d times the shard timeout and the step's time)",
+			shardList(miss, b.shard.Count), v.bound, liveFactor)
+	default:
+		what = fmt.Sprintf("shard %s did not arrive within %v", shardList(miss, b.shard.Count), v.bound)
+	}
+	return errors.Join(fmt.Errorf("shard barrier before %s (run %q, table %s): %s: the step fails for every shard",
+		step, b.shard.Run, BarrierTable, what), b.mark(key))
 }
 
 // missing returns the shards of n that have no row among rows, in order.

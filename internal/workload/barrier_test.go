@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -13,12 +14,15 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
+	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // TestBarrierShards: on each server engine, three shards that create the barrier table at once
-// all meet and start a step, and shard 0 sets its start; a shard alone fails naming the shards
-// that did not arrive, and marks its row; a shard that comes later fails at once, naming the
-// shard that gave up; an arrival recorded twice (a run id used again) is refused.
+// all meet and start a step, and shard 0 sets its start, each shard's heartbeat in the
+// heartbeat table; when the others stop beating, a shard alone fails naming them as giving no
+// sign of life, and marks its row; a shard that comes later fails at once, naming the shard
+// that gave up; an arrival recorded twice (a run id used again) is refused; a shard alone in a
+// run whose other shards never started fails naming the shards that did not arrive.
 func TestBarrierShards(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
@@ -29,13 +33,15 @@ func TestBarrierShards(t *testing.T) {
 			return Shard{Index: i, Count: 3, Run: "r1", Timeout: wait}
 		}
 		errs := make([]error, 3)
+		bs := make([]*barrier, 3)
 		var wg sync.WaitGroup
 		for i := range 3 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				b, err := newBarrier(ctx, eng, shard(i, 5*time.Minute), "cfg")
+				b, err := newBarrier(ctx, eng, shard(i, 5*time.Minute), "cfg", runner.SystemClock(), io.Discard)
 				if err == nil {
+					bs[i] = b
 					err = b.meet(ctx, "s1", 0)
 				}
 				errs[i] = err
@@ -50,15 +56,22 @@ func TestBarrierShards(t *testing.T) {
 		if got := barrierRows(t, eng, "cfg/s1"); got != "0 start, 1, 2" {
 			t.Errorf("the rows of s1: %s", got)
 		}
-		b0, _ := newBarrier(ctx, eng, shard(0, time.Millisecond), "cfg")
-		err := b0.meet(ctx, "s2", 0)
-		if want := `shard barrier before s2 (run "r1", table enginebench_barrier): shard 1, 2 of 3 did not arrive within 1ms`; err == nil || !strings.Contains(err.Error(), want) {
+		ages, err := bs[0].ages(ctx)
+		if err != nil || len(ages) != 3 {
+			t.Errorf("heartbeats of run r1: %v (%v), want the 3 shards'", ages, err)
+		}
+		for _, b := range bs {
+			b.stop() // the shards die
+		}
+		b0 := testBarrier(t, ctx, eng, shard(0, time.Millisecond))
+		err = b0.meet(ctx, "s2", 0)
+		if want := `shard barrier before s2 (run "r1", table enginebench_barrier): shard 1, 2 of 3 gave no sign of life for 1ms (its heartbeat in enginebench_alive): the step fails for every shard`; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("shard 0 alone: %v, want %q", err, want)
 		}
 		if got := barrierRows(t, eng, "cfg/s2"); got != "0 gave up" {
 			t.Errorf("the rows of s2: %s", got)
 		}
-		b2, _ := newBarrier(ctx, eng, shard(2, 5*time.Minute), "cfg")
+		b2 := testBarrier(t, ctx, eng, shard(2, 5*time.Minute))
 		err = b2.meet(ctx, "s2", 0)
 		if want := "shard barrier before s2: shard 0 left the run"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("the late shard 2: %v, want %q", err, want)
@@ -67,7 +80,24 @@ func TestBarrierShards(t *testing.T) {
 		if want := `run "r1" already has shard 2's arrival at cfg/s1`; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("an arrival again: %v, want %q", err, want)
 		}
+		alone := testBarrier(t, ctx, eng, Shard{Index: 0, Count: 3, Run: "r3", Timeout: time.Millisecond})
+		err = alone.meet(ctx, "s1", 0)
+		if want := `shard barrier before s1 (run "r3", table enginebench_barrier): shard 1, 2 of 3 did not arrive within 1ms: the step fails for every shard`; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("shard 0 of a run whose other shards never started: %v, want %q", err, want)
+		}
 	})
+}
+
+// testBarrier returns shard s's barrier of configuration cfg on eng, its heartbeat stopped at
+// the test's end.
+func testBarrier(t *testing.T, ctx context.Context, eng engine.Engine, s Shard) *barrier {
+	t.Helper()
+	b, err := newBarrier(ctx, eng, s, "cfg", runner.SystemClock(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.stop)
+	return b
 }
 
 // TestBarrierShares: on each server engine, three shards that share data at a barrier (at once,
@@ -87,9 +117,10 @@ func TestBarrierShares(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				b, err := newBarrier(ctx, eng, Shard{Index: i, Count: 3, Run: "r2", Timeout: 5 * time.Minute}, "cfg")
+				b, err := newBarrier(ctx, eng, Shard{Index: i, Count: 3, Run: "r2", Timeout: 5 * time.Minute}, "cfg", runner.SystemClock(), io.Discard)
 				if err == nil {
 					got[i], errs[i] = b.share(ctx, "end", data[i], 0)
+					b.stop()
 				} else {
 					errs[i] = err
 				}
@@ -105,7 +136,7 @@ func TestBarrierShares(t *testing.T) {
 		if _, err := db.Exec("DELETE FROM " + DataTable + " WHERE run = 'r2' AND shard = 2"); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := newBarrier(ctx, eng, Shard{Index: 0, Count: 3, Run: "r2", Timeout: time.Minute}, "cfg")
+		b := testBarrier(t, ctx, eng, Shard{Index: 0, Count: 3, Run: "r2", Timeout: time.Minute})
 		if _, err := b.get(ctx, "cfg/end"); err == nil || !strings.Contains(err.Error(), "shard 2 arrived without its data in "+DataTable) {
 			t.Errorf("shard 2's data missing: %v", err)
 		}
@@ -114,7 +145,7 @@ func TestBarrierShares(t *testing.T) {
 
 // TestBarrierNeedsAServer: an embedded engine has no barrier (it cannot be sharded).
 func TestBarrierNeedsAServer(t *testing.T) {
-	if _, err := newBarrier(context.Background(), nil, Shard{Index: 0, Count: 2}, "pebble"); err == nil {
+	if _, err := newBarrier(context.Background(), nil, Shard{Index: 0, Count: 2}, "pebble", runner.SystemClock(), io.Discard); err == nil {
 		t.Error("a barrier on an engine that is not a server")
 	}
 }

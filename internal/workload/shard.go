@@ -16,13 +16,15 @@ type Shard struct {
 	// Run is the id every shard of one run shares (--shard-run, or from --start-at): the
 	// barrier's key.
 	Run string
-	// Timeout bounds each wait at a barrier for the shards that have not arrived.
+	// Timeout is how long a waiting shard gives a shard that has not arrived: since its last
+	// heartbeat, or since the arrival when it never beat (alive.go).
 	Timeout time.Duration
 	// StartAt, when set, is the earliest start of the first step (--start-at).
 	StartAt time.Time
 }
 
-// DefaultShardTimeout is how long a shard waits at a barrier for the others (--shard-timeout).
+// DefaultShardTimeout is how long a shard may give no sign of life, or not come, before the
+// others fail the step (--shard-timeout).
 const DefaultShardTimeout = 5 * time.Minute
 
 // Sharded reports whether the run's clients are split over more than one process.

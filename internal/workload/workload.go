@@ -266,9 +266,11 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 		rc.Notes = append(rc.Notes, cfg.Engine+" stores nothing: it measures the harness itself; verification is skipped")
 	}
 	env := p.Env
-	if err := meeting(ctx, eng, p.Shard, cfg.Name, &env); err != nil {
+	stop, err := meeting(ctx, eng, p.Shard, cfg.Name, &env)
+	if err != nil {
 		return err
 	}
+	defer stop()
 	var notes []string
 	env.Runner, notes = configRunner(p.Env.Runner, eng, cfg.DataDir)
 	env.Runner.Config = cfg.Name // a stall's error names the configuration
@@ -300,15 +302,21 @@ func stepDone(eng engine.Engine, mc *memCap, rc *result.Config, save func()) fun
 }
 
 // meeting sets the waits of env's Meet, Leave and Share: the barrier of a sharded run (in
-// eng's database), the wait for the start time of a run that has one, else none.
-func meeting(ctx context.Context, eng engine.Engine, s Shard, config string, env *Env) error {
+// eng's database, with the shard's heartbeat, which stop ends), the wait for the start time
+// of a run that has one, else none.
+func meeting(ctx context.Context, eng engine.Engine, s Shard, config string, env *Env) (stop func(), err error) {
 	switch {
 	case s.Sharded():
-		b, err := newBarrier(ctx, eng, s, config)
+		clock := runner.SystemClock()
+		if env.Runner != nil && env.Runner.Clock != nil {
+			clock = env.Runner.Clock
+		}
+		b, err := newBarrier(ctx, eng, s, config, clock, env.Log)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		env.meet, env.leave, env.share = b.meet, b.leave, b.share
+		return b.stop, nil
 	case !s.StartAt.IsZero():
 		started := false
 		env.meet = func(ctx context.Context, _ string, _ time.Duration) error {
@@ -319,7 +327,7 @@ func meeting(ctx context.Context, eng engine.Engine, s Shard, config string, env
 			return runner.SystemClock().SleepUntil(ctx, s.StartAt)
 		}
 	}
-	return nil
+	return func() {}, nil
 }
 
 // serverDown returns why eng's server is gone, or nil while it runs (or eng has no server).

@@ -1,0 +1,219 @@
+package workload
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/runner"
+)
+
+// AliveTable holds the heartbeat of every shard of a run (docs/scale-out.md, The barrier): a
+// row per run and shard whose alive_at the shard sets to the database server's time every few
+// seconds while it runs a configuration, so that a shard waiting at a barrier tells a dead or
+// cut-off shard (no beat for the shard timeout) from a live one that is slower.
+const AliveTable = "enginebench_alive"
+
+// liveFactor is how many times longer than a shard that never gave a sign of life a waiting
+// shard waits at a barrier for one that beats: ten times the shard timeout and the extra
+// wait (the other shard's step may take longer than this one's). A shard that beats but never
+// comes (hung with its stall watchdog off) still cannot hold the others for ever.
+const liveFactor = 10
+
+// beatEvery returns how often a shard beats with shard timeout: a fifth of it, between 100
+// milliseconds and 5 seconds, so that a live shard beats several times within the timeout.
+func beatEvery(timeout time.Duration) time.Duration {
+	return min(max(timeout/5, 100*time.Millisecond), 5*time.Second)
+}
+
+// beatTimeout bounds one beat's statement: a beat that takes longer is a beat missed.
+func beatTimeout(every time.Duration) time.Duration { return max(every, time.Second) }
+
+// serverNowMs returns the SQL expression of the database server's clock in Unix milliseconds:
+// heartbeats are written and their ages read on the server's clock, so that the hosts'
+// clocks need not agree.
+func serverNowMs(d sqldb.Dialect) string {
+	if d.Name() == "postgres" {
+		return "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
+	}
+	return "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
+}
+
+// heartbeat is a shard's beat: it sets the shard's alive_at every few seconds on its own
+// connection, from its own goroutine, until stopped.
+type heartbeat struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startHeartbeat calls beat every interval on clock (waiting with WaitUntil, so that it never
+// makes a virtual clock move) until stop; each call gets a context bounded by timeout. The
+// first beat that fails is logged (once): a beat missed is not fatal by itself, the other
+// shards judge the beats.
+func startHeartbeat(clock runner.Clock, every, timeout time.Duration, beat func(context.Context) error, log func(error)) *heartbeat {
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &heartbeat{cancel: cancel, done: make(chan struct{})}
+	first := clock.Now().Add(every)
+	go func() {
+		defer close(h.done)
+		logged := false
+		for next := first; clock.WaitUntil(ctx, next) == nil; {
+			bctx, bcancel := context.WithTimeout(ctx, timeout)
+			err := beat(bctx)
+			bcancel()
+			if err != nil && ctx.Err() == nil && !logged {
+				log(err)
+				logged = true
+			}
+			next = next.Add(every)
+			if now := clock.Now(); next.Before(now) { // beats missed: one now, no burst
+				next = now
+			}
+		}
+	}()
+	return h
+}
+
+// stop ends the heartbeat and waits for its goroutine.
+func (h *heartbeat) stop() {
+	h.cancel()
+	<-h.done
+}
+
+// beater writes a shard's heartbeat on a connection of its own, taken again after a failure.
+type beater struct {
+	db    *sql.DB
+	conn  *sql.Conn
+	query string
+	args  []any
+}
+
+// newBeater returns the beater of shard s on db of dialect d.
+func newBeater(db *sql.DB, d sqldb.Dialect, s Shard) *beater {
+	return &beater{db: db, args: []any{s.Run, s.Index},
+		query: sqldb.Bind(d, "UPDATE "+AliveTable+" SET alive_at = "+serverNowMs(d)+" WHERE run = ? AND shard = ?")}
+}
+
+// beat sets the shard's alive_at to the server's time.
+func (b *beater) beat(ctx context.Context) error {
+	if b.conn == nil {
+		conn, err := b.db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		b.conn = conn
+	}
+	if _, err := b.conn.ExecContext(ctx, b.query, b.args...); err != nil {
+		b.conn.Close() // the next beat takes a new connection
+		b.conn = nil
+		return err
+	}
+	return nil
+}
+
+// close returns the beater's connection.
+func (b *beater) close() {
+	if b.conn != nil {
+		b.conn.Close()
+	}
+}
+
+// startBeating creates AliveTable unless it is there, records the shard's first beat and
+// starts its heartbeat (on clock, every beatEvery of the shard timeout); failures to beat
+// later are logged on log once.
+func (b *barrier) startBeating(ctx context.Context, clock runner.Clock, log io.Writer) error {
+	_, err := b.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+AliveTable+
+		" (run VARCHAR(200) NOT NULL, shard INT NOT NULL, alive_at BIGINT NOT NULL, PRIMARY KEY (run, shard))")
+	if err != nil {
+		if found, ferr := sqldb.ExistingTables(ctx, b.src, []string{AliveTable}); ferr != nil || len(found) == 0 {
+			return fmt.Errorf("create the shards' heartbeat table %s: %w", AliveTable, err)
+		}
+	}
+	_, err = b.db.ExecContext(ctx, sqldb.Bind(b.d, "INSERT INTO "+AliveTable+" (run, shard, alive_at) VALUES (?, ?, "+serverNowMs(b.d)+")"),
+		b.shard.Run, b.shard.Index)
+	if err != nil && b.d.DuplicateKey(err) { // a later configuration of the run: beat again
+		_, err = b.db.ExecContext(ctx, newBeater(b.db, b.d, b.shard).query, b.shard.Run, b.shard.Index)
+	}
+	if err != nil {
+		return fmt.Errorf("shard barrier: record the shard's heartbeat in %s: %w", AliveTable, err)
+	}
+	bt := newBeater(b.db, b.d, b.shard)
+	every := beatEvery(b.shard.Timeout)
+	h := startHeartbeat(clock, every, beatTimeout(every), bt.beat, func(err error) {
+		fmt.Fprintf(log, "\nenginebench: shard %d of %d: the heartbeat in %s failed (%v); it goes on, and the other shards fail at a barrier if it gives no sign of life for %v\n",
+			b.shard.Index, b.shard.Count, AliveTable, err, b.shard.Timeout)
+	})
+	b.stopBeat = func() {
+		h.stop()
+		bt.close()
+	}
+	return nil
+}
+
+// ages returns the time since the last beat of each shard of the run that has beaten, by
+// shard, on the server's clock.
+func (b *barrier) ages(ctx context.Context) (map[int]time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	rs, err := b.db.QueryContext(ctx, sqldb.Bind(b.d, "SELECT shard, "+serverNowMs(b.d)+" - alive_at FROM "+AliveTable+" WHERE run = ?"), b.shard.Run)
+	if err != nil {
+		return nil, fmt.Errorf("shard barrier: read the heartbeats: %w", err)
+	}
+	defer rs.Close()
+	out := map[int]time.Duration{}
+	for rs.Next() {
+		var shard int
+		var ms int64
+		if err := rs.Scan(&shard, &ms); err != nil {
+			return nil, fmt.Errorf("shard barrier: read the heartbeats: %w", err)
+		}
+		out[shard] = time.Duration(ms) * time.Millisecond
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("shard barrier: read the heartbeats: %w", err)
+	}
+	return out, nil
+}
+
+// verdict is what a waiting shard makes of the shards that have not arrived.
+type verdict struct {
+	dead  []int         // shards that beat once but not for the timeout: fail now
+	bound time.Duration // the longest wait for the others, from the arrival
+	alive bool          // every missing shard beats: bound is the live one
+}
+
+// judge returns the verdict on the shards miss that have not arrived, given the age of each
+// shard's last beat (ages: absent when it never beat): a shard that beat but not within
+// timeout is dead; the others are waited for timeout+extra from the arrival when one of them
+// never beat (it never came), liveFactor times that when every one beats.
+func judge(miss []int, ages map[int]time.Duration, timeout, extra time.Duration) verdict {
+	v := verdict{bound: timeout + extra, alive: len(miss) > 0}
+	for _, m := range miss {
+		age, ok := ages[m]
+		switch {
+		case !ok:
+			v.alive = false
+		case age > timeout:
+			v.dead = append(v.dead, m)
+			v.alive = false
+		}
+	}
+	if v.alive {
+		v.bound *= liveFactor
+	}
+	return v
+}
+
+// shardList returns "1, 2 of 3": the shards of a run of n.
+func shardList(shards []int, n int) string {
+	names := make([]string, len(shards))
+	for i, s := range slices.Sorted(slices.Values(shards)) {
+		names[i] = fmt.Sprint(s)
+	}
+	return fmt.Sprintf("%s of %d", strings.Join(names, ", "), n)
+}
