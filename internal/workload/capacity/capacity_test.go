@@ -213,7 +213,9 @@ func TestRunStops(t *testing.T) {
 	stop := errors.New("step cap.2 failed")
 	var n int
 	err := Run(context.Background(), p, clock, Judge{Op: "insert", Clients: 1},
-		func(_ context.Context, name string, _ float64) *result.Step { return &result.Step{Name: name, Status: result.StatusOK} },
+		func(_ context.Context, name string, _ float64) *result.Step {
+			return &result.Step{Name: name, Status: result.StatusOK}
+		},
 		func(st *result.Step) error {
 			n++
 			if n == 2 {
@@ -227,7 +229,9 @@ func TestRunStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n = 0
 	err = Run(ctx, p, clock, Judge{Op: "insert", Clients: 1},
-		func(_ context.Context, name string, _ float64) *result.Step { return &result.Step{Name: name, Status: result.StatusOK} },
+		func(_ context.Context, name string, _ float64) *result.Step {
+			return &result.Step{Name: name, Status: result.StatusOK}
+		},
 		func(*result.Step) error { n++; cancel(); return nil })
 	if !errors.Is(err, context.Canceled) || n != 1 {
 		t.Errorf("interrupted: err %v after %d levels", err, n)
