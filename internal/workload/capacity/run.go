@@ -109,7 +109,7 @@ func debt(l *result.CapacityLevel, stats map[string]float64, p Params) []string 
 		}
 		l.Debt[k] = v
 		if v > p.Debt[k] {
-			reasons = append(reasons, fmt.Sprintf("debt: %s %g above %g", k, v, p.Debt[k]))
+			reasons = append(reasons, fmt.Sprintf("debt: %s %s above %s", k, numfmt.Num(v), numfmt.Num(p.Debt[k])))
 		}
 	}
 	return reasons
