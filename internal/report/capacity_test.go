@@ -9,7 +9,6 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 )
 
-
 // capacityFixture is fixture() with a capacity search on a (best 800 after a failed 1600 and
 // 1200, l0_files judged) and none on b.
 func capacityFixture() *result.Run {
