@@ -144,6 +144,7 @@ configuration.`,
 	f.addWorkloadFlags(fl, "linkbench", linkbenchFlags(&f.lb))
 	f.addWorkloadFlags(fl, "iibench", iibenchFlags(&f.ii))
 	f.addWorkloadFlags(fl, "insert", capacityFlagSet(&f.capf))
+	capacityFlagSet(&capacityFlags{}).VisitAll(func(fg *pflag.Flag) { f.owner[fg.Name] = append(f.owner[fg.Name], "linkbench") })
 	// iiBench's value domains are the Insert Benchmark's, set by the same flags.
 	for _, name := range iibenchSharedFlags {
 		f.owner[name] = append(f.owner[name], "iibench")

@@ -68,7 +68,7 @@ type Params struct {
 	MemoryLimit int64 `json:"memory_limit_bytes"`
 	// Capacity is the capacity search run after the steps (--capacity): levels of range
 	// queries beside open-loop writers at a rate per client that ramps (capacity.go).
-	Capacity capacity.Params `json:"capacity"`
+	Capacity capacity.Params `json:"-"`
 }
 
 // Scale is a preset of sizes (docs/insert-benchmark.md).
