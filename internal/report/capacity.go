@@ -120,3 +120,33 @@ func capacityLegend(r *result.Run) []string {
 		"  A level fails when it achieved less than 90% of its target, when the response-time p99 of its paced operations is above the limit, or when an engine debt counter is above its limit at the level's end (name=-: the engine does not report it, not judged).",
 	}
 }
+
+// collapseCapacity is the capacity search of a configuration's repeats: the median of their
+// best rates (of those that have one; absent when none has), and every repeat's levels in turn,
+// each step named after its repeat ("#2 cap.3"); nil when no repeat searched.
+func collapseCapacity(reps []result.Config) *result.Capacity {
+	var c *result.Capacity
+	var best []float64
+	for _, rc := range reps {
+		if rc.Capacity == nil {
+			continue
+		}
+		if c == nil {
+			c = &result.Capacity{Units: rc.Capacity.Units}
+		}
+		if rc.Capacity.BestRate != nil {
+			best = append(best, *rc.Capacity.BestRate)
+		}
+		for _, l := range rc.Capacity.Levels {
+			if rc.Repeat != nil {
+				l.Step = fmt.Sprintf("#%d %s", rc.Repeat.Index, l.Step)
+			}
+			c.Levels = append(c.Levels, l)
+		}
+	}
+	if len(best) > 0 {
+		m := median(best)
+		c.BestRate = &m
+	}
+	return c
+}

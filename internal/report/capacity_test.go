@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -105,5 +106,21 @@ func TestCapacityReport(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
 		}
+	}
+}
+
+// With repeats the search shows the median of the repeats' best rates and every repeat's levels.
+func TestCapacityRepeats(t *testing.T) {
+	rep := func(i int, best float64) result.Config {
+		l := result.CapacityLevel{Step: "cap.1", Rate: best, Achieved: best, Units: "rows/s per client", Verdict: result.VerdictPass}
+		return result.Config{Name: fmt.Sprintf("a#%d", i), Repeat: &result.Repeat{Config: "a", Index: i, Count: 3},
+			Capacity: &result.Capacity{Units: l.Units, BestRate: &l.Rate, Levels: []result.CapacityLevel{l}}}
+	}
+	c := collapseCapacity([]result.Config{rep(1, 400), rep(2, 800), rep(3, 500)})
+	if c == nil || c.BestRate == nil || *c.BestRate != 500 || len(c.Levels) != 3 || c.Levels[1].Step != "#2 cap.1" {
+		t.Errorf("collapsed %+v", c)
+	}
+	if collapseCapacity([]result.Config{{Name: "a#1"}}) != nil {
+		t.Error("a search for repeats that did not search")
 	}
 }
