@@ -113,5 +113,5 @@ func passGlyph(c color.Color) draw.GlyphStyle {
 }
 
 func failGlyph(c color.Color) draw.GlyphStyle {
-	return draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: draw.CrossGlyph{}}
+	return draw.GlyphStyle{Color: c, Radius: vg.Points(4.5), Shape: draw.CrossGlyph{}}
 }
