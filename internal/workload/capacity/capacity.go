@@ -66,15 +66,16 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// ParseDebt parses --capacity-debt values, each KEY=LIMIT with KEY an engine_stats counter
-// (l0_files, pending_compaction_bytes, history_list_length, dead_tuples, ...) and LIMIT a
-// number of at least 0.
+// ParseDebt parses --capacity-debt values, each KEY=LIMIT (or several, comma-separated, as a
+// run spec's list gives them) with KEY an engine_stats counter (l0_files,
+// pending_compaction_bytes, history_list_length, dead_tuples, ...) and LIMIT a number of at
+// least 0.
 func ParseDebt(vals []string) (map[string]float64, error) {
 	if len(vals) == 0 {
 		return nil, nil
 	}
 	m := map[string]float64{}
-	for _, v := range vals {
+	for _, v := range splitAll(vals) {
 		k, lim, ok := strings.Cut(v, "=")
 		k = strings.TrimSpace(k)
 		f, err := strconv.ParseFloat(strings.TrimSpace(lim), 64)
@@ -97,4 +98,13 @@ func (p Params) DebtKeys() []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// splitAll returns the comma-separated parts of every value of vals.
+func splitAll(vals []string) []string {
+	var parts []string
+	for _, v := range vals {
+		parts = append(parts, strings.Split(v, ",")...)
+	}
+	return parts
 }

@@ -263,8 +263,8 @@ func TestValidateAndParseDebt(t *testing.T) {
 	if err := Defaults(100, 10).Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
-	m, err := ParseDebt([]string{"l0_files=20", " history_list_length = 1e6"})
-	if err != nil || !reflect.DeepEqual(m, map[string]float64{"l0_files": 20, "history_list_length": 1e6}) {
+	m, err := ParseDebt([]string{"l0_files=20", " history_list_length = 1e6,dead_tuples=5"})
+	if err != nil || !reflect.DeepEqual(m, map[string]float64{"l0_files": 20, "history_list_length": 1e6, "dead_tuples": 5}) {
 		t.Errorf("ParseDebt: %v %v", m, err)
 	}
 	for _, v := range []string{"l0_files", "=3", "l0_files=x", "l0_files=-1", "l0_files=NaN", "l0_files=Inf"} {
