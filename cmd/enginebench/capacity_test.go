@@ -80,3 +80,25 @@ func TestCapacityRun(t *testing.T) {
 		}
 	}
 }
+
+// A run spec's params set the capacity search, its debt limits as a list.
+func TestCapacityFromRunSpec(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(spec, []byte("scale: tiny\nparams:\n  steps: [l.i0, l.x]\n  capacity: true\n  capacity-level-seconds: 1\n"+
+		"  capacity-cooloff: 0\n  capacity-max-levels: 1\n  capacity-debt: [l0_files=5, dead_tuples=7]\nconfigs:\n  - name: n\n    engine: \"null\"\n"), 0o644)
+	out := filepath.Join(dir, "results")
+	code, _, stderr := runCLI(t, "run", "--config", spec, "--out", out, "--data-dir", filepath.Join(dir, "d"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r := loadRun(t, out)
+	p, _ := r.Workload.Params["capacity"].(map[string]any)
+	debt, _ := p["debt"].(map[string]any)
+	if len(debt) != 2 || debt["l0_files"] != 5.0 || debt["dead_tuples"] != 7.0 {
+		t.Errorf("params.capacity %v", p)
+	}
+	if c := r.Configs[0].Capacity; c == nil || len(c.Levels) != 1 {
+		t.Errorf("capacity %+v", c)
+	}
+}
