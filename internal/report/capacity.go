@@ -150,3 +150,12 @@ func collapseCapacity(reps []result.Config) *result.Capacity {
 	}
 	return c
 }
+
+// stepUnit is the unit of step s's headline rate: unit of its name, but qps for a capacity
+// level of LinkBench, whose headline is its requests.
+func stepUnit(s *result.Step) string {
+	if s.Primary == "requests" {
+		return "qps"
+	}
+	return unit(s.Name)
+}

@@ -124,3 +124,20 @@ func TestCapacityRepeats(t *testing.T) {
 		t.Error("a search for repeats that did not search")
 	}
 }
+
+// A LinkBench capacity level's rate is requests a second, the Insert Benchmark's rows.
+func TestStepUnit(t *testing.T) {
+	for _, tt := range []struct {
+		s    result.Step
+		want string
+	}{
+		{result.Step{Name: "cap.1", Primary: "requests"}, "qps"},
+		{result.Step{Name: "cap.1", Primary: "insert"}, "ips"},
+		{result.Step{Name: "run.2", Primary: "requests"}, "qps"},
+		{result.Step{Name: "qr100", Primary: "query"}, "qps"},
+	} {
+		if got := stepUnit(&tt.s); got != tt.want {
+			t.Errorf("%s (%s): %s, want %s", tt.s.Name, tt.s.Primary, got, tt.want)
+		}
+	}
+}
