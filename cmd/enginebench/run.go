@@ -58,6 +58,7 @@ type runFlags struct {
 	p            insertbench.Params // sizes and options; applied only where a flag was given
 	lb           linkbench.Params
 	ii           iibench.Params
+	capf         capacityFlags // the capacity search (--capacity)
 	// owner maps each workload-specific flag to the workloads it belongs to.
 	owner map[string][]string
 
@@ -142,6 +143,8 @@ configuration.`,
 	f.addWorkloadFlags(fl, "insert", insertFlags(&f.p))
 	f.addWorkloadFlags(fl, "linkbench", linkbenchFlags(&f.lb))
 	f.addWorkloadFlags(fl, "iibench", iibenchFlags(&f.ii))
+	f.addWorkloadFlags(fl, "insert", capacityFlagSet(&f.capf))
+	capacityFlagSet(&capacityFlags{}).VisitAll(func(fg *pflag.Flag) { f.owner[fg.Name] = append(f.owner[fg.Name], "linkbench") })
 	// iiBench's value domains are the Insert Benchmark's, set by the same flags.
 	for _, name := range iibenchSharedFlags {
 		f.owner[name] = append(f.owner[name], "iibench")
@@ -194,6 +197,9 @@ func (f *runFlags) params(fl *pflag.FlagSet) (insertbench.Params, error) {
 	set("cleanup-wait", func() { p.CleanupWaitSeconds = o.CleanupWaitSeconds })
 	if f.steps != "" {
 		p.Steps = splitList(f.steps)
+	}
+	if p.Capacity, err = f.capf.params(fl, 100, p.QuerySeconds); err != nil {
+		return p, err
 	}
 	return p, p.Validate()
 }

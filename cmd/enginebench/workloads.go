@@ -179,6 +179,9 @@ func (f *runFlags) linkbenchParams(fl *pflag.FlagSet) (linkbench.Params, error) 
 	if f.steps != "" {
 		p.Steps = splitList(f.steps)
 	}
+	if p.Capacity, err = f.capf.params(fl, 100, p.IntervalSeconds); err != nil {
+		return p, err
+	}
 	return p, p.Validate()
 }
 

@@ -36,6 +36,7 @@ func metricDirection(name string) (d direction, ok bool) {
 		"per_sec", "cum_per_sec", "rate_p50", "rate_p99", "achieved_inserts_per_sec", "achieved_deletes_per_sec",
 		"ips", "qps", "ops/s", "rate", "rows/s", "inserts/s", "queries/s", "requests/s",
 		"links/s", "links+counts/s", "(link+count+node)/s", "achieved ins/s", "achieved del/s",
+		"best rate", "achieved", // the capacity search (capacity.go)
 		"sla": // the SLA table: achieved % of the target
 		return higherBetter, true
 	case
@@ -66,7 +67,9 @@ func metricDirection(name string) (d direction, ok bool) {
 		"rps", "rmbps", "wps", "wmbps", "csps", "cpups", "client%", "client_cpu_pct", "aqu-sz", "aqu_sz",
 		"%util", "util_pct",
 		// the memory cap and its use: what the run was given
-		"cap", "cgroup", "scope", "peak", "usage", "page cache", "cache share", "harness peak":
+		"cap", "cgroup", "scope", "peak", "usage", "page cache", "cache share", "harness peak",
+		// the capacity search: its targets, limits and verdicts
+		"target", "p99 limit", "debt", "verdict", "reason", "levels", "levels tried":
 		return neutral, true
 	}
 	return neutral, false

@@ -122,9 +122,12 @@ func (hp htmlPage) table(t Table) *htmlTable {
 func drawChart(c Chart) (template.HTML, error) {
 	var svg []byte
 	var err error
-	if c.Bars != nil {
+	switch {
+	case c.Bars != nil:
 		svg, err = chart.Bar(c.Bars.Labels, c.Bars.Values, c.Bars.Colors, c.Options)
-	} else {
+	case c.Levels != nil:
+		svg, err = chart.Levels(c.Levels, c.Options)
+	default:
 		svg, err = chart.Line(c.Series, c.Options)
 	}
 	if err != nil {

@@ -28,6 +28,9 @@ func insertSections(r *result.Run, p *Page) []Section {
 		steps.Blocks = append(steps.Blocks, Block{Table: &t})
 	}
 	out := []Section{summary, steps}
+	if c := capacitySection(r); c != nil {
+		out = append(out, *c)
+	}
 	for _, n := range rateSteps(r) {
 		if n == "warmup" {
 			continue

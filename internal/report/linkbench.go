@@ -20,6 +20,7 @@ func buildLinkBench(r *result.Run, sp spreads) Summary {
 	tables := []Table{lbPublished(r), lbLoad(r), ratePercentileTable(r), lbLatency(r), details(r)}
 	tables = append(tables, efficiency(r, sp)...)
 	tables = append(tables, resourceTable(r), memoryTable(r))
+	tables = append(tables, capacityTables(r)...)
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"load: seconds of the load step (and of the index step when id1_type is built afterwards); links/s: links loaded a second; GB: dbgb1, the database's own files at the step's end.",
@@ -33,6 +34,7 @@ func buildLinkBench(r *result.Run, sp spreads) Summary {
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
 	}
 	s.Legend = append(append(append(s.Legend, resourceLegend...), clientLegend(r)...), memoryLegend(r)...)
+	s.Legend = append(s.Legend, capacityLegend(r)...)
 	return s
 }
 

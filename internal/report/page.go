@@ -46,9 +46,10 @@ type Block struct {
 type Chart struct {
 	ID      string
 	Options chart.Options
-	// Series makes a line chart; Bars a bar chart.
+	// Series makes a line chart; Bars a bar chart; Levels a chart of capacity levels.
 	Series []chart.Series
 	Bars   *Bars
+	Levels []chart.LevelSeries
 }
 
 // Bars is a bar chart's data: one bar per label, a NaN value missing.

@@ -27,7 +27,11 @@ func linkBenchSections(r *result.Run, p *Page) []Section {
 	if t := lbLatency(r); len(t.Rows) > 0 {
 		lat.Blocks = append(lat.Blocks, Block{Table: &t})
 	}
-	return append([]Section{sum, lat}, stepsAndEfficiency(r, p.spreads)...)
+	out := []Section{sum, lat}
+	if c := capacitySection(r); c != nil {
+		out = append(out, *c)
+	}
+	return append(out, stepsAndEfficiency(r, p.spreads)...)
 }
 
 // iiBenchSections are iiBench's sections: the published totals, inserts/s and queries/s

@@ -77,6 +77,7 @@ func collapseConfig(label string, reps []result.Config) (result.Config, map[stri
 	c := reps[0]
 	c.Name, c.Repeat, c.Notes, c.Error, c.Steps = label, nil, nil, "", nil
 	c.Memory = collapseMemory(reps)
+	c.Capacity = collapseCapacity(reps)
 	c.Notes = repeatNotes(reps)
 	for _, rc := range reps {
 		switch {

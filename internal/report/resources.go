@@ -145,7 +145,7 @@ func ratePercentileTable(r *result.Run) Table {
 			if s == nil || n == "warmup" {
 				continue
 			}
-			t.Rows = append(t.Rows, append([]string{c.Name, n, unit(n), rateCell(s)}, rateP50P99(s)...))
+			t.Rows = append(t.Rows, append([]string{c.Name, n, stepUnit(s), rateCell(s)}, rateP50P99(s)...))
 		}
 	}
 	return t

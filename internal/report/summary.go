@@ -67,6 +67,7 @@ func buildInsert(r *result.Run, sp spreads) Summary {
 	tables := []Table{throughput(r, sp), ratePercentileTable(r), latency(r), sla(r), details(r), phases(r)}
 	tables = append(tables, efficiency(r, sp)...)
 	tables = append(tables, resourceTable(r), cleanup(r), memoryTable(r))
+	tables = append(tables, capacityTables(r)...)
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"ips: rows inserted (l.x: rows indexed; scan: rows read) per second; qps: queries per second.",
@@ -81,6 +82,7 @@ func buildInsert(r *result.Run, sp spreads) Summary {
 		"cleanup: the engine's debt (flush, compaction, checkpoint, vacuum) before and after the step.",
 	}
 	s.Legend = append(append(append(s.Legend, resourceLegend...), clientLegend(r)...), memoryLegend(r)...)
+	s.Legend = append(s.Legend, capacityLegend(r)...)
 	return s
 }
 

@@ -88,7 +88,9 @@ type Config struct {
 	// Repeat marks one repeat of a configuration of a run with --repeat K > 1 (its Name is
 	// "<config>#<index>"); nil in a run of one repeat.
 	Repeat *Repeat `json:"repeat,omitempty"`
-	Steps  []Step  `json:"steps"`
+	// Capacity is the configuration's capacity search (--capacity); nil without one.
+	Capacity *Capacity `json:"capacity,omitempty"`
+	Steps    []Step    `json:"steps"`
 }
 
 // Repeat is one of the K runs of a configuration in a run with --repeat K: the repeats run
@@ -155,6 +157,8 @@ type Step struct {
 	Probe       *Probe             `json:"probe,omitempty"`
 	Verify      *Verify            `json:"verify,omitempty"`
 	EngineStats map[string]float64 `json:"engine_stats,omitempty"`
+	// Capacity is the level of a capacity search this step ran (cap.N); nil otherwise.
+	Capacity *CapacityLevel `json:"capacity,omitempty"`
 	// EngineStatsBefore are the engine's counters at the step's start; written by steps that
 	// exist to reduce them (cleanup), so the debt before and after can be compared.
 	EngineStatsBefore map[string]float64 `json:"engine_stats_before,omitempty"`

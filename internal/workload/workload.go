@@ -296,6 +296,7 @@ func stepDone(eng engine.Engine, mc *memCap, rc *result.Config, save func()) fun
 			}
 		}
 		rc.Steps = append(rc.Steps, *st)
+		rc.Capacity = result.CapacityOf(rc.Steps)
 		mc.record(rc)
 		save()
 	}

@@ -23,7 +23,7 @@ func (w *writer) newPace(rec *runner.Recorder) pace {
 	switch {
 	case w.rate <= 0:
 		return unpaced{}
-	case w.r.p.Corrected():
+	case w.open || w.r.p.Corrected():
 		start := rec.Now()
 		o := &openLoop{pacer: runner.NewPacer(w.r.clock(), start, w.rate/float64(w.batch))}
 		if w.span > 0 {

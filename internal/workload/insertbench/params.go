@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/capacity"
 )
 
 // stepNames lists every step in the order the benchmark runs them.
@@ -65,6 +66,9 @@ type Params struct {
 	// MemoryLimit is the preset's memory cap of each configuration in bytes (docs/memory.md);
 	// 0: none.
 	MemoryLimit int64 `json:"memory_limit_bytes"`
+	// Capacity is the capacity search run after the steps (--capacity): levels of range
+	// queries beside open-loop writers at a rate per client that ramps (capacity.go).
+	Capacity capacity.Params `json:"-"`
 }
 
 // Scale is a preset of sizes (docs/insert-benchmark.md).
@@ -128,7 +132,10 @@ func (p *Params) Validate() error {
 	if err := p.validateShard(); err != nil {
 		return err
 	}
-	return p.orderSteps()
+	if err := p.orderSteps(); err != nil {
+		return err
+	}
+	return p.validateCapacity()
 }
 
 // validateShard checks that a shard of more than one has clients of its own and tables of
@@ -242,7 +249,7 @@ func queryRate(step string) int {
 
 // ParamMap returns the parameters as a map for run.json.
 func (p *Params) ParamMap() map[string]any {
-	return map[string]any{
+	m := map[string]any{
 		"variant": string(p.Variant), "verify": string(p.Verify),
 		"scale": p.Scale, "clients": p.Clients, "tables": p.Tables(), "rows": p.Rows,
 		"rows_l.i1": p.RowsI1, "rows_l.i2": p.RowsI2, "query_seconds": p.QuerySeconds,
@@ -254,6 +261,10 @@ func (p *Params) ParamMap() map[string]any {
 		"data_max": p.DataMax, "data_random_pct": p.DataRandPct,
 		"cleanup_wait_seconds": p.CleanupWaitSeconds, "memory_limit_bytes": p.MemoryLimit,
 	}
+	if p.Capacity.On {
+		m["capacity"] = p.Capacity
+	}
+	return m
 }
 
 // maxBatch bounds every batch size: a batch's rows are generated in memory at once.

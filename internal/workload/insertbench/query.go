@@ -2,6 +2,7 @@ package insertbench
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -30,25 +31,34 @@ const (
 // keep up, the step runs longer. In the corrected variant the step lasts QuerySeconds and the
 // writers are open loop, in the background.
 func (r *run) query(ctx context.Context, name string) *result.Step {
-	rate := queryRate(name)
-	batch := r.p.queryBatch(rate)
-	s := runner.Step{Name: name, ProgressOp: opQuery,
-		Ops: []runner.OpSpec{{Name: "insert", Background: true}, {Name: "delete", Background: true}, {Name: "query"}}}
+	var span time.Duration
 	if r.p.Corrected() {
-		s.Duration = time.Duration(r.p.QuerySeconds * float64(time.Second))
+		span = time.Duration(r.p.QuerySeconds * float64(time.Second))
 	}
-	point := strings.HasPrefix(name, "qp")
+	return r.queryAt(ctx, name, float64(queryRate(name)), strings.HasPrefix(name, "qp"), span)
+}
+
+// queryAt runs a query step of name whose writers write rate rows a second per client: range
+// (or point) queries as fast as they go beside them. With a span, the step lasts that long
+// and its writers are open loop, in the background (the corrected variant's query steps and
+// the capacity levels); without one, each writer writes rate x QuerySeconds rows under the
+// reference's rate limit.
+func (r *run) queryAt(ctx context.Context, name string, rate float64, point bool, span time.Duration) *result.Step {
+	batch := r.p.queryBatch(int(math.Ceil(rate)))
+	s := runner.Step{Name: name, ProgressOp: opQuery, Duration: span,
+		Ops: []runner.OpSpec{{Name: "insert", Background: true}, {Name: "delete", Background: true}, {Name: "query"}}}
+	open := span > 0
 	r.writers = r.writers[:0]
 	segs := r.newSegments(name, batch)
 	for _, c := range r.p.ownClients() {
-		var n int64 // corrected: until the step ends
-		if !r.p.Corrected() {
-			n = rounds(r.p.queryStepRows(rate), batch)
+		var n int64 // open loop: until the step ends
+		if !open {
+			n = rounds(r.p.queryStepRows(int(rate)), batch)
 		}
 		w := r.newWriter(name, c, r.tableOf(c), segs[r.tableOf(c)], r.stripeOf(c), n, batch, true)
-		w.rate, w.span = float64(rate), s.Duration
+		w.rate, w.span, w.open = rate, span, open
 		r.writers = append(r.writers, w)
-		s.Workers = append(s.Workers, w.workers(r.p.Corrected())...)
+		s.Workers = append(s.Workers, w.workers(open)...)
 		s.Workers = append(s.Workers, runner.Worker{Client: c, Run: func(ctx context.Context, rec *runner.Recorder) error {
 			return r.querier(ctx, rec, w, point)
 		}})
@@ -57,7 +67,7 @@ func (r *run) query(ctx context.Context, name string) *result.Step {
 	if st.Status != result.StatusOK {
 		return st
 	}
-	target := float64(rate * len(r.p.ownClients())) // a shard's: the merge sums them
+	target := rate * float64(len(r.p.ownClients())) // a shard's: the merge sums them
 	var achieved, deleted float64
 	if op := st.Ops["insert"]; op != nil {
 		achieved = op.PerSec
@@ -116,7 +126,7 @@ func (r *run) querier(ctx context.Context, rec *runner.Recorder, w *writer, poin
 			return err
 		}
 		rec.Found(opQuery, int64(found))
-		if !r.p.Corrected() && loops%doneCheck == 0 && w.finished() {
+		if !w.open && loops%doneCheck == 0 && w.finished() {
 			return nil
 		}
 		if point && loops%maxRefresh == 0 {

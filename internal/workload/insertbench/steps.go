@@ -60,6 +60,8 @@ type run struct {
 	opCtx context.Context
 	// writers are the writers of the step that runs (for its probe).
 	writers []*writer
+	// capRate is the rate per client of the capacity level that runs (capacity.go).
+	capRate float64
 }
 
 // Run implements workload.Workload: every selected step in order; it stops at the first step
@@ -121,6 +123,9 @@ func (r *run) steps(ctx context.Context, emit func(*result.Step)) error {
 			}
 			return err
 		}
+	}
+	if r.p.Capacity.On {
+		return r.capacity(ctx, emit)
 	}
 	return nil
 }
@@ -209,7 +214,7 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	case "scan":
 		st = r.scan(ctx)
 	default:
-		st = r.query(ctx, name)
+		st = r.queryOrLevel(ctx, name)
 	}
 	for _, t := range r.tables {
 		t.closeSegments()
@@ -285,7 +290,7 @@ func (r *run) basis(step string) measure.Basis {
 		live += t.live()
 	}
 	b.LiveBytes = float64(live) * r.p.RowBytes()
-	if strings.HasPrefix(step, "l.i") || strings.HasPrefix(step, "q") {
+	if strings.HasPrefix(step, "l.i") || strings.HasPrefix(step, "q") || capacityStep(step) {
 		b.PerWrite = "insert"
 		b.BytesPerWrite = r.p.RowBytes()
 	}

@@ -48,6 +48,7 @@ type writer struct {
 	batch   int
 	rate    float64       // rows a second; 0: as fast as the engine takes them
 	span    time.Duration // corrected query steps: no batch is due at or after span from the start
+	open    bool          // open loop (corrected query steps, capacity levels): paced by an open-loop schedule
 	deletes bool          // a delete for every insert (--delete_per_insert)
 	// seg and stripe are the keys of the writer's rows: its batch j holds seg.key(stripe, j, 0)
 	// onward; log is its part of seg.

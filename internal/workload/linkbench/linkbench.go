@@ -81,6 +81,11 @@ type run struct {
 	tally, all tally
 	// indexed is false while id1_type is deferred and not yet built.
 	indexed bool
+	// rate is each requester's request rate: RequestRate, or the level's in a capacity search.
+	rate float64
+	// span is a capacity level's length: its requesters schedule no request at or after it
+	// (0: until the step ends).
+	span time.Duration
 	// loadMs and loadSec are the load's start, from which the loaded links' and nodes' times
 	// derive.
 	loadMs  int64
@@ -124,7 +129,7 @@ func (w *Workload) Run(ctx context.Context, env workload.Env, eng engine.Engine,
 
 // newRun returns the state of a run of w on eng through st, whose operations get ctx.
 func (w *Workload) newRun(ctx context.Context, env workload.Env, eng engine.Engine, st store.Store) *run {
-	r := &run{p: &w.p, m: w.m, env: env, eng: eng, st: st, opCtx: ctx, indexed: !w.p.DeferIndex}
+	r := &run{p: &w.p, m: w.m, env: env, eng: eng, st: st, opCtx: ctx, indexed: !w.p.DeferIndex, rate: w.p.RequestRate}
 	r.ranges, r.checked = checkRanges(&w.p)
 	r.vranges = r.ownRanges(r.ranges)
 	if s := w.p.Shard; s.Sharded() {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/workload/capacity"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/gen"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/profile"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/store"
@@ -53,6 +54,9 @@ type Params struct {
 	// RequestRate is each requester's rate in requests a second (open loop, exponential
 	// inter-arrival times); 0: as fast as possible.
 	RequestRate float64 `json:"request_rate"`
+	// Capacity is the capacity search run after the intervals (--capacity): levels of the
+	// request mix at a request rate per requester that ramps (capacity.go).
+	Capacity capacity.Params `json:"-"`
 	// DeferIndex loads without id1_type and builds it in its own step, index.
 	DeferIndex bool `json:"defer_index"`
 	LoadChunk  int  `json:"load_chunk"` // id1s a loader takes at a time
@@ -156,6 +160,9 @@ func (p *Params) Validate() error {
 		return err
 	}
 	p.prof = prof
+	if err := p.validateCapacity(); err != nil {
+		return err
+	}
 	return p.validateShard()
 }
 
@@ -308,6 +315,9 @@ func (p *Params) ParamMap() map[string]any {
 	}
 	if p.DistributionFile != "" {
 		m["distribution_file"] = p.DistributionFile
+	}
+	if p.Capacity.On {
+		m["capacity"] = p.Capacity
 	}
 	if p.prof != nil {
 		m["profile_source"] = p.prof.Source

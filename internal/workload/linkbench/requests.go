@@ -109,9 +109,15 @@ func (r *run) requestPhase(ctx context.Context, emit func(*result.Step)) (err er
 		// reached their limit idles through the rest.
 		last := i == len(plans)-1 || !p.Shard.Sharded() && r.allDone(reqs)
 		r.finish(st, p.VerifyAfter(true, last), last, func() measure.Basis { return measure.Basis{PerOp: "requests"} })
-		if err := workload.Emit(emit, st); err != nil || last {
+		if err := workload.Emit(emit, st); err != nil {
 			return err
 		}
+		if last {
+			break
+		}
+	}
+	if p.Capacity.On {
+		return r.capacity(ctx, reqs, emit)
 	}
 	return nil
 }
@@ -209,9 +215,14 @@ func (q *requester) loop(ctx context.Context, rec *runner.Recorder, warmup bool)
 	p := q.r.p
 	q.rec = rec
 	q.cl.SetRetryStop(ctx)
-	if p.RequestRate > 0 {
+	rate := q.r.rate
+	var until time.Time // a capacity level's end: no request is due at or after it
+	if rate > 0 {
 		// The schedule restarts with each step: the pause between steps is not a backlog.
 		q.next = rec.Now()
+		if q.r.span > 0 {
+			until = q.next.Add(q.r.span)
+		}
 	}
 	clock := q.r.env.Runner.Clock
 	for ctx.Err() == nil {
@@ -219,8 +230,11 @@ func (q *requester) loop(ctx context.Context, rec *runner.Recorder, warmup bool)
 			return nil
 		}
 		var intended time.Time
-		if p.RequestRate > 0 {
-			q.next = q.next.Add(time.Duration(q.rng.ExpFloat64() / p.RequestRate * float64(time.Second)))
+		if rate > 0 {
+			q.next = q.next.Add(time.Duration(q.rng.ExpFloat64() / rate * float64(time.Second)))
+			if !until.IsZero() && !q.next.Before(until) {
+				return nil
+			}
 			if err := clock.SleepUntil(ctx, q.next); err != nil {
 				return err
 			}
