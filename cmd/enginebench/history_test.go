@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/result"
 )
 
 // TestReportHistoryOfTinyRuns makes three real tiny runs of sqlite, gives them to report
@@ -51,5 +55,42 @@ func TestReportHistoryOfTinyRuns(t *testing.T) {
 		{"--fail-on-regression needs --history", []string{"report", dirs[0], "--fail-on-regression"}},
 	} {
 		t.Run(c.want, func(t *testing.T) { runBad(t, c.want, c.args...) })
+	}
+}
+
+// TestReportHistoryFailOnRegression writes eight nightly runs (built from result types) whose
+// newest insert rate is 30% below the others: report --history exits 0 and names the
+// regression; with --fail-on-regression it exits 1 after writing the page.
+func TestReportHistoryFailOnRegression(t *testing.T) {
+	base := t.TempDir()
+	var dirs []string
+	t0 := time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC)
+	for i := range 8 {
+		rate := 10000 + float64(100*(i%3)) // ±1% from night to night
+		if i == 7 {
+			rate = 7000
+		}
+		r := &result.Run{Tool: result.Tool{Version: "t"}, RunID: fmt.Sprintf("night%d", i), StartedAt: t0.AddDate(0, 0, i),
+			Status: result.StatusOK, Workload: result.Workload{Name: "insert", Scale: "tiny"},
+			Configs: []result.Config{{Name: "sqlite", Engine: "sqlite", Status: result.StatusOK, Steps: []result.Step{{
+				Name: "l.i0", Status: result.StatusOK, Seconds: 10, Primary: "insert",
+				Ops: map[string]*result.Op{"insert": {Count: 100, Units: int64(rate * 10), PerSec: rate}}}}}}}
+		d, err := result.CreateDir(filepath.Join(base, r.RunID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.WriteRun(r); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d.Path())
+	}
+	args := append([]string{"report", "--history", "--out", filepath.Join(base, "h.html")}, dirs...)
+	stdout, _ := runOK(t, args...)
+	if !strings.Contains(stdout, "REGRESSION: sqlite l.i0 insert per_sec: 7000 in run 8 night7") {
+		t.Errorf("stdout does not name the regression:\n%s", stdout)
+	}
+	code, stdout, stderr := runCLI(t, append(args, "--fail-on-regression")...)
+	if code != exitFailed || !strings.Contains(stderr, "1 regressions in the newest run") || !strings.Contains(stdout, "report: ") {
+		t.Errorf("--fail-on-regression: exit %d, stderr %q, stdout %q", code, stderr, stdout)
 	}
 }
