@@ -172,7 +172,8 @@ func checkHistoryPage(t *testing.T, h *History, run, verdict string) {
 	if err := WriteHTML(&html, p); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<section id="history">`, `id="chart-history-a-l_i1-insert_per_sec"`, "regression"} {
+	// The marks: red dots (palette 2, which neither configuration has) on the charts.
+	for _, want := range []string{`<section id="history">`, `id="chart-history-a-l_i1-insert_per_sec"`, "regression", "#E15759"} {
 		if !strings.Contains(html.String(), want) {
 			t.Errorf("page lacks %q", want)
 		}

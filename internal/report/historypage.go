@@ -22,8 +22,11 @@ const (
 func (h *History) Page() *Page {
 	p := &Page{Title: fmt.Sprintf("enginebench: %s benchmark history, %d runs", h.Workload, len(h.runs))}
 	for i, hr := range h.runs {
-		line := fmt.Sprintf("run %d %s: %s, started %s, enginebench %s", i+1, hr.label, hr.Run.RunID,
-			hr.Run.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"), hr.Run.Tool.Version)
+		line := fmt.Sprintf("run %d %s: ", i+1, hr.label)
+		if hr.Run.RunID != hr.label {
+			line += hr.Run.RunID + ", "
+		}
+		line += fmt.Sprintf("started %s, enginebench %s", hr.Run.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"), hr.Run.Tool.Version)
 		if hr.Run.Tool.Commit != "" {
 			line += " (" + hr.Run.Tool.Commit + ")"
 		}
@@ -69,18 +72,21 @@ func (h *History) summaryLine() string {
 // methodText says how the runs are judged, with the options in force.
 func (h *History) methodText() string {
 	o := h.opts
-	return fmt.Sprintf("Method: each run's value is compared with the up to %d runs before it that measured it (at least %d, else \"not enough history\"): "+
-		"z = (value - median) / max(1.4826 x MAD, %s%% of the median), MAD the median absolute deviation of those runs; "+
-		"flagged when |z| >= %s and the value differs from the median by at least %s%%.",
-		o.Window, o.MinRuns, numfmt.Num(noiseFloor*100), numfmt.Num(o.Z), numfmt.Num(o.MinChange*100))
+	return fmt.Sprintf("Method: each run's value v is compared with the runs before it that measured it (at least %d, else \"not enough history\"): "+
+		"m is the median of the up to %d before it; the noise s is 1.4826 x the median absolute difference of successive earlier values / sqrt(2), at least %s%% of m; "+
+		"z = (v - m) / s. Flagged when |z| reaches the Student-t bound of |z| >= %s for a noise estimated from that many runs, and v differs from m by at least %s%%.",
+		o.MinRuns, o.Window, numfmt.Num(noiseFloor*100), numfmt.Num(o.Z), numfmt.Num(o.MinChange*100))
 }
 
 // section is the History section: the flagged runs, the series without enough history, the
 // newest run's verdict of every series, and the charts.
 func (h *History) section(configs []string) Section {
 	s := Section{ID: "history", Title: "History"}
-	s.Blocks = append(s.Blocks, Block{Text: h.methodText()},
-		Block{Table: h.flaggedTable()}, Block{Table: h.shortTable()}, Block{Table: h.newestTable()})
+	s.Blocks = append(s.Blocks, Block{Text: h.methodText()}, Block{Table: h.flaggedTable()})
+	if short := h.shortTable(); len(short.Rows) > 0 {
+		s.Blocks = append(s.Blocks, Block{Table: short})
+	}
+	s.Blocks = append(s.Blocks, Block{Table: h.newestTable()})
 	var charts []Chart
 	for _, hs := range h.Series {
 		if hs.flagged() || hs.headline() {

@@ -23,7 +23,7 @@ type Series struct {
 	Name  string
 	Color int       // index into the palette: the configuration's position, the same in every chart
 	X, Y  []float64 // a NaN in Y is no value: the line has a gap there
-	// Marks draws each point as a ring, with no line: points marked on other series' lines
+	// Marks draws each point as a large dot, with no line: points marked on other series' lines
 	// (the history's regressions).
 	Marks bool
 }
@@ -163,12 +163,12 @@ func lineStyle(s Series) draw.LineStyle {
 	return draw.LineStyle{Color: rgba(s.Color), Width: vg.Points(1.25)}
 }
 
-// markStyle is the ring of a Marks series' points.
+// markStyle is the dot of a Marks series' points.
 func markStyle(s Series) draw.GlyphStyle {
-	return draw.GlyphStyle{Color: rgba(s.Color), Radius: vg.Points(4), Shape: draw.RingGlyph{}}
+	return draw.GlyphStyle{Color: rgba(s.Color), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
 }
 
-// legendThumb is a series' sample in the legend: its line, or its ring.
+// legendThumb is a series' sample in the legend: its line, or its dot.
 func legendThumb(s Series) plot.Thumbnailer {
 	if s.Marks {
 		return &plotter.Scatter{GlyphStyle: markStyle(s)}
@@ -177,7 +177,7 @@ func legendThumb(s Series) plot.Thumbnailer {
 }
 
 // addSeries adds a series' segments to the plot: lines, and a dot for a lone point between
-// gaps so it is not lost (a ring at every point for Marks). It returns the span of the points
+// gaps so it is not lost (a large dot at every point for Marks). It returns the span of the points
 // drawn.
 func addSeries(p *plot.Plot, s Series, logY bool) (span, error) {
 	style := lineStyle(s)
