@@ -20,6 +20,7 @@ import (
 func newReportCmd(stdout io.Writer) *cobra.Command {
 	var o report.Options
 	var out string
+	var hf historyFlags
 	cmd := &cobra.Command{
 		Use:   "report RUN_DIR...",
 		Short: "Write the HTML report of one or more runs of one workload, and its tables as markdown",
@@ -27,7 +28,9 @@ func newReportCmd(stdout io.Writer) *cobra.Command {
 open it) and the same tables as markdown (report.md) from the results of one or more runs.
 Several run directories of one workload combine into one report, each configuration labelled by
 its run directory and its name. The relative tables divide by the base configuration (--base,
-default the first); --ratio shows the second run's rates as a percentage of the first's.`,
+default the first); --ratio shows the second run's rates as a percentage of the first's.
+--history judges many runs of the same configurations on one host (nightly runs): one series
+per configuration, step and metric, each run compared with the runs before it.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("report needs at least one run directory (results/<run>)")
@@ -35,12 +38,20 @@ default the first); --ratio shows the second run's rates as a percentage of the 
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
+			if hf.on {
+				return writeHistory(stdout, args, out, o, hf)
+			}
+			if hf.failOnRegression {
+				return usagef("--fail-on-regression needs --history")
+			}
 			return writeReport(stdout, args, out, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Base, "base", "", "configuration the relative tables divide by (label or name; default the first)")
 	cmd.Flags().StringVar(&out, "out", "", "HTML file to write; the markdown goes beside it with .md (default: RUN_DIR/report.html for one run, ./report.html for several)")
 	cmd.Flags().BoolVar(&o.Ratio, "ratio", false, "with two runs: each rate of the second as a percentage of the first's")
+	cmd.Flags().BoolVar(&hf.on, "history", false, "the runs are a history (nightly runs of the same configurations): judge each run against the runs before it (docs/report.md, History)")
+	cmd.Flags().BoolVar(&hf.failOnRegression, "fail-on-regression", false, "with --history: exit 1 when the newest run has a regression")
 	return cmd
 }
 

@@ -23,6 +23,9 @@ type Series struct {
 	Name  string
 	Color int       // index into the palette: the configuration's position, the same in every chart
 	X, Y  []float64 // a NaN in Y is no value: the line has a gap there
+	// Marks draws each point as a large dot, with no line: points marked on other series' lines
+	// (the history's regressions).
+	Marks bool
 }
 
 // Options are a chart's texts and size.
@@ -102,7 +105,7 @@ func Line(series []Series, o Options) ([]byte, error) {
 		}
 		all = all.join(sp)
 		if o.Legend && s.Name != "" {
-			p.Legend.Add(s.Name, &plotter.Line{LineStyle: lineStyle(s)})
+			p.Legend.Add(s.Name, legendThumb(s))
 			entries++
 		}
 	}
@@ -160,14 +163,37 @@ func lineStyle(s Series) draw.LineStyle {
 	return draw.LineStyle{Color: rgba(s.Color), Width: vg.Points(1.25)}
 }
 
+// markStyle is the dot of a Marks series' points.
+func markStyle(s Series) draw.GlyphStyle {
+	return draw.GlyphStyle{Color: rgba(s.Color), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+}
+
+// legendThumb is a series' sample in the legend: its line, or its dot.
+func legendThumb(s Series) plot.Thumbnailer {
+	if s.Marks {
+		return &plotter.Scatter{GlyphStyle: markStyle(s)}
+	}
+	return &plotter.Line{LineStyle: lineStyle(s)}
+}
+
 // addSeries adds a series' segments to the plot: lines, and a dot for a lone point between
-// gaps so it is not lost. It returns the span of the points drawn.
+// gaps so it is not lost (a large dot at every point for Marks). It returns the span of the points
+// drawn.
 func addSeries(p *plot.Plot, s Series, logY bool) (span, error) {
 	style := lineStyle(s)
 	var sp span
 	for _, seg := range segments(s, logY) {
 		for _, pt := range seg {
 			sp = sp.join(span{1, pt.Y, pt.Y})
+		}
+		if s.Marks {
+			sc, err := plotter.NewScatter(seg)
+			if err != nil {
+				return sp, err
+			}
+			sc.GlyphStyle = markStyle(s)
+			p.Add(sc)
+			continue
 		}
 		if len(seg) == 1 {
 			sc, err := plotter.NewScatter(seg)

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/enginebench/enginebench/internal/numfmt"
+	"github.com/enginebench/enginebench/internal/report"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// historyFlags are report's flags for --history.
+type historyFlags struct {
+	on, failOnRegression bool
+}
+
+// writeHistory reads the run directories (any order), checks the input, and writes the
+// history's page and markdown (default ./report.html); it prints the runs left out, the
+// series without enough history and the newest run's regressions and improvements. With
+// failOnRegression, a regression in the newest run exits 1 once everything is written.
+func writeHistory(stdout io.Writer, dirs []string, out string, o report.Options, hf historyFlags) error {
+	if o.Base != "" || o.Ratio {
+		return usagef("--history judges each configuration against its own runs: --base and --ratio do not apply")
+	}
+	var runs []report.Input
+	for _, d := range dirs {
+		r, err := result.LoadDir(d)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return usagef("%s is not a run directory (no run.json)", d)
+			}
+			return pathError(fmt.Errorf("%s: %w", d, err))
+		}
+		if err := checkRun(r); err != nil {
+			return usagef("%s: %v", filepath.Join(d, "run.json"), err)
+		}
+		runs = append(runs, report.Input{Dir: d, Run: r})
+	}
+	h, err := report.NewHistory(runs, report.HistoryOptions{})
+	if err != nil {
+		return usageError{err}
+	}
+	if out == "" {
+		out = "report.html"
+	}
+	out, md := reportPaths(nil, out)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
+	}
+	if err := result.ProbeWrite(filepath.Dir(out), 0); err != nil {
+		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
+	}
+	page := h.Page()
+	var html bytes.Buffer
+	if err := report.WriteHTML(&html, page); err != nil {
+		return err
+	}
+	if err := result.WriteFile(out, html.Bytes()); err != nil {
+		return err
+	}
+	if err := result.WriteFile(md, []byte(report.MarkdownPage(page))); err != nil {
+		return err
+	}
+	for _, l := range h.Terminal() {
+		fmt.Fprintln(stdout, l)
+	}
+	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, numfmt.Bytes(float64(html.Len())), md)
+	if n := len(h.Regressions()); hf.failOnRegression && n > 0 {
+		return exitError{exitFailed, fmt.Sprintf("%d regressions in the newest run (--fail-on-regression)", n)}
+	}
+	return nil
+}
