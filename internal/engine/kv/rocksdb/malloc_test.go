@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv/malloc"
 )
 
 // TestMallocUnderCap: an engine opened under a memory cap fixes glibc's mmap threshold (a
@@ -25,7 +26,7 @@ func TestMallocUnderCap(t *testing.T) {
 		if (d.stopTrim != nil) != (capBytes > 0) {
 			t.Errorf("cap %d: trimmer running %v", capBytes, d.stopTrim != nil)
 		}
-		if capBytes > 0 && !mmapServed(block) {
+		if capBytes > 0 && !malloc.MmapServed(block) {
 			t.Errorf("cap %d: a %d-byte block after one freed comes from the heap: the mmap threshold is not fixed", capBytes, block)
 		}
 		if err := d.Close(); err != nil {

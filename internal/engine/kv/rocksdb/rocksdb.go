@@ -18,6 +18,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/engine/kv/malloc"
 )
 
 // errClosed is wrapped by the errors of operations on a closed engine.
@@ -73,7 +74,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 		return nil, err
 	}
 	if cfg.MemoryLimit > 0 {
-		if err := tuneMalloc(); err != nil {
+		if err := malloc.Tune(); err != nil {
 			return nil, err
 		}
 	}
@@ -123,7 +124,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	d.Base = kv.NewBase("rocksdb", optionsVersion(cfg.DataDir), c.settings())
 	if cfg.MemoryLimit > 0 {
 		d.stopTrim = make(chan struct{})
-		d.trimDone = startTrimmer(d.stopTrim)
+		d.trimDone = malloc.StartTrimmer(d.stopTrim)
 	}
 	return d, nil
 }
@@ -473,7 +474,7 @@ func (d *db) Stats(context.Context) (map[string]float64, error) {
 		"memtables_all_bytes":      d.intProp("rocksdb.size-all-mem-tables"),
 		"table_readers_bytes":      d.intProp("rocksdb.estimate-table-readers-mem"),
 	}
-	if inUse, free, ok := mallocStats(); ok {
+	if inUse, free, ok := malloc.Stats(); ok {
 		m["malloc_in_use_bytes"], m["malloc_free_bytes"] = inUse, free
 	}
 	for _, line := range strings.Split(d.opts.GetStatisticsString(), "\n") {

@@ -155,6 +155,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/engine/kv/malloc"
 )
 
 // defaultURI is the table of every key outside the declared ranges.
@@ -277,6 +278,10 @@ type db struct {
 	// tables is read by every operation; declare replaces it under declareMu.
 	tables    atomic.Pointer[tables]
 	declareMu sync.Mutex
+	// stopTrim stops the malloc trimmer of an engine under a memory cap (nil without one);
+	// trimDone is closed when it has stopped.
+	stopTrim chan struct{}
+	trimDone <-chan struct{}
 }
 
 // Compile-time checks of the interfaces the engine implements.
@@ -305,6 +310,11 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 		connCfg += ",direct_io=[" + strings.Join(c.directIO, ",") + "]"
 	}
 	connCfg += extensionConfig(c.compression)
+	if cfg.MemoryLimit > 0 {
+		if err := malloc.Tune(); err != nil {
+			return nil, err
+		}
+	}
 	home, ccfg := C.CString(cfg.DataDir), C.CString(connCfg)
 	defer C.free(unsafe.Pointer(home))
 	defer C.free(unsafe.Pointer(ccfg))
@@ -322,6 +332,10 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 		return nil, err
 	}
 	d.put(s)
+	if cfg.MemoryLimit > 0 {
+		d.stopTrim = make(chan struct{})
+		d.trimDone = malloc.StartTrimmer(d.stopTrim)
+	}
 	return d, nil
 }
 
@@ -487,6 +501,10 @@ func (d *db) Close() error {
 		}
 		err := wtErr("close "+d.dir, C.eb_conn_close(d.conn))
 		d.conn = nil
+		if d.stopTrim != nil {
+			close(d.stopTrim)
+			<-d.trimDone
+		}
 		return err
 	})
 }
@@ -778,6 +796,9 @@ func (d *db) Stats(context.Context) (map[string]float64, error) {
 	m := make(map[string]float64, len(statKeys))
 	for i, k := range statKeys {
 		m[k.name] = float64(vals[i])
+	}
+	if inUse, free, ok := malloc.Stats(); ok {
+		m["malloc_in_use_bytes"], m["malloc_free_bytes"] = inUse, free
 	}
 	return m, nil
 }

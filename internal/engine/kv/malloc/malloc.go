@@ -1,6 +1,9 @@
-//go:build rocksdb && cgo && linux
+//go:build cgo && linux
 
-package rocksdb
+// Package malloc tunes glibc's malloc for an embedded engine under a memory cap: the engines
+// written in C and C++ (RocksDB, WiredTiger) allocate through it, in the enginebench process,
+// and by default it keeps what they free resident, charged to the cap (docs/memory.md).
+package malloc
 
 // #include <malloc.h>
 import "C"
@@ -10,7 +13,7 @@ import (
 	"time"
 )
 
-// The glibc malloc tuning of a process that runs RocksDB under a memory cap.
+// The glibc malloc tuning of a process that runs an engine in C or C++ under a memory cap.
 const (
 	// cappedArenas is how many malloc arenas glibc may keep.
 	cappedArenas = 2
@@ -22,14 +25,14 @@ const (
 	trimEvery = 2 * time.Second
 )
 
-// tuneMalloc sets glibc malloc's options for the whole process under a memory cap: two arenas,
+// Tune sets glibc malloc's options for the whole process under a memory cap: two arenas,
 // as RocksDB's own advice for glibc asks (by default each thread may get its own, up to 8 per
-// CPU, and the blocks RocksDB frees stay resident in them), and a fixed mmap threshold, so that
-// RocksDB's large blocks (memtable arena blocks, direct-IO read and write buffers, index and
-// filter blocks) are unmapped when freed instead of left in the heap. Neither is enough alone
+// CPU, and the blocks an engine frees stay resident in them), and a fixed mmap threshold, so that
+// an engine's large blocks (RocksDB's (memtable arena blocks, direct-IO read and write buffers, index and
+// filter blocks; WiredTiger's pages) are unmapped when freed instead of left in the heap. Neither is enough alone
 // (docs/performance.md): the heap also holds the freed pages of the small blocks the block
-// cache evicts, which only malloc_trim returns (trimMalloc).
-func tuneMalloc() error {
+// cache evicts, which only malloc_trim returns (StartTrimmer). It is process-wide, and idempotent.
+func Tune() error {
 	for _, o := range []struct {
 		name       string
 		param, val C.int
@@ -38,7 +41,7 @@ func tuneMalloc() error {
 		{"M_MMAP_THRESHOLD", C.M_MMAP_THRESHOLD, cappedMmapThreshold},
 	} {
 		if C.mallopt(o.param, o.val) != 1 {
-			return fmt.Errorf("rocksdb: mallopt(%s, %d) failed", o.name, o.val)
+			return fmt.Errorf("mallopt(%s, %d) failed", o.name, o.val)
 		}
 	}
 	return nil
@@ -48,8 +51,8 @@ func tuneMalloc() error {
 // (malloc_trim(0)); it reports whether any were.
 func trimMalloc() bool { return C.malloc_trim(0) == 1 }
 
-// startTrimmer calls trimMalloc every trimEvery until stop is closed; done is closed then.
-func startTrimmer(stop <-chan struct{}) (done <-chan struct{}) {
+// StartTrimmer calls trimMalloc every trimEvery until stop is closed; done is closed then.
+func StartTrimmer(stop <-chan struct{}) (done <-chan struct{}) {
 	d := make(chan struct{})
 	go func() {
 		defer close(d)
@@ -67,16 +70,16 @@ func startTrimmer(stop <-chan struct{}) (done <-chan struct{}) {
 	return d
 }
 
-// mallocStats returns the bytes glibc malloc has handed out (heap and mmap blocks) and the free
+// Stats returns the bytes glibc malloc has handed out (heap and mmap blocks) and the free
 // bytes it keeps in its heaps (mallinfo2), for the whole process; ok is true where measured.
-func mallocStats() (inUse, free float64, ok bool) {
+func Stats() (inUse, free float64, ok bool) {
 	mi := C.mallinfo2()
 	return float64(mi.uordblks + mi.hblkhd), float64(mi.fordblks), true
 }
 
-// mmapServed reports whether glibc serves an allocation of size bytes from its own mapping,
-// after one of that size was freed (which raises the threshold unless it was set).
-func mmapServed(size int) bool {
+// MmapServed reports whether glibc serves an allocation of size bytes from its own mapping,
+// after one of that size was freed (which raises the threshold unless it was set). For tests of Tune.
+func MmapServed(size int) bool {
 	C.free(C.malloc(C.size_t(size)))
 	before := C.mallinfo2().hblkhd
 	p := C.malloc(C.size_t(size))
