@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,19 +25,9 @@ func writeHistory(stdout io.Writer, dirs []string, out string, o report.Options,
 	if o.Base != "" || o.Ratio {
 		return usagef("--history judges each configuration against its own runs: --base and --ratio do not apply")
 	}
-	var runs []report.Input
-	for _, d := range dirs {
-		r, err := result.LoadDir(d)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return usagef("%s is not a run directory (no run.json)", d)
-			}
-			return pathError(fmt.Errorf("%s: %w", d, err))
-		}
-		if err := checkRun(r); err != nil {
-			return usagef("%s: %v", filepath.Join(d, "run.json"), err)
-		}
-		runs = append(runs, report.Input{Dir: d, Run: r})
+	runs, err := loadRuns(dirs)
+	if err != nil {
+		return err
 	}
 	h, err := report.NewHistory(runs, report.HistoryOptions{})
 	if err != nil {

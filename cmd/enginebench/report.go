@@ -55,22 +55,31 @@ per configuration, step and metric, each run compared with the runs before it.`,
 	return cmd
 }
 
-// writeReport reads the run directories, checks everything that can be wrong with the input
-// and the output path, then writes the HTML page and its markdown.
-func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) error {
+// loadRuns reads the run directories and checks them: one that is not a run is bad input.
+func loadRuns(dirs []string) ([]report.Input, error) {
 	var runs []report.Input
 	for _, d := range dirs {
 		r, err := result.LoadDir(d)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return usagef("%s is not a run directory (no run.json)", d)
+				return nil, usagef("%s is not a run directory (no run.json)", d)
 			}
-			return pathError(fmt.Errorf("%s: %w", d, err))
+			return nil, pathError(fmt.Errorf("%s: %w", d, err))
 		}
 		if err := checkRun(r); err != nil {
-			return usagef("%s: %v", filepath.Join(d, "run.json"), err)
+			return nil, usagef("%s: %v", filepath.Join(d, "run.json"), err)
 		}
 		runs = append(runs, report.Input{Dir: d, Run: r})
+	}
+	return runs, nil
+}
+
+// writeReport reads the run directories, checks everything that can be wrong with the input
+// and the output path, then writes the HTML page and its markdown.
+func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) error {
+	runs, err := loadRuns(dirs)
+	if err != nil {
+		return err
 	}
 	page, err := report.NewPage(runs, o)
 	if err != nil {
