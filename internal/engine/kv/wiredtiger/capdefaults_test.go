@@ -37,8 +37,8 @@ func TestOpenUnderCapDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st["cache_max_bytes"] != 128<<20 || cd[settingCacheMB] != "128" {
-		t.Errorf("cache: CapDefaults %q MiB, WiredTiger's cache_max_bytes %v, want 128 MiB", cd[settingCacheMB], st["cache_max_bytes"])
+	if st["cache_max_bytes"] != 64<<20 || cd[settingCacheMB] != "64" {
+		t.Errorf("cache: CapDefaults %q MiB, WiredTiger's cache_max_bytes %v, want 64 MiB", cd[settingCacheMB], st["cache_max_bytes"])
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)

@@ -131,12 +131,12 @@ func directIOSetting(v string) ([]string, error) {
 }
 
 // capDefaults returns the settings of the engine under a memory cap of capBytes
-// (engine.Driver.CapDefaults): a cache of half the cap, and the data files and checkpoints
+// (engine.Driver.CapDefaults): a cache of a quarter of the cap, and the data files and checkpoints
 // read and written with O_DIRECT, so that the cache is the only cache of the data; the rest of
 // the cap is the harness's, WiredTiger's own beyond its cache, and the page cache's of the log.
 func capDefaults(capBytes int64) map[string]string {
 	return map[string]string{
-		settingCacheMB:  strconv.FormatInt(engine.CapMiB(capBytes, 2, 1), 10),
+		settingCacheMB:  strconv.FormatInt(engine.CapMiB(capBytes, 4, 1), 10),
 		settingDirectIO: strings.Join(directIOFiles(), ","),
 	}
 }
