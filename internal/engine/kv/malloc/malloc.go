@@ -51,9 +51,10 @@ func Tune() error {
 // (malloc_trim(0)); it reports whether any were.
 func trimMalloc() bool { return C.malloc_trim(0) == 1 }
 
-// StartTrimmer calls trimMalloc every trimEvery until stop is closed; done is closed then.
-func StartTrimmer(stop <-chan struct{}) (done <-chan struct{}) {
-	d := make(chan struct{})
+// StartTrimmer starts a goroutine that calls trimMalloc every trimEvery until the Trimmer's
+// Stop.
+func StartTrimmer() *Trimmer {
+	stop, d := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(d)
 		t := time.NewTicker(trimEvery)
@@ -67,7 +68,7 @@ func StartTrimmer(stop <-chan struct{}) (done <-chan struct{}) {
 			}
 		}
 	}()
-	return d
+	return &Trimmer{stop: stop, done: d}
 }
 
 // Stats returns the bytes glibc malloc has handed out (heap and mmap blocks) and the free

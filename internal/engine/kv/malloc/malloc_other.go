@@ -5,11 +5,11 @@ package malloc
 // Tune does nothing where glibc's malloc does not apply.
 func Tune() error { return nil }
 
-// StartTrimmer does nothing where glibc's malloc does not apply.
-func StartTrimmer(<-chan struct{}) <-chan struct{} {
+// StartTrimmer returns a Trimmer that does nothing where glibc's malloc does not apply.
+func StartTrimmer() *Trimmer {
 	d := make(chan struct{})
 	close(d)
-	return d
+	return &Trimmer{stop: make(chan struct{}), done: d}
 }
 
 // Stats is not measured where glibc's malloc does not apply.

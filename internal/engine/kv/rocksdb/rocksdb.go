@@ -36,10 +36,8 @@ type db struct {
 	cfg   config
 	// Base answers Family, Version and Settings.
 	kv.Base
-	// stopTrim stops the malloc trimmer of an engine under a memory cap (nil without one);
-	// trimDone is closed when it has stopped.
-	stopTrim chan struct{}
-	trimDone <-chan struct{}
+	// trim is the malloc trimmer of an engine under a memory cap (nil without one).
+	trim *malloc.Trimmer
 	// guard keeps Close from freeing the handles under an operation or an iterator.
 	guard kv.Guard
 }
@@ -123,8 +121,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	d.ro = grocksdb.NewDefaultReadOptions()
 	d.Base = kv.NewBase("rocksdb", optionsVersion(cfg.DataDir), c.settings())
 	if cfg.MemoryLimit > 0 {
-		d.stopTrim = make(chan struct{})
-		d.trimDone = malloc.StartTrimmer(d.stopTrim)
+		d.trim = malloc.StartTrimmer()
 	}
 	return d, nil
 }
@@ -189,10 +186,7 @@ func optionsVersion(dir string) string {
 // second time.
 func (d *db) Close() error {
 	return d.guard.Close(d.dir, func() error {
-		if d.stopTrim != nil {
-			close(d.stopTrim)
-			<-d.trimDone
-		}
+		d.trim.Stop()
 		d.rdb.Close()
 		d.free()
 		return nil

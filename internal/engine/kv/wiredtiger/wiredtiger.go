@@ -278,10 +278,8 @@ type db struct {
 	// tables is read by every operation; declare replaces it under declareMu.
 	tables    atomic.Pointer[tables]
 	declareMu sync.Mutex
-	// stopTrim stops the malloc trimmer of an engine under a memory cap (nil without one);
-	// trimDone is closed when it has stopped.
-	stopTrim chan struct{}
-	trimDone <-chan struct{}
+	// trim is the malloc trimmer of an engine under a memory cap (nil without one).
+	trim *malloc.Trimmer
 }
 
 // Compile-time checks of the interfaces the engine implements.
@@ -333,8 +331,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	}
 	d.put(s)
 	if cfg.MemoryLimit > 0 {
-		d.stopTrim = make(chan struct{})
-		d.trimDone = malloc.StartTrimmer(d.stopTrim)
+		d.trim = malloc.StartTrimmer()
 	}
 	return d, nil
 }
@@ -501,10 +498,7 @@ func (d *db) Close() error {
 		}
 		err := wtErr("close "+d.dir, C.eb_conn_close(d.conn))
 		d.conn = nil
-		if d.stopTrim != nil {
-			close(d.stopTrim)
-			<-d.trimDone
-		}
+		d.trim.Stop()
 		return err
 	})
 }
