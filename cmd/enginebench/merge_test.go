@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,17 +62,7 @@ func TestMergeMatchesOneProcess(t *testing.T) {
 	sampleDir := filepath.Join(t.TempDir(), "sample")
 	sampler := startBinary(t, bin, "sample", "--pid", strconv.Itoa(srv.PID()), "--data-dir", srv.DataDir(), "--out", sampleDir)
 	sampler.waitFor(t, "the sampler's first row", func() bool { return len(readSamples(t, sampleDir, false)) > 0 })
-	var runs []*bgRun
-	var outs []string
-	for i := range 2 {
-		args, out := mergeArgs(t, srv, "--shard", fmt.Sprintf("%d/2", i), "--shard-run", "m")
-		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
-	}
-	for i, r := range runs {
-		if code := exitOf(t, r); code != 0 {
-			t.Fatalf("shard %d: exit %d; stderr:\n%s", i, code, r.stderr.String())
-		}
-	}
+	outs := runShards(t, "m", func(shard string) ([]string, string) { return mergeArgs(t, srv, "--shard", shard) })
 	if err := sampler.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"path/filepath"
@@ -13,25 +12,6 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/result"
 )
-
-// runShards runs the two shards of run id whose arguments args(shard) gives, each as a
-// process of the binary, and returns their results directories once both ended ok.
-func runShards(t *testing.T, id string, args func(shard string) ([]string, string)) []string {
-	t.Helper()
-	bin := buildBinary(t)
-	var runs []*bgRun
-	var outs []string
-	for i := range 2 {
-		a, out := args(fmt.Sprintf("%d/2", i))
-		runs, outs = append(runs, startBinary(t, bin, append(a, "--shard-run", id)...)), append(outs, out)
-	}
-	for i, r := range runs {
-		if code := exitOf(t, r); code != 0 {
-			t.Fatalf("shard %d: exit %d; stderr:\n%s", i, code, r.stderr.String())
-		}
-	}
-	return outs
-}
 
 // mergeAndReport merges the shards' directories outs, checks that the report reads the merged
 // run, and returns it and its directory.

@@ -55,18 +55,7 @@ func TestShardsIIBenchMatchOneProcess(t *testing.T) {
 // iiShardsMatch is TestShardsIIBenchMatchOneProcess on the existing server srv of engine eng.
 func iiShardsMatch(t *testing.T, eng string, srv *server.Server) {
 	db := onServer(t, eng, srv)
-	bin := buildBinary(t)
-	var runs []*bgRun
-	var outs []string
-	for i := range 2 {
-		args, out := iiShardArgs(t, eng, srv, "--keep", "--shard", fmt.Sprintf("%d/2", i), "--shard-run", "ii")
-		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
-	}
-	for i, r := range runs {
-		if code := exitOf(t, r); code != 0 {
-			t.Fatalf("shard %d: exit %d; stderr:\n%s", i, code, r.stderr.String())
-		}
-	}
+	outs := runShards(t, "ii", func(shard string) ([]string, string) { return iiShardArgs(t, eng, srv, "--keep", "--shard", shard) })
 	var details []string
 	var units int64
 	for i, out := range outs {

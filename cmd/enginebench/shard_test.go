@@ -183,21 +183,29 @@ func onEachExistingServer(t *testing.T, f func(t *testing.T, eng string, srv *se
 	}
 }
 
-// shardsMatch is TestShardsMatchOneProcess on the existing server srv of engine eng.
-func shardsMatch(t *testing.T, eng string, srv *server.Server) {
-	db := onServer(t, eng, srv)
+// runShards runs the two shards of run id whose arguments args(shard) gives, each as a
+// process of the binary, and returns their results directories once both ended ok.
+func runShards(t *testing.T, id string, args func(shard string) ([]string, string)) []string {
+	t.Helper()
 	bin := buildBinary(t)
 	var runs []*bgRun
 	var outs []string
 	for i := range 2 {
-		args, out := shardArgs(t, eng, srv, "--keep", "--shard", fmt.Sprintf("%d/2", i), "--shard-run", "match")
-		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
+		a, out := args(fmt.Sprintf("%d/2", i))
+		runs, outs = append(runs, startBinary(t, bin, append(a, "--shard-run", id)...)), append(outs, out)
 	}
 	for i, r := range runs {
 		if code := exitOf(t, r); code != 0 {
 			t.Fatalf("shard %d: exit %d; stderr:\n%s", i, code, r.stderr.String())
 		}
 	}
+	return outs
+}
+
+// shardsMatch is TestShardsMatchOneProcess on the existing server srv of engine eng.
+func shardsMatch(t *testing.T, eng string, srv *server.Server) {
+	db := onServer(t, eng, srv)
+	outs := runShards(t, "match", func(shard string) ([]string, string) { return shardArgs(t, eng, srv, "--keep", "--shard", shard) })
 	for i, out := range outs {
 		res := loadRun(t, out)
 		want := &result.Shard{Index: i, Count: 2, Run: "match", Clients: []int{i}, TimeoutSeconds: workload.DefaultShardTimeout.Seconds(), Barrier: workload.BarrierTable}
