@@ -169,6 +169,16 @@ type chartJSON struct {
 // until the page has loaded, and returns what it saw. The window is width pixels wide (0:
 // 1280). The browser is always stopped before Open returns; ctx bounds the whole visit.
 func Open(ctx context.Context, path string, width int) (*Result, error) {
+	return OpenWith(ctx, path, width, nil)
+}
+
+// Act is what a test does in the loaded page before it is measured: chromedp actions run on
+// ctx (mouse events, key presses, its own chromedp.Evaluate probes). An error ends the visit.
+type Act func(ctx context.Context) error
+
+// OpenWith is Open with act (nil: none) run in the page once it has loaded, before the page is
+// measured and its screenshot taken, so that both show the state act left.
+func OpenWith(ctx context.Context, path string, width int, act Act) (*Result, error) {
 	bin := Chromium()
 	if bin == "" {
 		return nil, fmt.Errorf("browsertest: no Chromium installed (apt-get install chromium, or set $CHROMIUM)")
@@ -198,7 +208,7 @@ func Open(ctx context.Context, path string, width int) (*Result, error) {
 	if err := chromedp.Listen(bctx, rec.listen); err != nil {
 		return nil, fmt.Errorf("browsertest: start %s: %w", bin, err)
 	}
-	return visit(bctx, page, rec)
+	return visit(bctx, page, rec, act)
 }
 
 // allocatorOptions are the options of a headless Chromium at bin with its own profile, a
@@ -218,11 +228,16 @@ func allocatorOptions(bin, profile string, width int) []chromedp.ExecAllocatorOp
 	)
 }
 
-// visit loads page in the browser of bctx, measures its charts and warnings and takes the screenshot, and
-// returns them with what rec heard meanwhile.
-func visit(bctx context.Context, page string, rec *recorder) (*Result, error) {
+// visit loads page in the browser of bctx, runs act, measures its charts and warnings and
+// takes the screenshot, and returns them with what rec heard meanwhile.
+func visit(bctx context.Context, page string, rec *recorder, act Act) (*Result, error) {
 	if err := chromedp.Do(bctx, chromedp.Navigate(page)); err != nil {
 		return nil, fmt.Errorf("browsertest: load %s: %w", page, err)
+	}
+	if act != nil {
+		if err := act(bctx); err != nil {
+			return nil, fmt.Errorf("browsertest: in %s: %w", page, err)
+		}
 	}
 	charts, err := chromedp.Run(bctx, chromedp.Evaluate[[]chartJSON](measureCharts))
 	if err != nil {

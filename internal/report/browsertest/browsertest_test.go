@@ -2,11 +2,14 @@ package browsertest
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // needChromium skips the test where no Chromium is installed, except in CI, which installs it.
@@ -151,5 +154,38 @@ func TestWarnings(t *testing.T) {
 	}
 	if h := res.Warnings[1]; h.Width != 0 || h.Height != 0 {
 		t.Errorf("hidden warning has a box: %+v", h)
+	}
+}
+
+// TestOpenWithActs: what the act does in the page (a click that shows a warning) is in what
+// Open measures, and the act's own probe reads the page; an act's error ends the visit.
+func TestOpenWithActs(t *testing.T) {
+	needChromium(t)
+	path := filepath.Join(t.TempDir(), "page.html")
+	page := `<!DOCTYPE html><html><head><meta charset=utf-8><title>t</title></head><body>
+<button id=b onclick="document.getElementById('w').className='warning'">show</button>
+<p id=w style="color:red">hidden until clicked</p></body></html>`
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var before string
+	res, err := OpenWith(ctx, path, 800, func(ctx context.Context) error {
+		var err error
+		if before, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('w').className`)); err != nil {
+			return err
+		}
+		return chromedp.Do(ctx, chromedp.Click("#b"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before != "" || len(res.Warnings) != 1 || res.Warnings[0].Text != "hidden until clicked" {
+		t.Errorf("class before the click %q; warnings after it %+v", before, res.Warnings)
+	}
+	failing := errors.New("the act failed")
+	if _, err := OpenWith(ctx, path, 800, func(context.Context) error { return failing }); !errors.Is(err, failing) {
+		t.Errorf("an act's error: OpenWith returned %v", err)
 	}
 }
