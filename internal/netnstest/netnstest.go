@@ -28,6 +28,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,6 +55,9 @@ type Host struct {
 	// Gateway is this host's address on the pair with the pair's network (198.18.0.1/30): the
 	// address a server listens on for the namespace's processes (server.Options.Listen).
 	Gateway netip.Prefix
+
+	mu      sync.Mutex
+	removed bool // Remove deleted the pair: the slot, its name and link may be another Host's
 }
 
 // Require skips the test when this process cannot make namespaces (not root, no ip(8), or
@@ -210,8 +214,16 @@ func (h *Host) Left() ([]string, error) {
 }
 
 // Remove kills the namespace's processes (and waits until they are gone, bounded), deletes the
-// namespace, then the veth pair, which is the slot's claim. It is safe to call more than once.
+// namespace, then the veth pair, which is the slot's claim. It is safe to call more than once:
+// once the pair is gone, the slot is free, and a Host that New makes next in this process may
+// have the same name and link; a later Remove of this Host then does nothing, or it would kill
+// that Host's processes and cut its pair.
 func (h *Host) Remove() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.removed {
+		return nil
+	}
 	var errs []error
 	if err := h.killAll(); err != nil {
 		errs = append(errs, err)
@@ -222,6 +234,8 @@ func (h *Host) Remove() error {
 	// The namespace's end takes the pair with it, but not at once: it may be gone, or going.
 	if err := ip("link", "del", h.Link); err != nil && !gone(err) {
 		errs = append(errs, err)
+	} else {
+		h.removed = true
 	}
 	return errors.Join(errs...)
 }

@@ -106,6 +106,39 @@ func TestRemoveLeavesNothing(t *testing.T) {
 	}
 }
 
+// A removed Host frees its slot, and the next New of this process may take it, with the same
+// name and link: removing the first Host again (as its test's cleanup does after an explicit
+// Remove) must leave the new one's process running and its pair in place.
+func TestRemoveAgainLeavesSlotsNextOwner(t *testing.T) {
+	first := New(t)
+	if err := first.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	next := New(t)
+	if next.Name != first.Name {
+		t.Skipf("another test took slot %s meanwhile; the next Host is %s", first.Link, next.Name)
+	}
+	sleep := next.Command("sleep", "600")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
+	testwait.Until(t, "sleep to be in the namespace", time.Minute, func() bool {
+		pids, err := next.Processes()
+		return err == nil && slices.Contains(pids, sleep.Process.Pid)
+	})
+	if err := first.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	pids, err := next.Processes()
+	if err != nil || !slices.Contains(pids, sleep.Process.Pid) {
+		t.Errorf("the next Host's process %d after the first Host's second Remove: in %v (%v)", sleep.Process.Pid, pids, err)
+	}
+	if left, err := next.Left(); err != nil || len(left) != 2 {
+		t.Errorf("the next Host after the first Host's second Remove: %v (%v), want its namespace and link", left, err)
+	}
+}
+
 // New removes a Host left behind by a test process that has ended, and not one of a process
 // that runs.
 func TestNewRemovesLeftovers(t *testing.T) {
