@@ -82,7 +82,12 @@ func (h *History) methodText() string {
 // newest run's verdict of every series, and the charts.
 func (h *History) section(configs []string) Section {
 	s := Section{ID: "history", Title: "History"}
-	s.Blocks = append(s.Blocks, Block{Text: h.methodText()}, Block{Table: h.flaggedTable()})
+	s.Blocks = append(s.Blocks, Block{Text: h.methodText()})
+	if flagged := h.flaggedTable(); len(flagged.Rows) > 0 {
+		s.Blocks = append(s.Blocks, Block{Table: flagged})
+	} else {
+		s.Blocks = append(s.Blocks, Block{Text: noneFlagged})
+	}
 	if short := h.shortTable(); len(short.Rows) > 0 {
 		s.Blocks = append(s.Blocks, Block{Table: short})
 	}
@@ -99,6 +104,9 @@ func (h *History) section(configs []string) Section {
 	}
 	return s
 }
+
+// noneFlagged stands for the table of regressions and improvements when no run is flagged.
+const noneFlagged = "Regressions and improvements: none flagged in any run."
 
 // colourOf is the palette index of a configuration: its place among configs.
 func colourOf(configs []string, name string) int {
@@ -256,7 +264,7 @@ func (h *History) chart(hs *HistorySeries, colour int) Chart {
 		series = append(series, chart.Series{Name: VerdictImprovement, Color: improvementColour, X: x, Y: imp, Marks: true})
 	}
 	return Chart{ID: chartID("history", hs.Config, hs.Step, hs.Metric), Series: series,
-		Options: chart.Options{Title: hs.Config + " " + hs.Step + ": " + hs.Metric, XLabel: "run (oldest first)", YLabel: hs.Metric, Legend: true}}
+		Options: chart.Options{Title: hs.Config + " " + hs.Step + ": " + hs.Metric, XLabel: "run (oldest first)", YLabel: hs.Metric, Legend: true, WholeX: true}}
 }
 
 // hasValue reports whether vs holds any value that is not NaN.

@@ -34,6 +34,8 @@ type Options struct {
 	LogY                  bool // log scale on y; values <= 0 are left out (gaps)
 	Legend                bool // draw a legend of the series names (line charts)
 	Width, Height         int  // CSS pixels; 0 means the defaults 560 x 280
+	// WholeX says that x counts (runs, levels): its ticks are whole numbers only.
+	WholeX bool
 }
 
 // Default size of a chart in CSS pixels.
@@ -72,6 +74,9 @@ func newPlot(o Options, vertical bool) *plot.Plot {
 		a.Label.TextStyle.Font = font.From(sans, 10)
 		a.Tick.Label.Font = font.From(sans, 9)
 		a.Tick.Marker = compactTicks{}
+	}
+	if o.WholeX {
+		p.X.Tick.Marker = wholeTicks{}
 	}
 	p.X.Label.Text = o.XLabel
 	p.Y.Label.Text = o.YLabel
@@ -392,6 +397,33 @@ func (t compactTicks) Ticks(lo, hi float64) []plot.Tick {
 		out = append(out, tk)
 	}
 	return out
+}
+
+// wholeTicks label whole numbers only, about five of them, 1, 2 or 5 times a power of ten apart.
+type wholeTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
+	if hi-lo > 1e4 {
+		return compactTicks{}.Ticks(lo, hi)
+	}
+	step := 1.0
+	for _, m := range []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000} {
+		if step = m; (hi-lo)/m <= 6 {
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(lo); v <= hi; v++ {
+		tk := plot.Tick{Value: v}
+		if math.Mod(v, step) == 0 {
+			tk.Label = numfmt.Count(v)
+		}
+		if tk.Label != "" || step <= 10 {
+			ticks = append(ticks, tk)
+		}
+	}
+	return ticks
 }
 
 // Downsample returns x, y reduced to at most limit points: the points are cut into limit/2

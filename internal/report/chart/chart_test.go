@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -561,6 +562,32 @@ func TestRoundPath(t *testing.T) {
 		end := out[len(out)-1].Pos
 		if curves != c.wantCurves || float64(end.X) != c.wantEndX || float64(end.Y) != c.wantEndY {
 			t.Errorf("%s: %d curves ending at %v, want %d ending at (%v, %v)", c.name, curves, end, c.wantCurves, c.wantEndX, c.wantEndY)
+		}
+	}
+}
+
+// TestWholeTicks: an axis of counts (runs 1 to 18) is labelled at whole numbers only, about
+// five of them, with a tick at each whole number between; a short axis labels each.
+func TestWholeTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		labels []string
+	}{
+		{0.6, 18.4, []string{"5", "10", "15"}},
+		{0.9, 3.1, []string{"1", "2", "3"}},
+		{1, 120, []string{"20", "40", "60", "80", "100", "120"}},
+	} {
+		var labels []string
+		for _, tk := range (wholeTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Value != math.Trunc(tk.Value) || tk.Value < c.lo || tk.Value > c.hi {
+				t.Errorf("%v..%v: tick at %v", c.lo, c.hi, tk.Value)
+			}
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if !slices.Equal(labels, c.labels) {
+			t.Errorf("%v..%v: labels %v, want %v", c.lo, c.hi, labels, c.labels)
 		}
 	}
 }

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/enginebench/enginebench/internal/report/browsertest"
+)
+
+// openPage writes p's HTML and opens it in headless Chromium at 1280 pixels, running act (nil:
+// none) first; it fails the test on a console error or a network request, and keeps the
+// screenshot as name.png in $ENGINEBENCH_SCREENSHOTS when that is set.
+func openPage(t *testing.T, p *Page, name string, act browsertest.Act) *browsertest.Result {
+	t.Helper()
+	if browsertest.Chromium() == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no Chromium: CI installs Debian's chromium package (.ci/run)")
+		}
+		t.Skip("no Chromium installed (apt-get install chromium)")
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(f, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := browsertest.OpenWith(ctx, path, 1280, act)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
+		t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
+	}
+	if dir := os.Getenv("ENGINEBENCH_SCREENSHOTS"); dir != "" {
+		os.WriteFile(filepath.Join(dir, name+".png"), res.Screenshot, 0o644)
+	}
+	return res
+}
+
+// tableText returns an act that reads, into out, the text as shown (innerText: cells
+// tab-separated, rows on lines; nothing of a hidden table) of the table captioned caption, ""
+// when there is none.
+func tableText(caption string, out *string) browsertest.Act {
+	return func(ctx context.Context) error {
+		var err error
+		*out, err = chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+  for (const c of document.querySelectorAll("table caption")) {
+    if (c.textContent === `+strconv.Quote(caption)+`) return c.parentElement.innerText;
+  }
+  return "";
+})()`))
+		return err
+	}
+}
+
+// TestHistoryInBrowser opens the history page of nightly runs with a step change (a's rate
+// down 20% and its cpupq up 30% at night 14, b's rate up 20%) in headless Chromium: its charts
+// are drawn, each in its configuration's colour with the regression and improvement marks in
+// theirs, the verdicts are painted red and green, and the flagged table is shown.
+func TestHistoryInBrowser(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	h, err := NewHistory(historyRuns(18, func(c string, i int) nightly {
+		rate, cpu := 10000.0, 50.0
+		if i >= 14 {
+			switch c {
+			case "a":
+				rate, cpu = 8000, 65
+			case "b":
+				rate = 12000
+			}
+		}
+		return nightly{noisy(rng, rate, 2), noisy(rng, 900, 2), noisy(rng, cpu, 2)}
+	}), HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := h.Page()
+	var flagged string
+	res := openPage(t, p, "history", tableText("Regressions and improvements", &flagged))
+	checkCharts(t, p, res)
+	for _, want := range []struct{ id string }{{"history-a-l_i1-insert_per_sec"}, {"history-a-l_i1-cpupq"}, {"history-b-l_i1-insert_per_sec"}} {
+		found := false
+		for _, c := range res.Charts {
+			found = found || c.ID == want.id
+		}
+		if !found {
+			t.Errorf("no chart %s in the page", want.id)
+		}
+	}
+	for class, want := range map[string]string{ClassBad: "rgb(248, 196, 196)", ClassGood: "rgb(201, 235, 201)"} {
+		if got := res.CellBackgrounds[class]; len(got) != 1 || got[want] == 0 {
+			t.Errorf("verdict cells of class %q painted %v, want %s", class, got, want)
+		}
+	}
+	for _, want := range []string{"Regressions and improvements", "15 night14", "regression", "improvement"} {
+		if !strings.Contains(flagged, want) {
+			t.Errorf("the flagged table as shown lacks %q:\n%s", want, flagged)
+		}
+	}
+	if res.Width != 1280 || res.Height < 900 {
+		t.Errorf("screenshot %dx%d", res.Width, res.Height)
+	}
+}
+
+// TestHistoryNotEnoughInBrowser: three runs are not enough to judge; the page says so in a
+// table that is shown, and draws the headline charts still.
+func TestHistoryNotEnoughInBrowser(t *testing.T) {
+	h, err := NewHistory(historyRuns(3, func(c string, i int) nightly { return nightly{1000 * float64(i+1), 900, 50} }), HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := h.Page()
+	var short, body string
+	res := openPage(t, p, "history-short", func(ctx context.Context) error {
+		if err := tableText("Not enough history", &short)(ctx); err != nil {
+			return err
+		}
+		var err error
+		body, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		return err
+	})
+	checkCharts(t, p, res)
+	if !strings.Contains(body, noneFlagged) {
+		t.Errorf("the page does not say %q", noneFlagged)
+	}
+	if !strings.Contains(short, "Not enough history") || !strings.Contains(short, "a\tl.i1\t3") {
+		t.Errorf("the page does not show the table of series without enough history:\n%s", short)
+	}
+	if len(res.CellBackgrounds[ClassBad]) > 0 || len(res.CellBackgrounds[ClassGood]) > 0 {
+		t.Errorf("verdicts painted with three runs: %v", res.CellBackgrounds)
+	}
+}
