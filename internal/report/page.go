@@ -50,6 +50,8 @@ type Chart struct {
 	Series []chart.Series
 	Bars   *Bars
 	Levels []chart.LevelSeries
+	// Box makes a box chart of latency, a row per configuration (box.go).
+	Box []chart.BoxRow
 }
 
 // Bars is a bar chart's data: one bar per label, a NaN value missing.
