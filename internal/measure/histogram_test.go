@@ -375,7 +375,7 @@ func TestSummarizeQuartiles(t *testing.T) {
 	}{
 		{"1..1000us", seq(1000, 1000, 1000), 250, 750},
 		{"sub-microsecond exact", seq(1, 1, 1000), 0.25, 0.75},
-		{"three quarters fast", append(append(seq(int64(time.Millisecond), 0, 750), seq(int64(time.Second), 0, 250)...)), 1000, 1000},
+		{"three quarters fast", append(seq(int64(time.Millisecond), 0, 750), seq(int64(time.Second), 0, 250)...), 1000, 1000},
 		{"a quarter fast", append(seq(int64(time.Millisecond), 0, 250), seq(int64(time.Second), 0, 750)...), 1000, 1e6},
 	}
 	for _, tt := range tests {

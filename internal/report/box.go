@@ -8,18 +8,26 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 )
 
-// boxBlock is the box view of a step's latency: for each operation, a box chart of its service
-// time with a row per configuration, and one of its response time when a configuration measured
-// one (an open-loop writer's, from when each operation was due).
-func boxBlock(r *result.Run, step string) Block {
-	var charts []Chart
+// boxBlocks are the box view of a step's latency: for each operation, a box chart of its
+// service time with a row per configuration, and one of its response time when a configuration
+// measured one (an open-loop writer's, from when each operation was due). The charts are one
+// row of charts, or a row per operation when the step has response times, so that each op's
+// two charts sit side by side.
+func boxBlocks(r *result.Run, step string) []Block {
+	var out []Block
+	all := Block{}
 	for _, op := range stepOps(r, step) {
-		charts = append(charts, boxChart(r, step, op, false))
+		b := Block{Charts: []Chart{boxChart(r, step, op, false)}}
 		if hasResponseLatency(r, step, op) {
-			charts = append(charts, boxChart(r, step, op, true))
+			b.Charts = append(b.Charts, boxChart(r, step, op, true))
 		}
+		out = append(out, b)
+		all.Charts = append(all.Charts, b.Charts...)
 	}
-	return Block{Charts: charts}
+	if len(all.Charts) == len(out) { // no response times
+		return []Block{all}
+	}
+	return out
 }
 
 // boxChart is the box chart of op's service time in the step (its response time with rt).

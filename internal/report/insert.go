@@ -251,7 +251,7 @@ func stepSection(r *result.Run, base, step string, sp spreads) Section {
 		distributionTable(r, step), percentileTable(r, step)}) {
 		sec.Blocks = append(sec.Blocks, Block{Table: &t})
 	}
-	sec.Blocks = append(sec.Blocks, boxBlock(r, step))
+	sec.Blocks = append(sec.Blocks, boxBlocks(r, step)...)
 	for _, op := range stepOps(r, step) {
 		sec.Blocks = append(sec.Blocks, Block{Charts: opCharts(r, step, op)})
 	}

@@ -28,7 +28,7 @@ func linkBenchSections(r *result.Run, p *Page) []Section {
 		lat.Blocks = append(lat.Blocks, Block{Table: &t})
 	}
 	for _, n := range latencyIntervals(r) {
-		lat.Blocks = append(lat.Blocks, boxBlock(r, n))
+		lat.Blocks = append(lat.Blocks, boxBlocks(r, n)...)
 	}
 	out := []Section{sum, lat}
 	if c := capacitySection(r); c != nil {
@@ -58,7 +58,7 @@ func iiBenchSections(r *result.Run, p *Page) []Section {
 	for _, t := range nonEmpty([]Table{ibLatency(r), ibPerOp(r)}) {
 		lat.Blocks = append(lat.Blocks, Block{Table: &t})
 	}
-	lat.Blocks = append(lat.Blocks, boxBlock(r, ibStep))
+	lat.Blocks = append(lat.Blocks, boxBlocks(r, ibStep)...)
 	for _, op := range stepOps(r, ibStep) {
 		lat.Blocks = append(lat.Blocks, Block{Charts: opCharts(r, ibStep, op)})
 	}

@@ -56,7 +56,8 @@ func Box(rows []BoxRow, o Options) ([]byte, error) {
 	p.Y.Min, p.Y.Max = -0.6, float64(len(rows))-0.4+boxLegendRows
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = msTicks{}
-	p.X.Min, p.X.Max = lo/1.6, hi*1.6
+	// Whole decades, so both ends of the axis are labelled.
+	p.X.Min, p.X.Max = math.Pow(10, math.Floor(math.Log10(lo/1.2))), math.Pow(10, math.Ceil(math.Log10(hi*1.2)))
 	if p.X.Label.Text == "" {
 		p.X.Label.Text = "ms (log scale)"
 	}
@@ -82,15 +83,29 @@ func (r BoxRow) values() []float64 { return []float64{r.P25, r.P50, r.P75, r.P99
 // drawable reports whether a value can be drawn on the log axis.
 func drawable(v float64) bool { return finite(v) && v > 0 }
 
-// msTicks are the log axis's ticks labelled as plain numbers of ms (0.01, 1, 1000).
+// msTicks are the log axis's ticks: each power of ten labelled as a plain number of ms (0.01,
+// 1, 1000), 2 and 5 times it too within two decades, and a tick at each multiple between.
+// (gonum's LogTicks starts a decade late when log10 of the low end rounds above a whole number.)
 type msTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (msTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := compactTicks{log: true}.Ticks(lo, hi)
-	for i, tk := range ticks {
-		if tk.Label != "" {
-			ticks[i].Label = numfmt.Num(tk.Value)
+	var ticks []plot.Tick
+	if !(lo > 0 && hi > lo) {
+		return nil
+	}
+	few := hi/lo < 100+1e-9
+	for e := int(math.Floor(math.Log10(lo) + 1e-9)); math.Pow10(e) <= hi*(1+1e-9); e++ {
+		for m := 1; m < 10; m++ {
+			v := float64(m) * math.Pow10(e)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			tk := plot.Tick{Value: v}
+			if m == 1 || few && (m == 2 || m == 5) {
+				tk.Label = numfmt.Num(v)
+			}
+			ticks = append(ticks, tk)
 		}
 	}
 	return ticks

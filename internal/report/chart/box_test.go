@@ -172,3 +172,32 @@ func TestBoxManyAndNone(t *testing.T) {
 		}
 	}
 }
+
+// The axis labels every power of ten from end to end (gonum's LogTicks would start at 1 for
+// 0.1), and 2 and 5 times them within two decades.
+func TestMsTicks(t *testing.T) {
+	for _, tt := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{0.1, 1000, []string{"0.1", "1", "10", "100", "1000"}},
+		{0.001, 1, []string{"0.001", "0.01", "0.1", "1"}},
+		{1, 100, []string{"1", "2", "5", "10", "20", "50", "100"}},
+	} {
+		var got []string
+		minor := 0
+		for _, tk := range (msTicks{}).Ticks(tt.lo, tt.hi) {
+			if tk.Value < tt.lo*(1-1e-9) || tk.Value > tt.hi*(1+1e-9) {
+				t.Errorf("%v..%v: tick %v outside", tt.lo, tt.hi, tk.Value)
+			}
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			} else {
+				minor++
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") || minor == 0 {
+			t.Errorf("%v..%v: labels %q and %d minor ticks, want %q and some", tt.lo, tt.hi, got, minor, tt.want)
+		}
+	}
+}
