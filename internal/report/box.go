@@ -8,6 +8,9 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 )
 
+// quartileLegend explains the p25 and p75 columns and the box view.
+const quartileLegend = "p25, p75: the quartiles of the service time (a quarter of the operations took at most p25, three quarters at most p75), the last columns of the latency tables; \"-\" in runs made before they were measured. The page's box charts draw each operation's latency per configuration: the box from p25 to p75, the black line at p50, the whisker to p99, the diamond at max, on a log axis (docs/report.md, Box view of latency)."
+
 // boxBlocks are the box view of a step's latency: for each operation, a box chart of its
 // service time with a row per configuration, and one of its response time when a configuration
 // measured one (an open-loop writer's, from when each operation was due). The charts are one

@@ -122,6 +122,7 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 		s = buildInsert(r, sp)
 	}
 	s.Legend = append(s.Legend, repeatLegend(sp)...)
+	s.Legend = append(s.Legend, quartileLegend)
 	p.Sections = append(p.Sections, metadataSection(runs, r))
 	p.Legend = append(colourLegend(), s.Legend...)
 	if len(sp) > 0 {

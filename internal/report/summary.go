@@ -58,6 +58,7 @@ func Build(r *result.Run) Summary {
 		s = buildInsert(r, sp)
 	}
 	s.Legend = append(s.Legend, repeatLegend(sp)...)
+	s.Legend = append(s.Legend, quartileLegend)
 	return s
 }
 
