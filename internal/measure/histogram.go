@@ -109,9 +109,9 @@ func percentileRank(p float64, total int64) int64 {
 // Us converts nanoseconds to microseconds.
 func Us(ns int64) float64 { return float64(ns) / 1e3 }
 
-// Summarize returns h's percentiles, max and mean in microseconds and the share of values at
-// or below each of result.BucketBoundsUs. An empty (or nil) histogram gives a zero Latency
-// without buckets.
+// Summarize returns h's percentiles (the quartiles too), max and mean in microseconds and the
+// share of values at or below each of result.BucketBoundsUs. An empty (or nil) histogram gives
+// a zero Latency without quartiles or buckets.
 func Summarize(h *Histogram) result.Latency {
 	if h == nil || h.Count() == 0 {
 		return result.Latency{}
@@ -124,6 +124,8 @@ func Summarize(h *Histogram) result.Latency {
 		Max:  Us(h.r.max),
 		Mean: h.Mean() / 1e3,
 	}
+	p25, p75 := Us(h.ValueAtPercentile(25)), Us(h.ValueAtPercentile(75))
+	l.P25, l.P75 = &p25, &p75
 	l.Buckets = buckets(h)
 	return l
 }

@@ -218,6 +218,8 @@ func hdrSummary(values []int64) result.Latency {
 	pct := func(p float64) float64 { return Us(min(h.ValueAtPercentile(p), maxNs)) }
 	l := result.Latency{P50: pct(50), P90: pct(90), P99: pct(99), P999: pct(99.9), Max: Us(maxNs),
 		Mean: float64(sum) / float64(len(values)) / 1e3}
+	p25, p75 := pct(25), pct(75)
+	l.P25, l.P75 = &p25, &p75
 	bounds := result.BucketBoundsUs
 	l.Buckets = make([]float64, len(bounds))
 	var n int64
@@ -360,5 +362,46 @@ func TestRecordNIsNRecords(t *testing.T) {
 	})
 	if bins != 7 || total != a.Count() { // 123456 and 123457 share a bin
 		t.Errorf("EachBin: %d bins of %d values, want 7 of %d", bins, total, a.Count())
+	}
+}
+
+// The quartiles come from the same histogram as the other percentiles: p25 and p75 of known
+// values, none of an empty histogram, and p25 <= p50 <= p75 <= p99 on a long-tailed sample.
+func TestSummarizeQuartiles(t *testing.T) {
+	tests := []struct {
+		name     string
+		values   []int64 // ns
+		p25, p75 float64 // us
+	}{
+		{"1..1000us", seq(1000, 1000, 1000), 250, 750},
+		{"sub-microsecond exact", seq(1, 1, 1000), 0.25, 0.75},
+		{"three quarters fast", append(seq(int64(time.Millisecond), 0, 750), seq(int64(time.Second), 0, 250)...), 1000, 1000},
+		{"a quarter fast", append(seq(int64(time.Millisecond), 0, 250), seq(int64(time.Second), 0, 750)...), 1000, 1e6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := NewHistogram()
+			for _, v := range tt.values {
+				h.Record(v)
+			}
+			got := Summarize(h)
+			if got.P25 == nil || got.P75 == nil {
+				t.Fatalf("no quartiles: %+v", got)
+			}
+			if !near(*got.P25, tt.p25) || !near(*got.P75, tt.p75) {
+				t.Errorf("p25 %v p75 %v us, want %v and %v", *got.P25, *got.P75, tt.p25, tt.p75)
+			}
+		})
+	}
+	if got := Summarize(NewHistogram()); got.P25 != nil || got.P75 != nil {
+		t.Errorf("empty histogram has quartiles %v %v", got.P25, got.P75)
+	}
+	h := NewHistogram()
+	for _, v := range logNormal(rand.New(rand.NewPCG(3, 4)), 10000) {
+		h.Record(v)
+	}
+	l := Summarize(h)
+	if !(*l.P25 <= l.P50 && l.P50 <= *l.P75 && *l.P75 <= l.P99 && l.P99 <= l.Max) || *l.P25 >= *l.P75 {
+		t.Errorf("quartiles out of order: p25 %v p50 %v p75 %v p99 %v max %v", *l.P25, l.P50, *l.P75, l.P99, l.Max)
 	}
 }

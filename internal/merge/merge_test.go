@@ -207,6 +207,7 @@ func TestMergeShardsLoggedByTheLibrary(t *testing.T) {
 				t.Errorf("%s p%v: merged %vus, the library's merge %vus", key, c.p, c.got, want)
 			}
 		}
+		checkQuartiles(t, key, l, lib, maxNs)
 		checkMergedLog(t, out.Path(), op, tag, lib)
 	}
 	checkSeconds(t, st, a, b)
@@ -220,6 +221,21 @@ func TestMergeShardsLoggedByTheLibrary(t *testing.T) {
 		t.Errorf("verify %+v", v)
 	}
 	checkUsage(t, st)
+}
+
+// checkQuartiles checks a merged latency's p25 and p75 (the report's box): those of one
+// histogram of all the shards' values, lib.
+func checkQuartiles(t *testing.T, key string, l result.Latency, lib *hdrhistogram.Histogram, maxNs int64) {
+	t.Helper()
+	if l.P25 == nil || l.P75 == nil {
+		t.Errorf("%s: merged without p25 and p75", key)
+		return
+	}
+	for _, c := range []struct{ p, got float64 }{{25, *l.P25}, {75, *l.P75}} {
+		if want := measure.Us(min(lib.ValueAtPercentile(c.p), maxNs)); c.got != want {
+			t.Errorf("%s p%v: merged %vus, one histogram of all values %vus", key, c.p, c.got, want)
+		}
+	}
 }
 
 // checkMergedLog reads the merged log of op with hdrhistogram-go's reader: its lines of tag

@@ -168,11 +168,11 @@ func (p *periods) maxUs(st *result.Step, name string, from, to int) float64 {
 	return m
 }
 
-// capLatency summarizes h without the distribution buckets (as a period's latencies are),
-// its percentiles and maximum at most maxUs.
+// capLatency summarizes h without the distribution buckets and the quartiles (as a period's
+// latencies are), its percentiles and maximum at most maxUs.
 func capLatency(h *measure.Histogram, maxUs float64) result.Latency {
 	l := measure.Summarize(h)
-	l.Buckets = nil
+	l.Buckets, l.P25, l.P75 = nil, nil, nil
 	if h.Count() == 0 || maxUs <= 0 {
 		return l
 	}

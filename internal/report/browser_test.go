@@ -53,6 +53,7 @@ func expectedColours(p *Page) map[string][]int {
 						}
 					}
 				}
+				cols = append(cols, boxColours(c.Box)...)
 				for _, s := range c.Series {
 					for _, y := range s.Y {
 						if !math.IsNaN(y) {

@@ -45,7 +45,7 @@ func metricDirection(name string) (d direction, ok bool) {
 		"wamp", "samp", "dbgb1", "dbgb2", "GB", "load GB", "maxrss_mb", "rss_mb", "rss", "maxrss",
 		"CPU us/insert", "CPU us/query", "reads/query", "KB read/query", "writes/insert", "KB written/insert",
 		// latency and response time (latency_us, response_us), device waits
-		"p50", "p90", "p99", "p99.9", "p999", "max", "mean", "r_await_ms", "w_await_ms", "r_await", "w_await",
+		"p50", "p90", "p99", "p99.9", "p999", "max", "mean", "p25", "p75", "r_await_ms", "w_await_ms", "r_await", "w_await",
 		// seconds, probes, fairness, failures, cost
 		"load s", "probe", "min_trxid_seconds", "fairness", "pct", "errors", "retries", "OOM kills",
 		"run cost", "$ per billion inserts", "per_billion_inserts",

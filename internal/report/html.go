@@ -127,6 +127,8 @@ func drawChart(c Chart) (template.HTML, error) {
 		svg, err = chart.Bar(c.Bars.Labels, c.Bars.Values, c.Bars.Colors, c.Options)
 	case c.Levels != nil:
 		svg, err = chart.Levels(c.Levels, c.Options)
+	case c.Box != nil:
+		svg, err = chart.Box(c.Box, c.Options)
 	default:
 		svg, err = chart.Line(c.Series, c.Options)
 	}

@@ -318,7 +318,7 @@ func ibCost(r *result.Run) Table {
 // ibLatency is the latency of each operation of each configuration's run.
 func ibLatency(r *result.Run) Table {
 	t := Table{Title: "Latency per operation", Header: []string{"config", "op", "count", "ops/s",
-		"p50", "p90", "p99", "p99.9", "max", "mean", "errors", "rows", "rt p99", "rt max"}}
+		"p50", "p90", "p99", "p99.9", "max", "mean", "errors", "rows", "rt p99", "rt max", "p25", "p75"}}
 	for _, c := range r.Configs {
 		s := findStep(c, ibStep)
 		if s == nil {
@@ -339,7 +339,8 @@ func ibLatency(r *result.Run) Table {
 				rows = fmt.Sprint(op.Found)
 			}
 			row = append(row, fmt.Sprint(op.Errors), rows)
-			t.Rows = append(t.Rows, append(row, responseCells(op)[1:]...)) // rt p99, rt max
+			row = append(row, responseCells(op)[1:]...) // rt p99, rt max
+			t.Rows = append(t.Rows, append(row, quartileCells(op)...))
 		}
 	}
 	return t

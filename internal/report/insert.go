@@ -251,6 +251,7 @@ func stepSection(r *result.Run, base, step string, sp spreads) Section {
 		distributionTable(r, step), percentileTable(r, step)}) {
 		sec.Blocks = append(sec.Blocks, Block{Table: &t})
 	}
+	sec.Blocks = append(sec.Blocks, boxBlocks(r, step)...)
 	for _, op := range stepOps(r, step) {
 		sec.Blocks = append(sec.Blocks, Block{Charts: opCharts(r, step, op)})
 	}
@@ -390,12 +391,12 @@ func pct(share float64) string {
 // percentileTable shows a step's latency percentiles per configuration and operation.
 func percentileTable(r *result.Run, step string) Table {
 	t := Table{Title: step + ": latency percentiles", Header: []string{"config", "op", "count", "ops/s",
-		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p50", "rt p99", "rt max"}}
+		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p50", "rt p99", "rt max", "p25", "p75"}}
 	for _, o := range stepOpRows(r, step) {
 		op := o.op
 		row := []string{o.config, opLabel(o.name, op), strconv.FormatInt(op.Count, 10), numfmt.Num(op.PerSec)}
 		row = append(row, latencyCells(op)...)
-		t.Rows = append(t.Rows, append(row, responseCells(op)...))
+		t.Rows = append(t.Rows, append(append(row, responseCells(op)...), quartileCells(op)...))
 	}
 	return t
 }

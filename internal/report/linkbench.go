@@ -135,13 +135,9 @@ func lbLoad(r *result.Run) Table {
 // maxLatencyIntervals, else the first and the last.
 func lbLatency(r *result.Run) Table {
 	t := Table{Title: "Latency per operation", Header: []string{"config", "step", "op", "count", "ops/s",
-		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p99", "errors", "rows"}}
-	ivs := intervalNames(r)
-	if len(ivs) > maxLatencyIntervals {
-		ivs = []string{ivs[0], ivs[len(ivs)-1]}
-	}
+		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p99", "errors", "rows", "p25", "p75"}}
 	for _, c := range r.Configs {
-		for _, n := range ivs {
+		for _, n := range latencyIntervals(r) {
 			s := findStep(c, n)
 			if s == nil {
 				continue
@@ -156,7 +152,7 @@ func lbLatency(r *result.Run) Table {
 					rows = fmt.Sprint(op.Found)
 				}
 				row = append(row, rt, fmt.Sprint(op.Errors), rows)
-				t.Rows = append(t.Rows, row)
+				t.Rows = append(t.Rows, append(row, quartileCells(op)...))
 			}
 		}
 	}

@@ -50,6 +50,8 @@ type Chart struct {
 	Series []chart.Series
 	Bars   *Bars
 	Levels []chart.LevelSeries
+	// Box makes a box chart of latency, a row per configuration (box.go).
+	Box []chart.BoxRow
 }
 
 // Bars is a bar chart's data: one bar per label, a NaN value missing.
@@ -120,6 +122,7 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 		s = buildInsert(r, sp)
 	}
 	s.Legend = append(s.Legend, repeatLegend(sp)...)
+	s.Legend = append(s.Legend, quartileLegend)
 	p.Sections = append(p.Sections, metadataSection(runs, r))
 	p.Legend = append(colourLegend(), s.Legend...)
 	if len(sp) > 0 {

@@ -60,6 +60,10 @@ func dump(p *Page) string {
 					fmt.Fprintf(&b, "chart %s: bars %q: %s\n", c.ID, c.Options.Title, strings.Join(vals, " "))
 					continue
 				}
+				if c.Box != nil {
+					fmt.Fprintf(&b, "chart %s: box %q: %s\n", c.ID, c.Options.Title, dumpBox(c.Box))
+					continue
+				}
 				var ss []string
 				for _, s := range c.Series {
 					gaps := 0

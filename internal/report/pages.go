@@ -27,6 +27,9 @@ func linkBenchSections(r *result.Run, p *Page) []Section {
 	if t := lbLatency(r); len(t.Rows) > 0 {
 		lat.Blocks = append(lat.Blocks, Block{Table: &t})
 	}
+	for _, n := range latencyIntervals(r) {
+		lat.Blocks = append(lat.Blocks, boxBlocks(r, n)...)
+	}
 	out := []Section{sum, lat}
 	if c := capacitySection(r); c != nil {
 		out = append(out, *c)
@@ -55,6 +58,7 @@ func iiBenchSections(r *result.Run, p *Page) []Section {
 	for _, t := range nonEmpty([]Table{ibLatency(r), ibPerOp(r)}) {
 		lat.Blocks = append(lat.Blocks, Block{Table: &t})
 	}
+	lat.Blocks = append(lat.Blocks, boxBlocks(r, ibStep)...)
 	for _, op := range stepOps(r, ibStep) {
 		lat.Blocks = append(lat.Blocks, Block{Charts: opCharts(r, ibStep, op)})
 	}

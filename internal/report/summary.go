@@ -58,6 +58,7 @@ func Build(r *result.Run) Summary {
 		s = buildInsert(r, sp)
 	}
 	s.Legend = append(s.Legend, repeatLegend(sp)...)
+	s.Legend = append(s.Legend, quartileLegend)
 	return s
 }
 
@@ -275,7 +276,7 @@ func opNames(s result.Step) []string {
 }
 
 func latency(r *result.Run) Table {
-	t := Table{Title: "Latency", Header: []string{"config", "step", "op", "count", "p50", "p99", "max", "rt p99", "rt max"}}
+	t := Table{Title: "Latency", Header: []string{"config", "step", "op", "count", "p50", "p99", "max", "rt p99", "rt max", "p25", "p75"}}
 	for _, c := range r.Configs {
 		for _, s := range c.Steps {
 			for _, name := range opNames(s) {
@@ -286,7 +287,8 @@ func latency(r *result.Run) Table {
 				} else {
 					row = append(row, numfmt.Duration(op.Latency.P50), numfmt.Duration(op.Latency.P99), numfmt.Duration(op.Latency.Max))
 				}
-				t.Rows = append(t.Rows, append(row, responseCells(op)[1:]...)) // rt p99, rt max
+				row = append(row, responseCells(op)[1:]...) // rt p99, rt max
+				t.Rows = append(t.Rows, append(row, quartileCells(op)...))
 			}
 		}
 	}

@@ -210,6 +210,10 @@ type Latency struct {
 	P999 float64 `json:"p999"`
 	Max  float64 `json:"max"`
 	Mean float64 `json:"mean"`
+	// P25 and P75 are the quartiles, the box of the report's box view; nil in runs made before
+	// they were measured, and in the periods' latencies.
+	P25 *float64 `json:"p25,omitempty"`
+	P75 *float64 `json:"p75,omitempty"`
 	// Buckets holds the share of operations (0..1) at or below each bound in BucketBoundsUs.
 	Buckets []float64 `json:"buckets,omitempty"`
 }

@@ -409,10 +409,11 @@ func (st *stepStats) period(now time.Time, periodic bool) {
 	st.prevStart, st.lastPeriod = start, now
 }
 
-// periodLatency summarizes h without the distribution buckets, which a period does not need.
+// periodLatency summarizes h without the distribution buckets and the quartiles, which a
+// period does not need.
 func periodLatency(h *measure.Histogram) result.Latency {
 	l := measure.Summarize(h)
-	l.Buckets = nil
+	l.Buckets, l.P25, l.P75 = nil, nil, nil
 	return l
 }
 

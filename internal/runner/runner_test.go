@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -187,7 +188,7 @@ func TestHistogramsMergeAcrossClients(t *testing.T) {
 		t.Errorf("closed-loop clients have a response time: %+v", *op.Response)
 	}
 	want := measure.Summarize(all)
-	if fmt.Sprint(op.Latency) != fmt.Sprint(want) {
+	if !reflect.DeepEqual(op.Latency, want) {
 		t.Errorf("merged latency\n %+v\nwant\n %+v", op.Latency, want)
 	}
 	if res.Clients != clients {
@@ -912,7 +913,7 @@ func TestTotalOpSumsForegroundOps(t *testing.T) {
 	if tot.Count != 2*perClient || tot.Units != 2*perClient || tot.Found != 3*perClient || tot.Errors != 2 {
 		t.Fatalf("total count %d units %d found %d errors %d", tot.Count, tot.Units, tot.Found, tot.Errors)
 	}
-	if want := measure.Summarize(all); fmt.Sprint(tot.Latency) != fmt.Sprint(want) {
+	if want := measure.Summarize(all); !reflect.DeepEqual(tot.Latency, want) {
 		t.Errorf("total latency\n %+v\nwant\n %+v", tot.Latency, want)
 	}
 	if res.Retries["requests"] != 0 || res.Retries["write"] != perClient {
