@@ -50,6 +50,9 @@ type Chart struct {
 	Series []chart.Series
 	Bars   *Bars
 	Levels []chart.LevelSeries
+	// Sync, for a line chart, makes it interactive (drawn in the browser, interactive.go): the
+	// charts with the same Sync share one cursor and one zoom.
+	Sync string
 }
 
 // Bars is a bar chart's data: one bar per label, a NaN value missing.
