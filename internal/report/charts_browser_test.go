@@ -17,16 +17,6 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 )
 
-// canvasTolerance is how far, in each of red, green and blue, a chart's pixels may be from a
-// palette colour and count as it: 0 in SVG, 3 on canvas (colour conversion's rounding; the
-// palette's colours are further apart than that).
-func canvasTolerance(c browsertest.Chart) int {
-	if c.Canvas {
-		return 3
-	}
-	return 0
-}
-
 // seriesPixels maps each interactive chart's id to, for each of its series (by name), how many
 // pixels of its colour the chart has when that series alone is shown.
 type seriesPixels map[string]map[string]int

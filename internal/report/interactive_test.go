@@ -34,7 +34,7 @@ func TestInteractiveChartData(t *testing.T) {
 		t.Errorf("the title ends the script element: %s", s)
 	}
 	start := strings.Index(s, ">{") + 1
-	raw := s[start : strings.Index(s, "</script>")]
+	raw := s[start:strings.Index(s, "</script>")]
 	for _, want := range []string{`"x":[1.0004,2.0009,3.001]`, `"y":[1234.6,null,959488]`, `"y":[0.00012346,0]`, `"color":"` + chart.Color(12) + `","dash":[6,3]`} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("data %s: no %s", raw, want)
