@@ -20,24 +20,6 @@
   // exact formats a value in the legend: whole numbers from 100 on, else 3 digits.
   const exact = v => Math.abs(v) >= 100 ? Math.round(v).toLocaleString("en-US") : String(+v.toPrecision(3));
 
-  // nearest is series si's value at data index idx of the joined data, or, where the series
-  // has no point at that x (another configuration's x), its point nearest in x within its own
-  // typical spacing; null in a gap, undefined where there is none.
-  const nearest = (u, si, idx, spacing) => {
-    const xs = u.data[0], ys = u.data[si];
-    if (ys[idx] !== undefined) return ys[idx];
-    let best, dist = Infinity;
-    for (const step of [-1, 1]) {
-      for (let j = idx + step; j >= 0 && j < ys.length; j += step) {
-        if (ys[j] === undefined) continue;
-        const d = Math.abs(xs[j] - xs[idx]);
-        if (d < dist) { dist = d; best = ys[j]; }
-        break;
-      }
-    }
-    return dist <= spacing ? best : undefined;
-  };
-
   // spacing is the median distance between a series' consecutive x.
   const spacing = xs => {
     const d = [];
@@ -79,16 +61,16 @@
     const d = JSON.parse(el.querySelector('script[type="application/json"]').textContent);
     const data = uPlot.join(d.series.map(s => [s.x, s.y]), d.series.map(() => [null, 2]));
     const series = [{label: d.xlabel, value: (u, v) => v == null ? "" : exact(v)}];
+    const spacings = [0];
     d.series.forEach((s, k) => {
-      const si = k + 1, sp = spacing(s.x), dots = lone(data[si]);
+      const si = k + 1, dots = lone(data[si]);
+      spacings.push(spacing(s.x));
       series.push({
         label: s.name, stroke: s.color, width: 1.5, dash: s.dash, spanGaps: false,
         points: {size: 6, fill: s.color, show: few, filter: (u, i, show) => show || !dots.length ? null : dots},
-        value: (u, v, i, idx) => {
-          if (idx == null) return ""; // no cursor
-          const y = nearest(u, si, idx, sp);
-          return y == null ? "–" : exact(y);
-        },
+        // The value at the cursor's point of this series (uPlot's hover): "–" in a gap, ""
+        // when the series has no point near.
+        value: (u, v, i, idx) => idx == null ? "" : v == null ? "–" : exact(v),
       });
     });
     const axis = (label, size) => ({label, size, font: "11px " + font, labelFont: "bold 11px " + font,
@@ -108,7 +90,11 @@
       axes: [axis(d.xlabel, 40), axis(d.ylabel, 58)],
       // One cursor line across the step's charts (a horizontal one would mean nothing in the
       // others), and a drag zooms x only.
-      cursor: {y: false, sync: {key: el.dataset.sync}, drag: {x: true, y: false}},
+      // Where a series has no point at the cursor's x (the configurations' seconds end a few
+      // milliseconds apart), its legend and dot take its nearest point within its own typical
+      // spacing; a null there is a gap, shown "–".
+      cursor: {y: false, sync: {key: el.dataset.sync}, drag: {x: true, y: false},
+        hover: {prox: (u, si) => Math.abs(u.valToPos(spacings[si], "x") - u.valToPos(0, "x"))}},
       legend: {live: true, markers: {width: 2, fill: (u, i) => i > 0 ? d.series[i - 1].color : null}},
       series,
     }, data, el);

@@ -87,7 +87,8 @@ func requireChromium(t *testing.T) {
 
 // chartRun is an Insert Benchmark run of n configurations with two steps, l.i1 and l.i2, of
 // secs seconds each, every second recorded, for the insert and delete operations;
-// configuration k runs at about 1000+150k rows/s. With gap, the first configuration has no
+// configuration k runs at about 1000+150k rows/s, its seconds ending 3k ms after the whole
+// second (so the configurations' points have different x, as in a real run). With gap, the first configuration has no
 // record of seconds 20 to 29 of l.i1 (a missing stretch, not a stall).
 func chartRun(n, secs int, gap bool) *result.Run {
 	t0 := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
@@ -105,7 +106,8 @@ func chartRun(n, secs int, gap bool) *result.Run {
 			}
 			s.Intervals = &result.Series{}
 			for i := 1; i <= secs; i++ {
-				iv := s.Intervals.Append(i, start.Add(time.Duration(i)*time.Second))
+				// Each configuration's seconds end a few milliseconds apart, as a real run's.
+				iv := s.Intervals.Append(i, start.Add(time.Duration(i)*time.Second+time.Duration(3*ci)*time.Millisecond))
 				if gap && ci == 0 && sn == "l.i1" && i >= 20 && i < 30 {
 					continue
 				}
@@ -300,7 +302,7 @@ func TestChartsCursorAndZoomInBrowser(t *testing.T) {
 
 // gapProbe is what gapJS finds in a chart: the gap's data and the pixels drawn across it.
 type gapProbe struct {
-	Nulls int // null values of the first series in the chart's data
+	Nulls int // null values of the first series in the chart's JSON
 	// Columns is how many pixel columns lie strictly inside the gap; Gapped and Other count
 	// the pixels in those columns within 3 of the first and the second series' colours.
 	Columns, Gapped, Other int
@@ -315,13 +317,14 @@ const gapJS = `(async () => {
   const d = JSON.parse(el.querySelector('script[type="application/json"]').textContent);
   const xs = u.data[0], ys = u.data[1];
   const first = ys.indexOf(null), last = ys.lastIndexOf(null);
-  if (first <= 0 || last >= ys.length - 1) return {Nulls: ys.filter(v => v === null).length};
+  const nulls = d.series[0].y.filter(v => v === null).length;
+  if (first <= 0 || last >= ys.length - 1) return {Nulls: nulls};
   const from = Math.ceil(u.valToPos(xs[first - 1], "x", true)) + 5, to = Math.floor(u.valToPos(xs[last + 1], "x", true)) - 5;
   const px = u.ctx.getImageData(0, 0, u.ctx.canvas.width, u.ctx.canvas.height).data, w = u.ctx.canvas.width;
   const rgb = hex => [1, 3, 5].map(i => parseInt(hex.slice(i, i + 2), 16));
   const near = (i, c) => px[i + 3] === 255 && c.every((v, k) => Math.abs(px[i + k] - v) <= 3);
   const c0 = rgb(d.series[0].color), c1 = rgb(d.series[1].color);
-  const out = {Nulls: ys.filter(v => v === null).length, Columns: Math.max(0, to - from + 1), Gapped: 0, Other: 0};
+  const out = {Nulls: nulls, Columns: Math.max(0, to - from + 1), Gapped: 0, Other: 0};
   for (let x = from; x <= to; x++) {
     for (let y = 0; y < u.ctx.canvas.height; y++) {
       const i = (y * w + x) * 4;
@@ -338,6 +341,7 @@ const gapJS = `(async () => {
 func TestChartGapInBrowser(t *testing.T) {
 	requireChromium(t)
 	probes := map[string]gapProbe{}
+	var inGap map[string]cursorState
 	act := func(ctx context.Context) error {
 		if err := waitCharts(ctx); err != nil {
 			return err
@@ -351,6 +355,21 @@ func TestChartGapInBrowser(t *testing.T) {
 				return err
 			}
 			probes[id] = g
+		}
+		// Hover the middle of the gap: second 24.5.
+		box, err := overBox(ctx, "l_i1-insert-rate")
+		if err != nil {
+			return err
+		}
+		x, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`window.reportCharts.get("l_i1-insert-rate").valToPos(24.5, "x")`))
+		if err != nil {
+			return err
+		}
+		if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, box.Left+x, box.Top+box.Height/2)); err != nil {
+			return err
+		}
+		if inGap, err = cursors(ctx); err != nil {
+			return err
 		}
 		return screenshot(ctx, "#chart-l_i1-insert-rate", "charts-gap")
 	}
@@ -367,6 +386,13 @@ func TestChartGapInBrowser(t *testing.T) {
 	}
 	if len(probes) != 2 {
 		t.Errorf("probed %d charts", len(probes))
+	}
+	// In the gap the legend says cfg00 has no value there, and gives the others'.
+	for _, id := range []string{"l_i1-insert-rate", "l_i1-insert-p99"} {
+		v := inGap[id].Value
+		if len(v) != 3 || v[0] != "–" || v[1] == "" || v[1] == "–" || v[2] == "" || v[2] == "–" {
+			t.Errorf("chart %s: legend %q with the cursor in cfg00's gap, want – for cfg00 and the others' values", id, v)
+		}
 	}
 	if c := findChart(res, "l_i1-insert-rate"); c == nil || c.ColorCount(chart.Color(0), 3) == 0 {
 		t.Errorf("cfg00's line not drawn at all: %+v (configurations %v)", c, p.Configs)
