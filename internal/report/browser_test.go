@@ -90,14 +90,15 @@ func TestReportInBrowser(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			res, err := browsertest.Open(ctx, path, 1280)
+			var alone seriesPixels
+			res, err := browsertest.OpenWith(ctx, path, 1280, probeAlone(&alone))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
 				t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
 			}
-			checkCharts(t, p, res)
+			checkCharts(t, p, res, alone)
 			if name == "insert" || name == "repeat" { // repeat: coloured by the spreads too
 				checkRelativeCells(t, res)
 			}
@@ -158,8 +159,8 @@ func TestOOMWarningInBrowser(t *testing.T) {
 
 // checkCharts checks the charts the browser laid out against the page's: the same charts, each
 // of sensible size, its texts in gonum's font with the page's fallbacks, and its data drawn in
-// each configuration's colour.
-func checkCharts(t *testing.T, p *Page, res *browsertest.Result) {
+// each configuration's colour (on canvas, each series shown alone: alone).
+func checkCharts(t *testing.T, p *Page, res *browsertest.Result, alone seriesPixels) {
 	t.Helper()
 	want := expectedColours(p)
 	if len(res.Charts) != len(want) || len(want) == 0 {
@@ -184,8 +185,12 @@ func checkCharts(t *testing.T, p *Page, res *browsertest.Result) {
 			t.Errorf("chart %s: no text", c.ID)
 		}
 		for _, i := range cols {
-			if c.Colors[rgb(i)] == 0 {
-				t.Errorf("chart %s: nothing drawn in %s's colour %s (colours %v)", c.ID, p.Configs[i], rgb(i), c.Colors)
+			name := "palette " + strconv.Itoa(i) // a mark's colour (the history's), no configuration's
+			if i < len(p.Configs) {
+				name = p.Configs[i]
+			}
+			if !drawnInColour(c, alone, name, i) {
+				t.Errorf("chart %s: nothing drawn in %s's colour %s (colours %v)", c.ID, name, rgb(i), c.Colors)
 			}
 		}
 	}

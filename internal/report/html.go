@@ -32,6 +32,8 @@ type htmlPage struct {
 	Sections []htmlSection
 	Charts   int
 	Colour   map[string]int
+	// Scripts draw the interactive charts (interactive.go); empty on a page without one.
+	Scripts template.HTML
 }
 
 type htmlSection struct {
@@ -82,6 +84,9 @@ func WriteHTML(w io.Writer, p *Page) error {
 				}
 				hb.Charts = append(hb.Charts, svg)
 				hp.Charts++
+				if interactive(c) {
+					hp.Scripts = interactiveScripts()
+				}
 			}
 			hs.Blocks = append(hs.Blocks, hb)
 		}
@@ -123,6 +128,8 @@ func drawChart(c Chart) (template.HTML, error) {
 	var svg []byte
 	var err error
 	switch {
+	case interactive(c):
+		return interactiveChart(c)
 	case c.Bars != nil:
 		svg, err = chart.Bar(c.Bars.Labels, c.Bars.Values, c.Bars.Colors, c.Options)
 	case c.Levels != nil:

@@ -52,6 +52,9 @@ type Chart struct {
 	Levels []chart.LevelSeries
 	// Box makes a box chart of latency, a row per configuration (box.go).
 	Box []chart.BoxRow
+	// Sync, for a line chart, makes it interactive (drawn in the browser, interactive.go): the
+	// charts with the same Sync share one cursor and one zoom.
+	Sync string
 }
 
 // Bars is a bar chart's data: one bar per label, a NaN value missing.

@@ -18,9 +18,9 @@ func linkBenchSections(r *result.Run, p *Page) []Section {
 	}
 	ivs := intervalNames(r)
 	sum.Blocks = append(sum.Blocks, Block{Charts: []Chart{
-		{ID: "requests-rate", Series: spanSeries(r, ivs, oneOp("requests")),
+		{ID: "requests-rate", Series: spanSeries(r, ivs, oneOp("requests")), Sync: "requests",
 			Options: chart.Options{Title: "requests/s each second (all operations, every interval)", XLabel: "seconds since the first interval", YLabel: "requests/s", Legend: true}},
-		{ID: "load-rate", Series: spanSeries(r, []string{"load"}, oneOp("link")),
+		{ID: "load-rate", Series: spanSeries(r, []string{"load"}, oneOp("link")), Sync: "load",
 			Options: chart.Options{Title: "load: links/s each second", XLabel: "seconds", YLabel: "links/s", Legend: true}},
 	}})
 	lat := Section{ID: "latency", Title: "Latency"}
@@ -46,9 +46,9 @@ func iiBenchSections(r *result.Run, p *Page) []Section {
 		sum.Blocks = append(sum.Blocks, Block{Table: &t})
 	}
 	sum.Blocks = append(sum.Blocks, Block{Charts: []Chart{
-		{ID: "inserts-by-rows", Series: periodSeries(r, "insert"),
+		{ID: "inserts-by-rows", Series: periodSeries(r, "insert"), Sync: "periods",
 			Options: chart.Options{Title: "inserts/s against rows inserted (each report period)", XLabel: "rows in the table", YLabel: "inserts/s", Legend: true}},
-		{ID: "queries-by-rows", Series: periodSeries(r, "query"),
+		{ID: "queries-by-rows", Series: periodSeries(r, "query"), Sync: "periods",
 			Options: chart.Options{Title: "queries/s against rows inserted (each report period)", XLabel: "rows in the table", YLabel: "queries/s", Legend: true}},
 	}})
 	for _, t := range nonEmpty([]Table{ibRates(r), ratePercentileTable(r)}) {

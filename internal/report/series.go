@@ -131,7 +131,7 @@ func opCharts(r *result.Run, step, op string) []Chart {
 		kind, p99, mx = "response time", func(o result.IntervalOp) float64 { return o.RtP99 }, func(o result.IntervalOp) float64 { return o.RtMax }
 	}
 	line := func(id, title, ylabel string, v ivValue) Chart {
-		return Chart{ID: chartID(step, op, id), Series: stepSeries(r, step, op, v),
+		return Chart{ID: chartID(step, op, id), Series: stepSeries(r, step, op, v), Sync: chartID("step", step),
 			Options: chart.Options{Title: title, XLabel: "seconds", YLabel: ylabel, Legend: true}}
 	}
 	return []Chart{

@@ -45,7 +45,7 @@ type Result struct {
 	ConsoleErrors []string
 	// Requests are the URLs the page requested other than the file itself (data: URLs left out).
 	Requests []string
-	// Charts are the elements matching ChartSelector, in document order.
+	// Charts are the elements matching ChartSelector or CanvasChartSelector, in document order.
 	Charts []Chart
 	// Warnings are the elements matching WarningSelector, in document order.
 	Warnings []Warning
@@ -61,17 +61,28 @@ type Result struct {
 type Chart struct {
 	ID            string  // its data-chart attribute, else its id
 	Width, Height float64 // its rendered box in CSS pixels
+	// Canvas is set for a chart drawn on canvas (CanvasChartSelector): its Marks and Colors
+	// count pixels.
+	Canvas bool
 	// Marks counts the drawn marks in it: path, polyline, line, rect and circle elements with
-	// a geometry and a visible stroke or fill.
+	// a geometry and a visible stroke or fill; in a canvas chart, its painted pixels (opaque,
+	// not white).
 	Marks int
-	// Colors counts the marks by their computed stroke or fill colour, as "rgb(r, g, b)".
+	// Colors counts the marks by their computed stroke or fill colour, as "rgb(r, g, b)"; in
+	// a canvas chart, its opaque pixels by colour, leaving out colours of fewer than 3 pixels
+	// (the shades of anti-aliased edges).
 	Colors map[string]int
-	// Fonts counts the text elements by their computed font-family, as the style says it.
+	// Fonts counts the text elements by their computed font-family, as the style says it; in a
+	// canvas chart, its elements with text of their own (title, legend) outside the canvas.
 	Fonts map[string]int
 }
 
-// ChartSelector selects the chart elements of a page.
+// ChartSelector selects the SVG chart elements of a page.
 const ChartSelector = "svg.chart"
+
+// CanvasChartSelector selects the chart elements of a page that are drawn on canvas: elements
+// holding one or more canvas elements, measured by their pixels.
+const CanvasChartSelector = ".uchart"
 
 // WarningSelector selects the warnings of a page.
 const WarningSelector = ".warning"
@@ -115,11 +126,14 @@ type warningJSON struct {
 	Height float64 `json:"height"`
 }
 
-// measureCharts measures every chart after the page has loaded: its box, its marks and its
-// texts' fonts. A mark counts when it has a geometry (a path, polyline or line of some length;
-// a rect or circle of some area) and a painted stroke or fill (not "none", not transparent,
-// opacity not 0; a line has no fill).
-const measureCharts = `(() => {
+// measureCharts measures every chart after the page has loaded and drawn two more frames (a
+// canvas chart draws in a frame): its box, its marks and its texts' fonts. A mark counts when
+// it has a geometry (a path, polyline or line of some length; a rect or circle of some area)
+// and a painted stroke or fill (not "none", not transparent, opacity not 0; a line has no
+// fill). A canvas chart's marks are its pixels (measureCanvas).
+const measureCharts = `(async () => {
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const measureCanvas = ` + measureCanvas + `;
   const painted = (c, opacity) => !!c && c !== "none" && c !== "transparent" &&
     !/^rgba\(.*,\s*0\)$/.test(c) && parseFloat(opacity) !== 0;
   const shaped = el => {
@@ -133,7 +147,8 @@ const measureCharts = `(() => {
       return false;
     }
   };
-  return Array.from(document.querySelectorAll(` + "`" + ChartSelector + "`" + `)).map(svg => {
+  return Array.from(document.querySelectorAll(` + "`" + ChartSelector + ", " + CanvasChartSelector + "`" + `)).map(svg => {
+    if (!(svg instanceof SVGElement)) return measureCanvas(svg);
     const r = svg.getBoundingClientRect();
     const out = {id: svg.dataset.chart || svg.id || "", width: r.width, height: r.height, marks: 0, colors: {}, fonts: {}};
     for (const el of svg.querySelectorAll("text")) {
@@ -155,11 +170,41 @@ const measureCharts = `(() => {
   });
 })()`
 
+// measureCanvas measures a chart drawn on canvas: its box, the fonts of its elements that hold
+// text of their own, and the pixels of its canvases by colour (opaque, not white; a colour
+// counted when at least 3 pixels have it).
+const measureCanvas = `el => {
+  const r = el.getBoundingClientRect();
+  const out = {id: el.dataset.chart || el.id || "", width: r.width, height: r.height, canvas: true, marks: 0, colors: {}, fonts: {}};
+  for (const t of el.querySelectorAll("*")) {
+    if (t.tagName === "SCRIPT" || t.tagName === "NOSCRIPT" || t.tagName === "STYLE") continue;
+    if (!Array.from(t.childNodes).some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim())) continue;
+    const f = getComputedStyle(t).fontFamily;
+    out.fonts[f] = (out.fonts[f] || 0) + 1;
+  }
+  const counts = {};
+  for (const cv of el.querySelectorAll("canvas")) {
+    if (!cv.width || !cv.height) continue;
+    const px = cv.getContext("2d").getImageData(0, 0, cv.width, cv.height).data;
+    for (let i = 0; i < px.length; i += 4) {
+      if (px[i + 3] !== 255 || (px[i] === 255 && px[i + 1] === 255 && px[i + 2] === 255)) continue;
+      out.marks++;
+      const c = "rgb(" + px[i] + ", " + px[i + 1] + ", " + px[i + 2] + ")";
+      counts[c] = (counts[c] || 0) + 1;
+    }
+  }
+  for (const c in counts) {
+    if (counts[c] >= 3) out.colors[c] = counts[c];
+  }
+  return out;
+}`
+
 // chartJSON is a chart as the script returns it.
 type chartJSON struct {
 	ID     string         `json:"id"`
 	Width  float64        `json:"width"`
 	Height float64        `json:"height"`
+	Canvas bool           `json:"canvas"`
 	Marks  int            `json:"marks"`
 	Colors map[string]int `json:"colors"`
 	Fonts  map[string]int `json:"fonts"`
@@ -239,7 +284,7 @@ func visit(bctx context.Context, page string, rec *recorder, act Act) (*Result, 
 			return nil, fmt.Errorf("browsertest: in %s: %w", page, err)
 		}
 	}
-	charts, err := chromedp.Run(bctx, chromedp.Evaluate[[]chartJSON](measureCharts))
+	charts, err := chromedp.Run(bctx, chromedp.Evaluate[[]chartJSON](measureCharts, chromedp.EvalAwaitPromise))
 	if err != nil {
 		return nil, fmt.Errorf("browsertest: measure the charts of %s: %w", page, err)
 	}
@@ -358,4 +403,32 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 		s += fmt.Sprintf(" (%s:%d)", d.URL, d.LineNumber+1)
 	}
 	return s
+}
+
+// ColorCount returns how many of the chart's marks (pixels, on canvas) are in colour hex
+// ("#rrggbb"), or within tol of it in each of red, green and blue: a canvas's pixels may differ
+// from the colour asked for by a unit or two after colour conversion. 0 for a bad hex.
+func (c Chart) ColorCount(hex string, tol int) int {
+	var r, g, b int
+	if _, err := fmt.Sscanf(hex, "#%02x%02x%02x", &r, &g, &b); err != nil {
+		return 0
+	}
+	n := 0
+	for css, count := range c.Colors {
+		var cr, cg, cb int
+		if _, err := fmt.Sscanf(css, "rgb(%d, %d, %d)", &cr, &cg, &cb); err != nil {
+			continue
+		}
+		if abs(cr-r) <= tol && abs(cg-g) <= tol && abs(cb-b) <= tol {
+			n += count
+		}
+	}
+	return n
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

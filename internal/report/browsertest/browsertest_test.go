@@ -189,3 +189,36 @@ func TestOpenWithActs(t *testing.T) {
 		t.Errorf("an act's error: OpenWith returned %v", err)
 	}
 }
+
+// TestCanvasChart checks the measure of a chart drawn on canvas: its box, its texts' fonts
+// outside the canvas, and its pixels counted by colour, each colour of fewer than 3 pixels left
+// out, with ColorCount matching within a tolerance; a canvas drawn in a frame after the load is
+// measured drawn.
+func TestCanvasChart(t *testing.T) {
+	res := open(t, `<div class="uchart" data-chart="c" style="width:300px">
+<div style="font-family:'Foo Sans'">title</div><canvas width="100" height="50"></canvas><script type="application/json">{}</script></div>
+<script>
+requestAnimationFrame(() => {
+  const x = document.querySelector("canvas").getContext("2d");
+  x.fillStyle = "#4e79a7"; x.fillRect(0, 0, 10, 10);  // 100 pixels
+  x.fillStyle = "#f28e2b"; x.fillRect(20, 0, 2, 1);   // 2 pixels: left out
+  x.fillStyle = "#ffffff"; x.fillRect(30, 0, 10, 10); // white: not a mark
+});
+</script>`)
+	if len(res.Charts) != 1 {
+		t.Fatalf("charts %+v", res.Charts)
+	}
+	c := res.Charts[0]
+	if c.ID != "c" || !c.Canvas || c.Width != 300 || c.Marks != 102 {
+		t.Errorf("chart %+v: want c, on canvas, 300 wide, 102 painted pixels", c)
+	}
+	if len(c.Colors) != 1 || c.Colors["rgb(78, 121, 167)"] != 100 {
+		t.Errorf("colours %v, want the 100 blue pixels only", c.Colors)
+	}
+	if c.ColorCount("#4D7AA5", 2) != 100 || c.ColorCount("#4D7AA5", 1) != 0 || c.ColorCount("bad", 3) != 0 {
+		t.Errorf("ColorCount: %d within 2, %d within 1", c.ColorCount("#4D7AA5", 2), c.ColorCount("#4D7AA5", 1))
+	}
+	if len(c.Fonts) != 1 || c.Fonts[`"Foo Sans"`] != 1 {
+		t.Errorf("fonts %v, want the title's \"Foo Sans\" (not the script's)", c.Fonts)
+	}
+}

@@ -44,9 +44,14 @@ const (
 	defaultHeight = 280
 )
 
-// palette is Tableau 10: distinct colours that stay apart for most colour-blind readers. Upper
-// case, as gonum writes colours into the SVG.
-var palette = [...]string{"#4E79A7", "#F28E2B", "#E15759", "#76B7B2", "#59A14F", "#EDC948", "#B07AA1", "#FF9DA7", "#9C755F", "#BAB0AC"}
+// palette is Tableau 10 (distinct colours that stay apart for most colour-blind readers), then
+// 20 more for pages of up to 30 configurations, each chosen in turn as far as it could be from
+// all before it (CIELAB distance, lightness 30-72 so that a line shows on white): no two are
+// closer than 25 in CIELAB. Upper case, as gonum writes colours into the SVG. Beyond 30 the
+// colours repeat and Dash tells the lines apart.
+var palette = [...]string{"#4E79A7", "#F28E2B", "#E15759", "#76B7B2", "#59A14F", "#EDC948", "#B07AA1", "#FF9DA7", "#9C755F", "#BAB0AC",
+	"#0000FF", "#FF22DD", "#0055DD", "#00CC00", "#FF0000", "#880077", "#FF0088", "#DD88FF", "#005544", "#8811CC",
+	"#555500", "#773300", "#88BB00", "#7799FF", "#882244", "#554499", "#554455", "#FF77BB", "#AA0000", "#00BBFF"}
 
 // Color returns palette colour i (any i >= 0; it wraps) as CSS hex "#rrggbb", for legends in
 // HTML tables that must match the charts.
@@ -165,7 +170,11 @@ func (s span) yRange(logY bool, room float64) (lo, hi float64) {
 
 // lineStyle is the line of a series: its palette colour.
 func lineStyle(s Series) draw.LineStyle {
-	return draw.LineStyle{Color: rgba(s.Color), Width: vg.Points(1.25)}
+	style := draw.LineStyle{Color: rgba(s.Color), Width: vg.Points(1.25)}
+	for _, d := range Dash(s.Color) {
+		style.Dashes = append(style.Dashes, vg.Points(d))
+	}
+	return style
 }
 
 // markStyle is the dot of a Marks series' points.
