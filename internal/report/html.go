@@ -55,6 +55,8 @@ type htmlCell struct {
 	Text, Class string
 	// Swatch is the colour index of a configuration label, or -1.
 	Swatch int
+	// Src is where the value was read (Source), or "".
+	Src string
 }
 
 // WriteHTML writes the page as one self-contained HTML document: the style and every chart
@@ -105,6 +107,9 @@ func (hp htmlPage) table(t Table) *htmlTable {
 			cells[j] = htmlCell{Text: text, Swatch: -1}
 			if i < len(t.Class) && j < len(t.Class[i]) {
 				cells[j].Class = t.Class[i][j]
+			}
+			if i < len(t.Src) && j < len(t.Src[i]) {
+				cells[j].Src = t.Src[i][j].String()
 			}
 			if text == missing && cells[j].Class == "" {
 				cells[j].Class = ClassMissing

@@ -104,6 +104,7 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 	if len(runs) == 1 {
 		p.Title += ", run " + r.RunID
 	}
+	p.Sections = append(p.Sections, topSection(r, p))
 	if o.Ratio {
 		p.Sections = append(p.Sections, ratioSection(runs[0], runs[1]))
 	}
@@ -125,6 +126,7 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 	if len(sp) > 0 {
 		p.Legend = append(p.Legend, spreadColourLegend)
 	}
+	traceSources(p, runs, r)
 	scrub(p)
 	return p, nil
 }

@@ -31,6 +31,9 @@ type Table struct {
 	// are steps or runs (the probe's seconds, the SLA): the metric whose direction they have;
 	// "value" for a table of descriptions (runs, hosts, parameters, settings).
 	Metric string
+	// Src, when set, has the shape of Rows: where each cell's value was read (source.go); a
+	// zero Source is none, and the page infers one from the table's layout (traceSources).
+	Src [][]Source
 }
 
 // Summary is the whole summary of a run.
@@ -354,11 +357,14 @@ func phases(r *result.Run) Table {
 	return t
 }
 
-// effColumns are the established efficiency columns after the rate, with their getters.
-var effColumns = []struct {
+// effColumn is a column of the efficiency tables and its getter.
+type effColumn struct {
 	name string
 	get  func(s *result.Step) *float64
-}{
+}
+
+// effColumns are the established efficiency columns after the rate, with their getters.
+var effColumns = []effColumn{
 	{"cpupq", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.CPUpq }) }},
 	{"cspq", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.CSpq }) }},
 	{"rpq", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.Rpq }) }},
@@ -513,6 +519,7 @@ func writeMarkdownTable(b *strings.Builder, t Table) {
 // WriteText writes the summary as terminal tables.
 func WriteText(w io.Writer, r *result.Run) error {
 	s := Build(r)
+	s.Tables = append(glanceTables(r), s.Tables...)
 	var b strings.Builder
 	for _, l := range s.Lines {
 		b.WriteString(l + "\n")
