@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"html"
 	"html/template"
 	"io"
 	"strings"
@@ -32,6 +33,8 @@ type htmlPage struct {
 	Sections []htmlSection
 	Charts   int
 	Colour   map[string]int
+	// Lines are the header lines shown; MoreLines the rest, folded (foldLines).
+	Lines, MoreLines []string
 }
 
 type htmlSection struct {
@@ -59,6 +62,13 @@ type htmlCell struct {
 	Src string
 }
 
+// SrcAttrs are the cell's title and data-src, both its source. They are written escaped here:
+// html/template would take a data-src for a URL and percent-encode the text.
+func (c htmlCell) SrcAttrs() template.HTMLAttr {
+	e := html.EscapeString(c.Src)
+	return template.HTMLAttr(`title="` + e + `" data-src="` + e + `"`) // escaped above
+}
+
 // WriteHTML writes the page as one self-contained HTML document: the style and every chart
 // (inline SVG) are in the file, so it opens from disk with no network.
 func WriteHTML(w io.Writer, p *Page) error {
@@ -70,6 +80,7 @@ func WriteHTML(w io.Writer, p *Page) error {
 	for i, c := range p.Configs {
 		hp.Colour[c] = i
 	}
+	hp.Lines, hp.MoreLines = foldLines(p.Lines)
 	for _, s := range p.Sections {
 		hs := htmlSection{ID: s.ID, Title: s.Title}
 		for _, b := range s.Blocks {

@@ -123,6 +123,7 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 	s.Legend = append(s.Legend, repeatLegend(sp)...)
 	p.Sections = append(p.Sections, metadataSection(runs, r))
 	p.Legend = append(colourLegend(), s.Legend...)
+	p.Legend = append(p.Legend, topLegend...)
 	if len(sp) > 0 {
 		p.Legend = append(p.Legend, spreadColourLegend)
 	}

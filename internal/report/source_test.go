@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -58,6 +59,52 @@ func TestEveryNumberHasASource(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// cellSource returns the source text of the cell of the table titled title in the row whose
+// first cell is row and the column headed col.
+func cellSource(t *testing.T, p *Page, title, row, col string) string {
+	t.Helper()
+	for _, s := range p.Sections {
+		for _, b := range s.Blocks {
+			if tb := b.Table; tb != nil && tb.Title == title {
+				j := slices.Index(tb.Header, col)
+				for i, r := range tb.Rows {
+					if r[0] == row && j >= 0 && i < len(tb.Src) && j < len(tb.Src[i]) {
+						return tb.Src[i][j].String()
+					}
+				}
+			}
+		}
+	}
+	t.Fatalf("no cell %s/%s in table %q", row, col, title)
+	return ""
+}
+
+// TestSourcesNameRunsAndRepeats checks what a source says: the run directory of a
+// configuration of a combined report, the repeats behind a median, the base a relative cell
+// divides by, and the field.
+func TestSourcesNameRunsAndRepeats(t *testing.T) {
+	combined := newPage(t, Options{}, loadFixture(t, "insert"), loadFixture(t, "resources"))
+	for _, c := range []struct {
+		p                     *Page
+		title, row, col, want string
+	}{
+		{combined, "Throughput", "resources/pebble", "l.i1 ips", "testdata/resources/run.json: config pebble, step l.i1, ops.insert.per_sec"},
+		{combined, "Efficiency: qr100", "insert/sqlite-full", "cpupq", "testdata/insert/run.json: config sqlite-full, step qr100, efficiency.cpupq"},
+		{combined, "Throughput relative to insert/sqlite-normal", "resources/sqlite", "qp100 qps",
+			"testdata/resources/run.json: config sqlite, step qp100, ops.query.per_sec divided by testdata/insert/run.json: config sqlite-normal, step qp100, ops.query.per_sec"},
+		{combined, "At a glance (relative to insert/sqlite-normal)", "insert/pebble", "best step",
+			"testdata/insert/run.json: config pebble, step l.i1, ops.insert.per_sec divided by testdata/insert/run.json: config sqlite-normal, step l.i1, ops.insert.per_sec"},
+		{newPage(t, Options{}, loadFixture(t, "repeat")), "Throughput", "pebble", "l.x ips",
+			"testdata/repeat/run.json: config pebble#1, pebble#2, pebble#3 (median of the repeats), step l.x, ops.index.per_sec"},
+		{newPage(t, Options{}, loadFixture(t, "linkbench")), "Latency per operation", "pebble", "p99",
+			"testdata/linkbench/run.json: config pebble, step run.1, ops.requests.latency_us.p99"},
+	} {
+		if got := cellSource(t, c.p, c.title, c.row, c.col); got != c.want {
+			t.Errorf("%s %s %s: source\n%q, want\n%q", c.title, c.row, c.col, got, c.want)
 		}
 	}
 }

@@ -365,17 +365,25 @@ func cpuCell(r *result.Run, sp spreads, config, base string, cols []topCol) topC
 	return topCell{text: ratioText(gc), class: spanClass(gc, gb, lowerBetter), src: src}
 }
 
-// topSection is the page's first section: the top summary with what it says.
+// topSection is the page's first section: the top summary with a line on how to read it.
 func topSection(r *result.Run, p *Page) Section {
 	t := topTable(r, p.Base, p.spreads)
-	text := "One line per configuration. vs base: the geometric mean over the steps of the configuration's headline rate (ips, qps, requests/s) divided by the base's, above 1 better; " +
-		"range: the least and the greatest of those ratios; best and worst step: the steps that have them. SLA missed: the steps whose background writer or rate limit achieved less than 95% of its target, of those that had one. " +
-		"failures: steps that did not finish (stalled: nothing completed for the stall limit), failed verifications, operations that failed after their retries, OOM kills. client-bound: the steps in which the client was the bottleneck. " +
-		"CPU/op vs base: the geometric mean of CPU per operation (cpupq) divided by the base's, lower better. Hover a cell to see the file and fields it came from."
+	text := "One line per configuration against the base: vs base is the geometric mean over the steps of its rate divided by the base's (above 1 better), " +
+		"range and best and worst step the least and the greatest of those ratios, CPU/op vs base the same for CPU per operation (below 1 better). Hover a cell for the file and field it came from; the legend says more."
 	if len(r.Configs) < 2 {
-		text = "One configuration: there is nothing to compare it with, so the relative cells are \"-\" (its best and worst step by absolute rate would compare ips with qps); it lists the SLA misses, failures and client-bound steps. Hover a cell to see the file and fields it came from."
+		text = "One configuration: there is nothing to compare it with, so its relative cells are \"-\" (a best and a worst step by absolute rate would compare ips with qps). " +
+			"It shows the SLA misses, failures and client-bound steps. Hover a cell for the file and field it came from."
 	}
 	return Section{ID: "top", Title: topTitle, Blocks: []Block{{Text: text}, {Table: &t}}}
+}
+
+// topLegend explains the top summary.
+var topLegend = []string{
+	"At a glance: one line per configuration. vs base: the geometric mean, over the steps both finished, of the configuration's headline rate (ips, qps, requests/s; iiBench's inserts/s and queries/s) divided by the base's, above 1 better, coloured as the relative tables (with repeats: the ratio of the medians, then its spread; coloured only when the spreads do not overlap). " +
+		"range: the least and the greatest of those ratios; best and worst step: the steps that have them. SLA missed: the steps whose background writer (Insert Benchmark) or rate limit (iiBench) achieved less than 95% of its target, of those that had one (\"-\": none had one). " +
+		"failures: steps that did not finish (stalled: nothing completed within the stall limit), failed verifications, operations that failed after their retries, processes the OOM killer killed. client-bound: the steps in which the client was the bottleneck (\"-\": a run made before the check). " +
+		"CPU/op vs base: the geometric mean of CPU per operation (cpupq) divided by the base's, lower is better. The base's line says base; with one configuration there is nothing to compare.",
+	"Sources: every cell of the HTML page's tables that comes from a run has a title (hover it) and a data-src attribute: the run directory's file (run.json), the configuration (its repeats' names for a median), the step and the field it was read from, and for a relative cell the base's value it is divided by.",
 }
 
 // glanceTables is the top summary of the terminal summary, against the first configuration;
@@ -386,4 +394,27 @@ func glanceTables(r *result.Run) []Table {
 		return nil
 	}
 	return []Table{topTable(r, r.Configs[0].Name, sp)}
+}
+
+// Header lines: a page whose header has more than maxLines lines shows the first keptLines and
+// every warning, and folds the others, so that the top summary stays near the top of the page
+// with many configurations.
+const (
+	maxLines  = 12
+	keptLines = 6
+)
+
+// foldLines splits the header lines into those shown and those folded.
+func foldLines(lines []string) (shown, folded []string) {
+	if len(lines) <= maxLines {
+		return lines, nil
+	}
+	for i, l := range lines {
+		if i < keptLines || strings.HasPrefix(l, warningPrefix) {
+			shown = append(shown, l)
+		} else {
+			folded = append(folded, l)
+		}
+	}
+	return shown, folded
 }
