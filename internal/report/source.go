@@ -2,6 +2,7 @@ package report
 
 import (
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -57,15 +58,12 @@ func (s Source) String() string {
 	if s.Field != "" {
 		parts = append(parts, s.Field)
 	}
-	text := path.Join(filepathSlash(s.dir), file) + ": " + strings.Join(parts, ", ")
+	text := path.Join(filepath.ToSlash(s.dir), file) + ": " + strings.Join(parts, ", ")
 	if s.Of != nil {
 		text += " divided by " + s.Of.String()
 	}
 	return text
 }
-
-// filepathSlash is dir with forward slashes, as a page shows a path.
-func filepathSlash(dir string) string { return strings.ReplaceAll(dir, `\`, "/") }
 
 // origin is a configuration of run.json behind a label of the page.
 type origin struct{ dir, name string }
@@ -131,9 +129,8 @@ func (tr *tracer) resolve(s *Source) {
 			s.names = []string{s.Config}
 		}
 	default:
-		os := tr.origins[s.Config]
 		s.names = nil
-		for _, o := range os {
+		for _, o := range tr.origins[s.Config] {
 			s.dir, s.names = o.dir, append(s.names, o.name)
 		}
 	}
@@ -305,38 +302,50 @@ func fieldOf(t *Table, l layout, j int, row []string, op, primary string) string
 	if h == "" && t.Metric != "" {
 		h = t.Metric
 	}
-	if l.keyCol >= 0 && j > l.keyCol {
-		switch t.Header[0] {
-		case "parameter":
-			return "workload.params." + rowCell(row, 0)
-		case "setting":
-			return "settings." + rowCell(row, 0)
-		}
-	}
 	if op == "" {
 		op = primary
-	}
-	if strings.HasPrefix(t.Title, "Rates against rows") && j > 0 {
-		op = map[string]string{"ips": "insert", "qps": "query", "q p99": "query"}[h]
-		f := ".per_sec"
-		if h == "q p99" {
-			f = ".latency_us.p99"
-		}
-		return "periods (rows up to " + rowCell(row, 0) + ").ops." + op + f
 	}
 	if h == "qps" && op == "insert" {
 		op = "query" // iiBench: its queries beside its inserts
 	}
-	rateOf := strings.Contains(t.Title, "per-second rate") || strings.Contains(t.Title, "resources per second")
-	if f, ok := plainFields[h]; ok {
-		return f
-	}
-	if strings.HasPrefix(h, "<=") || strings.HasPrefix(h, ">") {
+	switch {
+	case l.keyCol >= 0 && j > l.keyCol && t.Header[0] == "parameter":
+		return "workload.params." + rowCell(row, 0)
+	case l.keyCol >= 0 && j > l.keyCol && t.Header[0] == "setting":
+		return "settings." + rowCell(row, 0)
+	case strings.HasPrefix(t.Title, "Rates against rows") && j > 0:
+		return periodField(h, rowCell(row, 0))
+	case plainFields[h] != "":
+		return plainFields[h]
+	case strings.HasPrefix(h, "<=") || strings.HasPrefix(h, ">"):
 		if strings.HasSuffix(rowCell(row, l.opCol), " rt") {
 			return "ops." + op + ".response_us.buckets"
 		}
 		return "ops." + op + ".latency_us.buckets"
 	}
+	if f := opField(t, h, op); f != "" {
+		return f
+	}
+	if f := stepField(t, h, row); f != "" {
+		return f
+	}
+	return "column \"" + t.Header[j] + "\""
+}
+
+// periodField is the field of a column of iiBench's rates against rows inserted: the periods
+// up to a number of rows.
+func periodField(h, rows string) string {
+	switch h {
+	case "ips":
+		return "periods (rows up to " + rows + ").ops.insert.per_sec"
+	case "qps":
+		return "periods (rows up to " + rows + ").ops.query.per_sec"
+	}
+	return "periods (rows up to " + rows + ").ops.query.latency_us.p99"
+}
+
+// opField is the field of a column h of an op's figures (rates, counts, latency), or "".
+func opField(t *Table, h, op string) string {
 	switch h {
 	case "ips", "qps", "ops/s", "rate", "links/s", "requests/s", "best rate":
 		return "ops." + op + ".per_sec"
@@ -344,6 +353,8 @@ func fieldOf(t *Table, l layout, j int, row []string, op, primary string) string
 		return "ops.insert.per_sec"
 	case "queries/s":
 		return "ops.query.per_sec"
+	case "count", "errors":
+		return "ops." + op + "." + h
 	case "rows":
 		switch t.Title {
 		case "Scans":
@@ -352,22 +363,30 @@ func fieldOf(t *Table, l layout, j int, row []string, op, primary string) string
 			return "ops.insert.units"
 		}
 		return "ops." + op + ".found"
-	case "count", "errors":
-		return "ops." + op + "." + h
 	case "p50", "p99":
-		if rateOf {
-			return "ops." + op + ".rate_" + h
+		if strings.Contains(t.Title, "per-second rate") || strings.Contains(t.Title, "resources per second") {
+			return "ops." + op + ".rate_" + h // the percentiles of the per-second rate
 		}
 		return "ops." + op + ".latency_us." + h
 	case "p90", "p99.9", "mean":
 		return "ops." + op + ".latency_us." + strings.ReplaceAll(h, "p99.9", "p999")
+	case "max":
+		if !strings.HasPrefix(t.Title, "Fairness") {
+			return "ops." + op + ".latency_us.max"
+		}
+	case "rt p50", "rt p99", "rt max":
+		return "ops." + op + ".response_us." + strings.TrimPrefix(h, "rt ")
+	}
+	return ""
+}
+
+// stepField is the field of a column h of a step's own figures, or "".
+func stepField(t *Table, h string, row []string) string {
+	switch h {
 	case "min", "max", "diff":
 		if strings.HasPrefix(t.Title, "Fairness") {
 			return "fairness." + h + "_seconds"
 		}
-		return "ops." + op + ".latency_us.max"
-	case "rt p50", "rt p99", "rt max":
-		return "ops." + op + ".response_us." + strings.TrimPrefix(h, "rt ")
 	case "time", "load s", "total time", "run time":
 		return "seconds"
 	case "status", "clients":
@@ -380,21 +399,24 @@ func fieldOf(t *Table, l layout, j int, row []string, op, primary string) string
 		return "fairness.pct"
 	case "sla":
 		return "target.achieved_inserts_per_sec, target.inserts_per_sec"
-	case "GB", "load GB", "dbgb1", "dbgb2":
-		return "size." + strings.NewReplacer("load GB", "dbgb1", "GB", "dbgb1").Replace(h)
-	case "before", "after":
-		k := map[string]string{"before": "engine_stats_before.", "after": "engine_stats."}[h]
-		return k + rowCell(row, slices.Index(t.Header, "counter"))
+	case "GB", "load GB":
+		return "size.dbgb1"
+	case "dbgb1", "dbgb2":
+		return "size." + h
+	case "before":
+		return "engine_stats_before." + rowCell(row, slices.Index(t.Header, "counter"))
+	case "after":
+		return "engine_stats." + rowCell(row, slices.Index(t.Header, "counter"))
 	}
 	switch {
-	case slices.ContainsFunc(effColumns[:], func(c effColumn) bool { return c.name == h }):
+	case slices.ContainsFunc(effColumns, func(c effColumn) bool { return c.name == h }):
 		return "efficiency." + h
 	case slices.Contains(debtKeys, h):
 		return "engine_stats." + h
 	case t.Title == "Hosts":
 		return "host." + h
 	}
-	return "column \"" + t.Header[j] + "\""
+	return ""
 }
 
 // traceRatio sets the sources of a ratio table of runs a and b (their labels): each cell is
@@ -439,7 +461,6 @@ var plainFields = map[string]string{
 	"CPU us/insert":       "usage.cpu_s / ops.insert.units", "CPU us/query": "usage.cpu_s / ops.query.units",
 	"reads/query": "usage.reads / ops.query.units", "KB read/query": "usage.read_kb / ops.query.units",
 	"writes/insert": "usage.writes / ops.insert.units", "KB written/insert": "usage.write_kb / ops.insert.units",
-	"q p99": "periods.ops.query.latency_us.p99",
 }
 
 // loadColumns are the columns of LinkBench's published table that are the load's.

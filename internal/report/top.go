@@ -123,15 +123,15 @@ func geomean(rs []stepRatio) (c, b span, ok bool) {
 		return span{}, span{}, false
 	}
 	var lc, lclo, lchi, lblo, lbhi float64
-	n := math.MaxInt
+	n, nb := math.MaxInt, math.MaxInt
 	for _, r := range rs {
 		lc, lclo, lchi = lc+math.Log(r.c.v), lclo+math.Log(r.c.lo), lchi+math.Log(r.c.hi)
 		lblo, lbhi = lblo+math.Log(r.b.lo), lbhi+math.Log(r.b.hi)
-		n = min(n, r.c.n)
+		n, nb = min(n, r.c.n), min(nb, r.b.n)
 	}
 	k := float64(len(rs))
 	c = span{v: math.Exp(lc / k), lo: math.Exp(lclo / k), hi: math.Exp(lchi / k), n: n}
-	b = span{v: 1, lo: math.Exp(lblo / k), hi: math.Exp(lbhi / k), n: 2}
+	b = span{v: 1, lo: math.Exp(lblo / k), hi: math.Exp(lbhi / k), n: nb}
 	return c, b, true
 }
 
@@ -163,7 +163,7 @@ func topTable(r *result.Run, base string, sp spreads) Table {
 	cols := topColumns(r)
 	for _, c := range r.Configs {
 		cells := append([]topCell{{text: c.Name}}, compareCells(r, sp, c.Name, base, cols)...)
-		cells = append(cells, slaCell(c), failuresCell(c), clientBoundCell(r, c), cpuCell(r, sp, c.Name, base, cols))
+		cells = append(cells, slaCell(c), failuresCell(c, sp), clientBoundCell(r, c), cpuCell(r, sp, c.Name, base, cols))
 		row, class, src := make([]string, len(cells)), make([]string, len(cells)), make([]Source, len(cells))
 		for j, cell := range cells {
 			row[j], class[j], src[j] = cell.text, cell.class, cell.src
@@ -282,10 +282,11 @@ func slaCell(c result.Config) topCell {
 	return topCell{text: text + ": " + strings.Join(missed, ", "), class: ClassBad, src: src}
 }
 
-// failuresCell lists what failed in c: its steps that did not finish (a stall said as such),
-// a verification that failed, the operations that failed after their retries, the processes
+// failuresCell lists what failed in c: its steps that did not finish (a stall said as such;
+// with repeats, how many repeats did not finish a step the others did), a verification that
+// failed, the operations that failed after their retries, the processes
 // the OOM killer killed, and the configuration's own failure when no step shows it; "none".
-func failuresCell(c result.Config) topCell {
+func failuresCell(c result.Config, sp spreads) topCell {
 	var parts []string
 	var errs int64
 	for _, s := range c.Steps {
@@ -296,6 +297,9 @@ func failuresCell(c result.Config) topCell {
 			parts = append(parts, s.Name+" "+s.Status)
 		case s.Verify != nil && !s.Verify.OK:
 			parts = append(parts, s.Name+" verify failed")
+		case sp.get(c.Name, s.Name) != nil && sp.get(c.Name, s.Name).n < sp.get(c.Name, s.Name).of:
+			sr := sp.get(c.Name, s.Name)
+			parts = append(parts, fmt.Sprintf("%s not finished by %d of %d repeats", s.Name, sr.of-sr.n, sr.of))
 		}
 		for _, op := range s.Ops {
 			errs += op.Errors
@@ -386,14 +390,14 @@ var topLegend = []string{
 	"Sources: every cell of the HTML page's tables that comes from a run has a title (hover it) and a data-src attribute: the run directory's file (run.json), the configuration (its repeats' names for a median), the step and the field it was read from, and for a relative cell the base's value it is divided by.",
 }
 
-// glanceTables is the top summary of the terminal summary, against the first configuration;
-// none for a run without configurations.
+// glanceTables is the top summary of the terminal summary, against the first configuration,
+// each relative cell judged in words; none for a run without configurations.
 func glanceTables(r *result.Run) []Table {
 	r, sp := collapseRepeats(r)
 	if len(r.Configs) == 0 {
 		return nil
 	}
-	return []Table{topTable(r, r.Configs[0].Name, sp)}
+	return []Table{judged(topTable(r, r.Configs[0].Name, sp))}
 }
 
 // Header lines: a page whose header has more than maxLines lines shows the first keptLines and

@@ -301,3 +301,19 @@ func TestTopSummaryInTerminal(t *testing.T) {
 		t.Errorf("terminal summary lacks the top summary first:\n%s", out[:min(len(out), 3000)])
 	}
 }
+
+// TestTopSummaryRepeatFailure checks that a step one repeat did not finish is a failure of its
+// configuration in the top summary, though the others' median stands in its tables.
+func TestTopSummaryRepeatFailure(t *testing.T) {
+	in := loadFixture(t, "repeat")
+	i := slices.IndexFunc(in.Run.Configs, func(c result.Config) bool { return c.Name == "pebble#2" })
+	s := &in.Run.Configs[i].Steps[2] // l.i1
+	s.Status, s.Error = result.StatusFailed, "pebble stalled: nothing completed for 5m0s"
+	_, rows := topRows(t, newPage(t, Options{}, in))
+	if got, want := rows["pebble"][6], "l.i1 not finished by 1 of 3 repeats"; got != want {
+		t.Errorf("pebble failures %q, want %q", got, want)
+	}
+	if got := rows["sqlite"][6]; got != "none" {
+		t.Errorf("sqlite failures %q, want none", got)
+	}
+}
