@@ -1,6 +1,8 @@
 package report
 
 import (
+	"html"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -107,4 +109,45 @@ func TestSourcesNameRunsAndRepeats(t *testing.T) {
 			t.Errorf("%s %s %s: source\n%q, want\n%q", c.title, c.row, c.col, got, c.want)
 		}
 	}
+}
+
+// tdRE matches a table cell of the HTML page: its attributes and its text.
+var tdRE = regexp.MustCompile(`<td([^>]*)>(?:<span class="sw"[^>]*></span>)?([^<]*)</td>`)
+
+// TestEveryNumberHasASourceInHTML checks the HTML page of every fixture: each cell that shows a
+// number, but a row's first, has a title and a data-src, the same text, naming its file.
+func TestEveryNumberHasASourceInHTML(t *testing.T) {
+	for name, p := range fixturePages(t) {
+		var b strings.Builder
+		if err := WriteHTML(&b, p); err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for _, row := range strings.Split(b.String(), "<tr>")[1:] {
+			for j, m := range tdRE.FindAllStringSubmatch(row, -1) {
+				attrs, text := m[1], m[2]
+				if j == 0 || !hasDigit(text) {
+					continue
+				}
+				checked++
+				title, src := attr(attrs, "title"), attr(attrs, "data-src")
+				if title == "" || title != src || !strings.Contains(title, "run.json: ") {
+					t.Errorf("%s: cell %q: title %q, data-src %q", name, text, title, src)
+				}
+			}
+		}
+		if checked < 50 {
+			t.Errorf("%s: only %d cells with a number found in the HTML", name, checked)
+		}
+	}
+}
+
+// attr returns the value of the attribute name in attrs, unescaped, or "".
+func attr(attrs, name string) string {
+	_, v, ok := strings.Cut(attrs, " "+name+`="`)
+	if !ok {
+		return ""
+	}
+	v, _, _ = strings.Cut(v, `"`)
+	return html.UnescapeString(v)
 }
