@@ -478,6 +478,7 @@ func optNum(v *float64) string {
 // Markdown returns the summary as markdown.
 func Markdown(r *result.Run) string {
 	s := Build(r)
+	s.Tables = append(glanceTables(r), s.Tables...)
 	var b strings.Builder
 	b.WriteString("# " + s.Lines[0] + "\n\n")
 	for _, l := range s.Lines[1:] {
