@@ -11,7 +11,7 @@ import (
 )
 
 // The top summary (topTable) is the first section of the report page and the first table of the
-// terminal summary: a row per configuration that says, at a glance, how it compares with the
+// printed summary and summary.md: a row per configuration that says, at a glance, how it compares with the
 // base across its steps, where it does best and worst, which SLAs it missed, what failed,
 // where the client was the bottleneck and what it costs in CPU per operation.
 
@@ -72,9 +72,11 @@ func opPerSec(op string) func(*result.Step) (float64, bool) {
 }
 
 // cpuPerOp reads the CPU per operation of a finished step.
-var cpuPerOp = okFigure(func(s *result.Step) *float64 {
-	return eff(s, func(e *result.Efficiency) *float64 { return e.CPUpq })
-})
+func cpuPerOp(s *result.Step) (float64, bool) {
+	return okFigure(func(s *result.Step) *float64 {
+		return eff(s, func(e *result.Efficiency) *float64 { return e.CPUpq })
+	})(s)
+}
 
 // stepRatio is one step's figure of a configuration divided by the base's: the ratio of the
 // medians v, and the configuration's and the base's spreads each divided by the base's median.
