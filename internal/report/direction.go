@@ -37,7 +37,8 @@ func metricDirection(name string) (d direction, ok bool) {
 		"ips", "qps", "ops/s", "rate", "rows/s", "inserts/s", "queries/s", "requests/s",
 		"links/s", "links+counts/s", "(link+count+node)/s", "achieved ins/s", "achieved del/s",
 		"best rate", "achieved", // the capacity search (capacity.go)
-		"sla": // the SLA table: achieved % of the target
+		"vs base", // the top summary (top.go): the geometric mean of the rates relative to the base
+		"sla":     // the SLA table: achieved % of the target
 		return higherBetter, true
 	case
 		// CPU, context switches, IO and space per operation (efficiency, size)
@@ -49,6 +50,7 @@ func metricDirection(name string) (d direction, ok bool) {
 		// seconds, probes, fairness, failures, cost
 		"load s", "probe", "min_trxid_seconds", "fairness", "pct", "errors", "retries", "OOM kills",
 		"run cost", "$ per billion inserts", "per_billion_inserts",
+		"CPU/op vs base", // the top summary (top.go): cpupq relative to the base
 		// engine debt (debtKeys): purge lag, dirty pages, dead tuples, compaction debt, stalls
 		"history_list_length", "dirty_pages", "checkpoint_age_bytes", "pending_reads", "pending_writes",
 		"dead_tuples", "pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables",
@@ -69,7 +71,9 @@ func metricDirection(name string) (d direction, ok bool) {
 		// the memory cap and its use: what the run was given
 		"cap", "cgroup", "scope", "peak", "usage", "page cache", "cache share", "harness peak",
 		// the capacity search: its targets, limits and verdicts
-		"target", "p99 limit", "debt", "verdict", "reason", "levels", "levels tried":
+		"target", "p99 limit", "debt", "verdict", "reason", "levels", "levels tried",
+		// the top summary (top.go): its cells are coloured by what they name
+		"range", "SLA missed", "failures", "client-bound":
 		return neutral, true
 	}
 	return neutral, false

@@ -184,7 +184,7 @@ func TestRatioIsColouredByDirection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tb := p.Sections[0].Blocks[1].Table
+		tb := p.Sections[1].Blocks[1].Table
 		if tb == nil || !strings.Contains(tb.Title, " as % of ") {
 			t.Fatalf("first section's table: %+v", tb)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"html"
 	"html/template"
 	"io"
 	"strings"
@@ -34,6 +35,8 @@ type htmlPage struct {
 	Colour   map[string]int
 	// Scripts draw the interactive charts (interactive.go); empty on a page without one.
 	Scripts template.HTML
+	// Lines are the header lines shown; MoreLines the rest, folded (foldLines).
+	Lines, MoreLines []string
 }
 
 type htmlSection struct {
@@ -57,6 +60,15 @@ type htmlCell struct {
 	Text, Class string
 	// Swatch is the colour index of a configuration label, or -1.
 	Swatch int
+	// Src is where the value was read (Source), or "".
+	Src string
+}
+
+// SrcAttrs are the cell's title and data-src, both its source. They are written escaped here:
+// html/template would take a data-src for a URL and percent-encode the text.
+func (c htmlCell) SrcAttrs() template.HTMLAttr {
+	e := html.EscapeString(c.Src)
+	return template.HTMLAttr(`title="` + e + `" data-src="` + e + `"`) // escaped above
 }
 
 // WriteHTML writes the page as one self-contained HTML document: the style and every chart
@@ -70,6 +82,7 @@ func WriteHTML(w io.Writer, p *Page) error {
 	for i, c := range p.Configs {
 		hp.Colour[c] = i
 	}
+	hp.Lines, hp.MoreLines = foldLines(p.Lines)
 	for _, s := range p.Sections {
 		hs := htmlSection{ID: s.ID, Title: s.Title}
 		for _, b := range s.Blocks {
@@ -110,6 +123,9 @@ func (hp htmlPage) table(t Table) *htmlTable {
 			cells[j] = htmlCell{Text: text, Swatch: -1}
 			if i < len(t.Class) && j < len(t.Class[i]) {
 				cells[j].Class = t.Class[i][j]
+			}
+			if i < len(t.Src) && j < len(t.Src[i]) {
+				cells[j].Src = t.Src[i][j].String()
 			}
 			if text == missing && cells[j].Class == "" {
 				cells[j].Class = ClassMissing

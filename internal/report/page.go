@@ -109,6 +109,7 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 	if len(runs) == 1 {
 		p.Title += ", run " + r.RunID
 	}
+	p.Sections = append(p.Sections, topSection(r, p))
 	if o.Ratio {
 		p.Sections = append(p.Sections, ratioSection(runs[0], runs[1]))
 	}
@@ -128,9 +129,11 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 	s.Legend = append(s.Legend, quartileLegend)
 	p.Sections = append(p.Sections, metadataSection(runs, r))
 	p.Legend = append(colourLegend(), s.Legend...)
+	p.Legend = append(p.Legend, topLegend...)
 	if len(sp) > 0 {
 		p.Legend = append(p.Legend, spreadColourLegend)
 	}
+	traceSources(p, runs, r)
 	scrub(p)
 	return p, nil
 }

@@ -337,8 +337,8 @@ func TestRatio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Sections[0].ID != "ratio" {
-		t.Fatalf("first section %s, want the ratio", p.Sections[0].ID)
+	if p.Sections[1].ID != "ratio" {
+		t.Fatalf("section after the top summary %s, want the ratio", p.Sections[1].ID)
 	}
 	title := "iobound as % of iibench"
 	for col, want := range map[string]string{"run ips": "50%", "run qps": "50%"} {

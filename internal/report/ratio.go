@@ -38,6 +38,7 @@ func ratioSection(a, b Input) Section {
 	}
 	title := labels[1] + " as % of " + labels[0]
 	rates := ratioTable(title, names, ra, rb, cols)
+	traceRatio(&rates, labels[0], labels[1])
 	text := "Each rate of run " + labels[1] + " as a percentage of the same configuration's rate in run " + labels[0] +
 		" (configurations matched by name; steps that only one run has are left out; \"-\": a run lacks the rate or the step did not finish). Blue: more than 5% better (above 105%: every column is a rate), gold: more than 5% worse (below 95%)."
 	if len(ra.sp) > 0 || len(rb.sp) > 0 {
@@ -49,6 +50,7 @@ func ratioSection(a, b Input) Section {
 	blocks := []Block{{Text: text}, {Table: &rates}}
 	if lb {
 		ops := ratioTable("Operations over all request intervals: "+title, names, ra, rb, lbOpRatioCols(a.Run, b.Run))
+		traceRatio(&ops, labels[0], labels[1])
 		blocks = append(blocks, Block{Table: &ops})
 	}
 	caps := capsTable(labels, names, a.Run, b.Run)

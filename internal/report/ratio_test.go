@@ -121,11 +121,11 @@ func TestLinkBenchRatio(t *testing.T) {
 			t.Errorf("%s iobound cap %q, want %q", name, got, wantCap)
 		}
 	}
-	if p.Sections[0].ID != "ratio" {
-		t.Fatalf("first section %s, want the ratio", p.Sections[0].ID)
+	if p.Sections[1].ID != "ratio" {
+		t.Fatalf("section after the top summary %s, want the ratio", p.Sections[1].ID)
 	}
 	var tables []Table
-	for _, b := range p.Sections[0].Blocks {
+	for _, b := range p.Sections[1].Blocks {
 		if b.Table != nil {
 			tables = append(tables, *b.Table)
 		}

@@ -31,6 +31,9 @@ type Table struct {
 	// are steps or runs (the probe's seconds, the SLA): the metric whose direction they have;
 	// "value" for a table of descriptions (runs, hosts, parameters, settings).
 	Metric string
+	// Src, when set, has the shape of Rows: where each cell's value was read (source.go); a
+	// zero Source is none, and the page infers one from the table's layout (traceSources).
+	Src [][]Source
 }
 
 // Summary is the whole summary of a run.
@@ -356,11 +359,14 @@ func phases(r *result.Run) Table {
 	return t
 }
 
-// effColumns are the established efficiency columns after the rate, with their getters.
-var effColumns = []struct {
+// effColumn is a column of the efficiency tables and its getter.
+type effColumn struct {
 	name string
 	get  func(s *result.Step) *float64
-}{
+}
+
+// effColumns are the established efficiency columns after the rate, with their getters.
+var effColumns = []effColumn{
 	{"cpupq", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.CPUpq }) }},
 	{"cspq", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.CSpq }) }},
 	{"rpq", func(s *result.Step) *float64 { return eff(s, func(e *result.Efficiency) *float64 { return e.Rpq }) }},
@@ -474,6 +480,7 @@ func optNum(v *float64) string {
 // Markdown returns the summary as markdown.
 func Markdown(r *result.Run) string {
 	s := Build(r)
+	s.Tables = append(glanceTables(r), s.Tables...)
 	var b strings.Builder
 	b.WriteString("# " + s.Lines[0] + "\n\n")
 	for _, l := range s.Lines[1:] {
@@ -515,6 +522,7 @@ func writeMarkdownTable(b *strings.Builder, t Table) {
 // WriteText writes the summary as terminal tables.
 func WriteText(w io.Writer, r *result.Run) error {
 	s := Build(r)
+	s.Tables = append(glanceTables(r), s.Tables...)
 	var b strings.Builder
 	for _, l := range s.Lines {
 		b.WriteString(l + "\n")

@@ -15,8 +15,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -297,6 +299,9 @@ func visit(bctx context.Context, page string, rec *recorder, act Act) (*Result, 
 		return nil, fmt.Errorf("browsertest: measure the cells of %s: %w", page, err)
 	}
 	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	if err != nil && strings.Contains(err.Error(), "too large") {
+		shot, err = chromedp.Run(bctx, topScreenshot(maxShotHeight))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("browsertest: screenshot of %s: %w", page, err)
 	}
@@ -431,4 +436,27 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// maxShotHeight is the height in pixels of the screenshot of a page too tall for Chromium to
+// capture whole ("Page is too large"): its top part.
+const maxShotHeight = 12000
+
+// topScreenshot is a PNG of the top height pixels of the page, its whole width.
+func topScreenshot(height float64) chromedp.Action[[]byte] {
+	return func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		width, err := chromedp.Run(ctx, chromedp.Evaluate[float64]("document.documentElement.scrollWidth"))
+		if err != nil {
+			return nil, err
+		}
+		yes := true
+		r, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{
+			Format: page.CaptureScreenshotFormatPng, CaptureBeyondViewport: &yes, FromSurface: &yes,
+			Clip: &page.Viewport{Width: width, Height: height, Scale: 1},
+		})
+		if err != nil {
+			return nil, err
+		}
+		return r.Data, nil
+	}
 }
