@@ -274,3 +274,36 @@ func BenchmarkLongRunReport(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "html-bytes")
 }
+
+// TestLongRunReportSizeThirtyConfigs: with 30 configurations of 30-minute steps, the lines of
+// a chart share its points (linePoints), so the charts take about the room of three
+// configurations' (1.4 MB of data), and the ten-second stall of the configurations that have
+// one still shows. The tables grow with their rows, ten times those of three configurations,
+// each cell with its source (7 MB): the page stays under 10 MB.
+func TestLongRunReportSizeThirtyConfigs(t *testing.T) {
+	r := longRun(1800)
+	three := r.Configs
+	r.Configs = nil
+	for i := range 30 {
+		c := three[i%3]
+		c.Name = fmt.Sprintf("%s-%02d", c.Name, i)
+		r.Configs = append(r.Configs, c)
+	}
+	_, html := pageHTML(t, Input{Dir: "long", Run: r})
+	if html.Len() >= 10<<20 {
+		t.Errorf("report of a 30-configuration run with 30-minute steps is %d bytes, want under 10 MB", html.Len())
+	}
+	t.Logf("%d KB", html.Len()>>10)
+	for _, s := range stepSeries(r, "l.i1", "insert", ivRate) {
+		if len(s.X) > linePoints(30) {
+			t.Errorf("%s: %d points, want at most %d", s.Name, len(s.X), linePoints(30))
+		}
+		low := math.Inf(1)
+		for _, y := range s.Y {
+			low = math.Min(low, y)
+		}
+		if stalled := strings.HasPrefix(s.Name, "myrocks"); stalled != (low == 0) {
+			t.Errorf("%s: lowest rate %v after downsampling; the stall must show as 0 and only there", s.Name, low)
+		}
+	}
+}

@@ -121,7 +121,7 @@ func spanSeries(r *result.Run, steps []string, value intervalValue) []chart.Seri
 		if len(x) == 0 {
 			continue
 		}
-		x, y = chart.Downsample(x, y, maxPoints)
+		x, y = chart.Downsample(x, y, linePoints(len(r.Configs)))
 		out = append(out, chart.Series{Name: c.Name, Color: ci, X: x, Y: y})
 	}
 	return out
@@ -146,7 +146,7 @@ func periodSeries(r *result.Run, op string) []chart.Series {
 				y = append(y, math.NaN()) // queries not started yet
 			}
 		}
-		x, y = chart.Downsample(x, y, maxPoints)
+		x, y = chart.Downsample(x, y, linePoints(len(r.Configs)))
 		out = append(out, chart.Series{Name: c.Name, Color: ci, X: x, Y: y})
 	}
 	return out

@@ -13,6 +13,20 @@ import (
 // minimum and maximum (chart.Downsample), so stalls and spikes stay visible and the page small.
 const maxPoints = 600
 
+// linePoints is the most points each of n lines of one chart keeps: maxPoints for up to three
+// lines, then the same total for the chart shared among them (a page of 30 configurations is
+// no larger than one of three), but never under minLinePoints.
+func linePoints(n int) int {
+	if n <= 3 {
+		return maxPoints
+	}
+	return max(minLinePoints, 3*maxPoints/n)
+}
+
+// minLinePoints keeps each line of many charts' min and max of every minute of a half-hour
+// step: a stall of seconds still shows as a dip.
+const minLinePoints = 60
+
 // ivValue returns one second's value of an operation; secs is the second's length. NaN: none.
 type ivValue func(o result.IntervalOp, secs float64) float64
 
@@ -55,7 +69,7 @@ func stepSeries(r *result.Run, step, op string, value ivValue) []chart.Series {
 			continue
 		}
 		x, y := points(s, s.StartedAt, perOp)
-		x, y = chart.Downsample(x, y, maxPoints)
+		x, y = chart.Downsample(x, y, linePoints(len(r.Configs)))
 		out = append(out, chart.Series{Name: c.Name, Color: ci, X: x, Y: y})
 	}
 	return out
