@@ -87,6 +87,7 @@ type HistoryPoint struct {
 // HistorySeries is one metric of one step of one configuration over the runs.
 type HistorySeries struct {
 	Config, Step, Metric string
+	field                string // where run.json holds it, for the cells' sources
 	dir                  direction
 	primary              bool // the step's headline rate
 	// Points has one point per run of the history, oldest first.
@@ -240,7 +241,7 @@ func (h *History) build() {
 					if !ok {
 						k = len(h.Series)
 						index[key] = k
-						h.Series = append(h.Series, &HistorySeries{Config: c.Name, Step: s.Name, Metric: m.name, dir: m.dir,
+						h.Series = append(h.Series, &HistorySeries{Config: c.Name, Step: s.Name, Metric: m.name, field: m.field, dir: m.dir,
 							primary: m.name == s.Primary+" per_sec"})
 						vals = append(vals, nanSlice(len(h.runs)))
 					}
@@ -268,6 +269,7 @@ type metricValue struct {
 	name  string
 	value float64
 	dir   direction
+	field string // its place in run.json's step
 }
 
 // stepMetrics are the figures of a finished step that have a direction: each operation's
@@ -275,9 +277,9 @@ type metricValue struct {
 // their run.json keys. Figures that were not measured are left out.
 func stepMetrics(s *result.Step) []metricValue {
 	var out []metricValue
-	add := func(name, key string, v float64) {
+	add := func(name, key, field string, v float64) {
 		if d, ok := metricDirection(key); ok && d != neutral && !math.IsNaN(v) {
-			out = append(out, metricValue{name, v, d})
+			out = append(out, metricValue{name, v, d, field})
 		}
 	}
 	ops := slices.Sorted(func(yield func(string) bool) {
@@ -295,17 +297,20 @@ func stepMetrics(s *result.Step) []metricValue {
 		if op.Count == 0 && name != s.Primary {
 			continue
 		}
-		add(name+" per_sec", "per_sec", op.PerSec)
+		add(name+" per_sec", "per_sec", "ops."+name+".per_sec", op.PerSec)
 		if op.Count > 0 {
-			add(name+" p99", "p99", op.Latency.P99)
+			add(name+" p99", "p99", "ops."+name+".latency_us.p99", op.Latency.P99)
 		}
 		if op.Response != nil {
-			add(name+" rt p99", "p99", op.Response.P99)
+			add(name+" rt p99", "p99", "ops."+name+".response_us.p99", op.Response.P99)
 		}
 	}
-	for _, part := range []any{s.Efficiency, s.Size} {
-		for _, kv := range figures(part) {
-			add(kv.name, kv.name, kv.value)
+	for _, part := range []struct {
+		key string
+		v   any
+	}{{"efficiency", s.Efficiency}, {"size", s.Size}} {
+		for _, kv := range figures(part.v) {
+			add(kv.name, kv.name, part.key+"."+kv.name, kv.value)
 		}
 	}
 	return out

@@ -90,8 +90,18 @@ func TestHistoryInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := h.Page()
-	var flagged string
-	res := openPage(t, p, "history", tableText("Regressions and improvements", &flagged))
+	var flagged, title string
+	res := openPage(t, p, "history", func(ctx context.Context) error {
+		if err := tableText("Regressions and improvements", &flagged)(ctx); err != nil {
+			return err
+		}
+		var err error // the title of the first flagged row's value: a hover shows it
+		title, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#history table tbody tr td:nth-child(5)").title`))
+		return err
+	})
+	if want := "results/night14/run.json: config a, step l.i1, ops.insert.per_sec"; title != want {
+		t.Errorf("the first flagged value's title %q, want %q", title, want)
+	}
 	checkCharts(t, p, res, nil) // SVG charts only: no series to show alone
 	for _, want := range []struct{ id string }{{"history-a-l_i1-insert_per_sec"}, {"history-a-l_i1-cpupq"}, {"history-b-l_i1-insert_per_sec"}} {
 		found := false

@@ -345,3 +345,59 @@ func TestStepMetricsHaveDirections(t *testing.T) {
 		t.Errorf("an op that never ran has metrics: %v", names)
 	}
 }
+
+// TestHistorySources: every figure of the history's tables names where it came from: a value
+// its run's run.json, configuration, step and field; a baseline median and its count the
+// runs it was taken over; a change and a z the value divided by that baseline. A cell without
+// a figure has no source.
+func TestHistorySources(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	h, err := NewHistory(historyRuns(18, func(c string, i int) nightly {
+		rate := 10000.0
+		if i >= 14 && c == "a" {
+			rate = 8000
+		}
+		return nightly{noisy(rng, rate, 2), noisy(rng, 900, 2), noisy(rng, 50, 2)}
+	}), HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged, newest := h.flaggedTable(), h.newestTable()
+	want := map[string]string{
+		"value":    "results/night14/run.json: config a, step l.i1, ops.insert.per_sec",
+		"baseline": "run.json of the 10 runs results/night04 to results/night13: config a, step l.i1, ops.insert.per_sec (their median)",
+	}
+	want["change"] = want["value"] + " divided by " + want["baseline"]
+	found := false
+	for i, row := range flagged.Rows {
+		if row[0] != "15 night14" || row[3] != "insert per_sec" {
+			continue
+		}
+		found = true
+		for col, w := range map[int]string{4: want["value"], 5: want["baseline"], 6: want["baseline"], 7: want["change"], 8: want["change"]} {
+			if got := flagged.Src[i][col].String(); got != w {
+				t.Errorf("flagged %s: source %q, want %q", flagged.Header[col], got, w)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no flagged row of a's insert rate at night14: %v", flagged.Rows)
+	}
+	for _, tb := range []*Table{flagged, newest} {
+		if len(tb.Src) != len(tb.Rows) {
+			t.Fatalf("%s: %d rows of sources for %d rows", tb.Title, len(tb.Src), len(tb.Rows))
+		}
+		for i, row := range tb.Rows {
+			for j, cell := range row {
+				src := ""
+				if j < len(tb.Src[i]) {
+					src = tb.Src[i][j].String()
+				}
+				isFigure := j >= 3 && cell != missing && strings.ContainsAny(cell[:1], "+-0123456789") && tb.Header[j] != "verdict"
+				if isFigure != (src != "") || (src != "" && !strings.Contains(src, "run.json")) {
+					t.Errorf("%s row %v, %s %q: source %q", tb.Title, row[:4], tb.Header[j], cell, src)
+				}
+			}
+		}
+	}
+}

@@ -148,6 +148,7 @@ func (h *History) flaggedTable() *Table {
 			t.Rows = append(t.Rows, []string{h.runName(i), hs.Config, hs.Step, hs.Metric, numfmt.Num(p.Value), numfmt.Num(p.Baseline),
 				strconv.Itoa(p.N), percent(p.Change), fmt.Sprintf("%.1f", p.Z), verdict})
 			t.Class = append(t.Class, historyVerdictClasses(len(t.Header), p.Verdict))
+			t.Src = append(t.Src, h.pointSources(hs, i, 4))
 		}
 	}
 	return t
@@ -225,8 +226,40 @@ func (h *History) newestTable() *Table {
 		}
 		t.Rows = append(t.Rows, row)
 		t.Class = append(t.Class, historyVerdictClasses(len(row), p.Verdict))
+		t.Src = append(t.Src, h.pointSources(hs, len(hs.Points)-1, 3))
 	}
 	return t
+}
+
+// pointSources are the sources of a table row that shows point i of hs from column at: its
+// value (run i's run.json), baseline median and runs (the run.json of the runs before it that
+// the baseline took), change and z (the value divided by the baseline). A cell the point has
+// no figure for has none; so have the row's other cells.
+func (h *History) pointSources(hs *HistorySeries, i, at int) []Source {
+	src := make([]Source, at+5)
+	p := hs.Points[i]
+	if !p.OK {
+		return src
+	}
+	value := Source{Config: hs.Config, Step: hs.Step, Field: hs.field, dir: h.runs[i].Dir}
+	src[at] = value
+	if !p.Judged {
+		return src
+	}
+	var over []string // the directories of the p.N measured runs before i, oldest first
+	for j := i - 1; j >= 0 && len(over) < p.N; j-- {
+		if hs.Points[j].OK {
+			over = append([]string{h.runs[j].Dir}, over...)
+		}
+	}
+	base := Source{Config: hs.Config, Step: hs.Step, Field: hs.field + " (their median)", over: over}
+	src[at+1], src[at+2] = base, base
+	if !p.comparedWithZero {
+		rel := value
+		rel.Of = &base
+		src[at+3], src[at+4] = rel, rel
+	}
+	return src
 }
 
 // orDefault is s, or def when s is empty.

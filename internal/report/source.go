@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,9 @@ type Source struct {
 	// repeats' names for a folded one), set by traceSources.
 	dir   string
 	names []string
+	// over, for a figure computed over several runs (a history's baseline), are their run
+	// directories, oldest first; dir is then unused.
+	over []string
 }
 
 // IsZero reports whether s names nothing.
@@ -58,7 +62,11 @@ func (s Source) String() string {
 	if s.Field != "" {
 		parts = append(parts, s.Field)
 	}
-	text := path.Join(filepath.ToSlash(s.dir), file) + ": " + strings.Join(parts, ", ")
+	at := path.Join(filepath.ToSlash(s.dir), file)
+	if n := len(s.over); n > 0 {
+		at = fmt.Sprintf("%s of the %d runs %s to %s", file, n, filepath.ToSlash(s.over[0]), filepath.ToSlash(s.over[n-1]))
+	}
+	text := at + ": " + strings.Join(parts, ", ")
 	if s.Of != nil {
 		text += " divided by " + s.Of.String()
 	}
