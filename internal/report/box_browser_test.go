@@ -3,12 +3,9 @@ package report
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -69,27 +66,16 @@ func manyConfigs(t *testing.T, n int) Input {
 // overlapping the next. Set ENGINEBENCH_SCREENSHOTS to a directory to keep screenshots of the
 // page and of that chart.
 func TestBoxViewInBrowser(t *testing.T) {
-	if browsertest.Chromium() == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no Chromium: CI installs Debian's chromium package (.ci/run)")
-		}
-		t.Skip("no Chromium installed (apt-get install chromium)")
-	}
+	requireChromium(t)
 	const id = "chart-l_i1-insert-box"
 	for _, n := range []int{3, 30} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			t.Parallel()
 			in := manyConfigs(t, n)
 			p, html := pageHTML(t, in)
-			path := filepath.Join(t.TempDir(), "report.html")
-			if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
 			var boxes []boxRect
 			var chartShot, blockShot, rtShot []byte
-			res, err := browsertest.OpenWith(ctx, path, 1280, func(ctx context.Context) error {
+			res := openReport(t, html.Bytes(), func(ctx context.Context) error {
 				var err error
 				if boxes, err = chromedp.Run(ctx, chromedp.Evaluate[[]boxRect](fmt.Sprintf(measureBoxes, id))); err != nil {
 					return err
@@ -103,18 +89,10 @@ func TestBoxViewInBrowser(t *testing.T) {
 				rtShot, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("div.charts:has(#chart-qr100-insert-rt-box)")))
 				return err
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
-				t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
-			}
 			checkBoxCharts(t, p, res, n)
 			checkStackedBoxes(t, in.Run, boxes)
-			if dir := os.Getenv("ENGINEBENCH_SCREENSHOTS"); dir != "" {
-				for name, shot := range map[string][]byte{"page": res.Screenshot, "chart": chartShot, "block": blockShot, "rt": rtShot} {
-					os.WriteFile(filepath.Join(dir, fmt.Sprintf("box-%d-%s.png", n, name)), shot, 0o644)
-				}
+			for name, shot := range map[string][]byte{"page": res.Screenshot, "chart": chartShot, "block": blockShot, "rt": rtShot} {
+				keepScreenshot(fmt.Sprintf("box-%d-%s", n, name), shot)
 			}
 		})
 	}

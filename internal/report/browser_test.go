@@ -69,35 +69,59 @@ func expectedColours(p *Page) map[string][]int {
 	return out
 }
 
-// TestReportInBrowser opens the report of each fixture in headless Chromium: no console
-// error, no network request, every chart of the page laid out with its data drawn in each
-// configuration's colour, and a full-page screenshot of sensible size. Set
-// ENGINEBENCH_SCREENSHOTS to a directory to keep the screenshots.
-func TestReportInBrowser(t *testing.T) {
+// openReport writes html as a page and opens it in headless Chromium 1280 pixels wide,
+// running act (nil: none) in it first. It skips the test where Chromium is missing (fails it
+// under CI, which installs it), fails it when the page cannot be opened, and marks it failed
+// on a console error or a network request.
+func openReport(t *testing.T, html []byte, act browsertest.Act) *browsertest.Result {
+	t.Helper()
+	requireChromium(t)
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, html, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := browsertest.OpenWith(ctx, path, 1280, act)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
+		t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
+	}
+	return res
+}
+
+// requireChromium skips the test without Chromium, and fails it on CI.
+func requireChromium(t *testing.T) {
+	t.Helper()
 	if browsertest.Chromium() == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("no Chromium: CI installs Debian's chromium package (.ci/run)")
 		}
 		t.Skip("no Chromium installed (apt-get install chromium)")
 	}
+}
+
+// keepScreenshot saves png as name.png in $ENGINEBENCH_SCREENSHOTS, when that is set.
+func keepScreenshot(name string, png []byte) {
+	if dir := os.Getenv("ENGINEBENCH_SCREENSHOTS"); dir != "" {
+		os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	}
+}
+
+// TestReportInBrowser opens the report of each fixture in headless Chromium: no console
+// error, no network request, every chart of the page laid out with its data drawn in each
+// configuration's colour, and a full-page screenshot of sensible size. Set
+// ENGINEBENCH_SCREENSHOTS to a directory to keep the screenshots.
+func TestReportInBrowser(t *testing.T) {
+	requireChromium(t)
 	for _, name := range []string{"insert", "linkbench", "iibench", "resources", "repeat"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // each page in its own browser
 			p, html := pageHTML(t, loadFixture(t, name))
-			path := filepath.Join(t.TempDir(), "report.html")
-			if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
 			var alone seriesPixels
-			res, err := browsertest.OpenWith(ctx, path, 1280, probeAlone(&alone))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
-				t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
-			}
+			res := openReport(t, html.Bytes(), probeAlone(&alone))
 			checkCharts(t, p, res, alone)
 			if name == "insert" || name == "repeat" { // repeat: coloured by the spreads too
 				checkRelativeCells(t, res)
@@ -105,9 +129,7 @@ func TestReportInBrowser(t *testing.T) {
 			if res.Width != 1280 || res.Height < 1000 || len(res.Screenshot) < 50_000 {
 				t.Errorf("screenshot %dx%d of %d bytes", res.Width, res.Height, len(res.Screenshot))
 			}
-			if dir := os.Getenv("ENGINEBENCH_SCREENSHOTS"); dir != "" {
-				os.WriteFile(filepath.Join(dir, name+".png"), res.Screenshot, 0o644)
-			}
+			keepScreenshot(name, res.Screenshot)
 			t.Logf("%s: %d charts, page %dx%d, screenshot %d KB, HTML %d KB", name, len(res.Charts), res.Width, res.Height, len(res.Screenshot)>>10, html.Len()>>10)
 		})
 	}
@@ -128,25 +150,10 @@ func checkRelativeCells(t *testing.T, res *browsertest.Result) {
 // TestOOMWarningInBrowser checks that a configuration whose group had processes OOM-killed has
 // its warning shown in the header of the page, in red and bold, and that only it has one.
 func TestOOMWarningInBrowser(t *testing.T) {
-	if browsertest.Chromium() == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no Chromium: CI installs Debian's chromium package (.ci/run)")
-		}
-		t.Skip("no Chromium installed (apt-get install chromium)")
-	}
 	in := loadFixture(t, "insert")
 	in.Run.Configs[2].Memory.OOMKills = 3 // pebble
 	_, html := pageHTML(t, in)
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := browsertest.Open(ctx, path, 1280)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := openReport(t, html.Bytes(), nil)
 	if len(res.Warnings) != 1 {
 		t.Fatalf("warnings %+v, want pebble's only", res.Warnings)
 	}

@@ -74,17 +74,6 @@ func waitCharts(ctx context.Context) error {
 	return err
 }
 
-// requireChromium skips the test without Chromium, and fails it on CI.
-func requireChromium(t *testing.T) {
-	t.Helper()
-	if browsertest.Chromium() == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no Chromium: CI installs Debian's chromium package (.ci/run)")
-		}
-		t.Skip("no Chromium installed (apt-get install chromium)")
-	}
-}
-
 // chartRun is an Insert Benchmark run of n configurations with two steps, l.i1 and l.i2, of
 // secs seconds each, every second recorded, for the insert and delete operations;
 // configuration k runs at about 1000+150k rows/s, its seconds ending 3k ms after the whole
@@ -128,20 +117,7 @@ func chartRun(n, secs int, gap bool) *result.Run {
 func openCharts(t *testing.T, r *result.Run, act browsertest.Act) (*Page, *browsertest.Result) {
 	t.Helper()
 	p, html := pageHTML(t, Input{Dir: r.RunID, Run: r})
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := browsertest.OpenWith(ctx, path, 1280, act)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
-		t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
-	}
-	return p, res
+	return p, openReport(t, html.Bytes(), act)
 }
 
 // screenshot saves a PNG of the element sel as name.png in $ENGINEBENCH_SCREENSHOTS, if set.

@@ -1,54 +1,28 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/enginebench/enginebench/internal/report/browsertest"
 )
 
-// openPage writes p's HTML and opens it in headless Chromium at 1280 pixels, running act (nil:
-// none) first; it fails the test on a console error or a network request, and keeps the
-// screenshot as name.png in $ENGINEBENCH_SCREENSHOTS when that is set.
+// openPage writes p's HTML and opens it with act (openReport), keeping its screenshot as
+// name.png in $ENGINEBENCH_SCREENSHOTS when that is set.
 func openPage(t *testing.T, p *Page, name string, act browsertest.Act) *browsertest.Result {
 	t.Helper()
-	if browsertest.Chromium() == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no Chromium: CI installs Debian's chromium package (.ci/run)")
-		}
-		t.Skip("no Chromium installed (apt-get install chromium)")
-	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	f, err := os.Create(path)
-	if err != nil {
+	var html bytes.Buffer
+	if err := WriteHTML(&html, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHTML(f, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := browsertest.OpenWith(ctx, path, 1280, act)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
-		t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
-	}
-	if dir := os.Getenv("ENGINEBENCH_SCREENSHOTS"); dir != "" {
-		os.WriteFile(filepath.Join(dir, name+".png"), res.Screenshot, 0o644)
-	}
+	res := openReport(t, html.Bytes(), act)
+	keepScreenshot(name, res.Screenshot)
 	return res
 }
 

@@ -2,15 +2,10 @@ package report
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/enginebench/enginebench/internal/report/browsertest"
 )
 
 // topProbe is what the browser test reads of the page's top summary.
@@ -49,40 +44,21 @@ const probeTop = `(() => {
 // title names its step and the file it came from. ENGINEBENCH_SCREENSHOTS keeps the pages'
 // screenshots (top-1.png, top-3.png, top-30.png).
 func TestTopSummaryInBrowser(t *testing.T) {
-	if browsertest.Chromium() == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no Chromium: CI installs Debian's chromium package (.ci/run)")
-		}
-		t.Skip("no Chromium installed (apt-get install chromium)")
-	}
+	requireChromium(t)
 	one := loadFixture(t, "insert")
 	one.Run.Configs = one.Run.Configs[:1]
 	for name, in := range map[string]Input{"1": one, "3": loadFixture(t, "insert"), "30": thirtyConfigs(t)} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, html := pageHTML(t, in)
-			path := filepath.Join(t.TempDir(), "report.html")
-			if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
 			var got topProbe
-			res, err := browsertest.OpenWith(ctx, path, 1280, func(ctx context.Context) error {
+			res := openReport(t, html.Bytes(), func(ctx context.Context) error {
 				var err error
 				got, err = chromedp.Run(ctx, chromedp.Evaluate[topProbe](probeTop))
 				return err
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.ConsoleErrors) > 0 || len(res.Requests) > 0 {
-				t.Errorf("console errors %q, network requests %q", res.ConsoleErrors, res.Requests)
-			}
 			checkTopProbe(t, got, len(in.Run.Configs))
-			if dir := os.Getenv("ENGINEBENCH_SCREENSHOTS"); dir != "" {
-				os.WriteFile(filepath.Join(dir, "top-"+name+".png"), res.Screenshot, 0o644)
-			}
+			keepScreenshot("top-"+name, res.Screenshot)
 		})
 	}
 }
