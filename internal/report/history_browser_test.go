@@ -3,7 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
-	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,23 +47,7 @@ func tableText(caption string, out *string) browsertest.Act {
 // are drawn, each in its configuration's colour with the regression and improvement marks in
 // theirs, the verdicts are painted red and green, and the flagged table is shown.
 func TestHistoryInBrowser(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	h, err := NewHistory(historyRuns(18, func(c string, i int) nightly {
-		rate, cpu := 10000.0, 50.0
-		if i >= 14 {
-			switch c {
-			case "a":
-				rate, cpu = 8000, 65
-			case "b":
-				rate = 12000
-			}
-		}
-		return nightly{noisy(rng, rate, 2), noisy(rng, 900, 2), noisy(rng, cpu, 2)}
-	}), HistoryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := h.Page()
+	p := stepChangeHistory(t).Page()
 	var flagged, title string
 	res := openPage(t, p, "history", func(ctx context.Context) error {
 		if err := tableText("Regressions and improvements", &flagged)(ctx); err != nil {
@@ -77,13 +61,9 @@ func TestHistoryInBrowser(t *testing.T) {
 		t.Errorf("the first flagged value's title %q, want %q", title, want)
 	}
 	checkCharts(t, p, res, nil) // SVG charts only: no series to show alone
-	for _, want := range []struct{ id string }{{"history-a-l_i1-insert_per_sec"}, {"history-a-l_i1-cpupq"}, {"history-b-l_i1-insert_per_sec"}} {
-		found := false
-		for _, c := range res.Charts {
-			found = found || c.ID == want.id
-		}
-		if !found {
-			t.Errorf("no chart %s in the page", want.id)
+	for _, id := range []string{"history-a-l_i1-insert_per_sec", "history-a-l_i1-cpupq", "history-b-l_i1-insert_per_sec"} {
+		if !slices.ContainsFunc(res.Charts, func(c browsertest.Chart) bool { return c.ID == id }) {
+			t.Errorf("no chart %s in the page", id)
 		}
 	}
 	for class, want := range map[string]string{ClassBad: "rgb(248, 196, 196)", ClassGood: "rgb(201, 235, 201)"} {

@@ -66,16 +66,18 @@ func flaggedAt(hs *HistorySeries, v string) []int {
 	return out
 }
 
-// TestHistoryFlagsAStepChange: nightly figures with ±2% noise; at night 14 a's rate drops 20%
-// and its cpupq rises 30% (both regressions), b's rate rises 20% (an improvement) while its
-// cpupq stays. Each change is flagged first at night 14, in its direction, and the nights
-// after it that stay at the new level say since which night; nothing before it is flagged.
-func TestHistoryFlagsAStepChange(t *testing.T) {
-	const change = 14
+// stepChangeNight is the night stepChangeHistory's figures change.
+const stepChangeNight = 14
+
+// stepChangeHistory is the history of 18 nightly runs of configurations a and b whose figures
+// vary by ±2% (seeded) until night 14, when a's rate drops 20% and its cpupq rises 30% (both
+// regressions) and b's rate rises 20% (an improvement).
+func stepChangeHistory(t *testing.T) *History {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
-	runs := historyRuns(18, func(c string, i int) nightly {
+	h, err := NewHistory(historyRuns(18, func(c string, i int) nightly {
 		rate, cpu := 10000.0, 50.0
-		if i >= change {
+		if i >= stepChangeNight {
 			switch c {
 			case "a":
 				rate, cpu = 8000, 65
@@ -84,11 +86,20 @@ func TestHistoryFlagsAStepChange(t *testing.T) {
 			}
 		}
 		return nightly{noisy(rng, rate, 2), noisy(rng, 900, 2), noisy(rng, cpu, 2)}
-	})
-	h, err := NewHistory(runs, HistoryOptions{})
+	}), HistoryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h
+}
+
+// TestHistoryFlagsAStepChange: nightly figures with ±2% noise; at night 14 a's rate drops 20%
+// and its cpupq rises 30% (both regressions), b's rate rises 20% (an improvement) while its
+// cpupq stays. Each change is flagged first at night 14, in its direction, and the nights
+// after it that stay at the new level say since which night; nothing before it is flagged.
+func TestHistoryFlagsAStepChange(t *testing.T) {
+	const change = stepChangeNight
+	h := stepChangeHistory(t)
 	for i, hr := range h.runs {
 		if want := fmt.Sprintf("night%02d", i); hr.label != want {
 			t.Fatalf("run %d is %s, want %s: runs are ordered by their start", i, hr.label, want)
