@@ -599,7 +599,17 @@ func TestSpreadsInLinkBenchAndIIBench(t *testing.T) {
 		{table: "Latency per operation", key: []string{"", "run.1", "GET_NODE"}, col: "p99", step: "run.1", get: p99("GET_NODE"), print: numfmt.Duration},
 		{table: "Efficiency: run.2", key: []string{""}, col: "cpupq", step: "run.2", get: okStep(func(s *result.Step) *float64 { return s.Efficiency.CPUpq }), print: numfmt.Num},
 	})
-	ib := repeatsOf(t, loadFixture(t, "iibench"))
+	ibIn := loadFixture(t, "iibench")
+	for i := range ibIn.Run.Configs {
+		s := &ibIn.Run.Configs[i].Steps[0] // a rate limit and a price, from the step's figures
+		s.Target = &result.Target{InsertsPerSec: 1e5, AchievedInsertsPerSec: s.Ops["insert"].PerSec, SLAMet: true}
+		s.Cost = &result.Cost{PerHour: 1000, Run: s.Seconds / 3.6}
+	}
+	ib := repeatsOf(t, ibIn)
+	for i := range ib.Run.Configs { // the scaled repeat's cost follows its time
+		s := &ib.Run.Configs[i].Steps[0]
+		s.Cost.Run = s.Seconds / 3.6
+	}
 	checkSpreads(t, ib, []string{"x", "solo"}, []spreadCase{
 		{table: "iiBench", key: []string{""}, col: "inserts/s", step: ibStep, get: perSec("insert"), print: numfmt.Num},
 		{table: "iiBench", key: []string{""}, col: "queries/s", step: ibStep, get: perSec("query"), print: numfmt.Num},
@@ -612,6 +622,9 @@ func TestSpreadsInLinkBenchAndIIBench(t *testing.T) {
 			get: func(s *result.Step) (float64, bool) {
 				return s.Usage[usageCPU] * 1e6 / float64(s.Ops["insert"].Units), true
 			}},
+		{table: "Rate limit", key: []string{""}, col: "achieved ins/s", step: ibStep, get: okStep(func(s *result.Step) *float64 { return &s.Target.AchievedInsertsPerSec }), print: numfmt.Num},
+		{table: "Cost", key: []string{""}, col: "run cost", step: ibStep, get: okStep(func(s *result.Step) *float64 { return &s.Cost.Run }), print: dollars},
+		{table: "Cost", key: []string{""}, col: "run time", step: ibStep, get: secs, print: numfmt.Seconds},
 		{table: "Efficiency: run", key: []string{""}, col: "cpupq", step: ibStep, get: okStep(func(s *result.Step) *float64 { return s.Efficiency.CPUpq }), print: numfmt.Num},
 	})
 	checkRateMarkSpread(t, ib)
