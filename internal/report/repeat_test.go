@@ -466,8 +466,12 @@ func TestSpreadsInEveryTable(t *testing.T) {
 			for _, op := range s.Ops {
 				op.Latency.P25, op.Latency.P75 = ptr(0.8*op.Latency.P50), ptr((op.Latency.P50+op.Latency.P90)/2)
 			}
-			if s.Name == "l.i1" {
+			switch s.Name {
+			case "l.i1": // a background writer's target, and the debt before the step, from its figures
 				s.Target = &result.Target{InsertsPerSec: 1000, AchievedInsertsPerSec: s.Ops["insert"].PerSec / 100, SLAMet: true}
+				s.EngineStatsBefore = map[string]float64{"wal_bytes": s.EngineStats["wal_bytes"] / 2}
+			case "l.x": // a scan of the index the step built
+				s.Phases = []result.Phase{{Name: "ix", Seconds: s.Seconds, Rows: 3000, PerSec: s.Ops["index"].PerSec}}
 			}
 		}
 		if c.Name == "pebble#3" {
@@ -504,6 +508,11 @@ func TestSpreadsInEveryTable(t *testing.T) {
 		{table: "l.x: resources per second", key: []string{""}, col: "cpups", step: "l.x", get: okStep(func(s *result.Step) *float64 { return s.Resources.CPUps }), print: numfmt.Num},
 		{table: "Throughput: p50 and p99 of the per-second rate", key: []string{"", "l.i1"}, col: "rate", step: "l.i1", get: stepRate, print: numfmt.Num},
 		{table: "Efficiency: l.i0", key: []string{""}, col: "wkbpi", step: "l.i0", get: okStep(func(s *result.Step) *float64 { return s.Efficiency.WKBpi }), print: numfmt.Num},
+		{table: "Scans", key: []string{"", "l.x", "ix"}, col: "time", step: "l.x", get: okStep(func(s *result.Step) *float64 { return &s.Phases[0].Seconds }), print: numfmt.Seconds},
+		{table: "Scans", key: []string{"", "l.x", "ix"}, col: "rows/s", step: "l.x", get: okStep(func(s *result.Step) *float64 { return &s.Phases[0].PerSec }), print: numfmt.Num},
+		{table: "Cleanup: engine debt before and after", key: []string{"", "l.i1", "ok"}, col: "before", step: "l.i1",
+			get: okStep(func(s *result.Step) *float64 { v := s.EngineStatsBefore["wal_bytes"]; return &v }), print: numfmt.Num},
+		{table: "Cleanup: engine debt before and after", key: []string{"", "l.i1", "ok"}, col: "time", step: "l.i1", get: secs, print: numfmt.Seconds},
 		{table: "Engine debt at each step's end: CONFIG (sqlite)", key: []string{"l.i1"}, col: "wal_bytes", step: "l.i1",
 			get: okStep(func(s *result.Step) *float64 { v := s.EngineStats["wal_bytes"]; return &v }), print: numfmt.Num},
 	}
@@ -529,7 +538,8 @@ func TestSpreadsInEveryTable(t *testing.T) {
 		}
 	}
 	got := tableCells(tables, "SLA: background inserts/s achieved of the target", []string{"sqlite"}, "l.i1")
-	want, _ := wantSpread(t, r, "sqlite", cases[7])
+	sla := cases[slices.IndexFunc(cases, func(c spreadCase) bool { return c.table == "SLA of the background writers" })]
+	want, _ := wantSpread(t, r, "sqlite", sla)
 	if len(got) != 1 || !strings.HasPrefix(got[0], want+" of 1000 (") {
 		t.Errorf("SLA page cell %q, want it to start with %q", got, want+" of 1000 (")
 	}
