@@ -449,7 +449,7 @@ func (sp spreads) cells(config string, s *result.Step, cells func(*result.Step) 
 
 // figureSpread is the spread text (spreadText) of med, a figure cell of a median, over reps,
 // the same cell of each repeat that finished the step, of the of repeats that ran it: from the
-// least to the greatest figure, med included; " , n of K" counts the repeats that have the
+// least to the greatest figure, med included; ", n of K" counts the repeats that have the
 // figure. Nothing when med is not a figure or no repeat has it.
 func figureSpread(med string, reps []string, of int) string {
 	v, ok := parseFigure(med)
@@ -516,9 +516,9 @@ func repeatLegend(sp spreads) []string {
 	return []string{
 		"Repeats (run --repeat K): each configuration is shown once, by the median of its repeats (NAME#1 ... NAME#K, run interleaved, each on a fresh engine) that finished the step; " +
 			"every figure of a step is followed by the spread of the repeats, min-max as each repeat printed it (\"20.1k (19.5k-20.8k)\"; \", 2 of 3\" when only two of the three repeats that ran the step have it; nothing when every repeat printed the same): " +
-			"the rates, latencies, quartiles and response-time distributions, the SLA's and rate limit's achieved rates, the steps' times, probes and fairness, the resources and efficiency per step, the engine's counters, LinkBench's and iiBench's tables, and the relative cells and the top summary's ratios. " +
+			"the rates, latencies, quartiles and response-time distributions, the SLA's and rate limit's achieved rates, the steps' times, probes and fairness, the resources and efficiency per step, the engine's counters, LinkBench's and iiBench's tables (iiBench's rates against rows inserted over each repeat's periods), and the relative cells and the top summary's ratios. " +
 			"A figure derived from several fields (a ratio, a bucket's share) is spread over the figure each repeat printed. " +
-			"iiBench's rates against rows inserted show the medians; a step's per-second charts show the repeat whose rate in that step is the median (the lower middle one for an even K).",
+			"A step's per-second charts show the repeat whose rate in that step is the median (the lower middle one for an even K).",
 	}
 }
 
