@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,9 +38,9 @@ func buildIIBench(r *result.Run, sp spreads) Summary {
 	if l := ibParamLine(r); l != "" {
 		s.Lines = append(s.Lines, l)
 	}
-	tables := []Table{ibPublished(r), ibRates(r), ratePercentileTable(r), ibCost(r), ibLatency(r), ibTarget(r), ibPerOp(r), details(r)}
+	tables := []Table{ibPublished(r, sp), ibRates(r, sp), ratePercentileTable(r, sp), ibCost(r, sp), ibLatency(r, sp), ibTarget(r, sp), ibPerOp(r, sp), details(r, sp)}
 	tables = append(tables, efficiency(r, sp)...)
-	tables = append(tables, resourceTable(r), memoryTable(r))
+	tables = append(tables, resourceTable(r, sp), memoryTable(r))
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
 		"ips: rows inserted a second; qps: queries a second (each reads up to LIMIT rows from a random point of one index), both over the step's measured time (total time). ins/qry: ips / qps, \"-\" when no query ran.",
@@ -58,6 +59,28 @@ func buildIIBench(r *result.Run, sp spreads) Summary {
 	}
 	s.Legend = append(append(append(s.Legend, resourceLegend...), clientLegend(r)...), memoryLegend(r)...)
 	return s
+}
+
+// ibPerOpCells are a step's resources per row inserted and per query, from its raw totals:
+// CPU us per insert and per query, reads and KB read per query, writes and KB written per insert.
+func ibPerOpCells(s *result.Step) []string {
+	units := func(op string) int64 {
+		if o := s.Ops[op]; o != nil {
+			return o.Units
+		}
+		return 0
+	}
+	ins, qry := units("insert"), units("query")
+	per := func(key string, scale float64, n int64) string {
+		v, ok := s.Usage[key]
+		if !ok || n <= 0 {
+			return missing
+		}
+		return numfmt.Num(v * scale / float64(n))
+	}
+	return []string{per(usageCPU, 1e6, ins), per(usageCPU, 1e6, qry),
+		per(usageReads, 1, qry), per(usageReadKB, 1, qry),
+		per(usageWrites, 1, ins), per(usageWriteKB, 1, ins)}
 }
 
 // ibParam returns a numeric workload parameter, which is an int from the workload and a
@@ -112,7 +135,7 @@ func ibParamLine(r *result.Run) string {
 
 // ibPublished is the published iiBench table: a row per configuration with rows inserted,
 // run time, inserts/s, queries/s and their ratio.
-func ibPublished(r *result.Run) Table {
+func ibPublished(r *result.Run, sp spreads) Table {
 	t := Table{Title: "iiBench", Header: []string{"config", "engine", "rows", "total time", "inserts/s", "queries/s", "ins/qry"}}
 	for _, c := range r.Configs {
 		s := findStep(c, ibStep)
@@ -125,29 +148,35 @@ func ibPublished(r *result.Run) Table {
 			t.Rows = append(t.Rows, []string{c.Name, c.Engine, missing, missing, cell, cell, cell})
 			continue
 		}
-		rows, secs := missing, missing
-		if ins := s.Ops["insert"]; ins != nil {
-			rows = fmt.Sprint(ins.Units)
-		}
-		if s.Seconds > 0 {
-			secs = numfmt.Seconds(s.Seconds)
-		}
-		row := []string{c.Name, c.Engine, rows, secs, rateCell(s)}
-		if s.Status != result.StatusOK {
-			row = append(row, s.Status, s.Status)
-		} else {
-			qps, ratio := missing, missing
-			if q := s.Ops["query"]; q != nil && q.Count > 0 {
-				qps = numfmt.Num(q.PerSec)
-				if ins := s.Ops["insert"]; ins != nil && q.PerSec > 0 {
-					ratio = numfmt.Num(ins.PerSec / q.PerSec)
-				}
-			}
-			row = append(row, qps, ratio)
-		}
-		t.Rows = append(t.Rows, row)
+		sr := sp.get(c.Name, s.Name)
+		figs := spreadCells(ibPublishedCells, s, sr)
+		row := append([]string{c.Name, c.Engine}, figs[:2]...)
+		t.Rows = append(t.Rows, append(append(row, rateSpanCell(s, sr)), figs[2:]...))
 	}
 	return t
+}
+
+// ibPublishedCells are the figures of iiBench's step in its published table: rows, total time,
+// queries/s and ins/qry (the step's status instead of the rates when it did not finish).
+func ibPublishedCells(s *result.Step) []string {
+	rows, secs := missing, missing
+	if ins := s.Ops["insert"]; ins != nil {
+		rows = fmt.Sprint(ins.Units)
+	}
+	if s.Seconds > 0 {
+		secs = numfmt.Seconds(s.Seconds)
+	}
+	if s.Status != result.StatusOK {
+		return []string{rows, secs, s.Status, s.Status}
+	}
+	qps, ratio := missing, missing
+	if q := s.Ops["query"]; q != nil && q.Count > 0 {
+		qps = numfmt.Num(q.PerSec)
+		if ins := s.Ops["insert"]; ins != nil && q.PerSec > 0 {
+			ratio = numfmt.Num(ins.PerSec / q.PerSec)
+		}
+	}
+	return []string{rows, secs, qps, ratio}
 }
 
 // ibSeries is one configuration's periods.
@@ -179,7 +208,7 @@ func ibAllSeries(r *result.Run) []ibSeries {
 // Queries count from the first period by whose end some query had run (cumulative queries >
 // 0); before that the qps is "-", not 0. After it, a period without queries is a stall and
 // counts as 0 queries.
-func ibRates(r *result.Run) Table {
+func ibRates(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Rates against rows inserted"}
 	series := ibAllSeries(r)
 	if len(series) == 0 {
@@ -187,9 +216,24 @@ func ibRates(r *result.Run) Table {
 	}
 	if len(series) == 1 && len(series[0].periods) <= maxRateMarks {
 		t.Header = []string{"rows", "end", "length", "ips", "qps", "q p99"}
-		for _, p := range series[0].periods {
-			ips, qps, p99 := ibRateCells([]result.Period{p})
-			t.Rows = append(t.Rows, []string{fmt.Sprint(p.Rows), numfmt.Seconds(p.End), numfmt.Seconds(p.Seconds), ips, qps, p99})
+		sr := sp.get(series[0].name, ibStep)
+		for i := range series[0].periods {
+			cells := func(ps []result.Period) []string {
+				if i >= len(ps) {
+					return nil
+				}
+				ips, qps, p99 := ibRateCells(ps[i : i+1])
+				return []string{fmt.Sprint(ps[i].Rows), numfmt.Seconds(ps[i].End), numfmt.Seconds(ps[i].Seconds), ips, qps, p99}
+			}
+			row := cells(series[0].periods)
+			if sr != nil {
+				var reps [][]string
+				for _, rs := range sr.reps {
+					reps = append(reps, cells(rs.Periods))
+				}
+				row = withSpreads(row, reps, sr.of)
+			}
+			t.Rows = append(t.Rows, row)
 		}
 		return t
 	}
@@ -205,14 +249,16 @@ func ibRates(r *result.Run) Table {
 	step := niceStep(top, maxRateMarks)
 	marks := int((top + step - 1) / step)
 	t.Header = []string{"rows"}
-	// byMark[i][m] holds config i's periods of mark m.
+	// byMark[i][m] holds config i's periods of mark m; repMarks[i][k][m] its repeat k's.
 	byMark := make([][][]result.Period, len(series))
+	repMarks := make([][][][]result.Period, len(series))
 	for i, s := range series {
 		t.Header = append(t.Header, s.name+" ips", s.name+" qps", s.name+" q p99")
-		byMark[i] = make([][]result.Period, marks)
-		for _, p := range s.periods {
-			m := max(int((p.Rows+step-1)/step)-1, 0)
-			byMark[i][m] = append(byMark[i][m], p)
+		byMark[i] = periodMarks(s.periods, step, marks)
+		if sr := sp.get(s.name, ibStep); sr != nil {
+			for _, rs := range sr.reps {
+				repMarks[i] = append(repMarks[i], periodMarks(rs.Periods, step, marks))
+			}
 		}
 	}
 	for m := range marks {
@@ -226,13 +272,34 @@ func ibRates(r *result.Run) Table {
 			}
 			seen = true
 			ips, qps, p99 := ibRateCells(ps)
-			row = append(row, ips, qps, p99)
+			cells := []string{ips, qps, p99}
+			if sr := sp.get(series[i].name, ibStep); sr != nil {
+				var reps [][]string
+				for _, rm := range repMarks[i] {
+					ips, qps, p99 := ibRateCells(rm[m])
+					reps = append(reps, []string{ips, qps, p99})
+				}
+				cells = withSpreads(cells, reps, sr.of)
+			}
+			row = append(row, cells...)
 		}
 		if seen {
 			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t
+}
+
+// periodMarks places periods by the marks of step rows (ibRates): a period beyond the last
+// mark is left out.
+func periodMarks(periods []result.Period, step int64, marks int) [][]result.Period {
+	out := make([][]result.Period, marks)
+	for _, p := range periods {
+		if m := max(int((p.Rows+step-1)/step)-1, 0); m < marks {
+			out[m] = append(out[m], p)
+		}
+	}
+	return out
 }
 
 // ibRateCells returns the insert rate, query rate and worst query p99 over periods.
@@ -299,24 +366,32 @@ func dollars(v float64) string {
 }
 
 // ibCost is the cost of each configuration's run at the given machine price.
-func ibCost(r *result.Run) Table {
+func ibCost(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Cost", Header: []string{"config", "$/hour", "run time", "run cost", "$ per billion inserts"}}
 	for _, c := range r.Configs {
 		s := findStep(c, ibStep)
 		if s == nil || s.Cost == nil {
 			continue
 		}
-		per := missing
-		if s.Cost.PerBillionInserts != nil {
-			per = dollars(*s.Cost.PerBillionInserts)
-		}
-		t.Rows = append(t.Rows, []string{c.Name, dollars(s.Cost.PerHour), numfmt.Seconds(s.Seconds), dollars(s.Cost.Run), per})
+		t.Rows = append(t.Rows, append([]string{c.Name, dollars(s.Cost.PerHour)}, sp.cells(c.Name, s, ibCostCells)...))
 	}
 	return t
 }
 
+// ibCostCells are a step's run time, run cost and cost per billion inserts.
+func ibCostCells(s *result.Step) []string {
+	if s.Cost == nil {
+		return []string{numfmt.Seconds(s.Seconds), missing, missing}
+	}
+	per := missing
+	if s.Cost.PerBillionInserts != nil {
+		per = dollars(*s.Cost.PerBillionInserts)
+	}
+	return []string{numfmt.Seconds(s.Seconds), dollars(s.Cost.Run), per}
+}
+
 // ibLatency is the latency of each operation of each configuration's run.
-func ibLatency(r *result.Run) Table {
+func ibLatency(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Latency per operation", Header: []string{"config", "op", "count", "ops/s",
 		"p50", "p90", "p99", "p99.9", "max", "mean", "errors", "rows", "rt p99", "rt max", "p25", "p75"}}
 	for _, c := range r.Configs {
@@ -325,30 +400,41 @@ func ibLatency(r *result.Run) Table {
 			continue
 		}
 		for _, name := range opNames(*s) {
-			op := s.Ops[name]
-			rate := numfmt.Num(op.PerSec)
-			if s.Status != result.StatusOK {
-				rate = s.Status
-			} else if op.Count == 0 {
-				rate = missing // as in the iiBench table: no queries is no rate
-			}
-			row := []string{c.Name, name, fmt.Sprint(op.Count), rate}
-			row = append(row, latencyCells(op)...)
-			rows := missing
-			if name == "query" && op.Count > 0 {
-				rows = fmt.Sprint(op.Found)
-			}
-			row = append(row, fmt.Sprint(op.Errors), rows)
-			row = append(row, responseCells(op)[1:]...) // rt p99, rt max
-			t.Rows = append(t.Rows, append(row, quartileCells(op)...))
+			cells := sp.cells(c.Name, s, func(s *result.Step) []string {
+				op := s.Ops[name]
+				if op == nil {
+					return allMissing(ibLatencyCells(s, name, &result.Op{}))
+				}
+				return ibLatencyCells(s, name, op)
+			})
+			t.Rows = append(t.Rows, append([]string{c.Name, name}, cells...))
 		}
 	}
 	return t
 }
 
+// ibLatencyCells are the latency table's cells of the named op of iiBench's step s.
+func ibLatencyCells(s *result.Step, name string, op *result.Op) []string {
+	rate := numfmt.Num(op.PerSec)
+	if s.Status != result.StatusOK {
+		rate = s.Status
+	} else if op.Count == 0 {
+		rate = missing // as in the iiBench table: no queries is no rate
+	}
+	row := []string{fmt.Sprint(op.Count), rate}
+	row = append(row, latencyCells(op)...)
+	rows := missing
+	if name == "query" && op.Count > 0 {
+		rows = fmt.Sprint(op.Found)
+	}
+	row = append(row, fmt.Sprint(op.Errors), rows)
+	row = append(row, responseCells(op)[1:]...) // rt p99, rt max
+	return append(row, quartileCells(op)...)
+}
+
 // ibTarget is the rate limit of each configuration's inserts and whether it was met; no rows
 // without --max-insert-rate.
-func ibTarget(r *result.Run) Table {
+func ibTarget(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Rate limit", Header: []string{"config", "target ins/s", "achieved ins/s", "met"}}
 	for _, c := range r.Configs {
 		s := findStep(c, ibStep)
@@ -359,14 +445,15 @@ func ibTarget(r *result.Run) Table {
 		if !s.Target.SLAMet {
 			met = "NO"
 		}
-		t.Rows = append(t.Rows, []string{c.Name, numfmt.Num(s.Target.InsertsPerSec), numfmt.Num(s.Target.AchievedInsertsPerSec), met})
+		achieved := sp.cells(c.Name, s, func(s *result.Step) []string { return []string{slaAchieved(s)} })[0]
+		t.Rows = append(t.Rows, []string{c.Name, numfmt.Num(s.Target.InsertsPerSec), achieved, met})
 	}
 	return t
 }
 
 // ibPerOp is the step's resources per row inserted and per query, from its raw totals. It has
 // no rows when nothing was measured.
-func ibPerOp(r *result.Run) Table {
+func ibPerOp(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Per insert and per query", Header: []string{"config", "CPU us/insert", "CPU us/query",
 		"reads/query", "KB read/query", "writes/insert", "KB written/insert"}}
 	measured := false
@@ -375,25 +462,9 @@ func ibPerOp(r *result.Run) Table {
 		if s == nil {
 			continue
 		}
-		units := func(op string) int64 {
-			if o := s.Ops[op]; o != nil {
-				return o.Units
-			}
-			return 0
-		}
-		ins, qry := units("insert"), units("query")
-		per := func(key string, scale float64, n int64) string {
-			v, ok := s.Usage[key]
-			if !ok || n <= 0 {
-				return missing
-			}
-			measured = true
-			return numfmt.Num(v * scale / float64(n))
-		}
-		t.Rows = append(t.Rows, []string{c.Name,
-			per(usageCPU, 1e6, ins), per(usageCPU, 1e6, qry),
-			per(usageReads, 1, qry), per(usageReadKB, 1, qry),
-			per(usageWrites, 1, ins), per(usageWriteKB, 1, ins)})
+		cells := ibPerOpCells(s)
+		measured = measured || slices.ContainsFunc(cells, func(c string) bool { return c != missing })
+		t.Rows = append(t.Rows, append([]string{c.Name}, sp.cells(c.Name, s, ibPerOpCells)...))
 	}
 	if !measured {
 		t.Rows = nil

@@ -18,12 +18,12 @@ import (
 func insertSections(r *result.Run, p *Page) []Section {
 	abs, rel := throughputTables(r, p.Base, p.spreads)
 	summary := Section{ID: "summary", Title: "Throughput"}
-	for _, t := range nonEmpty([]Table{abs, rel, ratePercentileTable(r), slaTable(r)}) {
+	for _, t := range nonEmpty([]Table{abs, rel, ratePercentileTable(r, p.spreads), slaTable(r, p.spreads)}) {
 		summary.Blocks = append(summary.Blocks, Block{Table: &t})
 	}
 	steps := Section{ID: "steps", Title: "Steps"}
-	tables := []Table{details(r), failures(r), probeTable(r), fairnessTable(r), phases(r), cleanup(r)}
-	tables = append(tables, debtTables(r)...)
+	tables := []Table{details(r, p.spreads), failures(r), probeTable(r, p.spreads), fairnessTable(r, p.spreads), phases(r, p.spreads), cleanup(r, p.spreads)}
+	tables = append(tables, debtTables(r, p.spreads)...)
 	for _, t := range nonEmpty(tables) {
 		steps.Blocks = append(steps.Blocks, Block{Table: &t})
 	}
@@ -107,7 +107,7 @@ func throughputTables(r *result.Run, base string, sp spreads) (Table, Table) {
 
 // slaTable shows each read-write step's background insert rate against its target, red where
 // it achieved less than 95% (the SLA was missed).
-func slaTable(r *result.Run) Table {
+func slaTable(r *result.Run, sp spreads) Table {
 	steps := stepsWith(r, func(s *result.Step) bool { return s.Target != nil })
 	t := Table{Title: "SLA: background inserts/s achieved of the target", Header: []string{"config"}, Metric: "sla"}
 	if len(steps) == 0 {
@@ -125,7 +125,8 @@ func slaTable(r *result.Run) Table {
 				row, class = append(row, s.Status), append(class, ClassFailed)
 			default:
 				tg := s.Target
-				text := fmt.Sprintf("%s of %s", numfmt.Num(tg.AchievedInsertsPerSec), numfmt.Num(tg.InsertsPerSec))
+				achieved := sp.cells(c.Name, s, func(s *result.Step) []string { return []string{slaAchieved(s)} })[0]
+				text := fmt.Sprintf("%s of %s", achieved, numfmt.Num(tg.InsertsPerSec))
 				if tg.InsertsPerSec > 0 {
 					text += fmt.Sprintf(" (%s%%)", numfmt.Num(100*tg.AchievedInsertsPerSec/tg.InsertsPerSec))
 				}
@@ -139,6 +140,15 @@ func slaTable(r *result.Run) Table {
 		t.Rows, t.Class = append(t.Rows, row), append(t.Class, class)
 	}
 	return t
+}
+
+// slaAchieved is a step's achieved background inserts/s (its repeats share the target, so the
+// spread of the percentage is that of the rate).
+func slaAchieved(s *result.Step) string {
+	if s.Target == nil {
+		return missing
+	}
+	return numfmt.Num(s.Target.AchievedInsertsPerSec)
 }
 
 // failures lists every step that did not finish, with its error.
@@ -156,7 +166,7 @@ func failures(r *result.Run) Table {
 }
 
 // probeTable is the min(transactionid) probe at each step's start, a column per step.
-func probeTable(r *result.Run) Table {
+func probeTable(r *result.Run, sp spreads) Table {
 	steps := stepsWith(r, func(s *result.Step) bool { return s.Probe != nil })
 	t := Table{Title: "Probe: seconds of SELECT min(transactionid) at each step's start", Header: append([]string{"config"}, steps...), Metric: "probe"}
 	if len(steps) == 0 {
@@ -167,7 +177,7 @@ func probeTable(r *result.Run) Table {
 		for _, n := range steps {
 			cell := missing
 			if s := findStep(c, n); s != nil && s.Probe != nil {
-				cell = numfmt.Seconds(s.Probe.MinTrxIDSeconds)
+				cell = sp.cells(c.Name, s, func(s *result.Step) []string { return []string{probeCell(s)} })[0]
 			}
 			row = append(row, cell)
 		}
@@ -176,18 +186,35 @@ func probeTable(r *result.Run) Table {
 	return t
 }
 
+// probeCell is a step's probe seconds, missing without a probe.
+func probeCell(s *result.Step) string {
+	if s.Probe == nil {
+		return missing
+	}
+	return numfmt.Seconds(s.Probe.MinTrxIDSeconds)
+}
+
 // fairnessTable compares the clients' durations in each step.
-func fairnessTable(r *result.Run) Table {
+func fairnessTable(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Fairness: the clients' durations", Header: []string{"config", "step", "clients", "min", "max", "diff", "pct"}}
 	for _, c := range r.Configs {
-		for _, s := range c.Steps {
-			if f := s.Fairness; f != nil && len(s.Ops) > 0 {
-				t.Rows = append(t.Rows, []string{c.Name, s.Name, strconv.Itoa(s.Clients),
-					numfmt.Seconds(f.MinSeconds), numfmt.Seconds(f.MaxSeconds), numfmt.Seconds(f.DiffSeconds), numfmt.Num(f.Pct) + "%"})
+		for i := range c.Steps {
+			if s := &c.Steps[i]; s.Fairness != nil && len(s.Ops) > 0 {
+				t.Rows = append(t.Rows, append([]string{c.Name, s.Name, strconv.Itoa(s.Clients)}, sp.cells(c.Name, s, fairnessCells)...))
 			}
 		}
 	}
 	return t
+}
+
+// fairnessCells are a step's clients' least and greatest durations, their difference and its
+// percentage.
+func fairnessCells(s *result.Step) []string {
+	f := s.Fairness
+	if f == nil {
+		return []string{missing, missing, missing, missing}
+	}
+	return []string{numfmt.Seconds(f.MinSeconds), numfmt.Seconds(f.MaxSeconds), numfmt.Seconds(f.DiffSeconds), numfmt.Num(f.Pct) + "%"}
 }
 
 // debtKeys are the engine counters that measure debt, in the order the debt tables show them:
@@ -204,7 +231,7 @@ var debtKeys = []string{
 }
 
 // debtTables show, per configuration, the engine's debt counters at each step's end.
-func debtTables(r *result.Run) []Table {
+func debtTables(r *result.Run, sp spreads) []Table {
 	var out []Table
 	for _, c := range r.Configs {
 		var keys []string
@@ -220,12 +247,15 @@ func debtTables(r *result.Run) []Table {
 			continue
 		}
 		t := Table{Title: fmt.Sprintf("Engine debt at each step's end: %s (%s)", c.Name, c.Engine), Header: append([]string{"step"}, keys...)}
-		for _, s := range c.Steps {
-			row := []string{s.Name}
-			for _, k := range keys {
-				row = append(row, statCell(s.EngineStats, k))
-			}
-			t.Rows = append(t.Rows, row)
+		for i := range c.Steps {
+			s := &c.Steps[i]
+			t.Rows = append(t.Rows, append([]string{s.Name}, sp.cells(c.Name, s, func(s *result.Step) []string {
+				var row []string
+				for _, k := range keys {
+					row = append(row, statCell(s.EngineStats, k))
+				}
+				return row
+			})...))
 		}
 		out = append(out, t)
 	}
@@ -247,8 +277,8 @@ func stepSection(r *result.Run, base, step string, sp spreads) Section {
 	}
 	sec.Blocks = append(sec.Blocks, Block{Charts: []Chart{{ID: chartID(step, "rate"), Bars: bars,
 		Options: chart.Options{Title: step + ": " + unit(step), YLabel: unit(step)}}}})
-	for _, t := range nonEmpty([]Table{effTable(r, step, sp), effRelTable(r, base, step, sp), stepResourceTable(r, step),
-		distributionTable(r, step), percentileTable(r, step)}) {
+	for _, t := range nonEmpty([]Table{effTable(r, step, sp), effRelTable(r, base, step, sp), stepResourceTable(r, step, sp),
+		distributionTable(r, step, sp), percentileTable(r, step, sp)}) {
 		sec.Blocks = append(sec.Blocks, Block{Table: &t})
 	}
 	sec.Blocks = append(sec.Blocks, boxBlocks(r, step)...)
@@ -262,6 +292,7 @@ func stepSection(r *result.Run, base, step string, sp spreads) Section {
 type opRow struct {
 	config, name string
 	op           *result.Op
+	step         *result.Step
 }
 
 // stepOpRows returns each configuration's operations in the step, configuration by
@@ -271,7 +302,7 @@ func stepOpRows(r *result.Run, step string) []opRow {
 	for _, c := range r.Configs {
 		if s := findStep(c, step); s != nil {
 			for _, name := range opNames(*s) {
-				out = append(out, opRow{c.Name, name, s.Ops[name]})
+				out = append(out, opRow{c.Name, name, s.Ops[name], s})
 			}
 		}
 	}
@@ -336,21 +367,30 @@ func bucketHeader() []string {
 
 // distributionTable shows, per configuration and operation of a step, the percentage of
 // operations in each response-time bucket and the maximum.
-func distributionTable(r *result.Run, step string) Table {
+func distributionTable(r *result.Run, step string, sp spreads) Table {
 	t := Table{Title: step + ": response-time distribution (% of operations)",
 		Header: append(append([]string{"config", "op", "count"}, bucketHeader()...), "max")}
 	for _, o := range stepOpRows(r, step) {
 		label := opLabel(o.name, o.op)
-		t.Rows = append(t.Rows, bucketRow(o.config, label, o.op.Count, o.op.Latency))
+		t.Rows = append(t.Rows, append([]string{o.config, label}, sp.cells(o.config, o.step, opCells(o.name, func(op *result.Op) []string {
+			return bucketRow(op.Count, op.Latency)
+		}))...))
 		if o.op.Response != nil && o.op.Count > 0 {
-			t.Rows = append(t.Rows, bucketRow(o.config, label+" rt", o.op.Count, *o.op.Response))
+			t.Rows = append(t.Rows, append([]string{o.config, label + " rt"}, sp.cells(o.config, o.step, opCells(o.name, func(op *result.Op) []string {
+				if op.Response == nil {
+					return allMissing(bucketRow(0, result.Latency{}))
+				}
+				return bucketRow(op.Count, *op.Response)
+			}))...))
 		}
 	}
 	return t
 }
 
-func bucketRow(config, op string, count int64, l result.Latency) []string {
-	row := []string{config, op, strconv.FormatInt(count, 10)}
+// bucketRow are the cells of a latency distribution: its count, the percentage of operations
+// in each bucket and its max.
+func bucketRow(count int64, l result.Latency) []string {
+	row := []string{strconv.FormatInt(count, 10)}
 	n := len(result.BucketBoundsUs)
 	if count == 0 || len(l.Buckets) != n {
 		for range n + 1 {
@@ -389,14 +429,19 @@ func pct(share float64) string {
 }
 
 // percentileTable shows a step's latency percentiles per configuration and operation.
-func percentileTable(r *result.Run, step string) Table {
+func percentileTable(r *result.Run, step string, sp spreads) Table {
 	t := Table{Title: step + ": latency percentiles", Header: []string{"config", "op", "count", "ops/s",
 		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p50", "rt p99", "rt max", "p25", "p75"}}
 	for _, o := range stepOpRows(r, step) {
-		op := o.op
-		row := []string{o.config, opLabel(o.name, op), strconv.FormatInt(op.Count, 10), numfmt.Num(op.PerSec)}
-		row = append(row, latencyCells(op)...)
-		t.Rows = append(t.Rows, append(append(row, responseCells(op)...), quartileCells(op)...))
+		row := []string{o.config, opLabel(o.name, o.op)}
+		t.Rows = append(t.Rows, append(row, sp.cells(o.config, o.step, opCells(o.name, percentileCells))...))
 	}
 	return t
+}
+
+// percentileCells are the latency percentiles table's cells of op.
+func percentileCells(op *result.Op) []string {
+	row := []string{strconv.FormatInt(op.Count, 10), numfmt.Num(op.PerSec)}
+	row = append(row, latencyCells(op)...)
+	return append(append(row, responseCells(op)...), quartileCells(op)...)
 }

@@ -17,9 +17,9 @@ const maxLatencyIntervals = 6
 // efficiency.
 func buildLinkBench(r *result.Run, sp spreads) Summary {
 	s := Summary{Lines: header(r)}
-	tables := []Table{lbPublished(r), lbLoad(r), ratePercentileTable(r), lbLatency(r), details(r)}
+	tables := []Table{lbPublished(r, sp), lbLoad(r, sp), ratePercentileTable(r, sp), lbLatency(r, sp), details(r, sp)}
 	tables = append(tables, efficiency(r, sp)...)
-	tables = append(tables, resourceTable(r), memoryTable(r))
+	tables = append(tables, resourceTable(r, sp), memoryTable(r))
 	tables = append(tables, capacityTables(r)...)
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
@@ -59,39 +59,70 @@ func dbgb(s *result.Step) string {
 
 // lbPublished is the published LinkBench table: a row per configuration with the load's
 // seconds, rate and size, then QPS and size of every interval.
-func lbPublished(r *result.Run) Table {
+func lbPublished(r *result.Run, sp spreads) Table {
 	t := Table{Title: "LinkBench", Header: []string{"config", "load s", "links/s", "load GB"}}
 	ivs := intervalNames(r)
 	for _, n := range ivs {
 		t.Header = append(t.Header, n+" qps", n+" GB")
 	}
 	for _, c := range r.Configs {
-		load := findStep(c, "load")
-		secs := missing
-		if load != nil && load.Status == result.StatusOK {
-			total := load.Seconds
-			if ix := findStep(c, "index"); ix != nil && ix.Status == result.StatusOK {
-				total += ix.Seconds
-			}
-			secs = numfmt.Num(total)
-		}
+		load, ix := findStep(c, "load"), findStep(c, "index")
 		size := load
-		if ix := findStep(c, "index"); ix != nil {
+		if ix != nil {
 			size = ix
 		}
-		row := []string{c.Name, secs, rateCell(load), dbgb(size)}
+		row := []string{c.Name, lbLoadSeconds(c.Name, load, ix, sp), rateSpanCell(load, sp.get(c.Name, "load")), stepSpreadCell(c.Name, size, sp, dbgb)}
 		for _, n := range ivs {
 			s := findStep(c, n)
-			row = append(row, rateCell(s), dbgb(s))
+			row = append(row, rateSpanCell(s, sp.get(c.Name, n)), stepSpreadCell(c.Name, s, sp, dbgb))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
 
+// stepSpreadCell is cell(s) of config's step s (nil: none), with its spread over the
+// configuration's repeats (spreadCells).
+func stepSpreadCell(config string, s *result.Step, sp spreads, cell func(*result.Step) string) string {
+	if s == nil {
+		return cell(nil)
+	}
+	return spreadCell(cell, s, sp.get(config, s.Name))
+}
+
+// lbLoadSeconds is the seconds of the load step and of the index step after it (ix, nil when
+// none), with their spread over the configuration's repeats: each repeat's load and index
+// seconds added, when every repeat finished both.
+func lbLoadSeconds(config string, load, ix *result.Step, sp spreads) string {
+	secs := func(load, ix *result.Step) string {
+		if load == nil || load.Status != result.StatusOK {
+			return missing
+		}
+		total := load.Seconds
+		if ix != nil && ix.Status == result.StatusOK {
+			total += ix.Seconds
+		}
+		return numfmt.Num(total)
+	}
+	med := secs(load, ix)
+	lr, ir := sp.get(config, "load"), sp.get(config, "index")
+	if lr == nil || ix != nil && (ir == nil || len(ir.reps) != len(lr.reps) || ir.n < ir.of || lr.n < lr.of) {
+		return med
+	}
+	reps := make([]string, len(lr.reps))
+	for i, l := range lr.reps {
+		var x *result.Step
+		if ix != nil {
+			x = ir.reps[i]
+		}
+		reps[i] = secs(l, x)
+	}
+	return med + figureSpread(med, reps, lr.of)
+}
+
 // lbLoad details each configuration's load: links, counts and nodes, their rates, and the
 // index step when there is one.
-func lbLoad(r *result.Run) Table {
+func lbLoad(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Load", Header: []string{"config", "step", "status", "time", "links", "links/s", "links+counts/s",
 		"(link+count+node)/s", "nodes", "links/node", "GB"}}
 	for _, c := range r.Configs {
@@ -100,40 +131,46 @@ func lbLoad(r *result.Run) Table {
 			if s == nil {
 				continue
 			}
-			row := []string{c.Name, name, s.Status, numfmt.Seconds(s.Seconds)}
-			links, counts, nodes := s.Ops["link"], s.Ops["count"], s.Ops["node"]
-			if name == "index" {
-				links = s.Ops["index"]
-			}
-			if links == nil || s.Status != result.StatusOK {
-				row = append(row, missing, missing, missing, missing, missing, missing)
-			} else {
-				both, all := missing, missing
-				if counts != nil && s.Seconds > 0 {
-					both = numfmt.Num(float64(links.Units+counts.Units) / s.Seconds)
-					if nodes != nil {
-						all = numfmt.Num(float64(links.Units+counts.Units+nodes.Units) / s.Seconds)
-					}
-				}
-				nodeCell, per := missing, missing
-				if nodes != nil {
-					nodeCell = fmt.Sprint(nodes.Units)
-					if nodes.Units > 0 {
-						per = numfmt.Num(float64(links.Units) / float64(nodes.Units))
-					}
-				}
-				row = append(row, fmt.Sprint(links.Units), numfmt.Num(links.PerSec), both, all, nodeCell, per)
-			}
-			row = append(row, dbgb(s))
-			t.Rows = append(t.Rows, row)
+			row := []string{c.Name, name, s.Status}
+			t.Rows = append(t.Rows, append(row, sp.cells(c.Name, s, lbLoadCells)...))
 		}
 	}
 	return t
 }
 
+// lbLoadCells are the figures of a load or index step in the Load table: its time, links,
+// links/s, links+counts/s, (link+count+node)/s, nodes, links/node and GB.
+func lbLoadCells(s *result.Step) []string {
+	row := []string{numfmt.Seconds(s.Seconds)}
+	links, counts, nodes := s.Ops["link"], s.Ops["count"], s.Ops["node"]
+	if s.Name == "index" {
+		links = s.Ops["index"]
+	}
+	if links == nil || s.Status != result.StatusOK {
+		row = append(row, missing, missing, missing, missing, missing, missing)
+	} else {
+		both, all := missing, missing
+		if counts != nil && s.Seconds > 0 {
+			both = numfmt.Num(float64(links.Units+counts.Units) / s.Seconds)
+			if nodes != nil {
+				all = numfmt.Num(float64(links.Units+counts.Units+nodes.Units) / s.Seconds)
+			}
+		}
+		nodeCell, per := missing, missing
+		if nodes != nil {
+			nodeCell = fmt.Sprint(nodes.Units)
+			if nodes.Units > 0 {
+				per = numfmt.Num(float64(links.Units) / float64(nodes.Units))
+			}
+		}
+		row = append(row, fmt.Sprint(links.Units), numfmt.Num(links.PerSec), both, all, nodeCell, per)
+	}
+	return append(row, dbgb(s))
+}
+
 // lbLatency is the per-op latency of the request intervals: every interval up to
 // maxLatencyIntervals, else the first and the last.
-func lbLatency(r *result.Run) Table {
+func lbLatency(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Latency per operation", Header: []string{"config", "step", "op", "count", "ops/s",
 		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p99", "errors", "rows", "p25", "p75"}}
 	for _, c := range r.Configs {
@@ -143,16 +180,16 @@ func lbLatency(r *result.Run) Table {
 				continue
 			}
 			for _, name := range opNames(*s) {
-				op := s.Ops[name]
-				row := []string{c.Name, n, name, fmt.Sprint(op.Count), numfmt.Num(op.PerSec)}
-				row = append(row, latencyCells(op)...)
-				rt := responseCells(op)[1] // p99
-				rows := missing
-				if name == "GET_LINKS_LIST" || name == "MULTIGET_LINK" {
-					rows = fmt.Sprint(op.Found)
-				}
-				row = append(row, rt, fmt.Sprint(op.Errors), rows)
-				t.Rows = append(t.Rows, append(row, quartileCells(op)...))
+				row := []string{c.Name, n, name}
+				t.Rows = append(t.Rows, append(row, sp.cells(c.Name, s, opCells(name, func(op *result.Op) []string {
+					row := append([]string{fmt.Sprint(op.Count), numfmt.Num(op.PerSec)}, latencyCells(op)...)
+					rows := missing
+					if name == "GET_LINKS_LIST" || name == "MULTIGET_LINK" {
+						rows = fmt.Sprint(op.Found)
+					}
+					row = append(row, responseCells(op)[1], fmt.Sprint(op.Errors), rows) // rt p99
+					return append(row, quartileCells(op)...)
+				}))...))
 			}
 		}
 	}

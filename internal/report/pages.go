@@ -13,7 +13,7 @@ import (
 // per-op latency, the steps and the efficiency.
 func linkBenchSections(r *result.Run, p *Page) []Section {
 	sum := Section{ID: "summary", Title: "LinkBench"}
-	for _, t := range nonEmpty([]Table{lbPublished(r), lbLoad(r), ratePercentileTable(r)}) {
+	for _, t := range nonEmpty([]Table{lbPublished(r, p.spreads), lbLoad(r, p.spreads), ratePercentileTable(r, p.spreads)}) {
 		sum.Blocks = append(sum.Blocks, Block{Table: &t})
 	}
 	ivs := intervalNames(r)
@@ -24,7 +24,7 @@ func linkBenchSections(r *result.Run, p *Page) []Section {
 			Options: chart.Options{Title: "load: links/s each second", XLabel: "seconds", YLabel: "links/s", Legend: true}},
 	}})
 	lat := Section{ID: "latency", Title: "Latency"}
-	if t := lbLatency(r); len(t.Rows) > 0 {
+	if t := lbLatency(r, p.spreads); len(t.Rows) > 0 {
 		lat.Blocks = append(lat.Blocks, Block{Table: &t})
 	}
 	for _, n := range latencyIntervals(r) {
@@ -42,7 +42,7 @@ func linkBenchSections(r *result.Run, p *Page) []Section {
 // per-second insert rate and latency, the steps and the efficiency.
 func iiBenchSections(r *result.Run, p *Page) []Section {
 	sum := Section{ID: "summary", Title: "iiBench"}
-	for _, t := range nonEmpty([]Table{ibPublished(r), ibCost(r)}) {
+	for _, t := range nonEmpty([]Table{ibPublished(r, p.spreads), ibCost(r, p.spreads)}) {
 		sum.Blocks = append(sum.Blocks, Block{Table: &t})
 	}
 	sum.Blocks = append(sum.Blocks, Block{Charts: []Chart{
@@ -51,11 +51,11 @@ func iiBenchSections(r *result.Run, p *Page) []Section {
 		{ID: "queries-by-rows", Series: periodSeries(r, "query"), Sync: "periods",
 			Options: chart.Options{Title: "queries/s against rows inserted (each report period)", XLabel: "rows in the table", YLabel: "queries/s", Legend: true}},
 	}})
-	for _, t := range nonEmpty([]Table{ibRates(r), ratePercentileTable(r)}) {
+	for _, t := range nonEmpty([]Table{ibRates(r, p.spreads), ratePercentileTable(r, p.spreads)}) {
 		sum.Blocks = append(sum.Blocks, Block{Table: &t})
 	}
 	lat := Section{ID: "latency", Title: "Latency and resources per operation"}
-	for _, t := range nonEmpty([]Table{ibLatency(r), ibPerOp(r)}) {
+	for _, t := range nonEmpty([]Table{ibLatency(r, p.spreads), ibPerOp(r, p.spreads)}) {
 		lat.Blocks = append(lat.Blocks, Block{Table: &t})
 	}
 	lat.Blocks = append(lat.Blocks, boxBlocks(r, ibStep)...)
@@ -68,11 +68,11 @@ func iiBenchSections(r *result.Run, p *Page) []Section {
 // stepsAndEfficiency are the steps' status and the efficiency tables, as sections.
 func stepsAndEfficiency(r *result.Run, sp spreads) []Section {
 	steps := Section{ID: "steps", Title: "Steps"}
-	for _, t := range nonEmpty(append([]Table{details(r), failures(r)}, debtTables(r)...)) {
+	for _, t := range nonEmpty(append([]Table{details(r, sp), failures(r)}, debtTables(r, sp)...)) {
 		steps.Blocks = append(steps.Blocks, Block{Table: &t})
 	}
 	eff := Section{ID: "efficiency", Title: "Efficiency"}
-	for _, t := range nonEmpty(append(efficiency(r, sp), resourceTable(r))) {
+	for _, t := range nonEmpty(append(efficiency(r, sp), resourceTable(r, sp))) {
 		eff.Blocks = append(eff.Blocks, Block{Table: &t})
 	}
 	return nonEmptySections(steps, eff)

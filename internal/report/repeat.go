@@ -15,10 +15,11 @@ import (
 
 // spread is what a configuration's repeats of one step measured: min and max hold, figure by
 // figure, the least and the greatest over the repeats whose step finished (n of them, of the
-// of that ran it).
+// of that ran it), and reps are those repeats' steps, in the order of the repeats.
 type spread struct {
 	min, max *result.Step
 	n, of    int
+	reps     []*result.Step
 }
 
 // spreads are the spreads of a run's repeated configurations: by label, then by step. A nil
@@ -106,7 +107,7 @@ func collapseConfig(label string, reps []result.Config) (result.Config, map[stri
 		}
 		med := combineSteps(ok, median)
 		c.Steps = append(c.Steps, *med)
-		steps[name] = &spread{min: combineSteps(ok, slices.Min), max: combineSteps(ok, slices.Max), n: len(ok), of: len(all)}
+		steps[name] = &spread{min: combineSteps(ok, slices.Min), max: combineSteps(ok, slices.Max), n: len(ok), of: len(all), reps: ok}
 	}
 	return c, steps
 }
@@ -404,20 +405,107 @@ func spreadText(lo, hi string, sr *spread) string {
 	return t + ")"
 }
 
-// spreadCells are cells(s), each followed by its spread over the repeats (cells of sr's min
-// and max steps) when sr is not nil and all three are values.
+// spreadCells are cells(s), each figure followed by its spread over the repeats when sr is not
+// nil: the least and the greatest of that cell over the repeats' own steps (sr.reps), so that a
+// figure a cell derives from several fields (a ratio, a difference) is spread as each repeat
+// printed it. A cell that is not a figure (a name, a status, "yes", "-") stays as it is.
 func spreadCells(cells func(*result.Step) []string, s *result.Step, sr *spread) []string {
 	med := cells(s)
 	if sr == nil {
 		return med
 	}
-	lo, hi := cells(sr.min), cells(sr.max)
+	reps := make([][]string, len(sr.reps))
+	for i, rs := range sr.reps {
+		reps[i] = cells(rs)
+	}
+	return withSpreads(med, reps, sr.of)
+}
+
+// withSpreads returns med, cells of a median, each followed by its spread (figureSpread) over
+// reps, the same cells of each repeat that finished the step, of the of that ran it.
+func withSpreads(med []string, reps [][]string, of int) []string {
 	for j := range med {
-		if j < len(lo) && j < len(hi) && med[j] != missing && lo[j] != missing && hi[j] != missing {
-			med[j] += spreadText(lo[j], hi[j], sr)
+		col := make([]string, len(reps))
+		for i, rc := range reps {
+			if j < len(rc) {
+				col[i] = rc[j]
+			}
 		}
+		med[j] += figureSpread(med[j], col, of)
 	}
 	return med
+}
+
+// spreadCell is cell(s) with its spread over the repeats (spreadCells).
+func spreadCell(cell func(*result.Step) string, s *result.Step, sr *spread) string {
+	return spreadCells(func(s *result.Step) []string { return []string{cell(s)} }, s, sr)[0]
+}
+
+// cells are cells(s) of config's step s, each figure with its spread over the configuration's
+// repeats (spreadCells); as they are for a configuration that ran once.
+func (sp spreads) cells(config string, s *result.Step, cells func(*result.Step) []string) []string {
+	return spreadCells(cells, s, sp.get(config, s.Name))
+}
+
+// figureSpread is the spread text (spreadText) of med, a figure cell of a median, over reps,
+// the same cell of each repeat that finished the step, of the of repeats that ran it: from the
+// least to the greatest figure, med included; ", n of K" counts the repeats that have the
+// figure. Nothing when med is not a figure or no repeat has it.
+func figureSpread(med string, reps []string, of int) string {
+	v, ok := parseFigure(med)
+	if !ok {
+		return ""
+	}
+	lo, hi, lv, hv, n := med, med, v, v, 0
+	for _, c := range reps {
+		x, ok := parseFigure(c)
+		if !ok {
+			continue
+		}
+		n++
+		if x < lv {
+			lo, lv = c, x
+		}
+		if x > hv {
+			hi, hv = c, x
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return spreadText(lo, hi, &spread{n: n, of: of})
+}
+
+// figureUnits are the suffixes of numfmt's forms (and of a percentage) with their scale.
+var figureUnits = []struct {
+	suffix string
+	scale  float64
+}{{"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"%", 1}}
+
+// parseFigure reads back a figure as the tables print it (numfmt's Num, Count, Duration and
+// Seconds, a percentage, dollars, "<0.001"), to order the repeats' cells of one column; ok is
+// false for any other text.
+func parseFigure(text string) (float64, bool) {
+	t, below := strings.CutPrefix(text, "<")
+	t = strings.TrimPrefix(t, "$")
+	scale := 1.0
+	for _, u := range figureUnits {
+		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, scale = rest, u.scale
+			break
+		}
+	}
+	if t == "" || !strings.ContainsAny(t[:1], "0123456789-") {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) {
+		return 0, false
+	}
+	if below {
+		v /= 2 // less than v
+	}
+	return v * scale, true
 }
 
 // repeatLegend explains the medians and spreads of a run with repeats; nothing without.
@@ -427,8 +515,10 @@ func repeatLegend(sp spreads) []string {
 	}
 	return []string{
 		"Repeats (run --repeat K): each configuration is shown once, by the median of its repeats (NAME#1 ... NAME#K, run interleaved, each on a fresh engine) that finished the step; " +
-			"in the throughput and efficiency tables the median is followed by the spread of the repeats, min-max (\"20.1k (19.5k-20.8k)\"; \", 2 of 3\" when only two finished the step). " +
-			"The other tables show the medians; a step's per-second charts show the repeat whose rate in that step is the median (the lower middle one for an even K).",
+			"every figure of a step is followed by the spread of the repeats, min-max as each repeat printed it (\"20.1k (19.5k-20.8k)\"; \", 2 of 3\" when only two of the three repeats that ran the step have it; nothing when every repeat printed the same): " +
+			"the rates, latencies, quartiles and response-time distributions, the SLA's and rate limit's achieved rates, the steps' times, probes and fairness, the resources and efficiency per step, the engine's counters, LinkBench's and iiBench's tables (iiBench's rates against rows inserted over each repeat's periods), and the relative cells and the top summary's ratios. " +
+			"A figure derived from several fields (a ratio, a bucket's share) is spread over the figure each repeat printed. " +
+			"A step's per-second charts show the repeat whose rate in that step is the median (the lower middle one for an even K).",
 	}
 }
 

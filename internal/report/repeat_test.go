@@ -1,8 +1,10 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -276,5 +278,412 @@ func TestMatrixRunsWithRepeats(t *testing.T) {
 	}
 	if _, class := cell(t, p, "Throughput relative to a", "b", "l.i1 ips"); class != ClassBetter {
 		t.Errorf("b l.i1 relative: class %q, want better", class)
+	}
+}
+
+// spreadCase is a cell of a table that shows a per-step figure: the table's title, the key of
+// its row (its first cells), its column, and how the figure is read from a step and printed.
+type spreadCase struct {
+	table string
+	key   []string
+	col   string
+	step  string
+	get   func(*result.Step) (float64, bool)
+	print func(float64) string
+	// derived: the cell derives its figure from several fields, so only its spread is checked
+	// (the median of the ratios is not the ratio of the medians).
+	derived bool
+}
+
+// wantSpread is what a cell of config's figure shows, computed from in's repeats: the median
+// of the repeats that finished the step and have the figure, then " (min-max)", with ", n of K"
+// when not every repeat that ran the step has it, and nothing when all print the same. spread
+// is the part from " (" on. A configuration that ran once shows its figure alone.
+func wantSpread(t *testing.T, in *result.Run, config string, c spreadCase) (cell, spread string) {
+	t.Helper()
+	var xs []float64
+	of := 0
+	for _, rc := range in.Configs {
+		if rc.Name == config && rc.Repeat == nil {
+			v, ok := c.get(findStep(rc, c.step))
+			if !ok {
+				t.Fatalf("%s: %s has no figure in %s", c.table, config, c.step)
+			}
+			return c.print(v), ""
+		}
+		if rc.Repeat == nil || rc.Repeat.Config != config {
+			continue
+		}
+		s := findStep(rc, c.step)
+		if s == nil {
+			continue
+		}
+		of++
+		if v, ok := c.get(s); ok && s.Status == result.StatusOK {
+			xs = append(xs, v)
+		}
+	}
+	if len(xs) == 0 {
+		t.Fatalf("%s: no repeat of %s has the figure in %s", c.table, config, c.step)
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	med := xs[n/2]
+	if n%2 == 0 {
+		med = (xs[n/2-1] + xs[n/2]) / 2
+	}
+	lo, hi := c.print(xs[0]), c.print(xs[n-1])
+	if lo == hi && n == of {
+		return c.print(med), ""
+	}
+	spread = " (" + lo + "-" + hi
+	if n < of {
+		spread += fmt.Sprintf(", %d of %d", n, of)
+	}
+	spread += ")"
+	return c.print(med) + spread, spread
+}
+
+// tableCells returns the cells in column col of the rows whose first cells are key, in every
+// table titled title.
+func tableCells(tables []Table, title string, key []string, col string) []string {
+	var out []string
+	for _, tb := range tables {
+		j := slices.Index(tb.Header, col)
+		if tb.Title != title || j < 0 {
+			continue
+		}
+		for _, r := range tb.Rows {
+			if len(r) > j && slices.Equal(r[:len(key)], key) {
+				out = append(out, r[j])
+			}
+		}
+	}
+	return out
+}
+
+// summaryAndPageTables are the tables of in's summary (as summary.md and the terminal show it)
+// and of its report page (as report.html and report.md show it).
+func summaryAndPageTables(t *testing.T, in Input) []Table {
+	t.Helper()
+	tables := Build(in.Run).Tables
+	tables = append(tables, glanceTables(in.Run)...)
+	p := newPage(t, Options{}, in)
+	for _, s := range p.Sections {
+		for _, b := range s.Blocks {
+			if b.Table != nil {
+				tables = append(tables, *b.Table)
+			}
+		}
+	}
+	return tables
+}
+
+// checkSpreads checks each case's cell of each configuration (the key's first cell is the
+// configuration, replaced by each of configs; a key that starts with "" names none).
+func checkSpreads(t *testing.T, in Input, configs []string, cases []spreadCase) {
+	t.Helper()
+	tables := summaryAndPageTables(t, in)
+	for _, c := range cases {
+		for _, config := range configs {
+			key := slices.Clone(c.key)
+			if len(key) > 0 && key[0] == "" {
+				key[0] = config
+			}
+			got := tableCells(tables, strings.ReplaceAll(c.table, "CONFIG", config), key, c.col)
+			if len(got) == 0 {
+				t.Errorf("%s: no cell %v / %s", c.table, key, c.col)
+				continue
+			}
+			want, spread := wantSpread(t, in.Run, config, c)
+			for _, g := range got {
+				switch {
+				case c.derived && !strings.HasSuffix(g, spread):
+					t.Errorf("%s %v %s: %q, want the spread %q", c.table, key, c.col, g, spread)
+				case c.derived && spread == "" && strings.Contains(g, "("):
+					t.Errorf("%s %v %s: %q, want no spread", c.table, key, c.col, g)
+				case !c.derived && g != want:
+					t.Errorf("%s %v %s: %q, want %q", c.table, key, c.col, g, want)
+				}
+			}
+		}
+	}
+}
+
+// okOp reads a figure of op in a finished step.
+func okOp(op string, get func(*result.Op) float64) func(*result.Step) (float64, bool) {
+	return func(s *result.Step) (float64, bool) {
+		if s == nil || s.Status != result.StatusOK || s.Ops[op] == nil || s.Ops[op].Count == 0 {
+			return 0, false
+		}
+		return get(s.Ops[op]), true
+	}
+}
+
+// okStep reads a figure of a finished step, ok false where get returns nil.
+func okStep(get func(*result.Step) *float64) func(*result.Step) (float64, bool) {
+	return okFigure(get)
+}
+
+// ptr is a pointer to v.
+func ptr(v float64) *float64 { return &v }
+
+// soloConfig is a copy of c that ran once, named name.
+func soloConfig(t *testing.T, c result.Config, name string) result.Config {
+	t.Helper()
+	out := copyConfig(t, c)
+	out.Name, out.Repeat = name, nil
+	return out
+}
+
+// copyConfig is a deep copy of c.
+func copyConfig(t *testing.T, c result.Config) result.Config {
+	t.Helper()
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out result.Config
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestSpreadsInEveryTable checks, on the repeat fixture (sqlite and pebble, three repeats
+// each, with a background writer's target and latency quartiles derived from its figures,
+// pebble#3's l.i1 failed, and sqlite#1 again as "solo", a configuration that ran once), that
+// every kind of table that shows a per-step figure shows, in the summary and the page, the
+// median of the repeats with their spread computed here from the repeats, "2 of 3" where one
+// repeat did not finish the step, and no spread for the configuration that ran once.
+func TestSpreadsInEveryTable(t *testing.T) {
+	in := loadFixture(t, "repeat")
+	r := in.Run
+	for i := range r.Configs {
+		c := &r.Configs[i]
+		for j := range c.Steps {
+			s := &c.Steps[j]
+			for _, op := range s.Ops {
+				op.Latency.P25, op.Latency.P75 = ptr(0.8*op.Latency.P50), ptr((op.Latency.P50+op.Latency.P90)/2)
+			}
+			switch s.Name {
+			case "l.i1": // a background writer's target, and the debt before the step, from its figures
+				s.Target = &result.Target{InsertsPerSec: 1000, AchievedInsertsPerSec: s.Ops["insert"].PerSec / 100, SLAMet: true}
+				s.EngineStatsBefore = map[string]float64{"wal_bytes": s.EngineStats["wal_bytes"] / 2}
+			case "l.x": // a scan of the index the step built
+				s.Phases = []result.Phase{{Name: "ix", Seconds: s.Seconds, Rows: 3000, PerSec: s.Ops["index"].PerSec}}
+			}
+		}
+		if c.Name == "pebble#3" {
+			s := findStep(*c, "l.i1")
+			s.Status, s.Error = result.StatusFailed, "boom"
+		}
+	}
+	r.Configs = append(r.Configs, soloConfig(t, r.Configs[0], "solo"))
+	secs := func(s *result.Step) (float64, bool) { return s.Seconds, s != nil && s.Status == result.StatusOK }
+	lat := func(get func(result.Latency) float64) func(*result.Step) (float64, bool) {
+		return okOp("insert", func(op *result.Op) float64 { return get(op.Latency) })
+	}
+	p50 := lat(func(l result.Latency) float64 { return l.P50 })
+	cases := []spreadCase{
+		{table: "Latency", key: []string{"", "l.i1", "insert"}, col: "p50", step: "l.i1", get: p50, print: numfmt.Duration},
+		{table: "Latency", key: []string{"", "l.i0", "insert"}, col: "p25", step: "l.i0", get: lat(func(l result.Latency) float64 { return *l.P25 }), print: numfmt.Duration},
+		{table: "l.i1: latency percentiles", key: []string{"", "insert"}, col: "p99", step: "l.i1", get: lat(func(l result.Latency) float64 { return l.P99 }), print: numfmt.Duration},
+		{table: "l.i1: latency percentiles", key: []string{"", "insert"}, col: "p75", step: "l.i1", get: lat(func(l result.Latency) float64 { return *l.P75 }), print: numfmt.Duration},
+		{table: "l.i0: latency percentiles", key: []string{"", "insert"}, col: "mean", step: "l.i0", get: lat(func(l result.Latency) float64 { return l.Mean }), print: numfmt.Duration},
+		{table: "l.i1: response-time distribution (% of operations)", key: []string{"", "insert"}, col: "<=256us", step: "l.i1",
+			get: lat(func(l result.Latency) float64 { return l.Buckets[0] }), print: pct},
+		{table: "l.i1: response-time distribution (% of operations)", key: []string{"", "insert"}, col: "<=1ms", step: "l.i1", derived: true,
+			get: lat(func(l result.Latency) float64 { return l.Buckets[1] - l.Buckets[0] }), print: pct},
+		{table: "SLA of the background writers", key: []string{"", "l.i1"}, col: "achieved ins/s", step: "l.i1",
+			get: okStep(func(s *result.Step) *float64 { return &s.Target.AchievedInsertsPerSec }), print: numfmt.Num},
+		{table: "Steps", key: []string{"", "l.i0"}, col: "time", step: "l.i0", get: secs, print: numfmt.Seconds},
+		{table: "Steps", key: []string{"", "l.i1"}, col: "time", step: "l.i1", get: secs, print: numfmt.Seconds},
+		{table: "Steps", key: []string{"", "l.i1"}, col: "probe", step: "l.i1", get: okStep(func(s *result.Step) *float64 { return &s.Probe.MinTrxIDSeconds }), print: numfmt.Seconds},
+		{table: "Probe: seconds of SELECT min(transactionid) at each step's start", key: []string{""}, col: "l.i1", step: "l.i1",
+			get: okStep(func(s *result.Step) *float64 { return &s.Probe.MinTrxIDSeconds }), print: numfmt.Seconds},
+		{table: "Fairness: the clients' durations", key: []string{"", "l.x"}, col: "max", step: "l.x", get: okStep(func(s *result.Step) *float64 { return &s.Fairness.MaxSeconds }), print: numfmt.Seconds},
+		{table: "Resources per second", key: []string{"", "l.i0"}, col: "csps", step: "l.i0", get: okStep(func(s *result.Step) *float64 { return s.Resources.CSps }), print: numfmt.Num},
+		{table: "l.i1: resources per second", key: []string{""}, col: "csps", step: "l.i1", get: okStep(func(s *result.Step) *float64 { return s.Resources.CSps }), print: numfmt.Num},
+		{table: "l.x: resources per second", key: []string{""}, col: "cpups", step: "l.x", get: okStep(func(s *result.Step) *float64 { return s.Resources.CPUps }), print: numfmt.Num},
+		{table: "Throughput: p50 and p99 of the per-second rate", key: []string{"", "l.i1"}, col: "rate", step: "l.i1", get: stepRate, print: numfmt.Num},
+		{table: "Efficiency: l.i0", key: []string{""}, col: "wkbpi", step: "l.i0", get: okStep(func(s *result.Step) *float64 { return s.Efficiency.WKBpi }), print: numfmt.Num},
+		{table: "Scans", key: []string{"", "l.x", "ix"}, col: "time", step: "l.x", get: okStep(func(s *result.Step) *float64 { return &s.Phases[0].Seconds }), print: numfmt.Seconds},
+		{table: "Scans", key: []string{"", "l.x", "ix"}, col: "rows/s", step: "l.x", get: okStep(func(s *result.Step) *float64 { return &s.Phases[0].PerSec }), print: numfmt.Num},
+		{table: "Cleanup: engine debt before and after", key: []string{"", "l.i1", "ok"}, col: "before", step: "l.i1",
+			get: okStep(func(s *result.Step) *float64 { v := s.EngineStatsBefore["wal_bytes"]; return &v }), print: numfmt.Num},
+		{table: "Cleanup: engine debt before and after", key: []string{"", "l.i1", "ok"}, col: "time", step: "l.i1", get: secs, print: numfmt.Seconds},
+		{table: "Engine debt at each step's end: CONFIG (sqlite)", key: []string{"l.i1"}, col: "wal_bytes", step: "l.i1",
+			get: okStep(func(s *result.Step) *float64 { v := s.EngineStats["wal_bytes"]; return &v }), print: numfmt.Num},
+	}
+	checkSpreads(t, in, []string{"sqlite", "solo"}, cases)
+	var pebble []spreadCase
+	for _, c := range cases {
+		if !strings.Contains(c.table, "CONFIG") {
+			pebble = append(pebble, c)
+		}
+	}
+	checkSpreads(t, in, []string{"pebble"}, pebble)
+	tables := summaryAndPageTables(t, in)
+	if got := tableCells(tables, "Steps", []string{"pebble", "l.i1"}, "time"); len(got) == 0 || !strings.HasSuffix(got[0], ", 2 of 3)") {
+		t.Errorf("pebble l.i1 time %q: one of the three repeats did not finish the step, want \", 2 of 3)\"", got)
+	}
+	for _, tb := range tables {
+		for _, rw := range tb.Rows {
+			for j, c := range rw {
+				if (rw[0] == "solo" || j > 0 && tb.Header[j] == "solo") && strings.Contains(c, "-") && strings.Contains(c, " (") && !strings.Contains(tb.Title, "relative") && tb.Title != topTitle+" (relative to sqlite)" {
+					t.Errorf("%s: solo ran once but its cell %s is %q", tb.Title, tb.Header[j], c)
+				}
+			}
+		}
+	}
+	got := tableCells(tables, "SLA: background inserts/s achieved of the target", []string{"sqlite"}, "l.i1")
+	sla := cases[slices.IndexFunc(cases, func(c spreadCase) bool { return c.table == "SLA of the background writers" })]
+	want, _ := wantSpread(t, r, "sqlite", sla)
+	if len(got) != 1 || !strings.HasPrefix(got[0], want+" of 1000 (") {
+		t.Errorf("SLA page cell %q, want it to start with %q", got, want+" of 1000 (")
+	}
+	for _, c := range tableCells(tables, "Steps", []string{"sqlite", "l.i1"}, "verify") {
+		if c != "ok" {
+			t.Errorf("verify %q: a cell that is not a figure has no spread", c)
+		}
+	}
+}
+
+// repeatsOf returns in with its configurations replaced by three repeats of "x" (its first
+// configuration, its second, and its first with every time, rate, latency, size and usage
+// scaled by 1.25) and its second configuration again as "solo", which ran once.
+func repeatsOf(t *testing.T, in Input) Input {
+	t.Helper()
+	r := *in.Run
+	a, b := r.Configs[0], r.Configs[1]
+	scaled := copyConfig(t, a)
+	for j := range scaled.Steps {
+		s := &scaled.Steps[j]
+		s.Seconds *= 1.25
+		for _, op := range s.Ops {
+			l := &op.Latency
+			op.PerSec, l.P50, l.P90, l.P99, l.P999, l.Max, l.Mean = op.PerSec*1.25, l.P50*1.25, l.P90*1.25, l.P99*1.25, l.P999*1.25, l.Max*1.25, l.Mean*1.25
+		}
+		if s.Size != nil && s.Size.DBGB1 != nil {
+			s.Size.DBGB1 = ptr(*s.Size.DBGB1 * 1.25)
+		}
+		for k, v := range s.Usage {
+			s.Usage[k] = v * 1.25
+		}
+	}
+	r.Configs = nil
+	for k, c := range []result.Config{a, b, scaled} {
+		c = copyConfig(t, c)
+		c.Name, c.Engine = result.RepeatName("x", k+1), a.Engine
+		c.Repeat = &result.Repeat{Config: "x", Index: k + 1, Count: 3, Order: k + 1}
+		r.Configs = append(r.Configs, c)
+	}
+	r.Configs = append(r.Configs, soloConfig(t, b, "solo"))
+	return Input{Dir: in.Dir, Run: &r}
+}
+
+// TestSpreadsInLinkBenchAndIIBench checks LinkBench's and iiBench's tables with repeats: a
+// repeated configuration's figures with the median and spread of its repeats computed here,
+// none for a configuration that ran once.
+func TestSpreadsInLinkBenchAndIIBench(t *testing.T) {
+	dbgb1 := okStep(func(s *result.Step) *float64 { return s.Size.DBGB1 })
+	secs := func(s *result.Step) (float64, bool) { return s.Seconds, s != nil && s.Status == result.StatusOK }
+	perSec := func(op string) func(*result.Step) (float64, bool) {
+		return okOp(op, func(o *result.Op) float64 { return o.PerSec })
+	}
+	p99 := func(op string) func(*result.Step) (float64, bool) {
+		return okOp(op, func(o *result.Op) float64 { return o.Latency.P99 })
+	}
+	lb := repeatsOf(t, loadFixture(t, "linkbench"))
+	checkSpreads(t, lb, []string{"x", "solo"}, []spreadCase{
+		{table: "LinkBench", key: []string{""}, col: "links/s", step: "load", get: perSec("link"), print: numfmt.Num},
+		{table: "LinkBench", key: []string{""}, col: "load s", step: "load", get: secs, print: numfmt.Num},
+		{table: "LinkBench", key: []string{""}, col: "run.2 qps", step: "run.2", get: stepRate, print: numfmt.Num},
+		{table: "LinkBench", key: []string{""}, col: "run.1 GB", step: "run.1", get: dbgb1, print: numfmt.Num},
+		{table: "Load", key: []string{"", "load"}, col: "time", step: "load", get: secs, print: numfmt.Seconds},
+		{table: "Load", key: []string{"", "load"}, col: "links+counts/s", step: "load", derived: true, print: numfmt.Num,
+			get: func(s *result.Step) (float64, bool) {
+				return float64(s.Ops["link"].Units+s.Ops["count"].Units) / s.Seconds, s.Status == result.StatusOK
+			}},
+		{table: "Latency per operation", key: []string{"", "run.1", "GET_NODE"}, col: "p99", step: "run.1", get: p99("GET_NODE"), print: numfmt.Duration},
+		{table: "Efficiency: run.2", key: []string{""}, col: "cpupq", step: "run.2", get: okStep(func(s *result.Step) *float64 { return s.Efficiency.CPUpq }), print: numfmt.Num},
+	})
+	ibIn := loadFixture(t, "iibench")
+	for i := range ibIn.Run.Configs {
+		s := &ibIn.Run.Configs[i].Steps[0] // a rate limit and a price, from the step's figures
+		s.Target = &result.Target{InsertsPerSec: 1e5, AchievedInsertsPerSec: s.Ops["insert"].PerSec, SLAMet: true}
+		s.Cost = &result.Cost{PerHour: 1000, Run: s.Seconds / 3.6}
+	}
+	ib := repeatsOf(t, ibIn)
+	for i := range ib.Run.Configs { // the scaled repeat's cost follows its time
+		s := &ib.Run.Configs[i].Steps[0]
+		s.Cost.Run = s.Seconds / 3.6
+	}
+	checkSpreads(t, ib, []string{"x", "solo"}, []spreadCase{
+		{table: "iiBench", key: []string{""}, col: "inserts/s", step: ibStep, get: perSec("insert"), print: numfmt.Num},
+		{table: "iiBench", key: []string{""}, col: "queries/s", step: ibStep, get: perSec("query"), print: numfmt.Num},
+		{table: "iiBench", key: []string{""}, col: "total time", step: ibStep, get: secs, print: numfmt.Seconds},
+		{table: "iiBench", key: []string{""}, col: "ins/qry", step: ibStep, derived: true, print: numfmt.Num,
+			get: func(s *result.Step) (float64, bool) { return s.Ops["insert"].PerSec / s.Ops["query"].PerSec, true }},
+		{table: "Latency per operation", key: []string{"", "insert"}, col: "p99", step: ibStep, get: p99("insert"), print: numfmt.Duration},
+		{table: "Latency per operation", key: []string{"", "query"}, col: "ops/s", step: ibStep, get: perSec("query"), print: numfmt.Num},
+		{table: "Per insert and per query", key: []string{""}, col: "CPU us/insert", step: ibStep, derived: true, print: numfmt.Num,
+			get: func(s *result.Step) (float64, bool) {
+				return s.Usage[usageCPU] * 1e6 / float64(s.Ops["insert"].Units), true
+			}},
+		{table: "Rate limit", key: []string{""}, col: "achieved ins/s", step: ibStep, get: okStep(func(s *result.Step) *float64 { return &s.Target.AchievedInsertsPerSec }), print: numfmt.Num},
+		{table: "Cost", key: []string{""}, col: "run cost", step: ibStep, get: okStep(func(s *result.Step) *float64 { return &s.Cost.Run }), print: dollars},
+		{table: "Cost", key: []string{""}, col: "run time", step: ibStep, get: secs, print: numfmt.Seconds},
+		{table: "Efficiency: run", key: []string{""}, col: "cpupq", step: ibStep, get: okStep(func(s *result.Step) *float64 { return s.Efficiency.CPUpq }), print: numfmt.Num},
+	})
+	checkRateMarkSpread(t, ib)
+}
+
+// checkRateMarkSpread checks the first row of iiBench's rates against rows inserted: x's ips
+// there is followed by the least and the greatest of its repeats' inserts/s over their periods
+// that ended with at most the row's rows, computed here.
+func checkRateMarkSpread(t *testing.T, in Input) {
+	t.Helper()
+	var tb *Table
+	for _, x := range summaryAndPageTables(t, in) {
+		if x.Title == "Rates against rows inserted" {
+			tb = &x
+			break
+		}
+	}
+	if tb == nil || len(tb.Rows) == 0 {
+		t.Fatal("no rates against rows inserted")
+	}
+	mark, err := strconv.ParseInt(tb.Rows[0][0], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rates []float64
+	for _, c := range in.Run.Configs {
+		if c.Repeat == nil {
+			continue
+		}
+		var units int64
+		var secs float64
+		for _, p := range findStep(c, ibStep).Periods {
+			if p.Rows <= mark {
+				units, secs = units+p.Ops["insert"].Units, secs+p.Seconds
+			}
+		}
+		if secs > 0 {
+			rates = append(rates, float64(units)/secs)
+		}
+	}
+	want := " (" + numfmt.Num(slices.Min(rates)) + "-" + numfmt.Num(slices.Max(rates))
+	if len(rates) < 3 {
+		want += fmt.Sprintf(", %d of 3", len(rates))
+	}
+	want += ")"
+	if got := tb.Rows[0][slices.Index(tb.Header, "x ips")]; !strings.HasSuffix(got, want) {
+		t.Errorf("rates against rows inserted, %d rows, x ips: %q, want the spread %q", mark, got, want)
+	}
+	if got := tb.Rows[0][slices.Index(tb.Header, "solo ips")]; strings.Contains(got, "(") {
+		t.Errorf("rates against rows inserted, solo ips: %q, want no spread: it ran once", got)
 	}
 }

@@ -104,7 +104,7 @@ func resourceCells(s *result.Step) []string {
 }
 
 // resourceTable shows every step's resources per second, a row per configuration and step.
-func resourceTable(r *result.Run) Table {
+func resourceTable(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Resources per second", Header: []string{"config", "step"}}
 	for _, c := range resColumns {
 		t.Header = append(t.Header, c.name)
@@ -112,7 +112,7 @@ func resourceTable(r *result.Run) Table {
 	for _, c := range r.Configs {
 		for i := range c.Steps {
 			s := &c.Steps[i]
-			t.Rows = append(t.Rows, append([]string{c.Name, s.Name}, resourceCells(s)...))
+			t.Rows = append(t.Rows, append([]string{c.Name, s.Name}, sp.cells(c.Name, s, resourceCells)...))
 		}
 	}
 	return t
@@ -137,7 +137,7 @@ func rateP50P99(s *result.Step) []string {
 
 // ratePercentileTable shows, for every step with a headline rate, the rate and the p50 and
 // p99 of its per-second rates, a row per configuration and step.
-func ratePercentileTable(r *result.Run) Table {
+func ratePercentileTable(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Throughput: p50 and p99 of the per-second rate", Header: []string{"config", "step", "unit", "rate", "p50", "p99"}}
 	for _, c := range r.Configs {
 		for _, n := range rateSteps(r) {
@@ -145,7 +145,7 @@ func ratePercentileTable(r *result.Run) Table {
 			if s == nil || n == "warmup" {
 				continue
 			}
-			t.Rows = append(t.Rows, append([]string{c.Name, n, stepUnit(s), rateCell(s)}, rateP50P99(s)...))
+			t.Rows = append(t.Rows, append([]string{c.Name, n, stepUnit(s), rateSpanCell(s, sp.get(c.Name, n))}, sp.cells(c.Name, s, rateP50P99)...))
 		}
 	}
 	return t
@@ -153,12 +153,12 @@ func ratePercentileTable(r *result.Run) Table {
 
 // stepResourceTable is one step's rate, the p50 and p99 of its per-second rates and its
 // resources per second, a row per configuration: the Insert Benchmark's table of a step.
-func stepResourceTable(r *result.Run, step string) Table {
+func stepResourceTable(r *result.Run, step string, sp spreads) Table {
 	header := []string{"p50", "p99"}
 	for _, c := range resColumns {
 		header = append(header, c.name)
 	}
 	return stepTable(r, step, step+": resources per second", header, func(s *result.Step) []string {
 		return append(rateP50P99(s), resourceCells(s)...)
-	}, nil)
+	}, sp)
 }

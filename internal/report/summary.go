@@ -48,7 +48,7 @@ const missing = "-"
 
 // Build makes the summary of r.
 // A run with repeats (run --repeat K) shows each configuration once: the median of its
-// repeats, with their spread (min-max) in the throughput and efficiency tables.
+// repeats, each per-step figure with their spread (min-max).
 func Build(r *result.Run) Summary {
 	r, sp := collapseRepeats(r)
 	var s Summary
@@ -68,9 +68,9 @@ func Build(r *result.Run) Summary {
 // buildInsert makes the summary of r, an Insert Benchmark run whose repeats are folded.
 func buildInsert(r *result.Run, sp spreads) Summary {
 	s := Summary{Lines: header(r)}
-	tables := []Table{throughput(r, sp), ratePercentileTable(r), latency(r), sla(r), details(r), phases(r)}
+	tables := []Table{throughput(r, sp), ratePercentileTable(r, sp), latency(r, sp), sla(r, sp), details(r, sp), phases(r, sp)}
 	tables = append(tables, efficiency(r, sp)...)
-	tables = append(tables, resourceTable(r), cleanup(r), memoryTable(r))
+	tables = append(tables, resourceTable(r, sp), cleanup(r, sp), memoryTable(r))
 	tables = append(tables, capacityTables(r)...)
 	s.Tables = nonEmpty(tables)
 	s.Legend = []string{
@@ -278,30 +278,56 @@ func opNames(s result.Step) []string {
 	return names
 }
 
-func latency(r *result.Run) Table {
+func latency(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Latency", Header: []string{"config", "step", "op", "count", "p50", "p99", "max", "rt p99", "rt max", "p25", "p75"}}
 	for _, c := range r.Configs {
-		for _, s := range c.Steps {
-			for _, name := range opNames(s) {
-				op := s.Ops[name]
-				row := []string{c.Name, s.Name, opLabel(name, op), fmt.Sprint(op.Count)}
-				if op.Count == 0 {
-					row = append(row, missing, missing, missing)
-				} else {
-					row = append(row, numfmt.Duration(op.Latency.P50), numfmt.Duration(op.Latency.P99), numfmt.Duration(op.Latency.Max))
-				}
-				row = append(row, responseCells(op)[1:]...) // rt p99, rt max
-				t.Rows = append(t.Rows, append(row, quartileCells(op)...))
+		for i := range c.Steps {
+			s := &c.Steps[i]
+			for _, name := range opNames(*s) {
+				row := []string{c.Name, s.Name, opLabel(name, s.Ops[name])}
+				t.Rows = append(t.Rows, append(row, sp.cells(c.Name, s, opCells(name, latencyRow))...))
 			}
 		}
 	}
 	return t
 }
 
-func sla(r *result.Run) Table {
+// opCells are the cells cells makes of the named op of a step, all missing (n of them) where
+// the step has no such op.
+func opCells(name string, cells func(*result.Op) []string) func(*result.Step) []string {
+	return func(s *result.Step) []string {
+		if op := s.Ops[name]; op != nil {
+			return cells(op)
+		}
+		return allMissing(cells(&result.Op{}))
+	}
+}
+
+// allMissing returns cells, each set to missing.
+func allMissing(cells []string) []string {
+	for i := range cells {
+		cells[i] = missing
+	}
+	return cells
+}
+
+// latencyRow are the latency table's cells of op: count, p50, p99, max, rt p99, rt max, p25, p75.
+func latencyRow(op *result.Op) []string {
+	row := []string{fmt.Sprint(op.Count)}
+	if op.Count == 0 {
+		row = append(row, missing, missing, missing)
+	} else {
+		row = append(row, numfmt.Duration(op.Latency.P50), numfmt.Duration(op.Latency.P99), numfmt.Duration(op.Latency.Max))
+	}
+	row = append(row, responseCells(op)[1:]...) // rt p99, rt max
+	return append(row, quartileCells(op)...)
+}
+
+func sla(r *result.Run, sp spreads) Table {
 	t := Table{Title: "SLA of the background writers", Header: []string{"config", "step", "target ins/s", "achieved ins/s", "achieved del/s", "met"}}
 	for _, c := range r.Configs {
-		for _, s := range c.Steps {
+		for i := range c.Steps {
+			s := &c.Steps[i]
 			if s.Target == nil {
 				continue
 			}
@@ -309,25 +335,25 @@ func sla(r *result.Run) Table {
 			if !s.Target.SLAMet {
 				met = "NO"
 			}
-			t.Rows = append(t.Rows, []string{c.Name, s.Name, numfmt.Num(s.Target.InsertsPerSec),
-				numfmt.Num(s.Target.AchievedInsertsPerSec), numfmt.Num(s.Target.AchievedDeletesPerSec), met})
+			cells := sp.cells(c.Name, s, func(s *result.Step) []string {
+				if s.Target == nil {
+					return []string{missing, missing, missing}
+				}
+				return []string{numfmt.Num(s.Target.InsertsPerSec), numfmt.Num(s.Target.AchievedInsertsPerSec), numfmt.Num(s.Target.AchievedDeletesPerSec)}
+			})
+			t.Rows = append(t.Rows, append(append([]string{c.Name, s.Name}, cells...), met))
 		}
 	}
 	return t
 }
 
-func details(r *result.Run) Table {
+func details(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Steps", Header: []string{"config", "step", "status", "time", "probe", "fairness", "verify", "retries"}}
 	for _, c := range r.Configs {
-		for _, s := range c.Steps {
+		for i := range c.Steps {
+			s := &c.Steps[i]
 			status := s.Status // the error is in the header lines
-			probe, fair, verify, retries := missing, missing, missing, missing
-			if s.Probe != nil {
-				probe = numfmt.Seconds(s.Probe.MinTrxIDSeconds)
-			}
-			if s.Fairness != nil && len(s.Ops) > 0 {
-				fair = numfmt.Num(s.Fairness.Pct) + "%"
-			}
+			verify, retries := missing, missing
 			if s.Verify != nil {
 				verify = "ok"
 				if !s.Verify.OK {
@@ -341,18 +367,40 @@ func details(r *result.Run) Table {
 				}
 				retries = strings.Join(parts, ", ")
 			}
-			t.Rows = append(t.Rows, []string{c.Name, s.Name, status, numfmt.Seconds(s.Seconds), probe, fair, verify, retries})
+			row := append([]string{c.Name, s.Name, status}, sp.cells(c.Name, s, detailCells)...)
+			t.Rows = append(t.Rows, append(row, verify, retries))
 		}
 	}
 	return t
 }
 
-func phases(r *result.Run) Table {
+// detailCells are the figures of a step in the Steps table: time, probe and fairness.
+func detailCells(s *result.Step) []string {
+	probe, fair := missing, missing
+	if s.Probe != nil {
+		probe = numfmt.Seconds(s.Probe.MinTrxIDSeconds)
+	}
+	if s.Fairness != nil && len(s.Ops) > 0 {
+		fair = numfmt.Num(s.Fairness.Pct) + "%"
+	}
+	return []string{numfmt.Seconds(s.Seconds), probe, fair}
+}
+
+func phases(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Scans", Header: []string{"config", "step", "index", "time", "rows", "rows/s"}}
 	for _, c := range r.Configs {
-		for _, s := range c.Steps {
+		for i := range c.Steps {
+			s := &c.Steps[i]
 			for _, p := range s.Phases {
-				t.Rows = append(t.Rows, []string{c.Name, s.Name, p.Name, numfmt.Seconds(p.Seconds), fmt.Sprint(p.Rows), numfmt.Num(p.PerSec)})
+				cells := sp.cells(c.Name, s, func(s *result.Step) []string {
+					i := slices.IndexFunc(s.Phases, func(q result.Phase) bool { return q.Name == p.Name })
+					if i < 0 {
+						return []string{missing, missing, missing}
+					}
+					q := s.Phases[i]
+					return []string{numfmt.Seconds(q.Seconds), fmt.Sprint(q.Rows), numfmt.Num(q.PerSec)}
+				})
+				t.Rows = append(t.Rows, append([]string{c.Name, s.Name, p.Name}, cells...))
 			}
 		}
 	}
@@ -436,10 +484,11 @@ func stepTable(r *result.Run, step, title string, header []string, cells func(*r
 
 // cleanup shows, for each configuration's cleanup step, its time and each engine counter
 // before and after it.
-func cleanup(r *result.Run) Table {
+func cleanup(r *result.Run, sp spreads) Table {
 	t := Table{Title: "Cleanup: engine debt before and after", Header: []string{"config", "step", "status", "time", "counter", "before", "after"}}
 	for _, c := range r.Configs {
-		for _, s := range c.Steps {
+		for i := range c.Steps {
+			s := &c.Steps[i]
 			if s.EngineStatsBefore == nil {
 				continue
 			}
@@ -450,7 +499,10 @@ func cleanup(r *result.Run) Table {
 				}
 			}
 			for i, k := range keys {
-				row := []string{c.Name, s.Name, s.Status, numfmt.Seconds(s.Seconds), k, statCell(s.EngineStatsBefore, k), statCell(s.EngineStats, k)}
+				figs := sp.cells(c.Name, s, func(s *result.Step) []string {
+					return []string{numfmt.Seconds(s.Seconds), statCell(s.EngineStatsBefore, k), statCell(s.EngineStats, k)}
+				})
+				row := []string{c.Name, s.Name, s.Status, figs[0], k, figs[1], figs[2]}
 				if i > 0 {
 					row[2], row[3] = "", ""
 				}

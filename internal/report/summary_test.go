@@ -238,7 +238,7 @@ func TestResourceAndRatePercentileCells(t *testing.T) {
 		}
 	}
 
-	st := stepResourceTable(r, "l.i0")
+	st := stepResourceTable(r, "l.i0", nil)
 	if len(st.Header) != len(st.Rows[0]) || st.Header[1] != "ips" || st.Header[2] != "p50" || st.Header[4] != "rps" {
 		t.Fatalf("step table header %q, row %q", st.Header, st.Rows[0])
 	}
