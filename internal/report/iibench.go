@@ -215,27 +215,7 @@ func ibRates(r *result.Run, sp spreads) Table {
 		return t
 	}
 	if len(series) == 1 && len(series[0].periods) <= maxRateMarks {
-		t.Header = []string{"rows", "end", "length", "ips", "qps", "q p99"}
-		sr := sp.get(series[0].name, ibStep)
-		for i := range series[0].periods {
-			cells := func(ps []result.Period) []string {
-				if i >= len(ps) {
-					return nil
-				}
-				ips, qps, p99 := ibRateCells(ps[i : i+1])
-				return []string{fmt.Sprint(ps[i].Rows), numfmt.Seconds(ps[i].End), numfmt.Seconds(ps[i].Seconds), ips, qps, p99}
-			}
-			row := cells(series[0].periods)
-			if sr != nil {
-				var reps [][]string
-				for _, rs := range sr.reps {
-					reps = append(reps, cells(rs.Periods))
-				}
-				row = withSpreads(row, reps, sr.of)
-			}
-			t.Rows = append(t.Rows, row)
-		}
-		return t
+		return ibPeriodRates(t, series[0], sp.get(series[0].name, ibStep))
 	}
 	var top int64
 	for _, s := range series {
@@ -246,7 +226,36 @@ func ibRates(r *result.Run, sp spreads) Table {
 	if top <= 0 {
 		return t // no row counts to place the periods by
 	}
-	step := niceStep(top, maxRateMarks)
+	return ibMarkRates(t, series, sp, niceStep(top, maxRateMarks), top)
+}
+
+// ibPeriodRates is ibRates of one configuration (s, with its repeats' spread sr) whose
+// periods are few: a row per period.
+func ibPeriodRates(t Table, s ibSeries, sr *spread) Table {
+	t.Header = []string{"rows", "end", "length", "ips", "qps", "q p99"}
+	for i := range s.periods {
+		cells := func(ps []result.Period) []string {
+			if i >= len(ps) {
+				return nil
+			}
+			ips, qps, p99 := ibRateCells(ps[i : i+1])
+			return []string{fmt.Sprint(ps[i].Rows), numfmt.Seconds(ps[i].End), numfmt.Seconds(ps[i].Seconds), ips, qps, p99}
+		}
+		row := cells(s.periods)
+		if sr != nil {
+			var reps [][]string
+			for _, rs := range sr.reps {
+				reps = append(reps, cells(rs.Periods))
+			}
+			row = withSpreads(row, reps, sr.of)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// ibMarkRates is ibRates by row milestones: marks of step rows up to top.
+func ibMarkRates(t Table, series []ibSeries, sp spreads, step, top int64) Table {
 	marks := int((top + step - 1) / step)
 	t.Header = []string{"rows"}
 	// byMark[i][m] holds config i's periods of mark m; repMarks[i][k][m] its repeat k's.
