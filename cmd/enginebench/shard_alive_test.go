@@ -30,14 +30,9 @@ func TestShardSlowButAliveIsWaitedFor(t *testing.T) {
 func shardSlowButAlive(t *testing.T, eng string, srv *server.Server) {
 	const timeout = 3 * time.Second
 	db := onServer(t, eng, srv)
-	bin := buildBinary(t)
-	var runs []*bgRun
-	var outs []string
-	for i := range 2 {
-		args, out := shardArgs(t, eng, srv, "--rows", "20000", "--steps", "l.i0,l.x", "--shard", fmt.Sprintf("%d/2", i),
-			"--shard-run", "slow", "--shard-timeout", timeout.String())
-		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
-	}
+	runs, outs := startShards(t, "slow", func(shard string) ([]string, string) {
+		return shardArgs(t, eng, srv, "--rows", "20000", "--steps", "l.i0,l.x", "--shard", shard, "--shard-timeout", timeout.String())
+	})
 	testwait.Until(t, "the barrier table", 3*time.Minute, func() bool {
 		return slices.Contains(tablesOn(t, eng, srv.DSN()), workload.BarrierTable)
 	})
@@ -87,14 +82,9 @@ func shardSlowButAlive(t *testing.T, eng string, srv *server.Server) {
 func TestShardFrozenFailsTheOthers(t *testing.T) {
 	integration(t, "starts a server and two runs of the binary")
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
-	bin := buildBinary(t)
-	var runs []*bgRun
-	var outs []string
-	for i := range 2 {
-		args, out := shardArgs(t, "postgres", srv, "--rows", "200000", "--shard", fmt.Sprintf("%d/2", i), "--shard-run", "frozen",
-			"--shard-timeout", "3s")
-		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
-	}
+	runs, outs := startShards(t, "frozen", func(shard string) ([]string, string) {
+		return shardArgs(t, "postgres", srv, "--rows", "200000", "--shard", shard, "--shard-timeout", "3s")
+	})
 	runs[1].waitForStarted(t, "l.i0")
 	if err := runs[1].cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)

@@ -145,14 +145,9 @@ func iiShardMissing(t *testing.T, eng string, srv *server.Server) {
 func TestShardsIIBenchKilledShard(t *testing.T) {
 	integration(t, "starts a server and two runs of the binary")
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
-	bin := buildBinary(t)
-	var runs []*bgRun
-	var outs []string
-	for i := range 2 {
-		args, out := iiShardArgs(t, "postgres", srv, "--max-rows", "0", "--seconds", "5",
-			"--shard", fmt.Sprintf("%d/2", i), "--shard-run", "killed", "--shard-timeout", "5s")
-		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
-	}
+	runs, outs := startShards(t, "killed", func(shard string) ([]string, string) {
+		return iiShardArgs(t, "postgres", srv, "--max-rows", "0", "--seconds", "5", "--shard", shard, "--shard-timeout", "5s")
+	})
 	runs[1].waitForStarted(t, "run")
 	if err := runs[1].cmd.Process.Kill(); err != nil {
 		t.Fatal(err)

@@ -83,13 +83,9 @@ func TestShardsLinkBenchMatchOneProcess(t *testing.T) {
 
 // lbShards runs two shards of run id with steps on srv and returns their last steps.
 func lbShards(t *testing.T, eng string, srv *server.Server, id, steps string, extra ...string) []result.Step {
-	bin := buildBinary(t)
-	var runs []*bgRun
-	var outs []string
-	for i := range 2 {
-		args, out := lbShardArgs(t, eng, srv, steps, append([]string{"--shard", fmt.Sprintf("%d/2", i), "--shard-run", id}, extra...)...)
-		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
-	}
+	runs, outs := startShards(t, id, func(shard string) ([]string, string) {
+		return lbShardArgs(t, eng, srv, steps, append([]string{"--shard", shard}, extra...)...)
+	})
 	var last []result.Step
 	for i, r := range runs {
 		if code := exitOf(t, r); code != 0 {
@@ -161,14 +157,9 @@ func lbShardsMatch(t *testing.T, eng string, srv *server.Server) {
 func TestShardsLinkBenchKilledShard(t *testing.T) {
 	integration(t, "starts a server and two runs of the binary")
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
-	bin := buildBinary(t)
-	var runs []*bgRun
-	var outs []string
-	for i := range 2 {
-		args, out := lbShardArgs(t, "postgres", srv, "load,run", "--requests", "0", "--interval-seconds", "5",
-			"--shard", fmt.Sprintf("%d/2", i), "--shard-run", "killed", "--shard-timeout", "20s")
-		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
-	}
+	runs, outs := startShards(t, "killed", func(shard string) ([]string, string) {
+		return lbShardArgs(t, "postgres", srv, "load,run", "--requests", "0", "--interval-seconds", "5", "--shard", shard, "--shard-timeout", "20s")
+	})
 	runs[1].waitForStarted(t, "run.1")
 	if err := runs[1].cmd.Process.Kill(); err != nil {
 		t.Fatal(err)

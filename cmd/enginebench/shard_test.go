@@ -175,17 +175,13 @@ func TestShardsMatchOneProcess(t *testing.T) {
 // onEachExistingServer runs f in parallel subtests, one per kind of existing server, on a server
 // the subtest starts.
 func onEachExistingServer(t *testing.T, f func(t *testing.T, eng string, srv *server.Server)) {
-	for _, s := range existingServers() {
-		t.Run(s.engine, func(t *testing.T) {
-			t.Parallel()
-			f(t, s.engine, servertest.Start(t, s.kind, s.settings))
-		})
-	}
+	onEachServerKind(t, func(t *testing.T, s existingServer) { f(t, s.engine, servertest.Start(t, s.kind, s.settings)) })
 }
 
-// runShards runs the two shards of run id whose arguments args(shard) gives, each as a
-// process of the binary, and returns their results directories once both ended ok.
-func runShards(t *testing.T, id string, args func(shard string) ([]string, string)) []string {
+// startShards starts the two shards of run id whose arguments args(shard) gives ("0/2",
+// "1/2"; --shard-run id is added), each as a process of the binary, and returns them with
+// their results directories.
+func startShards(t *testing.T, id string, args func(shard string) ([]string, string)) ([]*bgRun, []string) {
 	t.Helper()
 	bin := buildBinary(t)
 	var runs []*bgRun
@@ -194,6 +190,14 @@ func runShards(t *testing.T, id string, args func(shard string) ([]string, strin
 		a, out := args(fmt.Sprintf("%d/2", i))
 		runs, outs = append(runs, startBinary(t, bin, append(a, "--shard-run", id)...)), append(outs, out)
 	}
+	return runs, outs
+}
+
+// runShards runs the two shards of run id (startShards) and returns their results
+// directories once both ended ok.
+func runShards(t *testing.T, id string, args func(shard string) ([]string, string)) []string {
+	t.Helper()
+	runs, outs := startShards(t, id, args)
 	for i, r := range runs {
 		if code := exitOf(t, r); code != 0 {
 			t.Fatalf("shard %d: exit %d; stderr:\n%s", i, code, r.stderr.String())
@@ -303,13 +307,9 @@ func shardMissing(t *testing.T, eng string, srv *server.Server) {
 func TestShardInterruptedFailsTheOthers(t *testing.T) {
 	integration(t, "starts a server and two runs of the binary")
 	srv := servertest.Start(t, server.Postgres, map[string]string{"shared_buffers": "128MB"})
-	bin := buildBinary(t)
-	var runs []*bgRun
-	var outs []string
-	for i := range 2 {
-		args, out := shardArgs(t, "postgres", srv, "--rows", "200000", "--shard", fmt.Sprintf("%d/2", i), "--shard-run", "cut")
-		runs, outs = append(runs, startBinary(t, bin, args...)), append(outs, out)
-	}
+	runs, outs := startShards(t, "cut", func(shard string) ([]string, string) {
+		return shardArgs(t, "postgres", srv, "--rows", "200000", "--shard", shard)
+	})
 	runs[1].waitForStarted(t, "l.i0")
 	if res := runs[1].interrupt(t, outs[1]); res.Status != result.StatusInterrupted {
 		t.Errorf("shard 1: %s", res.Status)
