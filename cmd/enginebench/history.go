@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/report"
-	"github.com/enginebench/enginebench/internal/result"
 )
 
 // historyFlags are report's flags for --history.
@@ -37,27 +33,14 @@ func writeHistory(stdout io.Writer, dirs []string, out string, o report.Options,
 		out = "report.html"
 	}
 	out, md := reportPaths(nil, out)
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
-	}
-	if err := result.ProbeWrite(filepath.Dir(out), 0); err != nil {
-		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
-	}
-	page := h.Page()
-	var html bytes.Buffer
-	if err := report.WriteHTML(&html, page); err != nil {
-		return err
-	}
-	if err := result.WriteFile(out, html.Bytes()); err != nil {
-		return err
-	}
-	if err := result.WriteFile(md, []byte(report.MarkdownPage(page))); err != nil {
+	size, err := writePage(h.Page(), out, md)
+	if err != nil {
 		return err
 	}
 	for _, l := range h.Terminal() {
 		fmt.Fprintln(stdout, l)
 	}
-	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, numfmt.Bytes(float64(html.Len())), md)
+	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, numfmt.Bytes(float64(size)), md)
 	if n := len(h.Regressions()); hf.failOnRegression && n > 0 {
 		return exitError{exitFailed, fmt.Sprintf("%d regressions in the newest run (--fail-on-regression)", n)}
 	}

@@ -86,27 +86,34 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 		return usageError{err}
 	}
 	out, md := reportPaths(dirs, out)
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
-	}
-	if err := result.ProbeWrite(filepath.Dir(out), 0); err != nil {
-		return pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
-	}
-	var html bytes.Buffer
-	if err := report.WriteHTML(&html, page); err != nil {
-		return err
-	}
-	if err := result.WriteFile(out, html.Bytes()); err != nil {
-		return err
-	}
-	if err := result.WriteFile(md, []byte(report.MarkdownPage(page))); err != nil {
+	size, err := writePage(page, out, md)
+	if err != nil {
 		return err
 	}
 	for _, w := range page.Warnings() { // unlike hosts, OOM kills: what the page warns of
 		fmt.Fprintln(stdout, w)
 	}
-	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, numfmt.Bytes(float64(html.Len())), md)
+	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, numfmt.Bytes(float64(size)), md)
 	return nil
+}
+
+// writePage writes page as HTML at out and as markdown at md, once out's directory is known
+// to be writable, and returns the HTML's size in bytes.
+func writePage(page *report.Page, out, md string) (int, error) {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return 0, pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
+	}
+	if err := result.ProbeWrite(filepath.Dir(out), 0); err != nil {
+		return 0, pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
+	}
+	var html bytes.Buffer
+	if err := report.WriteHTML(&html, page); err != nil {
+		return 0, err
+	}
+	if err := result.WriteFile(out, html.Bytes()); err != nil {
+		return 0, err
+	}
+	return html.Len(), result.WriteFile(md, []byte(report.MarkdownPage(page)))
 }
 
 // reportPaths returns the HTML file to write, out or by default report.html in the one run
