@@ -28,6 +28,16 @@ func existingServers() []existingServer {
 	}
 }
 
+// onEachServerKind runs f in a parallel subtest for each kind of existingServers.
+func onEachServerKind(t *testing.T, f func(t *testing.T, s existingServer)) {
+	for _, s := range existingServers() {
+		t.Run(s.engine, func(t *testing.T) {
+			t.Parallel()
+			f(t, s)
+		})
+	}
+}
+
 // tinyArgsOn returns the arguments of a tiny run on the existing server srv (--dsn), whose data
 // directory the run measures, and its results directory.
 func tinyArgsOn(t *testing.T, engine string, srv *server.Server, extra ...string) (args []string, out string) {

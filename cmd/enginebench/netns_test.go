@@ -234,12 +234,7 @@ func opCounts(res *result.Run, sum map[string][3]int64) {
 func TestShardsOnHostsMatchOneProcess(t *testing.T) {
 	integration(t, "makes network namespaces, starts servers and runs of the binary")
 	netnstest.Require(t)
-	for _, s := range existingServers() {
-		t.Run(s.engine, func(t *testing.T) {
-			t.Parallel()
-			shardsOnHostsMatch(t, s)
-		})
-	}
+	onEachServerKind(t, shardsOnHostsMatch)
 }
 
 // shardsOnHostsMatch is TestShardsOnHostsMatchOneProcess on a server of s.
@@ -324,12 +319,7 @@ func shardsOnHostsMatch(t *testing.T, s existingServer) {
 func TestShardOnCutHostFailsTheOther(t *testing.T) {
 	integration(t, "makes network namespaces, starts servers and runs of the binary")
 	netnstest.Require(t)
-	for _, s := range existingServers() {
-		t.Run(s.engine, func(t *testing.T) {
-			t.Parallel()
-			shardOnCutHost(t, s)
-		})
-	}
+	onEachServerKind(t, shardOnCutHost)
 }
 
 // shardOnCutHost is TestShardOnCutHostFailsTheOther on a server of s.
