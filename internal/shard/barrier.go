@@ -51,14 +51,10 @@ func NewBarrier(ctx context.Context, eng engine.Engine, s Shard, config string, 
 	b := &Barrier{src: db, db: db.SQL(), d: db.Dialect(), shard: s, config: config}
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	_, err := b.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+BarrierTable+
-		" (run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL,"+
-		" arrived_at BIGINT NOT NULL, start_at BIGINT, gave_up_at BIGINT, PRIMARY KEY (run, step, shard))")
+	err := createTable(ctx, db, BarrierTable, "barrier", "run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL,"+
+		" arrived_at BIGINT NOT NULL, start_at BIGINT, gave_up_at BIGINT, PRIMARY KEY (run, step, shard)")
 	if err != nil {
-		// Two shards creating it at once: the loser's error is harmless once it exists.
-		if found, ferr := sqldb.ExistingTables(ctx, db, []string{BarrierTable}); ferr != nil || len(found) == 0 {
-			return nil, fmt.Errorf("create the shards' barrier table %s: %w", BarrierTable, err)
-		}
+		return nil, err
 	}
 	if b.alive, err = startAlive(ctx, db, s, clock, log); err != nil {
 		return nil, err

@@ -29,10 +29,6 @@ func beatEvery(timeout time.Duration) time.Duration {
 	return min(max(timeout/5, 100*time.Millisecond), 5*time.Second)
 }
 
-// setupTimeout bounds the creation of the shards' tables and each statement of a barrier
-// or on the heartbeats.
-const setupTimeout = time.Minute
-
 // beatTimeout bounds one beat's statement: a beat that takes longer is a beat missed.
 func beatTimeout(every time.Duration) time.Duration { return max(every, time.Second) }
 
@@ -139,14 +135,10 @@ type alive struct {
 // of the shard timeout), which stop ends; failures to beat later are logged on log once.
 func startAlive(ctx context.Context, src sqldb.DB, s Shard, clock runner.Clock, log io.Writer) (*alive, error) {
 	a := &alive{db: src.SQL(), d: src.Dialect(), shard: s}
-	_, err := a.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+AliveTable+
-		" (run VARCHAR(200) NOT NULL, shard INT NOT NULL, alive_at BIGINT NOT NULL, PRIMARY KEY (run, shard))")
-	if err != nil {
-		if found, ferr := sqldb.ExistingTables(ctx, src, []string{AliveTable}); ferr != nil || len(found) == 0 {
-			return nil, fmt.Errorf("create the shards' heartbeat table %s: %w", AliveTable, err)
-		}
+	if err := createTable(ctx, src, AliveTable, "heartbeat", "run VARCHAR(200) NOT NULL, shard INT NOT NULL, alive_at BIGINT NOT NULL, PRIMARY KEY (run, shard)"); err != nil {
+		return nil, err
 	}
-	_, err = a.db.ExecContext(ctx, sqldb.Bind(a.d, "INSERT INTO "+AliveTable+" (run, shard, alive_at) VALUES (?, ?, "+serverNowMs(a.d)+")"),
+	_, err := a.db.ExecContext(ctx, sqldb.Bind(a.d, "INSERT INTO "+AliveTable+" (run, shard, alive_at) VALUES (?, ?, "+serverNowMs(a.d)+")"),
 		s.Run, s.Index)
 	if err != nil && a.d.DuplicateKey(err) { // a later configuration of the run: beat again
 		_, err = a.db.ExecContext(ctx, newBeater(a.db, a.d, s).query, s.Run, s.Index)

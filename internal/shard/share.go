@@ -35,13 +35,10 @@ func (b *Barrier) Share(ctx context.Context, step string, data string, extra tim
 func (b *Barrier) put(ctx context.Context, key, data string) error {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	_, err := b.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+DataTable+
-		" (run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL, part INT NOT NULL,"+
-		" data VARCHAR(4000) NOT NULL, PRIMARY KEY (run, step, shard, part))")
+	err := createTable(ctx, b.src, DataTable, "data", "run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL, part INT NOT NULL,"+
+		" data VARCHAR(4000) NOT NULL, PRIMARY KEY (run, step, shard, part)")
 	if err != nil {
-		if found, ferr := sqldb.ExistingTables(ctx, b.src, []string{DataTable}); ferr != nil || len(found) == 0 {
-			return fmt.Errorf("create the shards' data table %s: %w", DataTable, err)
-		}
+		return err
 	}
 	insert := sqldb.Bind(b.d, "INSERT INTO "+DataTable+" (run, step, shard, part, data) VALUES (?, ?, ?, ?, ?)")
 	for part := 0; part == 0 || part*dataPart < len(data); part++ {
