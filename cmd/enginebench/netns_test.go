@@ -25,8 +25,8 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/netnstest"
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/testwait"
-	"github.com/enginebench/enginebench/internal/workload"
 )
 
 // This file runs the shards of a run on other hosts made on this machine: each shard in a
@@ -274,7 +274,7 @@ func shardsOnHostsMatch(t *testing.T, s existingServer) {
 		opCounts(res, sharded)
 	}
 	db := openTCP(t, eng, srv)
-	if got := tablesOn(t, eng, tcpDSN(eng, srv, loopback)); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable, "pi1", "pi2"}) {
+	if got := tablesOn(t, eng, tcpDSN(eng, srv, loopback)); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable, "pi1", "pi2"}) {
 		t.Fatalf("tables after the shards: %v", got)
 	}
 	rows := []string{digest(t, eng, db, "pi1"), digest(t, eng, db, "pi2")}
@@ -336,7 +336,7 @@ func shardOnCutHost(t *testing.T, s existingServer) {
 	}
 	missing := func(step, id string) string {
 		return fmt.Sprintf(`shard barrier before %s (run %q, table %s): shard 1 of 2 did not arrive within 3s: the step fails for every shard`,
-			step, id, workload.BarrierTable)
+			step, id, shard.BarrierTable)
 	}
 
 	hosts[1].Cut(t)
@@ -354,7 +354,7 @@ func shardOnCutHost(t *testing.T, s existingServer) {
 	second.waitForStarted(t, "l.i0")
 	hosts[2].Cut(t)
 	failed(t, "the first shard", first, out, fmt.Sprintf(`shard barrier before l.x (run "cut", table %s): shard 1 of 2 gave no sign of life for 3s (its heartbeat in %s): the step fails for every shard`,
-		workload.BarrierTable, workload.AliveTable))
+		shard.BarrierTable, shard.AliveTable))
 	if code := exitOf(t, second); code != exitFailed {
 		t.Errorf("the shard cut off in l.i0: exit %d, want %d; stderr:\n%s", code, exitFailed, second.stderr.String())
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/result"
-	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // shardFlags are the flags of a sharded run (docs/scale-out.md, Shards).
@@ -21,7 +21,7 @@ type shardFlags struct {
 	timeout time.Duration // --shard-timeout
 	startAt string        // --start-at TIME
 	// parsed is the shard the run runs, set by check; the zero value for a whole run.
-	parsed workload.Shard
+	parsed shard.Shard
 }
 
 // shardable are the workloads that can be sharded (--shard I/N, N > 1).
@@ -33,14 +33,14 @@ const maxStartAhead = 24 * time.Hour
 // add adds the shard flags to fl.
 func (s *shardFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&s.shard, "shard", "", "run only shard `I/N` of the clients (client c is shard c % N's; auto/N: I from $"+jobIndexEnv+") against an existing server that every shard reaches (--dsn); docs/scale-out.md")
-	fl.StringVar(&s.run, "shard-run", "", "the `ID` every shard of one run shares: their meeting key in the server's "+workload.BarrierTable+" table (default: from --start-at)")
-	fl.DurationVar(&s.timeout, "shard-timeout", workload.DefaultShardTimeout, "how long a shard waits at a barrier for a shard that gives no sign of life (heartbeat) or never came; one that does not come fails the step for every shard")
+	fl.StringVar(&s.run, "shard-run", "", "the `ID` every shard of one run shares: their meeting key in the server's "+shard.BarrierTable+" table (default: from --start-at)")
+	fl.DurationVar(&s.timeout, "shard-timeout", shard.DefaultTimeout, "how long a shard waits at a barrier for a shard that gives no sign of life (heartbeat) or never came; one that does not come fails the step for every shard")
 	fl.StringVar(&s.startAt, "start-at", "", "start the first step no earlier than `TIME` (RFC 3339, at most 24 h ahead); every shard of a run given the same TIME starts then")
 }
 
 // check parses and checks the shard flags of a run of workload name into parsed.
 func (s *shardFlags) check(fl *pflag.FlagSet, name string) error {
-	sh := workload.Shard{Index: 0, Count: 1, Run: s.run, Timeout: s.timeout}
+	sh := shard.Shard{Index: 0, Count: 1, Run: s.run, Timeout: s.timeout}
 	if s.startAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, s.startAt)
 		if err != nil {
@@ -60,7 +60,7 @@ func (s *shardFlags) check(fl *pflag.FlagSet, name string) error {
 				return fmt.Errorf("--%s is a flag of a sharded run: give --shard I/N", f)
 			}
 		}
-		s.parsed = workload.Shard{StartAt: sh.StartAt}
+		s.parsed = shard.Shard{StartAt: sh.StartAt}
 		return nil
 	}
 	var err error
@@ -114,7 +114,7 @@ func (s *shardFlags) mark(fl *pflag.FlagSet, clients int) *result.Shard {
 		}
 	}
 	if sh.Sharded() {
-		m.Barrier = workload.BarrierTable
+		m.Barrier = shard.BarrierTable
 	}
 	return m
 }

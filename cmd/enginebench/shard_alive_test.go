@@ -12,8 +12,8 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/testwait"
-	"github.com/enginebench/enginebench/internal/workload"
 )
 
 // TestShardSlowButAliveIsWaitedFor: a shard that is late at a barrier but beats (its arrival
@@ -34,7 +34,7 @@ func shardSlowButAlive(t *testing.T, eng string, srv *server.Server) {
 		return shardArgs(t, eng, srv, "--rows", "20000", "--steps", "l.i0,l.x", "--shard", shard, "--shard-timeout", timeout.String())
 	})
 	testwait.Until(t, "the barrier table", 3*time.Minute, func() bool {
-		return slices.Contains(tablesOn(t, eng, srv.DSN()), workload.BarrierTable)
+		return slices.Contains(tablesOn(t, eng, srv.DSN()), shard.BarrierTable)
 	})
 	// Shard 1's arrival at l.x waits for this transaction's row of the same key.
 	tx, err := db.BeginTx(context.Background(), nil)
@@ -42,11 +42,11 @@ func shardSlowButAlive(t *testing.T, eng string, srv *server.Server) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec("INSERT INTO " + workload.BarrierTable + " (run, step, shard, arrived_at) VALUES ('slow', '" + eng + "/l.x', 1, 0)"); err != nil {
+	if _, err := tx.Exec("INSERT INTO " + shard.BarrierTable + " (run, step, shard, arrived_at) VALUES ('slow', '" + eng + "/l.x', 1, 0)"); err != nil {
 		t.Fatal(err)
 	}
-	arrivedAt := func(shard int) (ms int64) {
-		db.QueryRow(fmt.Sprintf("SELECT arrived_at FROM %s WHERE run = 'slow' AND step = '%s/l.x' AND shard = %d", workload.BarrierTable, eng, shard)).Scan(&ms)
+	arrivedAt := func(index int) (ms int64) {
+		db.QueryRow(fmt.Sprintf("SELECT arrived_at FROM %s WHERE run = 'slow' AND step = '%s/l.x' AND shard = %d", shard.BarrierTable, eng, index)).Scan(&ms)
 		return ms
 	}
 	testwait.Until(t, "shard 0 to wait at l.x beyond its timeout", 3*time.Minute, func() bool {
@@ -105,7 +105,7 @@ func TestShardFrozenFailsTheOthers(t *testing.T) {
 	if res := loadRun(t, outs[1]); !strings.Contains(res.Error, "shard barrier before l.x: shard 0 left the run") {
 		t.Errorf("the frozen shard: %s %q, want failed at l.x, shard 0 having left", res.Status, res.Error)
 	}
-	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable}) {
+	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable}) {
 		t.Errorf("tables after the shards: %v, want only the barrier tables", got)
 	}
 }

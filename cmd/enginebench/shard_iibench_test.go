@@ -10,7 +10,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/result"
-	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // iiShardArgs are the arguments of a small iiBench run of 2 insert and 2 query threads on the
@@ -77,7 +77,7 @@ func iiShardsMatch(t *testing.T, eng string, srv *server.Server) {
 	if got := arrivals(t, db, "ii"); !slices.Equal(got, want) {
 		t.Errorf("barrier table: %v, want %v", got, want)
 	}
-	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable, workload.DataTable, "purchases_index"}) {
+	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable, shard.DataTable, "purchases_index"}) {
 		t.Fatalf("tables after the shards: %v", got)
 	}
 	sharded := iiDigest(t, eng, db)
@@ -121,7 +121,7 @@ func iiShardMissing(t *testing.T, eng string, srv *server.Server) {
 	if res := loadRun(t, out); res.Status != result.StatusFailed || !strings.Contains(res.Error, want) {
 		t.Errorf("run %s: %q, want failed with %q", res.Status, res.Error, want)
 	}
-	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable}) {
+	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable}) {
 		t.Errorf("tables after the failed shard: %v, want only the barrier tables", got)
 	}
 	late, out := iiShardArgs(t, eng, srv, "--shard", "1/2", "--shard-run", "alone", "--shard-timeout", "2s")
@@ -161,7 +161,7 @@ func TestShardsIIBenchKilledShard(t *testing.T) {
 	if st := res.Configs[0].Steps[0]; st.Status != result.StatusFailed || !strings.Contains(st.Error, want) || st.Verify != nil {
 		t.Errorf("shard 0: %s %q, verification %+v; want failed with %q, unverified", st.Status, st.Error, st.Verify, want)
 	}
-	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable, workload.DataTable}) {
+	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable, shard.DataTable}) {
 		t.Errorf("tables after the shards: %v, want only the barrier tables", got)
 	}
 }

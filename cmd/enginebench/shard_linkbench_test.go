@@ -12,7 +12,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/result"
-	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // lbShardArgs are the arguments of a tiny LinkBench run of 2 link loaders (and 2 requesters
@@ -172,7 +172,7 @@ func TestShardsLinkBenchKilledShard(t *testing.T) {
 	if res := loadRun(t, outs[0]); res.Status != result.StatusFailed || !strings.Contains(res.Error, want) {
 		t.Errorf("shard 0: %s %q, want failed with %q", res.Status, res.Error, want)
 	}
-	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable, workload.DataTable}) {
+	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable, shard.DataTable}) {
 		t.Errorf("tables after the shards: %v, want only the barrier tables", got)
 	}
 }

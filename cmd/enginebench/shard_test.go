@@ -16,7 +16,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
-	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // TestShardBadInput: a bad --shard, a sharded run whose shards cannot meet (an embedded engine,
@@ -140,7 +140,7 @@ func digest(t *testing.T, eng string, db *sql.DB, table string) string {
 // arrivals returns the barrier table's rows of run as "step shard" strings, sorted.
 func arrivals(t *testing.T, db *sql.DB, run string) []string {
 	t.Helper()
-	rows, err := db.Query("SELECT step, shard, gave_up_at IS NOT NULL FROM " + workload.BarrierTable + " WHERE run = '" + run + "'")
+	rows, err := db.Query("SELECT step, shard, gave_up_at IS NOT NULL FROM " + shard.BarrierTable + " WHERE run = '" + run + "'")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func shardsMatch(t *testing.T, eng string, srv *server.Server) {
 	outs := runShards(t, "match", func(shard string) ([]string, string) { return shardArgs(t, eng, srv, "--keep", "--shard", shard) })
 	for i, out := range outs {
 		res := loadRun(t, out)
-		want := &result.Shard{Index: i, Count: 2, Run: "match", Clients: []int{i}, TimeoutSeconds: workload.DefaultShardTimeout.Seconds(), Barrier: workload.BarrierTable}
+		want := &result.Shard{Index: i, Count: 2, Run: "match", Clients: []int{i}, TimeoutSeconds: shard.DefaultTimeout.Seconds(), Barrier: shard.BarrierTable}
 		if got := res.Shard; got == nil || fmt.Sprint(*got) != fmt.Sprint(*want) {
 			t.Errorf("shard %d: run.json's shard %+v, want %+v", i, got, want)
 		}
@@ -238,7 +238,7 @@ func shardsMatch(t *testing.T, eng string, srv *server.Server) {
 	if got := arrivals(t, db, "match"); !slices.Equal(got, want) {
 		t.Errorf("barrier table: %v, want %v", got, want)
 	}
-	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable, "pi1", "pi2"}) {
+	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable, "pi1", "pi2"}) {
 		t.Fatalf("tables after the shards: %v", got)
 	}
 	sharded := []string{digest(t, eng, db, "pi1"), digest(t, eng, db, "pi2")}
@@ -283,7 +283,7 @@ func shardMissing(t *testing.T, eng string, srv *server.Server) {
 	if !strings.Contains(r.stderr.String(), want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr.String())
 	}
-	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable}) {
+	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable}) {
 		t.Errorf("tables after the failed shard: %v, want only the barrier tables", got)
 	}
 	if got := arrivals(t, db, "lonely"); !slices.Equal(got, []string{eng + "/l.i0 0 gave up"}) {
@@ -321,7 +321,7 @@ func TestShardInterruptedFailsTheOthers(t *testing.T) {
 	if res := loadRun(t, outs[0]); !strings.Contains(res.Error, want) {
 		t.Errorf("shard 0: %q, want %q", res.Error, want)
 	}
-	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{workload.AliveTable, workload.BarrierTable}) {
+	if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable}) {
 		t.Errorf("tables after the shards: %v, want only the barrier tables", got)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // shardAuto, as the index of --shard auto/N, takes the shard's index from JOB_COMPLETION_INDEX:
@@ -22,7 +22,7 @@ func isShardAuto(v string) bool {
 // getenv for auto.
 func parseShard(v string, getenv func(string) string) (index, count int, err error) {
 	if !isShardAuto(v) {
-		return workload.ParseShard(v)
+		return shard.Parse(v)
 	}
 	_, ns, _ := strings.Cut(strings.TrimSpace(v), "/")
 	n, err := strconv.Atoi(strings.TrimSpace(ns))

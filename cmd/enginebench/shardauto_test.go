@@ -13,7 +13,7 @@ import (
 )
 
 // parseShard takes auto/N's index from JOB_COMPLETION_INDEX, refuses a missing, bad or
-// out-of-range one and a bad N, and parses I/N as workload.ParseShard does.
+// out-of-range one and a bad N, and parses I/N as shard.Parse does.
 func TestParseShardAuto(t *testing.T) {
 	env := func(v string) func(string) string {
 		return func(k string) string {

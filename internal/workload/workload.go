@@ -16,6 +16,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // Env is what a workload gets to run its steps.
@@ -96,7 +97,7 @@ type Plan struct {
 	// the configuration runs.
 	DropExisting bool
 	// Shard is the part of the run's clients this process runs (--shard); zero for all.
-	Shard Shard
+	Shard shard.Shard
 	// Repeat is how many times each configuration runs (--repeat); 0 and 1 mean once. With
 	// more, the configurations run interleaved (A#1 B#1 A#2 B#2 ...), each repeat on a
 	// fresh engine in a data directory of its own (DataDir + "#<index>").
@@ -305,19 +306,19 @@ func stepDone(eng engine.Engine, mc *memCap, rc *result.Config, save func()) fun
 // meeting sets the waits of env's Meet, Leave and Share: the barrier of a sharded run (in
 // eng's database, with the shard's heartbeat, which stop ends), the wait for the start time
 // of a run that has one, else none.
-func meeting(ctx context.Context, eng engine.Engine, s Shard, config string, env *Env) (stop func(), err error) {
+func meeting(ctx context.Context, eng engine.Engine, s shard.Shard, config string, env *Env) (stop func(), err error) {
 	switch {
 	case s.Sharded():
 		clock := runner.SystemClock()
 		if env.Runner != nil && env.Runner.Clock != nil {
 			clock = env.Runner.Clock
 		}
-		b, err := newBarrier(ctx, eng, s, config, clock, env.Log)
+		b, err := shard.NewBarrier(ctx, eng, s, config, clock, env.Log)
 		if err != nil {
 			return nil, err
 		}
-		env.meet, env.leave, env.share = b.meet, b.leave, b.share
-		return b.stop, nil
+		env.meet, env.leave, env.share = b.Meet, b.Leave, b.Share
+		return b.Stop, nil
 	case !s.StartAt.IsZero():
 		started := false
 		env.meet = func(ctx context.Context, _ string, _ time.Duration) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
@@ -30,7 +31,7 @@ func TestShardsVerifyWithEveryLedger(t *testing.T) {
 	ledgers := make([]string, 2)
 	for i := range shards {
 		sp := p
-		sp.Shard = workload.Shard{Index: i, Count: 2, Run: "r"}
+		sp.Shard = shard.Shard{Index: i, Count: 2, Run: "r"}
 		r, err := mustNew(t, sp).newRun(ctx, workload.Env{Log: io.Discard, Runner: &runner.Runner{Clock: runner.SystemClock()}}, eng)
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
@@ -56,7 +57,7 @@ type Params struct {
 	// Shard is the part of the threads this process runs (--shard I/N): insert thread c is
 	// shard c % N's, query thread q shard (InsertThreads + q) % N's; the zero value is all. Not a
 	// parameter of the workload: every shard of a run has the same parameters.
-	Shard workload.Shard `json:"-"`
+	Shard shard.Shard `json:"-"`
 	// MemoryLimit is the preset's memory cap of each configuration in bytes (docs/memory.md);
 	// 0: none.
 	MemoryLimit int64 `json:"memory_limit_bytes"`

@@ -12,6 +12,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/capacity"
 	"github.com/enginebench/enginebench/internal/workload/workloadtest"
@@ -154,11 +155,11 @@ func TestCapacityParams(t *testing.T) {
 		t.Errorf("bad factor: %v", err)
 	}
 	p.Capacity.Factor = 2
-	p.Clients, p.Shard = 2, workload.Shard{Index: 0, Count: 2}
+	p.Clients, p.Shard = 2, shard.Shard{Index: 0, Count: 2}
 	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "--capacity with --shard") {
 		t.Errorf("sharded: %v", err)
 	}
-	p.Shard = workload.Shard{}
+	p.Shard = shard.Shard{}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}

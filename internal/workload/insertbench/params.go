@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/capacity"
 )
@@ -62,7 +63,7 @@ type Params struct {
 	// Shard is the part of the clients this process runs (--shard I/N; its tables with one
 	// table per client); the zero value is all. Not a parameter of the workload: every shard
 	// of a run has the same parameters.
-	Shard workload.Shard `json:"-"`
+	Shard shard.Shard `json:"-"`
 	// MemoryLimit is the preset's memory cap of each configuration in bytes (docs/memory.md);
 	// 0: none.
 	MemoryLimit int64 `json:"memory_limit_bytes"`

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // TestShardTablesAndClients: a shard has the clients c with c % N == I and their tables
@@ -24,13 +24,13 @@ func TestShardTablesAndClients(t *testing.T) {
 		t.Errorf("whole run: %v", got)
 	}
 	for _, c := range []struct {
-		shard   workload.Shard
+		shard   shard.Shard
 		tables  []string
 		clients []int
 	}{
-		{workload.Shard{Index: 0, Count: 1}, []string{"pi1", "pi2", "pi3", "pi4", "pi5"}, []int{0, 1, 2, 3, 4}},
-		{workload.Shard{Index: 0, Count: 2}, []string{"pi1", "pi3", "pi5"}, []int{0, 2, 4}},
-		{workload.Shard{Index: 1, Count: 3}, []string{"pi2", "pi5"}, []int{1, 4}},
+		{shard.Shard{Index: 0, Count: 1}, []string{"pi1", "pi2", "pi3", "pi4", "pi5"}, []int{0, 1, 2, 3, 4}},
+		{shard.Shard{Index: 0, Count: 2}, []string{"pi1", "pi3", "pi5"}, []int{0, 2, 4}},
+		{shard.Shard{Index: 1, Count: 3}, []string{"pi2", "pi5"}, []int{1, 4}},
 	} {
 		q := p
 		q.Shard = c.shard

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/capacity"
 	"github.com/enginebench/enginebench/internal/workload/linkbench/gen"
@@ -72,7 +73,7 @@ type Params struct {
 	// i % N's, the node loader (client Loaders) shard Loaders % N's, id1 chunk k (the id1s from
 	// StartID1 + k x LoadChunk) shard k % N's, requester i shard i % N's; the zero value is all.
 	// Not a parameter of the workload: every shard of a run has the same parameters.
-	Shard workload.Shard `json:"-"`
+	Shard shard.Shard `json:"-"`
 	// MemoryLimit is the preset's memory cap of each configuration in bytes (docs/memory.md);
 	// 0: none.
 	MemoryLimit int64 `json:"memory_limit_bytes"`

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/enginebench/enginebench/internal/workload"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // TestShardsPartitionChunksAndRanges: the shards of a run take every chunk of id1s once (chunk k
@@ -20,7 +20,7 @@ func TestShardsPartitionChunksAndRanges(t *testing.T) {
 		share := 0.0
 		for i := range n {
 			sp := p
-			sp.Shard = workload.Shard{Index: i, Count: n, Run: "r"}
+			sp.Shard = shard.Shard{Index: i, Count: n, Run: "r"}
 			r := &run{p: &sp}
 			for j := int64(0); ; j++ {
 				lo := r.chunkOf(j)

@@ -1,4 +1,4 @@
-package workload
+package shard
 
 import (
 	"context"
@@ -26,51 +26,44 @@ const startLead = 300 * time.Millisecond
 // pollEvery is how often a shard waiting at a barrier reads the barrier table.
 const pollEvery = 50 * time.Millisecond
 
-// setupTimeout bounds the creation of the barrier table and each statement of a barrier.
-const setupTimeout = time.Minute
-
-// barrier is a run's meeting point in the database of an existing server: each shard records
+// Barrier is a run's meeting point in the database of an existing server: each shard records
 // its arrival at a step, waits until all have arrived, and every shard starts the step at the
 // time shard 0 chose. A shard that gives up waiting marks its row, and every shard that sees
 // the mark fails too, so one missing shard fails the step for all.
-type barrier struct {
+type Barrier struct {
 	src    sqldb.DB
 	db     *sql.DB
 	d      sqldb.Dialect
 	shard  Shard
 	config string // the configuration's name: a step's key is "config/step"
-	// stopBeat stops the shard's heartbeat (AliveTable).
-	stopBeat func()
+	alive  *alive // the shard's heartbeat, and the others' beats
 }
 
-// newBarrier creates the barrier table on eng, which must be an SQL server engine, unless it
-// is there (another shard may create it at the same time), and starts the shard's heartbeat
-// on clock (alive.go), which stop ends; a failed beat is logged on log.
-func newBarrier(ctx context.Context, eng engine.Engine, s Shard, config string, clock runner.Clock, log io.Writer) (*barrier, error) {
+// NewBarrier returns shard s's barrier of configuration config on eng, which must be an SQL
+// server engine: it creates the barrier table unless it is there (another shard may create it
+// at the same time), and starts the shard's heartbeat on clock (heartbeat.go), which Stop ends;
+// a failed beat is logged on log.
+func NewBarrier(ctx context.Context, eng engine.Engine, s Shard, config string, clock runner.Clock, log io.Writer) (*Barrier, error) {
 	db, ok := eng.(sqldb.DB)
 	if !ok || db.Dialect().Name() == "sqlite" {
 		return nil, fmt.Errorf("shards meet in the database of a server engine: %s cannot be sharded across processes", config)
 	}
-	b := &barrier{src: db, db: db.SQL(), d: db.Dialect(), shard: s, config: config}
+	b := &Barrier{src: db, db: db.SQL(), d: db.Dialect(), shard: s, config: config}
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	_, err := b.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+BarrierTable+
-		" (run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL,"+
-		" arrived_at BIGINT NOT NULL, start_at BIGINT, gave_up_at BIGINT, PRIMARY KEY (run, step, shard))")
+	err := createTable(ctx, db, BarrierTable, "barrier", "run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL,"+
+		" arrived_at BIGINT NOT NULL, start_at BIGINT, gave_up_at BIGINT, PRIMARY KEY (run, step, shard)")
 	if err != nil {
-		// Two shards creating it at once: the loser's error is harmless once it exists.
-		if found, ferr := sqldb.ExistingTables(ctx, db, []string{BarrierTable}); ferr != nil || len(found) == 0 {
-			return nil, fmt.Errorf("create the shards' barrier table %s: %w", BarrierTable, err)
-		}
+		return nil, err
 	}
-	if err := b.startBeating(ctx, clock, log); err != nil {
+	if b.alive, err = startAlive(ctx, db, s, clock, log); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
-// stop stops the shard's heartbeat: the shard leaves the configuration.
-func (b *barrier) stop() { b.stopBeat() }
+// Stop stops the shard's heartbeat: the shard leaves the configuration.
+func (b *Barrier) Stop() { b.alive.stop() }
 
 // arrival is a shard's row of a step.
 type arrival struct {
@@ -78,14 +71,14 @@ type arrival struct {
 	startAt, gaveUp sql.NullInt64
 }
 
-// meet records the shard's arrival at step and returns at the step's start, once every shard
+// Meet records the shard's arrival at step and returns at the step's start, once every shard
 // has arrived: the time shard 0 set (startLead after the last arrival, or the run's StartAt
 // if later). It fails at once when a shard that has not arrived gave no sign of life (its
 // heartbeat) for the shard timeout. It waits for the others at most the shard timeout plus
 // extra (what the others may take longer: a step only shard 0 does before it, this shard's
 // step), liveFactor times that while each of them beats, and until ctx ends; then it marks
 // the shard's row given up and fails, naming the shards that did not arrive.
-func (b *barrier) meet(ctx context.Context, step string, extra time.Duration) error {
+func (b *Barrier) Meet(ctx context.Context, step string, extra time.Duration) error {
 	key := b.config + "/" + step
 	if err := b.arrive(ctx, key); err != nil {
 		return err
@@ -117,7 +110,7 @@ func (b *barrier) meet(ctx context.Context, step string, extra time.Duration) er
 }
 
 // arrive inserts the shard's row of key.
-func (b *barrier) arrive(ctx context.Context, key string) error {
+func (b *Barrier) arrive(ctx context.Context, key string) error {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	_, err := b.db.ExecContext(ctx, sqldb.Bind(b.d, "INSERT INTO "+BarrierTable+" (run, step, shard, arrived_at) VALUES (?, ?, ?, ?)"),
@@ -133,7 +126,7 @@ func (b *barrier) arrive(ctx context.Context, key string) error {
 }
 
 // read returns the rows of key.
-func (b *barrier) read(ctx context.Context, key string) ([]arrival, error) {
+func (b *Barrier) read(ctx context.Context, key string) ([]arrival, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	rs, err := b.db.QueryContext(ctx, sqldb.Bind(b.d, "SELECT shard, start_at, gave_up_at FROM "+BarrierTable+" WHERE run = ? AND step = ?"),
@@ -170,8 +163,8 @@ func gaveUp(rows []arrival, self int, step string) error {
 // leaveTimeout bounds Leave's one statement.
 const leaveTimeout = 10 * time.Second
 
-// leave records, best effort, that the shard will not come to step: a row given up at once.
-func (b *barrier) leave(step string) {
+// Leave records, best effort, that the shard will not come to step: a row given up at once.
+func (b *Barrier) Leave(step string) {
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
 	now := time.Now().UnixMilli()
@@ -180,7 +173,7 @@ func (b *barrier) leave(step string) {
 }
 
 // mark marks the shard's row of key given up; the error is the statement's.
-func (b *barrier) mark(key string) error {
+func (b *Barrier) mark(key string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
 	_, err := b.db.ExecContext(ctx, sqldb.Bind(b.d, "UPDATE "+BarrierTable+" SET gave_up_at = ? WHERE run = ? AND step = ? AND shard = ?"),
@@ -190,7 +183,7 @@ func (b *barrier) mark(key string) error {
 
 // startOf returns the step's start once every shard has arrived and shard 0 has set it (done);
 // shard 0 sets it when it sees every arrival.
-func (b *barrier) startOf(ctx context.Context, key string, rows []arrival) (start time.Time, done bool, err error) {
+func (b *Barrier) startOf(ctx context.Context, key string, rows []arrival) (start time.Time, done bool, err error) {
 	if len(missing(rows, b.shard.Count)) > 0 {
 		return time.Time{}, false, nil
 	}
@@ -219,12 +212,12 @@ func (b *barrier) startOf(ctx context.Context, key string, rows []arrival) (star
 // a shard that has not arrived and gave no sign of life for the shard timeout, or a wait
 // beyond its bound (judge); nil while the wait goes on. A wait that ends marks the shard's row
 // given up, so that the shards that arrive later fail at once.
-func (b *barrier) overdue(ctx context.Context, key, step string, rows []arrival, waited, extra time.Duration) error {
+func (b *Barrier) overdue(ctx context.Context, key, step string, rows []arrival, waited, extra time.Duration) error {
 	miss := missing(rows, b.shard.Count)
 	var ages map[int]time.Duration
 	if len(miss) > 0 {
 		var err error
-		if ages, err = b.ages(ctx); err != nil {
+		if ages, err = b.alive.ages(ctx); err != nil {
 			return err
 		}
 	}
@@ -258,83 +251,11 @@ func missing(rows []arrival, n int) []int {
 	return out
 }
 
-// DataTable holds what the shards of a run hand each other at a barrier (Env.Share): a shard's
-// data, in parts of at most dataPart characters, by run, step and shard. It is created by the
-// first shard that shares, and left there, as the barrier table.
-const DataTable = "enginebench_barrier_data"
-
-// dataPart is the most characters of one row of DataTable.
-const dataPart = 4000
-
-// share records data (text) as the shard's at step, meets the others there (meet, waiting extra
-// beyond the timeout) and returns every shard's data, by shard index.
-func (b *barrier) share(ctx context.Context, step string, data string, extra time.Duration) ([]string, error) {
-	key := b.config + "/" + step
-	if err := b.put(ctx, key, data); err != nil {
-		b.leave(step)
-		return nil, err
+// shardList returns "1, 2 of 3": the shards of a run of n.
+func shardList(shards []int, n int) string {
+	names := make([]string, len(shards))
+	for i, s := range slices.Sorted(slices.Values(shards)) {
+		names[i] = fmt.Sprint(s)
 	}
-	if err := b.meet(ctx, step, extra); err != nil {
-		return nil, err
-	}
-	return b.get(ctx, key)
-}
-
-// put creates DataTable unless it is there and writes the shard's data of key into it.
-func (b *barrier) put(ctx context.Context, key, data string) error {
-	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
-	defer cancel()
-	_, err := b.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+DataTable+
-		" (run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL, part INT NOT NULL,"+
-		" data VARCHAR(4000) NOT NULL, PRIMARY KEY (run, step, shard, part))")
-	if err != nil {
-		if found, ferr := sqldb.ExistingTables(ctx, b.src, []string{DataTable}); ferr != nil || len(found) == 0 {
-			return fmt.Errorf("create the shards' data table %s: %w", DataTable, err)
-		}
-	}
-	insert := sqldb.Bind(b.d, "INSERT INTO "+DataTable+" (run, step, shard, part, data) VALUES (?, ?, ?, ?, ?)")
-	for part := 0; part == 0 || part*dataPart < len(data); part++ {
-		chunk := data[part*dataPart : min(len(data), (part+1)*dataPart)]
-		if _, err := b.db.ExecContext(ctx, insert, b.shard.Run, key, b.shard.Index, part, chunk); err != nil {
-			return fmt.Errorf("shard barrier at %s: write the shard's data to %s: %w", key, DataTable, err)
-		}
-	}
-	return nil
-}
-
-// get returns every shard's data of key, by shard; an error when a shard's is missing.
-func (b *barrier) get(ctx context.Context, key string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
-	defer cancel()
-	rs, err := b.db.QueryContext(ctx, sqldb.Bind(b.d, "SELECT shard, data FROM "+DataTable+" WHERE run = ? AND step = ? ORDER BY shard, part"),
-		b.shard.Run, key)
-	if err != nil {
-		return nil, fmt.Errorf("shard barrier at %s: read the shards' data: %w", key, err)
-	}
-	defer rs.Close()
-	parts := make([]strings.Builder, b.shard.Count)
-	seen := make([]bool, b.shard.Count)
-	for rs.Next() {
-		var shard int
-		var data string
-		if err := rs.Scan(&shard, &data); err != nil {
-			return nil, fmt.Errorf("shard barrier at %s: read the shards' data: %w", key, err)
-		}
-		if shard < 0 || shard >= b.shard.Count {
-			return nil, fmt.Errorf("shard barrier at %s: %s has data of shard %d of a run of %d shards", key, DataTable, shard, b.shard.Count)
-		}
-		parts[shard].WriteString(data)
-		seen[shard] = true
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("shard barrier at %s: read the shards' data: %w", key, err)
-	}
-	out := make([]string, b.shard.Count)
-	for i := range out {
-		if !seen[i] {
-			return nil, fmt.Errorf("shard barrier at %s: shard %d arrived without its data in %s", key, i, DataTable)
-		}
-		out[i] = parts[i].String()
-	}
-	return out, nil
+	return fmt.Sprintf("%s of %d", strings.Join(names, ", "), n)
 }

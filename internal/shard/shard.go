@@ -1,4 +1,9 @@
-package workload
+// Package shard coordinates the shards of a run split over several processes
+// (docs/scale-out.md): which clients a shard runs (Shard), and, in the target database of an
+// existing server, the barrier at which the shards meet before each step (Barrier), the
+// heartbeat by which a waiting shard tells a dead shard from a slow one, and the data they hand
+// each other at a barrier.
+package shard
 
 import (
 	"fmt"
@@ -17,15 +22,15 @@ type Shard struct {
 	// barrier's key.
 	Run string
 	// Timeout is how long a waiting shard gives a shard that has not arrived: since its last
-	// heartbeat, or since the arrival when it never beat (alive.go).
+	// heartbeat, or since the arrival when it never beat (heartbeat.go).
 	Timeout time.Duration
 	// StartAt, when set, is the earliest start of the first step (--start-at).
 	StartAt time.Time
 }
 
-// DefaultShardTimeout is how long a shard may give no sign of life, or not come, before the
+// DefaultTimeout is how long a shard may give no sign of life, or not come, before the
 // others fail the step (--shard-timeout).
-const DefaultShardTimeout = 5 * time.Minute
+const DefaultTimeout = 5 * time.Minute
 
 // Sharded reports whether the run's clients are split over more than one process.
 func (s Shard) Sharded() bool { return s.Count > 1 }
@@ -36,8 +41,8 @@ func (s Shard) Owns(c int) bool { return s.Count <= 1 || c%s.Count == s.Index }
 // Leader reports whether this shard does the steps only one shard may do (shard 0).
 func (s Shard) Leader() bool { return s.Index == 0 }
 
-// ParseShard parses --shard's value "I/N": 0 <= I < N.
-func ParseShard(v string) (index, count int, err error) {
+// Parse parses --shard's value "I/N": 0 <= I < N.
+func Parse(v string) (index, count int, err error) {
 	bad := fmt.Errorf("--shard %q: want I/N, shard I (0-based) of N shards, N at least 1 and 0 <= I < N", v)
 	is, ns, ok := strings.Cut(strings.TrimSpace(v), "/")
 	if !ok {

@@ -1,4 +1,4 @@
-package workload
+package shard
 
 import "testing"
 
@@ -26,18 +26,18 @@ func TestShardOwnsPartitionsClients(t *testing.T) {
 	}
 }
 
-// TestParseShard: I/N with 0 <= I < N; anything else is refused.
-func TestParseShard(t *testing.T) {
+// TestParse: I/N with 0 <= I < N; anything else is refused.
+func TestParse(t *testing.T) {
 	for _, v := range []string{"0/1", "1/2", " 3/4 "} {
-		if _, _, err := ParseShard(v); err != nil {
+		if _, _, err := Parse(v); err != nil {
 			t.Errorf("%q: %v", v, err)
 		}
 	}
-	if i, n, _ := ParseShard("2/5"); i != 2 || n != 5 {
+	if i, n, _ := Parse("2/5"); i != 2 || n != 5 {
 		t.Errorf("2/5: %d/%d", i, n)
 	}
 	for _, v := range []string{"", "0/0", "2/2", "-1/2", "x", "1", "1/x", "1/2/3", "/2"} {
-		if _, _, err := ParseShard(v); err == nil {
+		if _, _, err := Parse(v); err == nil {
 			t.Errorf("%q accepted", v)
 		}
 	}

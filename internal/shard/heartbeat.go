@@ -1,12 +1,10 @@
-package workload
+package shard
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
@@ -123,44 +121,52 @@ func (b *beater) close() {
 	}
 }
 
-// startBeating creates AliveTable unless it is there, records the shard's first beat and
-// starts its heartbeat (on clock, every beatEvery of the shard timeout); failures to beat
-// later are logged on log once.
-func (b *barrier) startBeating(ctx context.Context, clock runner.Clock, log io.Writer) error {
-	_, err := b.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+AliveTable+
-		" (run VARCHAR(200) NOT NULL, shard INT NOT NULL, alive_at BIGINT NOT NULL, PRIMARY KEY (run, shard))")
+// alive is a shard's heartbeat in AliveTable, and what it reads of the other shards' beats.
+type alive struct {
+	db    *sql.DB
+	d     sqldb.Dialect
+	shard Shard
+	h     *heartbeat
+	bt    *beater
+}
+
+// startAlive creates AliveTable on src unless it is there (another shard may create it at the
+// same time), records shard s's first beat and starts its heartbeat (on clock, every beatEvery
+// of the shard timeout), which stop ends; failures to beat later are logged on log once.
+func startAlive(ctx context.Context, src sqldb.DB, s Shard, clock runner.Clock, log io.Writer) (*alive, error) {
+	a := &alive{db: src.SQL(), d: src.Dialect(), shard: s}
+	if err := createTable(ctx, src, AliveTable, "heartbeat", "run VARCHAR(200) NOT NULL, shard INT NOT NULL, alive_at BIGINT NOT NULL, PRIMARY KEY (run, shard)"); err != nil {
+		return nil, err
+	}
+	_, err := a.db.ExecContext(ctx, sqldb.Bind(a.d, "INSERT INTO "+AliveTable+" (run, shard, alive_at) VALUES (?, ?, "+serverNowMs(a.d)+")"),
+		s.Run, s.Index)
+	if err != nil && a.d.DuplicateKey(err) { // a later configuration of the run: beat again
+		_, err = a.db.ExecContext(ctx, newBeater(a.db, a.d, s).query, s.Run, s.Index)
+	}
 	if err != nil {
-		if found, ferr := sqldb.ExistingTables(ctx, b.src, []string{AliveTable}); ferr != nil || len(found) == 0 {
-			return fmt.Errorf("create the shards' heartbeat table %s: %w", AliveTable, err)
-		}
+		return nil, fmt.Errorf("shard barrier: record the shard's heartbeat in %s: %w", AliveTable, err)
 	}
-	_, err = b.db.ExecContext(ctx, sqldb.Bind(b.d, "INSERT INTO "+AliveTable+" (run, shard, alive_at) VALUES (?, ?, "+serverNowMs(b.d)+")"),
-		b.shard.Run, b.shard.Index)
-	if err != nil && b.d.DuplicateKey(err) { // a later configuration of the run: beat again
-		_, err = b.db.ExecContext(ctx, newBeater(b.db, b.d, b.shard).query, b.shard.Run, b.shard.Index)
-	}
-	if err != nil {
-		return fmt.Errorf("shard barrier: record the shard's heartbeat in %s: %w", AliveTable, err)
-	}
-	bt := newBeater(b.db, b.d, b.shard)
-	every := beatEvery(b.shard.Timeout)
-	h := startHeartbeat(clock, every, beatTimeout(every), bt.beat, func(err error) {
+	a.bt = newBeater(a.db, a.d, s)
+	every := beatEvery(s.Timeout)
+	a.h = startHeartbeat(clock, every, beatTimeout(every), a.bt.beat, func(err error) {
 		fmt.Fprintf(log, "\nenginebench: shard %d of %d: the heartbeat in %s failed (%v); it goes on, and the other shards fail at a barrier if it gives no sign of life for %v\n",
-			b.shard.Index, b.shard.Count, AliveTable, err, b.shard.Timeout)
+			s.Index, s.Count, AliveTable, err, s.Timeout)
 	})
-	b.stopBeat = func() {
-		h.stop()
-		bt.close()
-	}
-	return nil
+	return a, nil
+}
+
+// stop ends the shard's heartbeat and returns its connection.
+func (a *alive) stop() {
+	a.h.stop()
+	a.bt.close()
 }
 
 // ages returns the time since the last beat of each shard of the run that has beaten, by
 // shard, on the server's clock.
-func (b *barrier) ages(ctx context.Context) (map[int]time.Duration, error) {
+func (a *alive) ages(ctx context.Context) (map[int]time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	rs, err := b.db.QueryContext(ctx, sqldb.Bind(b.d, "SELECT shard, "+serverNowMs(b.d)+" - alive_at FROM "+AliveTable+" WHERE run = ?"), b.shard.Run)
+	rs, err := a.db.QueryContext(ctx, sqldb.Bind(a.d, "SELECT shard, "+serverNowMs(a.d)+" - alive_at FROM "+AliveTable+" WHERE run = ?"), a.shard.Run)
 	if err != nil {
 		return nil, fmt.Errorf("shard barrier: read the heartbeats: %w", err)
 	}
@@ -207,13 +213,4 @@ func judge(miss []int, ages map[int]time.Duration, timeout, extra time.Duration)
 		v.bound *= liveFactor
 	}
 	return v
-}
-
-// shardList returns "1, 2 of 3": the shards of a run of n.
-func shardList(shards []int, n int) string {
-	names := make([]string, len(shards))
-	for i, s := range slices.Sorted(slices.Values(shards)) {
-		names[i] = fmt.Sprint(s)
-	}
-	return fmt.Sprintf("%s of %d", strings.Join(names, ", "), n)
 }

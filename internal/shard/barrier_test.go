@@ -1,4 +1,4 @@
-package workload
+package shard
 
 import (
 	"context"
@@ -33,16 +33,16 @@ func TestBarrierShards(t *testing.T) {
 			return Shard{Index: i, Count: 3, Run: "r1", Timeout: wait}
 		}
 		errs := make([]error, 3)
-		bs := make([]*barrier, 3)
+		bs := make([]*Barrier, 3)
 		var wg sync.WaitGroup
 		for i := range 3 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				b, err := newBarrier(ctx, eng, shard(i, 5*time.Minute), "cfg", runner.SystemClock(), io.Discard)
+				b, err := NewBarrier(ctx, eng, shard(i, 5*time.Minute), "cfg", runner.SystemClock(), io.Discard)
 				if err == nil {
 					bs[i] = b
-					err = b.meet(ctx, "s1", 0)
+					err = b.Meet(ctx, "s1", 0)
 				}
 				errs[i] = err
 			}()
@@ -56,15 +56,15 @@ func TestBarrierShards(t *testing.T) {
 		if got := barrierRows(t, eng, "cfg/s1"); got != "0 start, 1, 2" {
 			t.Errorf("the rows of s1: %s", got)
 		}
-		ages, err := bs[0].ages(ctx)
+		ages, err := bs[0].alive.ages(ctx)
 		if err != nil || len(ages) != 3 {
 			t.Errorf("heartbeats of run r1: %v (%v), want the 3 shards'", ages, err)
 		}
 		for _, b := range bs {
-			b.stop() // the shards die
+			b.Stop() // the shards die
 		}
 		b0 := testBarrier(t, ctx, eng, shard(0, time.Millisecond))
-		err = b0.meet(ctx, "s2", 0)
+		err = b0.Meet(ctx, "s2", 0)
 		if want := `shard barrier before s2 (run "r1", table enginebench_barrier): shard 1, 2 of 3 gave no sign of life for 1ms (its heartbeat in enginebench_alive): the step fails for every shard`; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("shard 0 alone: %v, want %q", err, want)
 		}
@@ -72,16 +72,16 @@ func TestBarrierShards(t *testing.T) {
 			t.Errorf("the rows of s2: %s", got)
 		}
 		b2 := testBarrier(t, ctx, eng, shard(2, 5*time.Minute))
-		err = b2.meet(ctx, "s2", 0)
+		err = b2.Meet(ctx, "s2", 0)
 		if want := "shard barrier before s2: shard 0 left the run"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("the late shard 2: %v, want %q", err, want)
 		}
-		err = b2.meet(ctx, "s1", 0)
+		err = b2.Meet(ctx, "s1", 0)
 		if want := `run "r1" already has shard 2's arrival at cfg/s1`; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("an arrival again: %v, want %q", err, want)
 		}
 		alone := testBarrier(t, ctx, eng, Shard{Index: 0, Count: 3, Run: "r3", Timeout: time.Millisecond})
-		err = alone.meet(ctx, "s1", 0)
+		err = alone.Meet(ctx, "s1", 0)
 		if want := `shard barrier before s1 (run "r3", table enginebench_barrier): shard 1, 2 of 3 did not arrive within 1ms: the step fails for every shard`; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("shard 0 of a run whose other shards never started: %v, want %q", err, want)
 		}
@@ -90,13 +90,13 @@ func TestBarrierShards(t *testing.T) {
 
 // testBarrier returns shard s's barrier of configuration cfg on eng, its heartbeat stopped at
 // the test's end.
-func testBarrier(t *testing.T, ctx context.Context, eng engine.Engine, s Shard) *barrier {
+func testBarrier(t *testing.T, ctx context.Context, eng engine.Engine, s Shard) *Barrier {
 	t.Helper()
-	b, err := newBarrier(ctx, eng, s, "cfg", runner.SystemClock(), io.Discard)
+	b, err := NewBarrier(ctx, eng, s, "cfg", runner.SystemClock(), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(b.stop)
+	t.Cleanup(b.Stop)
 	return b
 }
 
@@ -117,10 +117,10 @@ func TestBarrierShares(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				b, err := newBarrier(ctx, eng, Shard{Index: i, Count: 3, Run: "r2", Timeout: 5 * time.Minute}, "cfg", runner.SystemClock(), io.Discard)
+				b, err := NewBarrier(ctx, eng, Shard{Index: i, Count: 3, Run: "r2", Timeout: 5 * time.Minute}, "cfg", runner.SystemClock(), io.Discard)
 				if err == nil {
-					got[i], errs[i] = b.share(ctx, "end", data[i], 0)
-					b.stop()
+					got[i], errs[i] = b.Share(ctx, "end", data[i], 0)
+					b.Stop()
 				} else {
 					errs[i] = err
 				}
@@ -145,7 +145,7 @@ func TestBarrierShares(t *testing.T) {
 
 // TestBarrierNeedsAServer: an embedded engine has no barrier (it cannot be sharded).
 func TestBarrierNeedsAServer(t *testing.T) {
-	if _, err := newBarrier(context.Background(), nil, Shard{Index: 0, Count: 2}, "pebble", runner.SystemClock(), io.Discard); err == nil {
+	if _, err := NewBarrier(context.Background(), nil, Shard{Index: 0, Count: 2}, "pebble", runner.SystemClock(), io.Discard); err == nil {
 		t.Error("a barrier on an engine that is not a server")
 	}
 }
