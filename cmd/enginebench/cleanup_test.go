@@ -3,6 +3,8 @@ package main
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/enginebench/enginebench/internal/workload/insertbench"
 )
 
 // TestCleanupWaitFlag checks the cleanup wait the run takes: the preset's rule for the sizes
@@ -26,12 +28,12 @@ func TestCleanupWaitFlag(t *testing.T) {
 		if err := fl.Parse(c.args); err != nil {
 			t.Fatal(err)
 		}
-		p, err := f.params(fl)
+		w, err := f.workload(fl, insertbench.Name)
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		if p.CleanupWaitSeconds != c.want || p.ParamMap()["cleanup_wait_seconds"] != c.want {
-			t.Errorf("%v: cleanup wait %v s, want %v", c.args, p.CleanupWaitSeconds, c.want)
+		if got := w.Params()["cleanup_wait_seconds"]; got != c.want {
+			t.Errorf("%v: cleanup wait %v s, want %v", c.args, got, c.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/enginebench/enginebench/internal/merge"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/report"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -60,7 +61,7 @@ func mergeShards(stdout io.Writer, dirs []string, out, sample string) error {
 		return usagef("%v", err)
 	}
 	command := append([]string{"enginebench"}, redactArgs(os.Args[1:])...)
-	res, err := merge.Merge(shards, dir, smp, command)
+	res, err := merge.Merge(shards, dir, smp, command, registry.Of(shards[0].Run.Workload.Name).Merge)
 	if err != nil {
 		return fmt.Errorf("merge into %s: %w", out, err)
 	}

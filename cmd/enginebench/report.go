@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/enginebench/enginebench/internal/numfmt"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/report"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -141,8 +141,8 @@ func checkRun(r *result.Run) error {
 	if err := r.Validate(); err != nil {
 		return fmt.Errorf("not a run of enginebench: %w", err)
 	}
-	if !slices.Contains(workloadNames(), r.Workload.Name) {
-		return fmt.Errorf("unknown workload %q (known: %s)", r.Workload.Name, strings.Join(workloadNames(), ", "))
+	if _, ok := registry.Lookup(r.Workload.Name); !ok {
+		return fmt.Errorf("unknown workload %q (known: %s)", r.Workload.Name, strings.Join(registry.Names(), ", "))
 	}
 	return nil
 }

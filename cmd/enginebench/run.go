@@ -21,17 +21,12 @@ import (
 	"github.com/enginebench/enginebench/internal/hdrlog"
 	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/redact"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/report"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
-	"github.com/enginebench/enginebench/internal/workload/iibench"
-	"github.com/enginebench/enginebench/internal/workload/insertbench"
-	"github.com/enginebench/enginebench/internal/workload/linkbench"
 )
-
-// workloadNames returns the workloads `run` runs and `report` reports.
-func workloadNames() []string { return []string{"insert", "iibench", "linkbench"} }
 
 // runFlags are the flags of `enginebench run`.
 type runFlags struct {
@@ -55,10 +50,6 @@ type runFlags struct {
 	clientCPULimit float64
 	// stallTimeout is the stall watchdog's limit; 0 turns it off.
 	stallTimeout time.Duration
-	p            insertbench.Params // sizes and options; applied only where a flag was given
-	lb           linkbench.Params
-	ii           iibench.Params
-	capf         capacityFlags // the capacity search (--capacity)
 	// owner maps each workload-specific flag to the workloads it belongs to.
 	owner map[string][]string
 
@@ -95,17 +86,19 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 // runCommand returns the run command and the flags it parses into.
 func runCommand(stdout, stderr io.Writer) (*cobra.Command, *runFlags) {
 	f := &runFlags{}
+	ws := registry.Workloads()
+	h := helpOf(ws)
 	cmd := &cobra.Command{
-		Use:   "run [insert|iibench|linkbench]",
-		Short: "Run a workload (default: the Insert Benchmark) on one or more engine configurations",
-		Long: `Run a workload (insert: the Insert Benchmark; iibench: iiBench; linkbench: LinkBench) on
+		Use:   "run [" + h.use + "]",
+		Short: "Run a workload (default: " + ws[0].Title + ") on one or more engine configurations",
+		Long: "Run a workload (" + h.list + ") on" + `
 each engine configuration in turn and write a run directory
 (run.json, intervals.csv, summary.md). The summary is printed at the end.
 
 The configurations are one per engine of --engines, or the named configurations of a run
-spec (--config FILE.yaml, see docs/run-spec.md). Sizes come from --scale (tiny, small, cached,
-iobound; iibench also large); any size flag overrides its preset, and any flag given on the command
-line overrides the run spec.
+spec (--config FILE.yaml, see docs/run-spec.md). Sizes come from --scale
+(` + h.scaleHelp(false) + `); any size flag overrides its preset, and any flag given on the
+command line overrides the run spec.
 
 --dsn runs a server engine against an existing server instead of a managed one; its value
 is never printed or recorded. ENGINEBENCH_DSN is the default DSN of a run of one server
@@ -118,9 +111,9 @@ configuration.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.engines, "engines", "sqlite,pebble", "comma-separated engines to run, one configuration each")
 	fl.StringVar(&f.config, "config", "", "run spec (YAML): workload, scale, params and named engine configurations; see docs/run-spec.md")
-	fl.StringVar(&f.scale, "scale", "small", "size preset: tiny, small, cached, iobound (iibench also large)")
-	fl.StringVar(&f.steps, "steps", "", "comma-separated subset of steps to run; default all (insert: must include l.i0; linkbench: load,run, must include load; iibench has one step, run)")
-	fl.Uint64Var(&f.seed, "seed", 0, "seed of every random value (default: the workload's, insert 3221223452, linkbench 20121212, iibench 1017)")
+	fl.StringVar(&f.scale, "scale", "small", "size preset: "+h.scaleHelp(true))
+	fl.StringVar(&f.steps, "steps", "", "comma-separated subset of steps to run; default all ("+h.steps+")")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of every random value (default: the workload's, "+h.seeds+")")
 	fl.StringVar(&f.variant, "variant", string(workload.Reference), "reference: what the reference implementation does, statement for statement (default); corrected: with every documented correction (docs/fidelity.md)")
 	fl.StringVar(&f.verify, "verify", string(workload.VerifyEnd), "when to check that nothing written was lost: end (after the last step) or each-step (also after every step that writes)")
 	fl.Float64Var(&f.clientCPULimit, "client-cpu-limit", measure.DefaultClientCPULimitPct, "client-saturation check: a step in which the client (this process; server engines only) used more than `PCT` percent of all CPUs is marked client-bound, as the client may have limited the engine (more than 0, at most 100)")
@@ -140,78 +133,8 @@ configuration.`,
 	fl.StringArrayVar(&f.dsn, "dsn", nil, "existing server to run on instead of a managed one: DSN when one configuration runs, else CONFIG=DSN (repeatable); never recorded (default $ENGINEBENCH_DSN for one server configuration)")
 	fl.StringArrayVar(&f.dbPID, "db-pid", nil, "process id of the existing server's main process on this host, N or CONFIG=N (repeatable): its CPU and IO are the DBMS's")
 	f.owner = map[string][]string{}
-	f.addWorkloadFlags(fl, "insert", insertFlags(&f.p))
-	f.addWorkloadFlags(fl, "linkbench", linkbenchFlags(&f.lb))
-	f.addWorkloadFlags(fl, "iibench", iibenchFlags(&f.ii))
-	f.addWorkloadFlags(fl, "insert", capacityFlagSet(&f.capf))
-	capacityFlagSet(&capacityFlags{}).VisitAll(func(fg *pflag.Flag) { f.owner[fg.Name] = append(f.owner[fg.Name], "linkbench") })
-	// iiBench's value domains are the Insert Benchmark's, set by the same flags.
-	for _, name := range iibenchSharedFlags {
-		f.owner[name] = append(f.owner[name], "iibench")
-	}
+	f.addWorkloadFlags(fl)
 	return cmd, f
-}
-
-// ifChanged returns a function that applies an override (apply) when its flag, name, was given
-// on fl: a preset's value stays unless the user set the flag.
-func ifChanged(fl *pflag.FlagSet) func(name string, apply func()) {
-	return func(name string, apply func()) {
-		if fl.Changed(name) {
-			apply()
-		}
-	}
-}
-
-// params returns the Insert Benchmark's scale preset overridden by every flag that was given.
-func (f *runFlags) params(fl *pflag.FlagSet) (insertbench.Params, error) {
-	p, err := insertbench.DefaultParams(f.scale)
-	if err != nil {
-		return p, err
-	}
-	o := &f.p
-	set := ifChanged(fl)
-	set("clients", func() { p.Clients = o.Clients })
-	set("rows", func() { p.Rows = o.Rows })
-	set("rows-l.i1", func() { p.RowsI1 = o.RowsI1 })
-	set("rows-l.i2", func() { p.RowsI2 = o.RowsI2 })
-	set("query-seconds", func() { p.QuerySeconds = o.QuerySeconds })
-	set("shared-table", func() { p.SharedTable = o.SharedTable })
-	set("seed", func() { p.Seed = f.seed })
-	p.Shard = f.sh.parsed
-	f.fidelity(fl, &p.Fidelity)
-	set("batch-l.i0", func() { p.BatchI0 = o.BatchI0 })
-	set("batch-l.i1", func() { p.BatchI1 = o.BatchI1 })
-	set("batch-l.i2", func() { p.BatchI2 = o.BatchI2 })
-	set("batch-q", func() { p.BatchQ = o.BatchQ })
-	set("query-rows", func() { p.QueryRows = o.QueryRows })
-	set("point-ids", func() { p.PointIDs = o.PointIDs })
-	set("resync", func() { p.Resync = o.Resync })
-	set("cashregisters", func() { p.CashRegs = o.CashRegs })
-	set("products", func() { p.Products = o.Products })
-	set("customers", func() { p.Customers = o.Customers })
-	set("max-price", func() { p.MaxPrice = o.MaxPrice })
-	set("data-min", func() { p.DataMin = o.DataMin })
-	set("data-max", func() { p.DataMax = o.DataMax })
-	set("data-random-pct", func() { p.DataRandPct = o.DataRandPct })
-	p.CleanupWaitSeconds = p.DefaultCleanupWait() // the preset's rule for the sizes set above
-	set("cleanup-wait", func() { p.CleanupWaitSeconds = o.CleanupWaitSeconds })
-	if f.steps != "" {
-		p.Steps = splitList(f.steps)
-	}
-	if p.Capacity, err = f.capf.params(fl, 100, p.QuerySeconds); err != nil {
-		return p, err
-	}
-	return p, p.Validate()
-}
-
-// fidelity applies --variant and --verify where they were given.
-func (f *runFlags) fidelity(fl *pflag.FlagSet, p *workload.Fidelity) {
-	if fl.Changed("variant") {
-		p.Variant = workload.Variant(f.variant)
-	}
-	if fl.Changed("verify") {
-		p.Verify = workload.Verify(f.verify)
-	}
 }
 
 // checkClientCPULimit refuses a --client-cpu-limit that is not a percentage of the CPUs.

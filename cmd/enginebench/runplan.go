@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,13 +19,14 @@ import (
 	"github.com/enginebench/enginebench/internal/host"
 	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/redact"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
 // runPlan is a run whose every input has been checked: what execute needs to run it.
 type runPlan struct {
-	w       benchmark
+	w       workload.Benchmark
 	reg     *engine.Registry
 	sp      *runSpec // nil without --config
 	cps     []configPlan
@@ -77,7 +77,7 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*r
 	if pl.matrix != nil { // the runs of a matrix may start in one second, beside each other
 		pl.runID += "-" + pl.matrix.Config
 	}
-	pl.shard = f.sh.mark(fl, clientsOf(pl.w))
+	pl.shard = f.sh.mark(fl, pl.w.Clients())
 	if s := f.sh.parsed; s.Sharded() { // so are the shards of one run on one host
 		pl.runID += fmt.Sprintf("-shard%dof%d", s.Index, s.Count)
 	}
@@ -162,39 +162,21 @@ func (f *runFlags) readRunSpec(fl *pflag.FlagSet, reg *engine.Registry, secrets 
 // workloadName returns the workload the run runs: the command line's, else the run spec's,
 // else insert.
 func workloadName(args []string, sp *runSpec) (string, error) {
-	name := "insert"
+	name := registry.Default().Name
 	switch {
 	case len(args) == 1:
 		name = args[0]
 	case sp != nil && sp.Workload != "":
 		name = sp.Workload
 	}
-	if !slices.Contains(workloadNames(), name) {
-		return "", usagef("unknown workload %q (available: %s)", name, strings.Join(workloadNames(), ", "))
+	if _, ok := registry.Lookup(name); !ok {
+		return "", usagef("unknown workload %q (available: %s)", name, strings.Join(registry.Names(), ", "))
 	}
 	return name, nil
 }
 
 // existingCheckTimeout bounds the look for a workload's tables on an existing server.
 const existingCheckTimeout = time.Minute
-
-// clientsOf returns the number of clients of w that a sharded run splits over its shards: the
-// Insert Benchmark's clients, iiBench's insert and query threads (insert thread c is client c,
-// query thread q client insert_threads + q), LinkBench's clients of its largest step (the load's
-// link loaders and node loader, client loaders, or the requesters).
-func clientsOf(w workload.Workload) int {
-	p := w.Params()
-	if c, ok := p["clients"].(int); ok {
-		return c
-	}
-	if l, ok := p["loaders"].(int); ok {
-		r, _ := p["requesters"].(int)
-		return max(l+1, r)
-	}
-	ins, _ := p["insert_threads"].(int)
-	qs, _ := p["query_threads"].(int)
-	return ins + qs
-}
 
 // checkExistingTables refuses a run on an existing server that already has the workload's
 // tables (an earlier run left them), with the SQL that drops them.

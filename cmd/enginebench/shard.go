@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/shard"
 )
@@ -23,9 +23,6 @@ type shardFlags struct {
 	// parsed is the shard the run runs, set by check; the zero value for a whole run.
 	parsed shard.Shard
 }
-
-// shardable are the workloads that can be sharded (--shard I/N, N > 1).
-var shardable = []string{"insert", "iibench", "linkbench"}
 
 // maxStartAhead bounds how far ahead --start-at may be: every wait is bounded.
 const maxStartAhead = 24 * time.Hour
@@ -70,8 +67,8 @@ func (s *shardFlags) check(fl *pflag.FlagSet, name string) error {
 	if s.timeout <= 0 {
 		return fmt.Errorf("--shard-timeout %v: want a duration of more than 0", s.timeout)
 	}
-	if sh.Count > 1 && !slices.Contains(shardable, name) {
-		return fmt.Errorf("--shard %s: the %s workload cannot be sharded yet (%s can)", s.shard, name, strings.Join(shardable, " and "))
+	if w, _ := registry.Lookup(name); sh.Count > 1 && !w.Shardable {
+		return fmt.Errorf("--shard %s: the %s workload cannot be sharded yet (%s can)", s.shard, name, strings.Join(shardable(), " and "))
 	}
 	if sh.Count > 1 && strings.TrimSpace(sh.Run) == "" {
 		return fmt.Errorf("--shard %s: give the id every shard of the run shares: --shard-run ID (or --start-at TIME)", s.shard)
@@ -117,4 +114,15 @@ func (s *shardFlags) mark(fl *pflag.FlagSet, clients int) *result.Shard {
 		m.Barrier = shard.BarrierTable
 	}
 	return m
+}
+
+// shardable returns the workloads that can be sharded (--shard I/N, N > 1).
+func shardable() []string {
+	var out []string
+	for _, w := range registry.Workloads() {
+		if w.Shardable {
+			out = append(out, w.Name)
+		}
+	}
+	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/workload/insertbench"
 )
 
 // writeSpec writes a run spec into a fresh directory and returns its path.
@@ -252,11 +253,12 @@ func TestApplySpecCommandLineWins(t *testing.T) {
 	if err := f.applySpec(fl, sp, "insert"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := f.params(fl)
+	w, err := f.workload(fl, insertbench.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Scale != "tiny" || p.Rows != 7 || p.Clients != 3 || p.QuerySeconds != 0.25 || !slices.Equal(p.Steps, []string{"l.i0", "l.x"}) {
+	p := w.Params()
+	if p["scale"] != "tiny" || p["rows"] != int64(7) || p["clients"] != 3 || p["query_seconds"] != 0.25 || !slices.Equal(p["steps"].([]string), []string{"l.i0", "l.x"}) {
 		t.Errorf("params %+v: want scale tiny and rows 7 from the command line, clients 3, query-seconds 0.25, steps l.i0,l.x from the spec", p)
 	}
 	// Without a scale on the command line, the spec's applies.

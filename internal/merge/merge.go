@@ -15,11 +15,11 @@ import (
 // intervals.csv and the merged HdrHistogram logs, and returns the merged run. smp, when not
 // nil, is the database host's sample, whose figures become the run's server-side costs.
 // command is the merge's command line.
-func Merge(shards []Shard, dir *result.Dir, smp *Sample, command []string) (*result.Run, error) {
+func Merge(shards []Shard, dir *result.Dir, smp *Sample, command []string, rules Rules) (*result.Run, error) {
 	run := mergeHeader(shards, smp, command)
 	hdrRoot := filepath.Join(dir.Path(), hdrlog.DirName)
 	for ci := range shards[0].Run.Configs {
-		c, err := mergeConfig(shards, ci, smp, hdrRoot)
+		c, err := mergeConfig(shards, ci, smp, hdrRoot, rules)
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +90,7 @@ func runStatus(shards []Shard) (string, string) {
 }
 
 // mergeConfig merges configuration ci of every shard: its steps, matched by name.
-func mergeConfig(shards []Shard, ci int, smp *Sample, hdrRoot string) (result.Config, error) {
+func mergeConfig(shards []Shard, ci int, smp *Sample, hdrRoot string, rules Rules) (result.Config, error) {
 	base := shards[0].Run.Configs[ci]
 	c := result.Config{Name: base.Name, Engine: base.Engine, Version: base.Version, Settings: base.Settings,
 		Status: result.StatusOK, Steps: []result.Step{}}
@@ -112,7 +112,7 @@ func mergeConfig(shards []Shard, ci int, smp *Sample, hdrRoot string) (result.Co
 				}
 			}
 		}
-		st, err := mergeStep(shards, c.Name, steps, smp, hdrRoot)
+		st, err := mergeStep(shards, c.Name, steps, smp, hdrRoot, rules)
 		if err != nil {
 			return c, fmt.Errorf("%s/%s: %w", c.Name, name, err)
 		}

@@ -174,7 +174,7 @@ func TestMergeShardsLoggedByTheLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Merge(shards, out, smp, []string{"enginebench", "merge"})
+	m, err := Merge(shards, out, smp, []string{"enginebench", "merge"}, Rules{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestMergeWithoutSampleHasNoServerCosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ := result.CreateDir(filepath.Join(t.TempDir(), "merged"))
-	m, err := Merge(shards, out, nil, nil)
+	m, err := Merge(shards, out, nil, nil, rulesOf(shards))
 	if err != nil {
 		t.Fatal(err)
 	}

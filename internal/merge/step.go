@@ -21,7 +21,7 @@ type part struct {
 
 // mergeStep merges the shards' runs of one step of configuration config (steps[i] is shard
 // i's; nil when shard i has none).
-func mergeStep(shards []Shard, config string, steps []*result.Step, smp *Sample, hdrRoot string) (*result.Step, error) {
+func mergeStep(shards []Shard, config string, steps []*result.Step, smp *Sample, hdrRoot string, rules Rules) (*result.Step, error) {
 	var present, active []part
 	for i, st := range steps {
 		if st == nil {
@@ -48,7 +48,7 @@ func mergeStep(shards []Shard, config string, steps []*result.Step, smp *Sample,
 	st.Ops, st.Retries = sumOps(active, st.Seconds)
 	st.Target = target(active, st.Ops)
 	st.Fairness = fairness(active, st.StartedAt)
-	st.Verify = verify(shards[0].Run.Workload.Name, present)
+	st.Verify = verify(rules, present)
 	st.Phases = phases(active)
 	first := active[0].st
 	st.Probe, st.EngineStats, st.EngineStatsBefore = first.Probe, first.EngineStats, first.EngineStatsBefore

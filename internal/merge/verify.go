@@ -9,13 +9,20 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 )
 
-// verify combines the shards' verifications of the step of a run of workload: ok only when
-// every shard verified and each was ok. An iiBench shard verifies the whole table: when every
-// shard's verification is ok with the same detail, the merged one is that detail, once.
-// Otherwise the detail lists each shard's, the failures first, after what the shards checked
-// together (Verify.Checked summed: a LinkBench shard checks its own chunks' part of the
-// checked id1s).
-func verify(workload string, present []part) *result.Verify {
+// Rules are what merging a workload's shards needs to know of the workload.
+type Rules struct {
+	// WholeVerify says that each shard verifies the whole database (iiBench's: every
+	// shard checks the table with every shard's ledger), so that the same verification on
+	// every shard is the run's, once.
+	WholeVerify bool
+}
+
+// verify combines the shards' verifications of the step of a run: ok only when every shard
+// verified and each was ok. Under rules.WholeVerify, when every shard's verification is ok
+// with the same detail, the merged one is that detail, once. Otherwise the detail lists each
+// shard's, the failures first, after what the shards checked together (Verify.Checked summed:
+// a LinkBench shard checks its own chunks' part of the checked id1s).
+func verify(rules Rules, present []part) *result.Verify {
 	var failed, passed []string
 	var checked map[string]int64
 	verified := false
@@ -41,7 +48,7 @@ func verify(workload string, present []part) *result.Verify {
 	if !verified {
 		return nil
 	}
-	if workload == "iibench" && len(failed) == 0 {
+	if rules.WholeVerify && len(failed) == 0 {
 		if d := present[0].st.Verify.Detail; allDetails(present, d) {
 			return &result.Verify{OK: true, Detail: d}
 		}

@@ -21,6 +21,15 @@ func FindScale[S any](presets []S, name func(S) string, want, what string) (S, e
 	return presets[i], nil
 }
 
+// ScaleNames returns the names of presets, which name calls.
+func ScaleNames[S any](presets []S, name func(S) string) []string {
+	out := make([]string, len(presets))
+	for i, s := range presets {
+		out[i] = name(s)
+	}
+	return out
+}
+
 // IntParam is an integer parameter and the flag that sets it.
 type IntParam struct {
 	Flag  string

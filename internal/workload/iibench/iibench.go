@@ -71,6 +71,10 @@ func (w *Workload) EstimateBytes() int64 {
 	return math.MaxInt64
 }
 
+// Clients are the insert threads and then the query threads (insert thread c is client c,
+// query thread q client InsertThreads + q): a sharded run splits them over its shards.
+func (w *Workload) Clients() int { return w.p.InsertThreads + w.p.QueryThreads }
+
 // MemoryLimit implements workload.Capped: the scale preset's memory cap in bytes, 0 for none.
 func (w *Workload) MemoryLimit() int64 { return w.p.MemoryLimit }
 

@@ -101,12 +101,15 @@ func DefaultParams(scale string) (Params, error) {
 		Fidelity: workload.DefaultFidelity(), Scale: s.Name, MaxRows: s.MaxRows, InsertThreads: 1, QueryThreads: -1, InsertBatch: 1000,
 		SecondaryIndexes: 3, QueryLimit: 1000, QueryAfterRows: -1, ReportSeconds: 10,
 		CharLength: 1000, CompressiblePct: 90,
-		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500, Seed: 1017,
+		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500, Seed: defaultSeed,
 		MemoryLimit: s.MemoryLimit,
 	}, nil
 }
 
 func scaleName(s Scale) string { return s.Name }
+
+// defaultSeed is the seed of a run without --seed.
+const defaultSeed = 1017
 
 // maxPadBytes bounds the padding columns of a row: MariaDB refuses a table whose VARCHAR
 // columns may hold more than 65,535 bytes, 4 bytes a character in utf8mb4, and the data column,

@@ -101,6 +101,9 @@ func Scales() []Scale { return slices.Clone(scales) }
 
 func scaleName(s Scale) string { return s.Name }
 
+// defaultSeed is the seed of a run without --seed.
+const defaultSeed = 3221223452
+
 // DefaultParams returns the parameters of a scale preset with every other option at its
 // default, or an error for an unknown scale.
 func DefaultParams(scale string) (Params, error) {
@@ -110,7 +113,7 @@ func DefaultParams(scale string) (Params, error) {
 	}
 	return Params{
 		Fidelity: workload.DefaultFidelity(), Scale: s.Name, Clients: s.Clients, Rows: s.Rows, RowsI1: s.RowsI1, RowsI2: s.RowsI2,
-		QuerySeconds: s.QuerySeconds, Steps: DefaultSteps(), Seed: 3221223452,
+		QuerySeconds: s.QuerySeconds, Steps: DefaultSteps(), Seed: defaultSeed,
 		BatchI0: 100, BatchI1: 50, BatchI2: 5, BatchQ: 50, QueryRows: 10, PointIDs: 10, Resync: 1000,
 		CashRegs: 1000, Products: 10000, Customers: 100000, MaxPrice: 500,
 		DataMin: 10, DataMax: 20, DataRandPct: 50,

@@ -43,6 +43,9 @@ func (w *Workload) Fidelity() workload.Fidelity { return w.p.Fidelity }
 // (Params.EstimateBytes).
 func (w *Workload) EstimateBytes() int64 { return w.p.EstimateBytes() }
 
+// Clients are the clients, one table each: a sharded run splits them over its shards.
+func (w *Workload) Clients() int { return w.p.Clients }
+
 // MemoryLimit implements workload.Capped: the scale preset's memory cap in bytes, 0 for none.
 func (w *Workload) MemoryLimit() int64 { return w.p.MemoryLimit }
 

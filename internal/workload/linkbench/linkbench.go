@@ -65,6 +65,10 @@ func (w *Workload) CheckEngine(d engine.Driver) error {
 // counts) and of the nodes (Params.Validate computes it with checked arithmetic).
 func (w *Workload) EstimateBytes() int64 { return w.p.estBytes }
 
+// Clients are the clients of its largest step, which a sharded run splits over its shards:
+// the load's link loaders and node loader, or the requesters.
+func (w *Workload) Clients() int { return max(w.p.Loaders+1, w.p.Requesters) }
+
 // MemoryLimit implements workload.Capped: the scale preset's memory cap in bytes, 0 for none.
 func (w *Workload) MemoryLimit() int64 { return w.p.MemoryLimit }
 

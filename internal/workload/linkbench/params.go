@@ -112,6 +112,9 @@ func Scales() []Scale { return slices.Clone(scales) }
 
 func scaleName(s Scale) string { return s.Name }
 
+// defaultSeed is the seed of a run without --seed.
+const defaultSeed = 20121212
+
 // DefaultParams returns the parameters of a scale preset with every other option at its
 // default, or an error for an unknown scale.
 func DefaultParams(scale string) (Params, error) {
@@ -122,7 +125,7 @@ func DefaultParams(scale string) (Params, error) {
 	return Params{
 		Fidelity: workload.DefaultFidelity(), Scale: s.Name, Profile: "fb2011", StartID1: 1, MaxID1: s.MaxID1, Loaders: s.Loaders,
 		Requesters: s.Requesters, Intervals: s.Intervals, IntervalSeconds: s.IntervalSeconds,
-		LoadChunk: 2048, LoadBatch: 1024, RangeLimit: 10000, Seed: 20121212,
+		LoadChunk: 2048, LoadBatch: 1024, RangeLimit: 10000, Seed: defaultSeed,
 		Steps: slices.Clone(phaseNames), MemoryLimit: s.MemoryLimit,
 	}, nil
 }

@@ -1,4 +1,4 @@
-package main
+package workload
 
 import (
 	"fmt"
@@ -38,8 +38,8 @@ func (f finiteFloat) Set(s string) error {
 
 func (f finiteFloat) Type() string { return "float" }
 
-// floatVar defines a float flag of fl that refuses what finiteFloat refuses.
-func floatVar(fl *pflag.FlagSet, p *float64, name string, value float64, usage string) {
+// FloatVar defines a float flag of fl that refuses what finiteFloat refuses.
+func FloatVar(fl *pflag.FlagSet, p *float64, name string, value float64, usage string) {
 	*p = value
 	fl.Var(finiteFloat{p}, name, usage)
 }
