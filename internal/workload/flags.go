@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // Descriptor is what the command line, run specs and the workload registry know of a
@@ -53,7 +55,7 @@ type Options struct {
 	Variant Variant
 	Verify  Verify
 	// Shard is the part of the clients this process runs; the zero value for all.
-	Shard Shard
+	Shard shard.Shard
 	// Given sets on fl, the workload's own flags bound to its preset's parameters, every
 	// flag of fl that the command line or the run spec gave, so that each overrides the
 	// preset's value; nil when none was given.
