@@ -529,14 +529,14 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	defer dirs.close()
-	run, err := pl.newRun(f, dirs.results, *secrets)
+	defer dirs.Close()
+	run, err := pl.newRun(f, dirs.Results, *secrets)
 	if err != nil {
 		return err
 	}
-	dirs.started()
-	res, saveErr := f.runAll(sig, pl, run, dirs.results, log, stderr, *secrets)
-	return finishRun(stdout, log, dirs.results, res, saveErr)
+	dirs.Started()
+	res, saveErr := f.runAll(sig, pl, run, dirs.Results, log, stderr, *secrets)
+	return finishRun(stdout, log, dirs.Results, res, saveErr)
 }
 
 // runAll runs the plan's workload on every configuration with run's results in dir, and
