@@ -11,6 +11,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/killedrun"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runlock"
 	"github.com/enginebench/enginebench/internal/testwait"
@@ -129,9 +130,9 @@ func TestCleanLeavesLiveRunsAlone(t *testing.T) {
 		t.Errorf("socket directories after clean: %v, want the live server's and the starting one", sockDirs)
 	}
 	// The same empty directory, older than a server takes to start, is a leftover.
-	old := time.Now().Add(-2 * socketGrace)
+	old := time.Now().Add(-2 * killedrun.SocketGrace)
 	os.Chtimes(starting, old, old)
-	if found := findSocketDirs(time.Now()); len(found) != 1 || found[0].path != starting {
+	if found := killedrun.SocketDirs(time.Now()); len(found) != 1 || found[0].Path != starting {
 		t.Errorf("socket leftovers %v, want only %s", found, starting)
 	}
 	if res := r.interrupt(t, out); res.Status != result.StatusInterrupted {

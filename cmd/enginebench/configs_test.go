@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/runspec"
 )
 
 // TestExampleConfigs parses every run spec in configs/ and checks each configuration whose
@@ -31,7 +32,7 @@ func TestExampleConfigs(t *testing.T) {
 	unchecked := map[string]int{} // "file: engine ... (why)" -> configurations
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			sp, _, err := loadSpec(file, withPlaceholders(t, real, file))
+			sp, _, err := runspec.Load(file, withPlaceholders(t, real, file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +75,11 @@ func withPlaceholders(t *testing.T, real *engine.Registry, file string) *engine.
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f specFile
+	var f struct {
+		Configs []struct {
+			Engine string `yaml:"engine"`
+		} `yaml:"configs"`
+	}
 	if err := yaml.Unmarshal(b, &f); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
@@ -105,7 +110,7 @@ func TestInnoDBPurgeMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, _, err := loadSpec(file, withPlaceholders(t, real, file))
+	sp, _, err := runspec.Load(file, withPlaceholders(t, real, file))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 	"github.com/enginebench/enginebench/internal/host"
 	"github.com/enginebench/enginebench/internal/report"
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runspec"
 )
 
 // jobIndexEnv is the index of a pod of a Kubernetes Indexed Job: with --config and without
@@ -24,7 +23,7 @@ const jobIndexEnv = "JOB_COMPLETION_INDEX"
 // configIndex returns the mark of the run spec's configuration that --config-index (else
 // JOB_COMPLETION_INDEX, read with getenv) selects, and a notice saying so; nil when neither is
 // given.
-func (f *runFlags) configIndex(fl *pflag.FlagSet, sp *runSpec, getenv func(string) string) (*result.Matrix, string, error) {
+func (f *runFlags) configIndex(fl *pflag.FlagSet, sp *runspec.Spec, getenv func(string) string) (*result.Matrix, string, error) {
 	value, from := f.configIndexFlag, "--config-index"
 	if !fl.Changed("config-index") {
 		if value, from = getenv(jobIndexEnv), jobIndexEnv; value == "" || sp == nil {
@@ -42,8 +41,7 @@ func (f *runFlags) configIndex(fl *pflag.FlagSet, sp *runSpec, getenv func(strin
 	case k < 0 || k >= n:
 		return nil, "", fmt.Errorf("%s %d: %s has %d configurations, indexed 0 to %d", from, k, sp.Path, n, n-1)
 	}
-	sum := sha256.Sum256(sp.Copy)
-	m := &result.Matrix{Index: k, Count: n, Config: sp.Configs[k].Name, Spec: sp.Path, SpecSHA256: hex.EncodeToString(sum[:])}
+	m := &result.Matrix{Index: k, Count: n, Config: sp.Configs[k].Name, Spec: sp.Path, SpecSHA256: sp.SHA256()}
 	return m, fmt.Sprintf("only configuration %s runs: index %d of the %d of %s (from %s)", m.Config, k, n, sp.Path, from), nil
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/enginebench/enginebench/internal/report"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/runspec"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
@@ -159,7 +160,7 @@ func splitList(s string) []string {
 // applySpec applies the run spec's scale and params to the flags that were not given on the
 // command line: flags given explicitly override the spec. A param must be a flag of the
 // workload (or common to every workload).
-func (f *runFlags) applySpec(fl *pflag.FlagSet, sp *runSpec, workload string) error {
+func (f *runFlags) applySpec(fl *pflag.FlagSet, sp *runspec.Spec, workload string) error {
 	if sp.Scale != "" && !fl.Changed("scale") {
 		if err := fl.Set("scale", sp.Scale); err != nil {
 			return fmt.Errorf("%s: scale: %w", sp.Path, err)
@@ -212,7 +213,7 @@ type configPlan struct {
 //
 // memLimit is --memory-limit when given (else nil) and w the workload, whose preset may cap
 // memory (applyMemoryLimits).
-func (f *runFlags) configs(reg *engine.Registry, sp *runSpec, getenv func(string) string, memLimit *string, w workload.Workload) (cps []configPlan, notices []string, err error) {
+func (f *runFlags) configs(reg *engine.Registry, sp *runspec.Spec, getenv func(string) string, memLimit *string, w workload.Workload) (cps []configPlan, notices []string, err error) {
 	if cps, err = f.namedConfigs(sp); err != nil {
 		return nil, nil, err
 	}
@@ -255,13 +256,13 @@ func (f *runFlags) configs(reg *engine.Registry, sp *runSpec, getenv func(string
 
 // namedConfigs returns the configurations the run names, before any flag applies: the run
 // spec's, or one per engine of --engines with no settings.
-func (f *runFlags) namedConfigs(sp *runSpec) ([]configPlan, error) {
+func (f *runFlags) namedConfigs(sp *runspec.Spec) ([]configPlan, error) {
 	var cps []configPlan
 	if sp != nil {
 		for _, e := range sp.Configs {
 			cps = append(cps, configPlan{
 				Config: engine.Config{Name: e.Name, Engine: e.Engine, Settings: maps.Clone(e.Settings), DSN: e.DSN, DBPID: e.DBPID},
-				at:     e.where(sp.Path) + ": ", dsnFrom: e.DSNFrom, dataDir: e.DataDir})
+				at:     e.Where(sp.Path) + ": ", dsnFrom: e.DSNFrom, dataDir: e.DataDir})
 		}
 		return cps, nil
 	}
@@ -280,7 +281,7 @@ func (f *runFlags) namedConfigs(sp *runSpec) ([]configPlan, error) {
 
 // applyDSNEnv reads the DSN of each run spec configuration with dsn_env: from its
 // environment variable (with getenv), unless --dsn gave one.
-func applyDSNEnv(cps []configPlan, sp *runSpec, getenv func(string) string) error {
+func applyDSNEnv(cps []configPlan, sp *runspec.Spec, getenv func(string) string) error {
 	if sp == nil {
 		return nil
 	}
@@ -444,21 +445,21 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	log := redactingWriter{w: stderr, secrets: *secrets}
+	log := redact.NewWriter(stderr, *secrets)
 	sig := notifySignals(log) // from here to the end: a signal never leaves a lock file behind
 	defer sig.stop()
 	dirs, err := openRunDirs(pl, f.dataDir != "", log)
 	if err != nil {
 		return err
 	}
-	defer dirs.close()
-	run, err := pl.newRun(f, dirs.results, *secrets)
+	defer dirs.Close()
+	run, err := pl.newRun(f, dirs.Results, *secrets)
 	if err != nil {
 		return err
 	}
-	dirs.started()
-	res, saveErr := f.runAll(sig, pl, run, dirs.results, log, stderr, *secrets)
-	return finishRun(stdout, log, dirs.results, res, saveErr)
+	dirs.Started()
+	res, saveErr := f.runAll(sig, pl, run, dirs.Results, log, stderr, *secrets)
+	return finishRun(stdout, log, dirs.Results, res, saveErr)
 }
 
 // runAll runs the plan's workload on every configuration with run's results in dir, and

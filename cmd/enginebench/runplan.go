@@ -21,6 +21,7 @@ import (
 	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runspec"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
@@ -28,7 +29,7 @@ import (
 type runPlan struct {
 	w       workload.Benchmark
 	reg     *engine.Registry
-	sp      *runSpec // nil without --config
+	sp      *runspec.Spec // nil without --config
 	cps     []configPlan
 	notices []string // printed when the run starts
 	runID   string
@@ -137,14 +138,14 @@ func (f *runFlags) planConfigs(fl *pflag.FlagSet, pl *runPlan, secrets *[]string
 // readRunSpec loads the run spec of --config, if given, and adds the DSNs it names (written in
 // it, or in the environment variables it names) to secrets, even when it is refused. It
 // returns the spec's warnings.
-func (f *runFlags) readRunSpec(fl *pflag.FlagSet, reg *engine.Registry, secrets *[]string) (*runSpec, []string, error) {
+func (f *runFlags) readRunSpec(fl *pflag.FlagSet, reg *engine.Registry, secrets *[]string) (*runspec.Spec, []string, error) {
 	if f.config == "" {
 		return nil, nil, nil
 	}
 	if fl.Changed("engines") {
 		return nil, nil, usagef("--engines and --config cannot be used together: the run spec names the configurations")
 	}
-	sp, warnings, err := loadSpec(f.config, reg)
+	sp, warnings, err := runspec.Load(f.config, reg)
 	if sp != nil {
 		for _, e := range sp.Configs {
 			*secrets = append(*secrets, redact.Secrets(e.DSN)...)
@@ -161,7 +162,7 @@ func (f *runFlags) readRunSpec(fl *pflag.FlagSet, reg *engine.Registry, secrets 
 
 // workloadName returns the workload the run runs: the command line's, else the run spec's,
 // else insert.
-func workloadName(args []string, sp *runSpec) (string, error) {
+func workloadName(args []string, sp *runspec.Spec) (string, error) {
 	name := registry.Default().Name
 	switch {
 	case len(args) == 1:
@@ -220,7 +221,7 @@ func existingTables(reg *engine.Registry, cfg engine.Config, tables []string) (f
 
 // checkFlags applies the run spec's scale and params (the command line wins) and checks the
 // flags of workload name.
-func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runSpec, name string) error {
+func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runspec.Spec, name string) error {
 	if sp != nil {
 		if err := f.applySpec(fl, sp, name); err != nil {
 			return err
@@ -303,7 +304,7 @@ func (pl *runPlan) newRun(f *runFlags, dir *result.Dir, secrets []string) (*resu
 		Command: append([]string{"enginebench"}, redactArgs(os.Args[1:])...), Host: host.Read(pl.hostDir),
 		ClientCPULimitPct: f.clientCPULimit, Matrix: pl.matrix, Shard: pl.shard}
 	if pl.sp != nil {
-		if err := dir.WriteFile("run-spec.yaml", specCopy(pl.sp, secrets)); err != nil {
+		if err := dir.WriteFile("run-spec.yaml", pl.sp.Copy(secrets)); err != nil {
 			return nil, exitError{exitFailed, err.Error()}
 		}
 		run.Notes = append(run.Notes, fmt.Sprintf("run spec: %s (a copy is run-spec.yaml)", pl.sp.Path))

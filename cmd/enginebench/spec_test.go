@@ -15,6 +15,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runspec"
 	"github.com/enginebench/enginebench/internal/workload/insertbench"
 )
 
@@ -164,7 +165,7 @@ func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"spec file missing", "", []string{"--config", "/nonexistent/spec.yaml"}, "run spec: open /nonexistent/spec.yaml"},
 		{"spec is a device", "", []string{"--config", "/dev/zero"}, "run spec /dev/zero: not a regular file (a device)"},
 		{"spec is a directory", "", []string{"--config", "/"}, "run spec /: not a regular file (a directory)"},
-		{"spec too large", "# " + strings.Repeat("x", maxSpecBytes) + "\n" + one, nil, "spec.yaml: the run spec is larger than 1 MiB"},
+		{"spec too large", "# " + strings.Repeat("x", runspec.MaxBytes) + "\n" + one, nil, "spec.yaml: the run spec is larger than 1 MiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -183,73 +184,14 @@ func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
 	}
 }
 
-func TestLoadSpecResolvesBasesAndKeepsLiterals(t *testing.T) {
-	reg := testRegistry(t)
-	path := writeSpec(t, `params:
-  clients: 3
-  steps: [l.i0, l.x]
-  shared-table: true
-configs:
-  - name: c2
-    base: c1               # defined below
-    settings: {mem: 2G, flag: false}
-  - name: c1
-    engine: srv
-    settings: &c1
-      mem: 4G
-      hex: 0x10
-      float: 1e3
-      quoted: "a b"
-      flag: on
-  - name: c3
-    base: c2
-    engine: srv2           # keeps c2's settings, on another engine
-    dsn: "postgres://bench:hunter2@db/bench"
-    db_pid: 42
-    data_dir: /var/lib/db
-  - name: c4
-    engine: srv
-    dsn_env: MY_DSN
-    settings: *c1          # a YAML alias
-`)
-	s, warnings, err := loadSpec(path, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantParams := []specParam{{"clients", "3", 2}, {"steps", "l.i0,l.x", 3}, {"shared-table", "true", 4}}
-	if !reflect.DeepEqual(s.Params, wantParams) {
-		t.Errorf("params %+v, want %+v", s.Params, wantParams)
-	}
-	c1 := map[string]string{"mem": "4G", "hex": "0x10", "float": "1e3", "quoted": "a b", "flag": "on"}
-	c2 := map[string]string{"mem": "2G", "hex": "0x10", "float": "1e3", "quoted": "a b", "flag": "false"}
-	want := []specEntry{
-		{Name: "c2", Engine: "srv", Settings: c2, Line: 6},
-		{Name: "c1", Engine: "srv", Settings: c1, Line: 9},
-		{Name: "c3", Engine: "srv2", Settings: c2, DSN: "postgres://bench:hunter2@db/bench",
-			DSNFrom: "dsn: in " + path, DBPID: 42, DataDir: "/var/lib/db", Line: 17},
-		{Name: "c4", Engine: "srv", Settings: c1, DSNEnv: "MY_DSN", Line: 23},
-	}
-	if !reflect.DeepEqual(s.Configs, want) {
-		t.Errorf("configs\n%+v\nwant\n%+v", s.Configs, want)
-	}
-	if len(warnings) != 1 || !strings.Contains(warnings[0], "spec.yaml:17: configuration c3: the dsn holds a password") ||
-		strings.Contains(warnings[0], "hunter2") {
-		t.Errorf("warnings %q: want one about c3's password, without it", warnings)
-	}
-	if strings.Contains(string(s.Copy), "hunter2") || !strings.Contains(string(s.Copy), "dsn: <redacted>") ||
-		!strings.Contains(string(s.Copy), "# defined below") {
-		t.Errorf("the spec's copy keeps the password, or lost the dsn key or the comments:\n%s", s.Copy)
-	}
-}
-
 func TestApplySpecCommandLineWins(t *testing.T) {
 	cmd, f := runCommand(nil, nil)
 	fl := cmd.Flags()
 	if err := fl.Parse([]string{"--rows", "7", "--scale", "tiny"}); err != nil {
 		t.Fatal(err)
 	}
-	sp := &runSpec{Path: "s.yaml", Scale: "cached", Params: []specParam{
-		{"rows", "9", 2}, {"clients", "3", 3}, {"steps", "l.i0,l.x", 4}, {"query-seconds", "0.25", 5}}}
+	sp := &runspec.Spec{Path: "s.yaml", Scale: "cached", Params: []runspec.Param{
+		{Flag: "rows", Value: "9", Line: 2}, {Flag: "clients", Value: "3", Line: 3}, {Flag: "steps", Value: "l.i0,l.x", Line: 4}, {Flag: "query-seconds", Value: "0.25", Line: 5}}}
 	if err := f.applySpec(fl, sp, "insert"); err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +205,7 @@ func TestApplySpecCommandLineWins(t *testing.T) {
 	}
 	// Without a scale on the command line, the spec's applies.
 	cmd, f = runCommand(nil, nil)
-	if err := f.applySpec(cmd.Flags(), &runSpec{Path: "s.yaml", Scale: "cached"}, "insert"); err != nil {
+	if err := f.applySpec(cmd.Flags(), &runspec.Spec{Path: "s.yaml", Scale: "cached"}, "insert"); err != nil {
 		t.Fatal(err)
 	}
 	if f.scale != "cached" {
@@ -383,10 +325,10 @@ func TestConfigsFromFlagsAndEnvironment(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var sp *runSpec
+			var sp *runspec.Spec
 			if c.spec {
 				var err error
-				if sp, _, err = loadSpec(spec, reg); err != nil {
+				if sp, _, err = runspec.Load(spec, reg); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -424,7 +366,7 @@ func TestSetAppliesByConfigurationThenEngine(t *testing.T) {
   - {name: sqlite-x, engine: sqlite}
   - {name: sqlite-y, engine: sqlite}
 `)
-	sp, _, err := loadSpec(spec, reg)
+	sp, _, err := runspec.Load(spec, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,41 +449,6 @@ func TestSpecVariant(t *testing.T) {
 	}
 	if w := run.Workload; w.Variant != "corrected" || w.Verify != "each-step" {
 		t.Errorf("run.json: variant %q, verify %q", w.Variant, w.Verify)
-	}
-}
-
-// TestSpecCopyHasNoPassword: the results' copy of a run spec keeps no password, wherever the
-// spec holds it: a comment's URL, password= or password: form, a dsn's password written again
-// in a comment, or the DSN of a dsn_env variable written in a comment.
-func TestSpecCopyHasNoPassword(t *testing.T) {
-	t.Setenv("SPEC_COPY_DSN", "postgres://bench:envpw9@db/bench")
-	path := writeSpec(t, `# connect with: psql postgres://bench:urlpw1@db/bench
-# password=kwpw2
-# password: yamlpw3 with words
-workload: insert   # MYSQL_PWD: pw4
-configs:
-  - name: a
-    engine: srv
-    dsn: "u:hunter2@tcp(db:3306)/bench"   # hunter2 rotates monthly
-  - name: b
-    engine: srv2
-    dsn_env: SPEC_COPY_DSN   # it is postgres://bench:envpw9@db/bench, or envpw9 alone
-`)
-	sp, _, err := loadSpec(path, testRegistry(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	secrets := redact.Secrets(os.Getenv("SPEC_COPY_DSN"))
-	copied := string(specCopy(sp, secrets))
-	for _, pw := range []string{"urlpw1", "kwpw2", "yamlpw3", "with words", "pw4", "hunter2", "envpw9"} {
-		if strings.Contains(copied, pw) {
-			t.Errorf("the spec's copy keeps %q:\n%s", pw, copied)
-		}
-	}
-	for _, keep := range []string{"workload: insert", "dsn: <redacted>", "dsn_env: SPEC_COPY_DSN", "# connect with: psql"} {
-		if !strings.Contains(copied, keep) {
-			t.Errorf("the spec's copy lost %q:\n%s", keep, copied)
-		}
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package redact keeps credentials out of output, logs, errors and result files: it finds the
 // passwords of a DSN and replaces them, the DSN itself and any password-shaped text in a
-// message.
+// message, a command line or what a writer writes.
 package redact
 
 import (

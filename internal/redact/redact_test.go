@@ -135,3 +135,31 @@ configs:
 		}
 	}
 }
+
+func TestArgs(t *testing.T) {
+	hide := func(string) string { return "HIDDEN" }
+	cases := []struct{ in, want []string }{
+		{[]string{"run", "--scale", "tiny"}, []string{"run", "--scale", "tiny"}},
+		{[]string{"--dsn", "postgres://u:pw@h/db", "--keep"}, []string{"--dsn", "HIDDEN", "--keep"}},
+		{[]string{"--dsn=a", "--dsnx=u:pw@/db"}, []string{"--dsn=HIDDEN", "--dsnx=u:<redacted>@/db"}},
+		{[]string{"run", "--dsn"}, []string{"run", "--dsn"}},
+		{[]string{"--out", "u:pw@/db", "--", "--dsn", "password=x"}, []string{"--out", "u:<redacted>@/db", "--", "--dsn", "password=<redacted>"}},
+	}
+	for _, c := range cases {
+		if got := Args(c.in, "--dsn", hide); !slices.Equal(got, c.want) {
+			t.Errorf("Args(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var b strings.Builder
+	w := NewWriter(&b, []string{"s3cret"})
+	p := []byte("connect postgres://u:pw@h/db with s3cret\n")
+	if n, err := w.Write(p); n != len(p) || err != nil {
+		t.Fatalf("Write: %d, %v; want %d, nil", n, err, len(p))
+	}
+	if want := "connect postgres://u:<redacted>@h/db with <redacted>\n"; b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
+	}
+}
