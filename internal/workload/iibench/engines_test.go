@@ -522,7 +522,7 @@ func TestVerificationCatchesLostRows(t *testing.T) {
 // TestKeysStayInDeclaredRanges checks that the workload declares one range per index and
 // writes no key outside them: an engine that keeps ranges apart (WiredTiger) routes by them.
 func TestKeysStayInDeclaredRanges(t *testing.T) {
-	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
+	db := enginetest.Open(t, context.Background(), pebble.Driver(), "", nil, t.TempDir()).(kv.DB)
 	rc := &kvtest.RangeChecked{DB: db}
 	p, _ := DefaultParams("tiny")
 	p.MaxRows = 3000

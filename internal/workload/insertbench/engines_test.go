@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
@@ -199,7 +200,7 @@ func TestVerificationCatchesLostRows(t *testing.T) {
 // TestKeysStayInDeclaredRanges checks that the workload declares a range per table and index
 // and writes no key outside them: an engine that keeps ranges apart (WiredTiger) routes by them.
 func TestKeysStayInDeclaredRanges(t *testing.T) {
-	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
+	db := enginetest.Open(t, context.Background(), pebble.Driver(), "", nil, t.TempDir()).(kv.DB)
 	rc := &kvtest.RangeChecked{DB: db}
 	p, _ := DefaultParams("tiny")
 	p.Clients, p.Rows, p.RowsI1, p.RowsI2 = 2, 2000, 1000, 500

@@ -297,7 +297,7 @@ func engineConfig() engine.Config { return engine.Config{Name: "null", Engine: "
 // ranges the store declares (a table or index each): an engine that keeps ranges apart
 // (WiredTiger) routes by them.
 func TestKeysStayInDeclaredRanges(t *testing.T) {
-	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
+	db := enginetest.Open(t, context.Background(), pebble.Driver(), "", nil, t.TempDir()).(kv.DB)
 	rc := &kvtest.RangeChecked{DB: db}
 	p := tinyParams(t)
 	smallDegrees(t, &p)

@@ -1,10 +1,12 @@
 package kvbench
 
 import (
+	"context"
 	"math/rand"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
@@ -28,7 +30,7 @@ func key(dst []byte, i int64) []byte { return kv.AppendInt64(append(dst, 'r'), i
 func load(b *testing.B, d engine.Driver) kv.DB {
 	b.Helper()
 	kvtest.RequireBuilt(b, d)
-	db := kvtest.OpenEngine(b, d, b.TempDir(), nil).(kv.DB)
+	db := enginetest.Open(b, context.Background(), d, "", nil, b.TempDir()).(kv.DB)
 	if err := kv.DeclareRanges(db, []kv.Range{{Name: "rows", Prefix: []byte{'r'}}}); err != nil {
 		b.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 )
 
@@ -38,14 +39,16 @@ func Run(t *testing.T, open func(t *testing.T, dir string) kv.DB) {
 const atomicityBatches = 2000
 
 // RunDriver runs the conformance suite on the engine of d opened as the command opens it
-// (OpenEngine): with its default settings, and in parallel with them in each of configs (a name
-// and the settings it overrides), each as a subtest. The other configurations check that their
+// (enginetest.Open): with its default settings, and in parallel with them in each of configs (a
+// name and the settings it overrides), each as a subtest. The other configurations check that their
 // settings keep the contracts; they are not run under -short, and their BatchAtomicity commits
 // a fifth of the batches (with fsync at every commit, the 2,000 of the default settings would
 // take the better part of a minute).
 func RunDriver(t *testing.T, d engine.Driver, configs map[string]map[string]string) {
 	opener := func(settings map[string]string) Opener {
-		return func(t *testing.T, dir string) kv.DB { return OpenEngine(t, d, dir, settings).(kv.DB) }
+		return func(t *testing.T, dir string) kv.DB {
+			return enginetest.Open(t, context.Background(), d, "", settings, dir).(kv.DB)
+		}
 	}
 	t.Run("defaults", func(t *testing.T) {
 		t.Parallel()
@@ -983,23 +986,6 @@ func RequireBuilt(t testing.TB, d engine.Driver) {
 	}
 }
 
-// OpenEngine opens the engine of d on dir with settings through a registry, as the command does,
-// and closes it when the test ends (a Close the test made itself is not repeated: its error
-// is ignored then).
-func OpenEngine(t testing.TB, d engine.Driver, dir string, settings map[string]string) engine.Engine {
-	t.Helper()
-	reg, err := engine.NewRegistry(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := reg.Open(context.Background(), engine.Config{Name: d.Name, Engine: d.Name, Settings: settings, DataDir: dir})
-	if err != nil {
-		t.Fatalf("open %s: %v", d.Name, err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
-}
-
 // ResidentMB returns the test process's resident memory in MiB after a garbage collection, for
 // tests that check a binding frees what its C library allocates; it skips the test where /proc
 // cannot tell.
@@ -1129,7 +1115,9 @@ func CheckReopens(t *testing.T, d engine.Driver, r Reopens) {
 	}
 	dir := t.TempDir()
 	val := make([]byte, r.ValueBytes)
-	round := func() { writeReadClose(t, OpenEngine(t, d, dir, r.Settings).(kv.DB), r.Keys, val) }
+	round := func() {
+		writeReadClose(t, enginetest.Open(t, context.Background(), d, "", r.Settings, dir).(kv.DB), r.Keys, val)
+	}
 	if grown := ResidentGrowth(t, r.Warmup, r.Rounds, round); grown > r.LimitMB {
 		t.Errorf("resident memory grew by %.1f MiB over %d reopens, more than %v MiB", grown, r.Rounds, r.LimitMB)
 	}
