@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/embeddedtest"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
@@ -52,7 +53,7 @@ func runStepsOn(t *testing.T, d engine.Driver, p Params, clock runner.Clock) []*
 }
 
 // drivers are the embedded engines every test runs on.
-func drivers() []engine.Driver { return workloadtest.Embedded() }
+func drivers() []engine.Driver { return embeddedtest.Drivers() }
 
 // variants are the two variants, each test runs under both.
 var variants = []workload.Variant{workload.Reference, workload.Corrected}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/embeddedtest"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
@@ -131,7 +132,7 @@ func checkRun(t *testing.T, p Params, steps []*result.Step, err error) {
 // published runs do, once loading without id1_type and building it in the index step, with a
 // warmup, the fb2017 profile and expunging deletes.
 func TestEmbeddedEngines(t *testing.T) {
-	for _, d := range workloadtest.Embedded() {
+	for _, d := range embeddedtest.Drivers() {
 		for _, deferred := range []bool{false, true} {
 			name := d.Name
 			if deferred {
