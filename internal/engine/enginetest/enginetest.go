@@ -3,16 +3,19 @@ package enginetest
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 )
 
-// Open opens an engine of driver d as the configuration name (d's name when empty) with
-// settings on the data directory dir; a managed server logs to t. The engine is closed (and
-// its server stopped) when the test ends; an error fails the test.
+// Open opens an engine of driver d through a registry, as a run opens it: as the configuration
+// name (d's name when empty) with settings on the data directory dir; a managed server logs to
+// t. The engine is closed (and its server stopped) when the test ends; an error fails the test,
+// but for kv.ErrClosed: a key-value engine that the test closed itself is not closed again.
 func Open(t testing.TB, ctx context.Context, d engine.Driver, name string, settings map[string]string, dir string) engine.Engine {
 	t.Helper()
 	if name == "" {
@@ -31,7 +34,7 @@ func Open(t testing.TB, ctx context.Context, d engine.Driver, name string, setti
 		t.Fatalf("open %s: %v", name, err)
 	}
 	t.Cleanup(func() {
-		if err := eng.Close(); err != nil {
+		if err := eng.Close(); err != nil && !errors.Is(err, kv.ErrClosed) {
 			t.Errorf("close %s: %v", name, err)
 		}
 	})

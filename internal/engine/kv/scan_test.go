@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
-	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 )
 
@@ -33,7 +33,7 @@ type countedIter struct {
 func (it *countedIter) Close() error { it.d.open--; return it.Iter.Close() }
 
 func TestScanChunks(t *testing.T) {
-	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
+	db := enginetest.Open(t, context.Background(), pebble.Driver(), "", nil, t.TempDir()).(kv.DB)
 	b := db.NewBatch()
 	for i := range 2500 {
 		b.Set(fmt.Appendf(nil, "a%05d", i), fmt.Appendf(nil, "v%d", i))

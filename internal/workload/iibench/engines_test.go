@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/embeddedtest"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
@@ -42,7 +43,7 @@ var engineCases = newEngineCases()
 // small sizes.
 func newEngineCases() []engineCase {
 	var cs []engineCase
-	for _, d := range workloadtest.Embedded() {
+	for _, d := range embeddedtest.Drivers() {
 		cs = append(cs, engineCase{driver: d})
 	}
 	cs = append(cs, engineCase{name: "wiredtiger-lsm-indexes", driver: wiredtiger.Driver(), small: map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1"}})
@@ -522,7 +523,7 @@ func TestVerificationCatchesLostRows(t *testing.T) {
 // TestKeysStayInDeclaredRanges checks that the workload declares one range per index and
 // writes no key outside them: an engine that keeps ranges apart (WiredTiger) routes by them.
 func TestKeysStayInDeclaredRanges(t *testing.T) {
-	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
+	db := enginetest.Open(t, context.Background(), pebble.Driver(), "", nil, t.TempDir()).(kv.DB)
 	rc := &kvtest.RangeChecked{DB: db}
 	p, _ := DefaultParams("tiny")
 	p.MaxRows = 3000

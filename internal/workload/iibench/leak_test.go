@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
@@ -41,7 +42,7 @@ func TestCgoEnginesNoLeakOverRuns(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer os.RemoveAll(dir)
-				eng := kvtest.OpenEngine(t, c.driver, dir, c.settings)
+				eng := enginetest.Open(t, context.Background(), c.driver, "", c.settings, dir)
 				p, _ := DefaultParams("tiny")
 				p.MaxRows = 6000
 				w := mustNew(t, p)

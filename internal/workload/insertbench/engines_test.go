@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/embeddedtest"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
@@ -51,7 +53,7 @@ func runStepsOn(t *testing.T, d engine.Driver, p Params, clock runner.Clock) []*
 }
 
 // drivers are the embedded engines every test runs on.
-func drivers() []engine.Driver { return workloadtest.Embedded() }
+func drivers() []engine.Driver { return embeddedtest.Drivers() }
 
 // variants are the two variants, each test runs under both.
 var variants = []workload.Variant{workload.Reference, workload.Corrected}
@@ -199,7 +201,7 @@ func TestVerificationCatchesLostRows(t *testing.T) {
 // TestKeysStayInDeclaredRanges checks that the workload declares a range per table and index
 // and writes no key outside them: an engine that keeps ranges apart (WiredTiger) routes by them.
 func TestKeysStayInDeclaredRanges(t *testing.T) {
-	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
+	db := enginetest.Open(t, context.Background(), pebble.Driver(), "", nil, t.TempDir()).(kv.DB)
 	rc := &kvtest.RangeChecked{DB: db}
 	p, _ := DefaultParams("tiny")
 	p.Clients, p.Rows, p.RowsI1, p.RowsI2 = 2, 2000, 1000, 500

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
@@ -19,7 +19,7 @@ import (
 // in the cleanup's flush).
 func TestPebbleFullDisk(t *testing.T) {
 	dir := testfs.Tmpfs(t, "6m")
-	eng := kvtest.OpenEngine(t, pebble.Driver(), dir+"/pebble", nil)
+	eng := enginetest.Open(t, context.Background(), pebble.Driver(), "", nil, dir+"/pebble")
 	p, _ := DefaultParams("tiny")
 	p.Steps = []string{"l.i0", "l.x", "l.i1", "l.i2", "cleanup"}
 	if err := p.Validate(); err != nil {

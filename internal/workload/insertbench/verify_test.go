@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
@@ -225,7 +226,7 @@ func checkDamage(t *testing.T, open func(t *testing.T) engine.Engine, p Params, 
 func openDriver(d engine.Driver) func(t *testing.T) engine.Engine {
 	return func(t *testing.T) engine.Engine {
 		kvtest.RequireBuilt(t, d)
-		return kvtest.OpenEngine(t, d, t.TempDir(), nil)
+		return enginetest.Open(t, context.Background(), d, "", nil, t.TempDir())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/embeddedtest"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
@@ -131,7 +132,7 @@ func checkRun(t *testing.T, p Params, steps []*result.Step, err error) {
 // published runs do, once loading without id1_type and building it in the index step, with a
 // warmup, the fb2017 profile and expunging deletes.
 func TestEmbeddedEngines(t *testing.T) {
-	for _, d := range workloadtest.Embedded() {
+	for _, d := range embeddedtest.Drivers() {
 		for _, deferred := range []bool{false, true} {
 			name := d.Name
 			if deferred {
@@ -297,7 +298,7 @@ func engineConfig() engine.Config { return engine.Config{Name: "null", Engine: "
 // ranges the store declares (a table or index each): an engine that keeps ranges apart
 // (WiredTiger) routes by them.
 func TestKeysStayInDeclaredRanges(t *testing.T) {
-	db := kvtest.OpenEngine(t, pebble.Driver(), t.TempDir(), nil).(kv.DB)
+	db := enginetest.Open(t, context.Background(), pebble.Driver(), "", nil, t.TempDir()).(kv.DB)
 	rc := &kvtest.RangeChecked{DB: db}
 	p := tinyParams(t)
 	smallDegrees(t, &p)

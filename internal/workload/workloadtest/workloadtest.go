@@ -1,5 +1,6 @@
-// Package workloadtest holds what the workloads' tests share: the embedded engines they run on
-// and a run of a workload that collects its steps.
+// Package workloadtest holds what the workloads' tests share: a run of a workload that collects
+// its steps and the checks of the scale presets' memory caps. The embedded engines they run on
+// are embeddedtest.Drivers.
 package workloadtest
 
 import (
@@ -7,23 +8,10 @@ import (
 	"io"
 
 	"github.com/enginebench/enginebench/internal/engine"
-	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
-	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
-	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
-	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
-	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
-	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/workload"
 )
-
-// Embedded are the engines that run in the test's process, null aside: SQLite and the
-// key-value engines (those behind a build tag are stubs without it; kvtest.RequireBuilt skips
-// them).
-func Embedded() []engine.Driver {
-	return []engine.Driver{sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver(), wiredtiger.Driver()}
-}
 
 // Run runs w on eng with rn (nil: a runner on the system clock), its log discarded, and returns
 // every step it emitted, in order, with Run's error.

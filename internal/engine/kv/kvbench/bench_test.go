@@ -1,25 +1,21 @@
 package kvbench
 
 import (
+	"context"
 	"math/rand"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/embeddedtest"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
-	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
-	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
-	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
-	"github.com/enginebench/enginebench/internal/engine/kv/rocksdb"
-	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
 )
 
 // keys is how many keys each engine holds: a table of 100-byte rows that its cache holds.
 const keys = 200_000
 
-func drivers() []engine.Driver {
-	return []engine.Driver{pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver(), wiredtiger.Driver()}
-}
+func drivers() []engine.Driver { return embeddedtest.KV() }
 
 // key appends the key of row i: a one-byte range tag and the row number, order-preserving.
 func key(dst []byte, i int64) []byte { return kv.AppendInt64(append(dst, 'r'), i) }
@@ -28,7 +24,7 @@ func key(dst []byte, i int64) []byte { return kv.AppendInt64(append(dst, 'r'), i
 func load(b *testing.B, d engine.Driver) kv.DB {
 	b.Helper()
 	kvtest.RequireBuilt(b, d)
-	db := kvtest.OpenEngine(b, d, b.TempDir(), nil).(kv.DB)
+	db := enginetest.Open(b, context.Background(), d, "", nil, b.TempDir()).(kv.DB)
 	if err := kv.DeclareRanges(db, []kv.Range{{Name: "rows", Prefix: []byte{'r'}}}); err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
@@ -17,7 +18,7 @@ import (
 // openTest opens the engine on dir through the registry, as the command does.
 func openTest(t testing.TB, dir string, settings map[string]string) *db {
 	t.Helper()
-	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
+	return enginetest.Open(t, context.Background(), Driver(), "", settings, dir).(*db)
 }
 
 // TestConformance runs the suite with the defaults, and with fsync at every commit and a

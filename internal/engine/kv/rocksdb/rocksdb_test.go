@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
@@ -18,7 +19,7 @@ import (
 // openTest opens the engine on dir through the registry, as the command does.
 func openTest(t testing.TB, dir string, settings map[string]string) *db {
 	t.Helper()
-	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
+	return enginetest.Open(t, context.Background(), Driver(), "", settings, dir).(*db)
 }
 
 // TestConformance runs the suite with the defaults, with 1 MiB memtables, no block cache,

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
@@ -19,7 +20,7 @@ import (
 // openTest opens the engine on dir through the registry, as the command does.
 func openTest(t testing.TB, dir string, settings map[string]string) *db {
 	t.Helper()
-	return kvtest.OpenEngine(t, Driver(), dir, settings).(*db)
+	return enginetest.Open(t, context.Background(), Driver(), "", settings, dir).(*db)
 }
 
 // TestConformance runs the suite on a B-tree table with the defaults, and on an LSM table with

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/embeddedtest"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
@@ -15,7 +16,6 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
-	"github.com/enginebench/enginebench/internal/workload/workloadtest"
 )
 
 // testEngine is an engine under test: a factory of stores on empty tables.
@@ -41,7 +41,7 @@ type engineCase struct {
 // engineCases are every engine but null, which stores nothing.
 func engineCases() []engineCase {
 	var cs []engineCase
-	for _, d := range workloadtest.Embedded() {
+	for _, d := range embeddedtest.Drivers() {
 		cs = append(cs, engineCase{name: d.Name, driver: d})
 	}
 	cs = append(cs, engineCase{name: "wiredtiger-lsm-index", driver: wiredtiger.Driver(), small: map[string]string{"index_type": "lsm", "lsm_chunk_mb": "1"}})
