@@ -1,7 +1,6 @@
 package report
 
 import (
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -196,90 +195,6 @@ func opRateName(step, op string) string {
 		return "qps"
 	}
 	return unit(step)
-}
-
-// lbRequests is the op of a LinkBench request interval that counts every request.
-const lbRequests = "requests"
-
-// lbIntervalCols are LinkBench's request rate in each run's last request interval and over
-// all its request intervals.
-func lbIntervalCols() []ratioCol {
-	return []ratioCol{
-		{header: "last interval qps", rate: func(r *result.Run, config string) (float64, bool) {
-			ivs := configIntervals(r, config)
-			if len(ivs) == 0 {
-				return 0, false
-			}
-			last := ivs[len(ivs)-1]
-			return opRate(r, config, last.Name, lbRequests)
-		}},
-		{header: "all intervals qps", rate: func(r *result.Run, config string) (float64, bool) {
-			return intervalsRate(configIntervals(r, config), lbRequests)
-		}},
-	}
-}
-
-// lbOpRatioCols are the rates of each LinkBench operation (ADD_LINK, GET_NODE, ...) either run
-// has, over all the request intervals.
-func lbOpRatioCols(a, b *result.Run) []ratioCol {
-	var ops []string
-	for _, r := range []*result.Run{a, b} {
-		for _, c := range r.Configs {
-			for _, s := range configIntervals(r, c.Name) {
-				for op := range maps.Keys(s.Ops) {
-					if op != lbRequests && !slices.Contains(ops, op) {
-						ops = append(ops, op)
-					}
-				}
-			}
-		}
-	}
-	slices.Sort(ops)
-	var cols []ratioCol
-	for _, op := range ops {
-		cols = append(cols, ratioCol{header: op + " ops/s", rate: func(r *result.Run, config string) (float64, bool) {
-			return intervalsRate(configIntervals(r, config), op)
-		}})
-	}
-	return cols
-}
-
-// configIntervals are the request intervals (run.N) of the named configuration, in the order
-// they ran.
-func configIntervals(r *result.Run, config string) []*result.Step {
-	c := findConfig(r, config)
-	if c == nil {
-		return nil
-	}
-	var out []*result.Step
-	for i := range c.Steps {
-		if strings.HasPrefix(c.Steps[i].Name, "run.") {
-			out = append(out, &c.Steps[i])
-		}
-	}
-	return out
-}
-
-// intervalsRate is op's rate over all the intervals together: each interval's rate weighted by
-// its seconds. An interval without the op did none; ok is false when an interval did not
-// finish, or none has the op.
-func intervalsRate(ivs []*result.Step, op string) (float64, bool) {
-	var units, secs float64
-	found := false
-	for _, s := range ivs {
-		if s.Status != result.StatusOK {
-			return 0, false
-		}
-		if o := s.Ops[op]; o != nil {
-			units += o.PerSec * s.Seconds
-			found = true
-		}
-		secs += s.Seconds
-	}
-	if !found || secs <= 0 {
-		return 0, false
-	}
-	return units / secs, true
 }
 
 // capsTable has a row per configuration name with its memory cap in each run.
