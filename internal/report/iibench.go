@@ -25,11 +25,19 @@ const (
 	usageWriteKB = "write_kb" // KB written to it
 )
 
-// buildIIBench makes the summary of an iiBench run: the published layout (rows, time, inserts/s,
+// IIBenchLayout is iiBench's layout: its published totals, the rates against rows inserted,
+// the cost, the latency and the resources of each operation; nothing of its own in a ratio of
+// two runs (its queries' rate is a step's second rate, which every ratio has).
+func IIBenchLayout() Layout { return iiBenchLayout{} }
+
+// iiBenchLayout is iiBench's Layout.
+type iiBenchLayout struct{}
+
+// summary is the summary of an iiBench run: the published layout (rows, time, inserts/s,
 // queries/s and their ratio), the rates against rows inserted (where the knee shows when the
 // data outgrows the cache), the cost, the latency of each operation, the resources per insert
 // and per query, the steps and the efficiency.
-func buildIIBench(r *result.Run, sp spreads) Summary {
+func (iiBenchLayout) summary(r *result.Run, sp spreads) Summary {
 	s := Summary{Lines: header(r)}
 	if l := ibParamLine(r); l != "" {
 		s.Lines = append(s.Lines, l)
@@ -57,10 +65,10 @@ func buildIIBench(r *result.Run, sp spreads) Summary {
 	return s
 }
 
-// iiBenchSections are iiBench's sections: the published totals, inserts/s and queries/s
+// sections are iiBench's sections: the published totals, inserts/s and queries/s
 // against rows inserted (chart and table), the cost, latency, resources per operation, the
 // per-second insert rate and latency, the steps and the efficiency.
-func iiBenchSections(r *result.Run, p *Page) []Section {
+func (iiBenchLayout) sections(r *result.Run, p *Page) []Section {
 	sum := Section{ID: "summary", Title: "iiBench"}
 	for _, t := range nonEmpty([]Table{ibPublished(r, p.spreads), ibCost(r, p.spreads)}) {
 		sum.Blocks = append(sum.Blocks, Block{Table: &t})
@@ -84,6 +92,9 @@ func iiBenchSections(r *result.Run, p *Page) []Section {
 	}
 	return append([]Section{sum, lat}, stepsAndEfficiency(r, p.spreads)...)
 }
+
+// ratio adds nothing: iiBench's queries beside its inserts are in every ratio (rateColumns).
+func (iiBenchLayout) ratio(_, _ *result.Run) ratioAdds { return ratioAdds{} }
 
 // ibPerOpCells are a step's resources per row inserted and per query, from its raw totals:
 // CPU us per insert and per query, reads and KB read per query, writes and KB written per insert.

@@ -10,8 +10,16 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 )
 
-// buildInsert makes the summary of r, an Insert Benchmark run whose repeats are folded.
-func buildInsert(r *result.Run, sp spreads) Summary {
+// InsertLayout is the Insert Benchmark's layout: its steps' throughput, SLA, latency, scans,
+// efficiency and engine debt; on the page a section for each step; nothing of its own in a
+// ratio of two runs.
+func InsertLayout() Layout { return insertLayout{} }
+
+// insertLayout is the Insert Benchmark's Layout.
+type insertLayout struct{}
+
+// summary is the summary of r, an Insert Benchmark run whose repeats are folded.
+func (insertLayout) summary(r *result.Run, sp spreads) Summary {
 	s := Summary{Lines: header(r)}
 	tables := []Table{throughput(r, sp), ratePercentileTable(r, sp), latency(r, sp), sla(r, sp), details(r, sp), phases(r, sp)}
 	tables = append(tables, efficiency(r, sp)...)
@@ -35,10 +43,10 @@ func buildInsert(r *result.Run, sp spreads) Summary {
 	return s
 }
 
-// insertSections are the Insert Benchmark's sections: the throughput summary (absolute and
+// sections are the Insert Benchmark's sections: the throughput summary (absolute and
 // relative to the base), the SLA, the steps' status, probe, fairness and engine debt, then
 // one section per step with its charts, efficiency, response-time distribution and percentiles.
-func insertSections(r *result.Run, p *Page) []Section {
+func (insertLayout) sections(r *result.Run, p *Page) []Section {
 	abs, rel := throughputTables(r, p.Base, p.spreads)
 	summary := Section{ID: "summary", Title: "Throughput"}
 	for _, t := range nonEmpty([]Table{abs, rel, ratePercentileTable(r, p.spreads), slaTable(r, p.spreads)}) {
@@ -62,6 +70,9 @@ func insertSections(r *result.Run, p *Page) []Section {
 	}
 	return out
 }
+
+// ratio adds nothing: the steps' rates, which every ratio has, are the whole comparison.
+func (insertLayout) ratio(_, _ *result.Run) ratioAdds { return ratioAdds{} }
 
 // throughput is the summary's table of each step's headline rate, a row per configuration.
 func throughput(r *result.Run, sp spreads) Table {

@@ -17,10 +17,19 @@ import (
 // every one; beyond it, the first and the last.
 const maxLatencyIntervals = 6
 
-// buildLinkBench makes the summary of a LinkBench run: the published layout (load time, rate
+// LinkBenchLayout is LinkBench's layout: its published table (load, then the QPS and size of
+// each request interval), the load, the latency of each operation; on the page the per-second
+// request and load rates; in a ratio of two runs the request rate of the last interval and of
+// all of them, and each operation's.
+func LinkBenchLayout() Layout { return linkBenchLayout{} }
+
+// linkBenchLayout is LinkBench's Layout.
+type linkBenchLayout struct{}
+
+// summary is the summary of a LinkBench run: the published layout (load time, rate
 // and size, then QPS and size of each interval), the load, per-op latency, steps and
 // efficiency.
-func buildLinkBench(r *result.Run, sp spreads) Summary {
+func (linkBenchLayout) summary(r *result.Run, sp spreads) Summary {
 	s := Summary{Lines: header(r)}
 	tables := []Table{lbPublished(r, sp), lbLoad(r, sp), ratePercentileTable(r, sp), lbLatency(r, sp), details(r, sp)}
 	tables = append(tables, efficiency(r, sp)...)
@@ -43,10 +52,10 @@ func buildLinkBench(r *result.Run, sp spreads) Summary {
 	return s
 }
 
-// linkBenchSections are LinkBench's sections: the published layout (load time, rate and size;
+// sections are LinkBench's sections: the published layout (load time, rate and size;
 // QPS and size of each interval), the load, the per-second request rate and load rate, the
 // per-op latency, the steps and the efficiency.
-func linkBenchSections(r *result.Run, p *Page) []Section {
+func (linkBenchLayout) sections(r *result.Run, p *Page) []Section {
 	sum := Section{ID: "summary", Title: "LinkBench"}
 	for _, t := range nonEmpty([]Table{lbPublished(r, p.spreads), lbLoad(r, p.spreads), ratePercentileTable(r, p.spreads)}) {
 		sum.Blocks = append(sum.Blocks, Block{Table: &t})
@@ -70,6 +79,17 @@ func linkBenchSections(r *result.Run, p *Page) []Section {
 		out = append(out, *c)
 	}
 	return append(out, stepsAndEfficiency(r, p.spreads)...)
+}
+
+// ratio adds LinkBench's request rate in each run's last request interval and over all of
+// them, and a table of each operation over all of them, as its seed compares a cached run of 6
+// intervals with an IO-bound run of 24.
+func (linkBenchLayout) ratio(a, b *result.Run) ratioAdds {
+	return ratioAdds{
+		cols:   lbIntervalCols(),
+		text:   "last interval: each run's last request interval (e.g. run.6 of a cached run of 6 against run.24 of an IO-bound run of 24); all intervals: the request rate over every request interval together.",
+		tables: []ratioSpec{{title: "Operations over all request intervals", cols: lbOpRatioCols(a, b)}},
+	}
 }
 
 // intervalNames returns the request intervals (run.N) that ran, in order.

@@ -18,23 +18,19 @@ type ratioCol struct {
 
 // ratioSection shows the second run's rates as a percentage of the first's, configuration by
 // configuration (matched by name) and step by step: the published table of how much
-// performance degrades, e.g., when the data outgrows memory. LinkBench adds each run's last
-// request interval, all of them together and each operation over all of them, as its seed
-// compares a cached run of 6 intervals with an IO-bound run of 24. A table says which memory cap
+// performance degrades, e.g., when the data outgrows memory. The workload's layout l adds its
+// own columns and tables (LinkBench: its request intervals). A table says which memory cap
 // each configuration had in each run.
 //
 // Runs with repeats (run --repeat K) compare the medians of their repeats, each cell coloured
 // only when its spreads allow it (spanClass).
-func ratioSection(a, b Input) Section {
+func ratioSection(a, b Input, l Layout) Section {
 	labels := runLabels([]Input{a, b})
 	ra, rb := newRatioRun(a.Run), newRatioRun(b.Run)
 	a.Run, b.Run = ra.med, rb.med
 	names := ratioConfigs(a.Run, b.Run)
-	cols := stepRatioCols(a.Run, b.Run)
-	lb := a.Run.Workload.Name == "linkbench"
-	if lb {
-		cols = append(cols, lbIntervalCols()...)
-	}
+	adds := l.ratio(a.Run, b.Run)
+	cols := append(stepRatioCols(a.Run, b.Run), adds.cols...)
 	title := labels[1] + " as % of " + labels[0]
 	rates := ratioTable(title, names, ra, rb, cols)
 	traceRatio(&rates, labels[0], labels[1])
@@ -43,14 +39,14 @@ func ratioSection(a, b Input) Section {
 	if len(ra.sp) > 0 || len(rb.sp) > 0 {
 		text += " With repeats (run --repeat): the ratio of the medians of the repeats, then the second run's spread (its repeats' least and greatest as a percentage of the first run's median); a cell is coloured only outside 95-105% AND when the two runs' spreads do not overlap."
 	}
-	if lb {
-		text += " last interval: each run's last request interval (e.g. run.6 of a cached run of 6 against run.24 of an IO-bound run of 24); all intervals: the request rate over every request interval together."
+	if adds.text != "" {
+		text += " " + adds.text
 	}
 	blocks := []Block{{Text: text}, {Table: &rates}}
-	if lb {
-		ops := ratioTable("Operations over all request intervals: "+title, names, ra, rb, lbOpRatioCols(a.Run, b.Run))
-		traceRatio(&ops, labels[0], labels[1])
-		blocks = append(blocks, Block{Table: &ops})
+	for _, spec := range adds.tables {
+		t := ratioTable(spec.title+": "+title, names, ra, rb, spec.cols)
+		traceRatio(&t, labels[0], labels[1])
+		blocks = append(blocks, Block{Table: &t})
 	}
 	caps := capsTable(labels, names, a.Run, b.Run)
 	blocks = append(blocks, Block{Text: "The memory cap of each configuration in each run (docs/memory.md); \"no cap\": the run had none, so the page cache could hold the data."}, Block{Table: &caps})

@@ -2,7 +2,9 @@
 // of a run (summary.md), and the report of one or more runs (report.html with its tables as
 // report.md), which compares configurations in coloured tables and charts. Each output comes
 // from one model, so its forms never disagree. A metric that is missing is shown as "-", never
-// as 0.
+// as 0. What differs per workload (its summary's tables, its page's sections, its part of a ratio
+// of two runs) is its Layout, one file per workload; the caller hands in the lookup (Layouts),
+// and nothing here chooses by a workload's name.
 package report
 
 import (
@@ -40,23 +42,12 @@ type Summary struct {
 	Legend []string
 }
 
-// Build makes the summary of r.
+// Build makes the summary of r in its workload's layout (ls looks it up).
 // A run with repeats (run --repeat K) shows each configuration once: the median of its
 // repeats, each per-step figure with their spread (min-max).
-func Build(r *result.Run) Summary {
+func Build(r *result.Run, ls Layouts) Summary {
 	r, sp := collapseRepeats(r)
-	var s Summary
-	switch r.Workload.Name {
-	case "linkbench":
-		s = buildLinkBench(r, sp)
-	case "iibench":
-		s = buildIIBench(r, sp)
-	default:
-		s = buildInsert(r, sp)
-	}
-	s.Legend = append(s.Legend, repeatLegend(sp)...)
-	s.Legend = append(s.Legend, quartileLegend)
-	return s
+	return summaryOf(ls(r.Workload.Name), r, sp)
 }
 
 // nonEmpty returns the tables that have rows: a summary leaves the others out.
@@ -120,9 +111,9 @@ func configLines(configs []result.Config) []string {
 	return lines
 }
 
-// Markdown returns the summary as markdown.
-func Markdown(r *result.Run) string {
-	s := Build(r)
+// Markdown returns the summary of r (Build) as markdown.
+func Markdown(r *result.Run, ls Layouts) string {
+	s := Build(r, ls)
 	s.Tables = append(glanceTables(r), s.Tables...)
 	var b strings.Builder
 	b.WriteString("# " + s.Lines[0] + "\n\n")
@@ -162,9 +153,9 @@ func writeMarkdownTable(b *strings.Builder, t Table) {
 	b.WriteString(tw.RenderMarkdown() + "\n")
 }
 
-// WriteText writes the summary as terminal tables.
-func WriteText(w io.Writer, r *result.Run) error {
-	s := Build(r)
+// WriteText writes the summary of r (Build) as terminal tables.
+func WriteText(w io.Writer, r *result.Run, ls Layouts) error {
+	s := Build(r, ls)
 	s.Tables = append(glanceTables(r), s.Tables...)
 	var b strings.Builder
 	for _, l := range s.Lines {
