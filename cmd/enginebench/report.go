@@ -18,7 +18,7 @@ import (
 )
 
 func newReportCmd(stdout io.Writer) *cobra.Command {
-	var o report.Options
+	o := report.Options{Layouts: reportLayouts()}
 	var out string
 	var hf historyFlags
 	cmd := &cobra.Command{

@@ -100,13 +100,3 @@ func quartileCells(op *result.Op) []string {
 	}
 	return []string{cell(op.Latency.P25), cell(op.Latency.P75)}
 }
-
-// latencyIntervals are the request intervals (run.N) of LinkBench's latency table and box
-// view: every one up to maxLatencyIntervals, else the first and the last.
-func latencyIntervals(r *result.Run) []string {
-	ivs := intervalNames(r)
-	if len(ivs) > maxLatencyIntervals {
-		ivs = []string{ivs[0], ivs[len(ivs)-1]}
-	}
-	return ivs
-}

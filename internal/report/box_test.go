@@ -70,7 +70,7 @@ func TestBoxView(t *testing.T) {
 	for _, name := range []string{"insert", "linkbench", "iibench", "resources", "repeat"} {
 		t.Run(name, func(t *testing.T) {
 			in := loadFixture(t, name)
-			p, err := NewPage([]Input{in}, Options{})
+			p, err := NewPage([]Input{in}, Options{Layouts: testLayouts()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,7 +177,7 @@ func checkBoxRows(t *testing.T, r *result.Run, p *Page, c Chart, step, op string
 // them, never a zero.
 func TestQuartileColumns(t *testing.T) {
 	in := loadFixture(t, "insert")
-	p, err := NewPage([]Input{in}, Options{})
+	p, err := NewPage([]Input{in}, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestQuartileColumns(t *testing.T) {
 			}
 		}
 	}
-	s := Build(in.Run)
+	s := Build(in.Run, testLayouts())
 	for _, tb := range s.Tables {
 		if tb.Title == "Latency" {
 			if h := tb.Header; h[len(h)-2] != "p25" || h[len(h)-1] != "p75" {

@@ -21,7 +21,7 @@ import (
 // an error.
 func pageHTML(tb testing.TB, in ...Input) (*Page, *bytes.Buffer) {
 	tb.Helper()
-	p, err := NewPage(in, Options{})
+	p, err := NewPage(in, Options{Layouts: testLayouts()})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestCapacityTables(t *testing.T) {
 	if b := r.Configs[0].Capacity.BestRate; b == nil || *b != 800 {
 		t.Fatalf("best rate %v, want 800", b)
 	}
-	s := Build(r)
+	s := Build(r, testLayouts())
 	want := []string{"a", "800", "rows/s per client", "4", "400 pass, 800 pass, 1600 fail, 1200 fail"}
 	if got := row(t, s, capacityTitle, "a"); !slices.Equal(got, want) {
 		t.Errorf("best row\n got %q\nwant %q", got, want)
@@ -58,7 +58,7 @@ func TestCapacityTables(t *testing.T) {
 		t.Error("no capacity legend")
 	}
 	// A run without a search has neither table nor legend.
-	s = Build(fixture())
+	s = Build(fixture(), testLayouts())
 	if tableByTitle(s.Tables, capacityTitle) != nil || strings.Contains(strings.Join(s.Legend, "\n"), "Capacity (run") {
 		t.Error("capacity table or legend in a run without a search")
 	}
@@ -71,10 +71,10 @@ func TestCapacityNoBestRate(t *testing.T) {
 	r.Configs[1].Steps = append(r.Configs[1].Steps, result.Step{Name: "cap.1", Status: result.StatusOK, Capacity: &l})
 	r.Configs[1].Capacity = result.CapacityOf(r.Configs[1].Steps)
 	want := []string{"b", missing, "rows/s per client", "1", "100 fail"}
-	if got := row(t, Build(r), capacityTitle, "b"); !slices.Equal(got, want) {
+	if got := row(t, Build(r, testLayouts()), capacityTitle, "b"); !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := row(t, Build(r), capacityLevelsTitle, "b", "cap.1"); got[4] != missing || got[5] != missing || got[6] != missing {
+	if got := row(t, Build(r, testLayouts()), capacityLevelsTitle, "b", "cap.1"); got[4] != missing || got[5] != missing || got[6] != missing {
 		t.Errorf("unmeasured p99, limit and debt shown as %q", got[4:7])
 	}
 }
@@ -82,7 +82,7 @@ func TestCapacityNoBestRate(t *testing.T) {
 // The report has the capacity section: the tables, and the chart with a line per searching
 // configuration, its passes as circles and failures as crosses.
 func TestCapacityReport(t *testing.T) {
-	p, err := NewPage([]Input{{Dir: "r", Run: capacityFixture()}}, Options{})
+	p, err := NewPage([]Input{{Dir: "r", Run: capacityFixture()}}, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}

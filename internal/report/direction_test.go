@@ -26,15 +26,15 @@ func emittedTables(t *testing.T) []Table {
 	}
 	for _, name := range []string{"insert", "linkbench", "iibench", "resources", "repeat"} {
 		in := loadFixture(t, name)
-		out = append(out, Build(in.Run).Tables...)
-		p, err := NewPage([]Input{in}, Options{})
+		out = append(out, Build(in.Run, testLayouts()).Tables...)
+		p, err := NewPage([]Input{in}, Options{Layouts: testLayouts()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		add(p)
 	}
 	two := []Input{loadFixture(t, "insert"), loadFixture(t, "resources")}
-	p, err := NewPage(two, Options{Ratio: true})
+	p, err := NewPage(two, Options{Ratio: true, Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestRangeClassesOfACost(t *testing.T) {
 // fixture: sqlite-full spends 2.21x sqlite-normal's CPU per insert in l.i0 (worse, not blue as
 // "more"), pebble 0.59x (better), and inserts at 0.27x its rate (worse); report.md says so.
 func TestCostIsWorseAbove(t *testing.T) {
-	p, err := NewPage([]Input{loadFixture(t, "insert")}, Options{})
+	p, err := NewPage([]Input{loadFixture(t, "insert")}, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestRatioIsColouredByDirection(t *testing.T) {
 	seen := map[string]int{}
 	md := ""
 	for _, pair := range [][2]string{{"insert", "resources"}, {"resources", "insert"}} {
-		p, err := NewPage([]Input{loadFixture(t, pair[0]), loadFixture(t, pair[1])}, Options{Ratio: true})
+		p, err := NewPage([]Input{loadFixture(t, pair[0]), loadFixture(t, pair[1])}, Options{Ratio: true, Layouts: testLayouts()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -154,7 +154,7 @@ func TestMatrixJoin(t *testing.T) {
 		{Dir: "results/20261124-2-insert-base", Run: matrixRun("base", 0, 4, sha)},
 		{Dir: "results/20261124-3-insert-a1", Run: matrixRun("a1", 1, 4, sha)},
 	}
-	p, err := NewPage(runs, Options{Base: "a1"})
+	p, err := NewPage(runs, Options{Base: "a1", Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestMatrixJoin(t *testing.T) {
 	// carry the run again, as names may repeat.
 	runs = append(runs, Input{Dir: "results/again", Run: matrixRun("a1", 1, 4, sha)},
 		Input{Dir: "results/other", Run: matrixRun("x", 0, 1, "fedcba9876543210")})
-	p, err = NewPage(runs, Options{})
+	p, err = NewPage(runs, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}

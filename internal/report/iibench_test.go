@@ -101,7 +101,7 @@ func wantRow(t *testing.T, s Summary, title string, want ...string) {
 }
 
 func TestIIBenchPublishedLayout(t *testing.T) {
-	s := Build(ibFixture())
+	s := Build(ibFixture(), testLayouts())
 	titles := make([]string, len(s.Tables))
 	for i, tb := range s.Tables {
 		titles[i] = tb.Title
@@ -124,14 +124,14 @@ func TestIIBenchPublishedLayout(t *testing.T) {
 	if !slices.Contains(s.Lines, "iiBench: max rows 80000, no time limit, insert threads 1, query threads 4, secondary indexes 3, report every 10s, machine $1.68/hour") {
 		t.Errorf("no parameter line in %q", s.Lines)
 	}
-	md := Markdown(ibFixture())
+	md := Markdown(ibFixture(), testLayouts())
 	if !strings.Contains(md, "\n## iiBench\n") || !strings.Contains(md, "| a | sqlite | 80000 | 115s | 696 | 17.4 | 40 |") {
 		t.Errorf("markdown lacks the iiBench table:\n%s", md)
 	}
 }
 
 func TestIIBenchRatesAgainstRows(t *testing.T) {
-	s := Build(ibFixture())
+	s := Build(ibFixture(), testLayouts())
 	tb := tableOf(s, "Rates against rows inserted")
 	if tb == nil {
 		t.Fatal("no rates table")
@@ -166,7 +166,7 @@ func TestIIBenchSingleConfigPerPeriod(t *testing.T) {
 	r := ibFixture()
 	r.Configs = r.Configs[:1]
 	r.Configs[0].Steps[0].Periods = ibPeriods(ibPeriod{10, 1000, -1, 0}, ibPeriod{10, 1000, 50, 3000}, ibPeriod{4, 500, 20, 1500})
-	s := Build(r)
+	s := Build(r, testLayouts())
 	tb := tableOf(s, "Rates against rows inserted")
 	if tb == nil {
 		t.Fatal("no rates table")
@@ -193,7 +193,7 @@ func TestIIBenchSingleConfigPerPeriod(t *testing.T) {
 		many = append(many, ibPeriod{10, rows, 100, 2000})
 	}
 	r.Configs[0].Steps[0].Periods = ibPeriods(many...)
-	s = Build(r)
+	s = Build(r, testLayouts())
 	tb = tableOf(s, "Rates against rows inserted")
 	if tb == nil || !slices.Equal(tb.Header, []string{"rows", "a ips", "a qps", "a q p99"}) {
 		t.Fatalf("11 periods: %+v", tb)
@@ -211,7 +211,7 @@ func TestIIBenchSingleConfigPerPeriod(t *testing.T) {
 }
 
 func TestIIBenchCost(t *testing.T) {
-	s := Build(ibFixture())
+	s := Build(ibFixture(), testLayouts())
 	if h := tableOf(s, "Cost").Header; !slices.Equal(h, []string{"config", "$/hour", "run time", "run cost", "$ per billion inserts"}) {
 		t.Errorf("cost header %q", h)
 	}
@@ -232,7 +232,7 @@ func TestIIBenchCost(t *testing.T) {
 			r.Configs[i].Steps[j].Cost = nil
 		}
 	}
-	if tb := tableOf(Build(r), "Cost"); tb != nil {
+	if tb := tableOf(Build(r, testLayouts()), "Cost"); tb != nil {
 		t.Errorf("cost table without a price: %+v", tb)
 	}
 	if dollars(20.3) != "$20.30" || dollars(0) != "$0.00" {
@@ -241,7 +241,7 @@ func TestIIBenchCost(t *testing.T) {
 }
 
 func TestIIBenchLatencyAndPerOp(t *testing.T) {
-	s := Build(ibFixture())
+	s := Build(ibFixture(), testLayouts())
 	title := "Latency per operation"
 	if got := row(t, s, title, "a", "insert"); !slices.Equal(got, []string{"a", "insert", "80", "696",
 		"800us", "1.5ms", "5ms", "12ms", "40ms", "1ms", "0", "-", "-", "-", "-", "-"}) {
@@ -283,13 +283,13 @@ func TestIIBenchLatencyAndPerOp(t *testing.T) {
 			r.Configs[i].Steps[j].Usage = nil
 		}
 	}
-	if tb := tableOf(Build(r), per); tb != nil {
+	if tb := tableOf(Build(r, testLayouts()), per); tb != nil {
 		t.Errorf("per-op table with nothing measured: %+v", tb)
 	}
 }
 
 func TestIIBenchStepsAndEfficiency(t *testing.T) {
-	s := Build(ibFixture())
+	s := Build(ibFixture(), testLayouts())
 	if got := row(t, s, "Steps", "a", "run"); got[2] != "ok" || got[6] != "ok" || got[7] != "insert 2" {
 		t.Errorf("steps row %q", got)
 	}
@@ -322,7 +322,7 @@ func TestIIBenchFromJSON(t *testing.T) {
 	if _, ok := back.Workload.Params["insert_threads"].(float64); !ok {
 		t.Fatalf("params did not come back as float64: %T", back.Workload.Params["insert_threads"])
 	}
-	if got, want := Markdown(&back), Markdown(ibFixture()); got != want {
+	if got, want := Markdown(&back, testLayouts()), Markdown(ibFixture(), testLayouts()); got != want {
 		t.Errorf("summary differs after a JSON round trip:\n%s\nwant\n%s", got, want)
 	}
 }

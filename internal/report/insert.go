@@ -2,20 +2,51 @@ package report
 
 import (
 	"fmt"
-	"math"
+	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/enginebench/enginebench/internal/numfmt"
-	"github.com/enginebench/enginebench/internal/report/chart"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
-// insertSections are the Insert Benchmark's sections: the throughput summary (absolute and
+// InsertLayout is the Insert Benchmark's layout: its steps' throughput, SLA, latency, scans,
+// efficiency and engine debt; on the page a section for each step; nothing of its own in a
+// ratio of two runs.
+func InsertLayout() Layout { return insertLayout{} }
+
+// insertLayout is the Insert Benchmark's Layout.
+type insertLayout struct{}
+
+// summary is the summary of r, an Insert Benchmark run whose repeats are folded.
+func (insertLayout) summary(r *result.Run, sp spreads) Summary {
+	s := Summary{Lines: header(r)}
+	tables := []Table{throughput(r, sp), ratePercentileTable(r, sp), latency(r, sp), sla(r, sp), details(r, sp), phases(r, sp)}
+	tables = append(tables, efficiency(r, sp)...)
+	tables = append(tables, resourceTable(r, sp), cleanup(r, sp), memoryTable(r))
+	tables = append(tables, capacityTables(r)...)
+	s.Tables = nonEmpty(tables)
+	s.Legend = []string{
+		"ips: rows inserted (l.x: rows indexed; scan: rows read) per second; qps: queries per second.",
+		"p50/p99/max: service time from each operation's actual start. rt: response time of the open-loop background writers, from the intended start (includes queueing).",
+		"SLA: the background writer of a query step must achieve at least 95% of its target insert rate; a step that did not is marked.",
+		"probe: seconds of SELECT min(transactionid) at the step's start (MVCC debt, purge lag). fairness: (max-min)/min of the clients' durations.",
+		"verify: every row read through the primary key is the row its insert number and the seed give, none missing, extra or altered, and every secondary index holds exactly those rows' entries.",
+		"Efficiency, per operation of the step (rows inserted, indexed or read; queries in the query steps); writes per row inserted, which in the query steps are the background writers' rows:",
+		"  cpupq: host CPU microseconds; cspq: context switches; rpq, rkbpq: storage reads and KB read; wpi, wkbpi: storage writes and KB written (the data directory's device, as iostat shows it);",
+		"  dbgb1: GB of the database's own files at the step's end; dbgb2: GB of the whole data directory; wamp: KB written to storage / logical KB inserted.",
+		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
+		"cleanup: the engine's debt (flush, compaction, checkpoint, vacuum) before and after the step.",
+	}
+	s.Legend = append(append(append(s.Legend, resourceLegend...), clientLegend(r)...), memoryLegend(r)...)
+	s.Legend = append(s.Legend, capacityLegend(r)...)
+	return s
+}
+
+// sections are the Insert Benchmark's sections: the throughput summary (absolute and
 // relative to the base), the SLA, the steps' status, probe, fairness and engine debt, then
 // one section per step with its charts, efficiency, response-time distribution and percentiles.
-func insertSections(r *result.Run, p *Page) []Section {
+func (insertLayout) sections(r *result.Run, p *Page) []Section {
 	abs, rel := throughputTables(r, p.Base, p.spreads)
 	summary := Section{ID: "summary", Title: "Throughput"}
 	for _, t := range nonEmpty([]Table{abs, rel, ratePercentileTable(r, p.spreads), slaTable(r, p.spreads)}) {
@@ -38,6 +69,131 @@ func insertSections(r *result.Run, p *Page) []Section {
 		out = append(out, stepSection(r, p.Base, n, p.spreads))
 	}
 	return out
+}
+
+// ratio adds nothing: the steps' rates, which every ratio has, are the whole comparison.
+func (insertLayout) ratio(_, _ *result.Run) ratioAdds { return ratioAdds{} }
+
+// throughput is the summary's table of each step's headline rate, a row per configuration.
+func throughput(r *result.Run, sp spreads) Table {
+	t := Table{Title: "Throughput", Header: []string{"config"}}
+	steps := rateSteps(r)
+	for _, n := range steps {
+		t.Header = append(t.Header, n+" "+unit(n))
+	}
+	for _, c := range r.Configs {
+		row := []string{c.Name}
+		for _, n := range steps {
+			row = append(row, rateSpanCell(findStep(c, n), sp.get(c.Name, n)))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// latency is the summary's table of each operation's latency in each step.
+func latency(r *result.Run, sp spreads) Table {
+	t := Table{Title: "Latency", Header: []string{"config", "step", "op", "count", "p50", "p99", "max", "rt p99", "rt max", "p25", "p75"}}
+	for _, c := range r.Configs {
+		for i := range c.Steps {
+			s := &c.Steps[i]
+			for _, name := range opNames(*s) {
+				row := []string{c.Name, s.Name, opLabel(name, s.Ops[name])}
+				t.Rows = append(t.Rows, append(row, sp.cells(c.Name, s, opCells(name, latencyRow))...))
+			}
+		}
+	}
+	return t
+}
+
+// latencyRow are the latency table's cells of op: count, p50, p99, max, rt p99, rt max, p25, p75.
+func latencyRow(op *result.Op) []string {
+	row := []string{fmt.Sprint(op.Count)}
+	if op.Count == 0 {
+		row = append(row, missing, missing, missing)
+	} else {
+		row = append(row, numfmt.Duration(op.Latency.P50), numfmt.Duration(op.Latency.P99), numfmt.Duration(op.Latency.Max))
+	}
+	row = append(row, responseCells(op)[1:]...) // rt p99, rt max
+	return append(row, quartileCells(op)...)
+}
+
+// sla is the summary's table of the background writers' target and achieved rates.
+func sla(r *result.Run, sp spreads) Table {
+	t := Table{Title: "SLA of the background writers", Header: []string{"config", "step", "target ins/s", "achieved ins/s", "achieved del/s", "met"}}
+	for _, c := range r.Configs {
+		for i := range c.Steps {
+			s := &c.Steps[i]
+			if s.Target == nil {
+				continue
+			}
+			met := "yes"
+			if !s.Target.SLAMet {
+				met = "NO"
+			}
+			cells := sp.cells(c.Name, s, func(s *result.Step) []string {
+				if s.Target == nil {
+					return []string{missing, missing, missing}
+				}
+				return []string{numfmt.Num(s.Target.InsertsPerSec), numfmt.Num(s.Target.AchievedInsertsPerSec), numfmt.Num(s.Target.AchievedDeletesPerSec)}
+			})
+			t.Rows = append(t.Rows, append(append([]string{c.Name, s.Name}, cells...), met))
+		}
+	}
+	return t
+}
+
+// phases is the Scans table: each index a scan step read, its time, rows and rate.
+func phases(r *result.Run, sp spreads) Table {
+	t := Table{Title: "Scans", Header: []string{"config", "step", "index", "time", "rows", "rows/s"}}
+	for _, c := range r.Configs {
+		for i := range c.Steps {
+			s := &c.Steps[i]
+			for _, p := range s.Phases {
+				cells := sp.cells(c.Name, s, func(s *result.Step) []string {
+					i := slices.IndexFunc(s.Phases, func(q result.Phase) bool { return q.Name == p.Name })
+					if i < 0 {
+						return []string{missing, missing, missing}
+					}
+					q := s.Phases[i]
+					return []string{numfmt.Seconds(q.Seconds), fmt.Sprint(q.Rows), numfmt.Num(q.PerSec)}
+				})
+				t.Rows = append(t.Rows, append([]string{c.Name, s.Name, p.Name}, cells...))
+			}
+		}
+	}
+	return t
+}
+
+// cleanup shows, for each configuration's cleanup step, its time and each engine counter
+// before and after it.
+func cleanup(r *result.Run, sp spreads) Table {
+	t := Table{Title: "Cleanup: engine debt before and after", Header: []string{"config", "step", "status", "time", "counter", "before", "after"}}
+	for _, c := range r.Configs {
+		for i := range c.Steps {
+			s := &c.Steps[i]
+			if s.EngineStatsBefore == nil {
+				continue
+			}
+			keys := slices.Sorted(maps.Keys(s.EngineStatsBefore))
+			for k := range s.EngineStats {
+				if _, ok := s.EngineStatsBefore[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			for i, k := range keys {
+				figs := sp.cells(c.Name, s, func(s *result.Step) []string {
+					return []string{numfmt.Seconds(s.Seconds), statCell(s.EngineStatsBefore, k), statCell(s.EngineStats, k)}
+				})
+				row := []string{c.Name, s.Name, s.Status, figs[0], k, figs[1], figs[2]}
+				if i > 0 {
+					row[2], row[3] = "", ""
+				}
+				t.Rows = append(t.Rows, row)
+			}
+		}
+	}
+	return t
 }
 
 // throughputSteps are the columns of the throughput summary: every step with a rate but the
@@ -142,29 +298,6 @@ func slaTable(r *result.Run, sp spreads) Table {
 	return t
 }
 
-// slaAchieved is a step's achieved background inserts/s (its repeats share the target, so the
-// spread of the percentage is that of the rate).
-func slaAchieved(s *result.Step) string {
-	if s.Target == nil {
-		return missing
-	}
-	return numfmt.Num(s.Target.AchievedInsertsPerSec)
-}
-
-// failures lists every step that did not finish, with its error.
-func failures(r *result.Run) Table {
-	t := Table{Title: "Steps that did not finish", Header: []string{"config", "step", "status", "error"}}
-	for _, c := range r.Configs {
-		for _, s := range c.Steps {
-			if s.Status != result.StatusOK {
-				t.Rows = append(t.Rows, []string{c.Name, s.Name, s.Status, s.Error})
-				t.Class = append(t.Class, []string{"", "", ClassFailed, ""})
-			}
-		}
-	}
-	return t
-}
-
 // probeTable is the min(transactionid) probe at each step's start, a column per step.
 func probeTable(r *result.Run, sp spreads) Table {
 	steps := stepsWith(r, func(s *result.Step) bool { return s.Probe != nil })
@@ -215,233 +348,4 @@ func fairnessCells(s *result.Step) []string {
 		return []string{missing, missing, missing, missing}
 	}
 	return []string{numfmt.Seconds(f.MinSeconds), numfmt.Seconds(f.MaxSeconds), numfmt.Seconds(f.DiffSeconds), numfmt.Num(f.Pct) + "%"}
-}
-
-// debtKeys are the engine counters that measure debt, in the order the debt tables show them:
-// purge lag and dirty pages (InnoDB), dead tuples (PostgreSQL), compaction debt and stalls
-// (LSM engines), WAL and freelist (SQLite), free and pinned pages (bbolt), pages in use (LMDB),
-// dirty cache and the LSM work queue (WiredTiger).
-var debtKeys = []string{
-	"history_list_length", "dirty_pages", "checkpoint_age_bytes", "pending_reads", "pending_writes",
-	"dead_tuples", "live_tuples", "autovacuum_runs", "vacuum_runs", "vacuums_running",
-	"pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables", "memtable_bytes",
-	"write_stalls", "write_stall_seconds", "write_stopped", "stall_stops", "stall_slowdowns", "stall_micros",
-	"wal_bytes", "freelist_count", "freelist_pages", "pending_pages", "pages_in_use",
-	"cache_dirty_bytes", "lsm_work_queue_max",
-}
-
-// debtTables show, per configuration, the engine's debt counters at each step's end.
-func debtTables(r *result.Run, sp spreads) []Table {
-	var out []Table
-	for _, c := range r.Configs {
-		var keys []string
-		for _, k := range debtKeys {
-			for _, s := range c.Steps {
-				if _, ok := s.EngineStats[k]; ok {
-					keys = append(keys, k)
-					break
-				}
-			}
-		}
-		if len(keys) == 0 {
-			continue
-		}
-		t := Table{Title: fmt.Sprintf("Engine debt at each step's end: %s (%s)", c.Name, c.Engine), Header: append([]string{"step"}, keys...)}
-		for i := range c.Steps {
-			s := &c.Steps[i]
-			t.Rows = append(t.Rows, append([]string{s.Name}, sp.cells(c.Name, s, func(s *result.Step) []string {
-				var row []string
-				for _, k := range keys {
-					row = append(row, statCell(s.EngineStats, k))
-				}
-				return row
-			})...))
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// stepSection is one step's part of the page: a bar chart of its rate per configuration, its
-// efficiency (absolute and relative to the base), the response-time distribution and
-// percentiles, and the per-second charts of each operation.
-func stepSection(r *result.Run, base, step string, sp spreads) Section {
-	sec := Section{ID: chartID("step", step), Title: "Step " + step}
-	bars := &Bars{}
-	for i, c := range r.Configs {
-		v, ok := stepRate(findStep(c, step))
-		if !ok {
-			v = math.NaN()
-		}
-		bars.Labels, bars.Values, bars.Colors = append(bars.Labels, c.Name), append(bars.Values, v), append(bars.Colors, i)
-	}
-	sec.Blocks = append(sec.Blocks, Block{Charts: []Chart{{ID: chartID(step, "rate"), Bars: bars,
-		Options: chart.Options{Title: step + ": " + unit(step), YLabel: unit(step)}}}})
-	for _, t := range nonEmpty([]Table{effTable(r, step, sp), effRelTable(r, base, step, sp), stepResourceTable(r, step, sp),
-		distributionTable(r, step, sp), percentileTable(r, step, sp)}) {
-		sec.Blocks = append(sec.Blocks, Block{Table: &t})
-	}
-	sec.Blocks = append(sec.Blocks, boxBlocks(r, step)...)
-	for _, op := range stepOps(r, step) {
-		sec.Blocks = append(sec.Blocks, Block{Charts: opCharts(r, step, op)})
-	}
-	return sec
-}
-
-// opRow is one operation of one configuration in a step.
-type opRow struct {
-	config, name string
-	op           *result.Op
-	step         *result.Step
-}
-
-// stepOpRows returns each configuration's operations in the step, configuration by
-// configuration, the headline op first.
-func stepOpRows(r *result.Run, step string) []opRow {
-	var out []opRow
-	for _, c := range r.Configs {
-		if s := findStep(c, step); s != nil {
-			for _, name := range opNames(*s) {
-				out = append(out, opRow{c.Name, name, s.Ops[name], s})
-			}
-		}
-	}
-	return out
-}
-
-// stepOps returns the operations any configuration ran in the step, the headline op first.
-func stepOps(r *result.Run, step string) []string {
-	var out []string
-	for _, c := range r.Configs {
-		if s := findStep(c, step); s != nil {
-			for _, op := range opNames(*s) {
-				if !slices.Contains(out, op) {
-					out = append(out, op)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// effRelTable is a step's rate and efficiency divided by the base configuration's.
-func effRelTable(r *result.Run, base, step string, sp spreads) Table {
-	t := Table{Title: step + ": efficiency relative to " + base, Header: []string{"config", unit(step)}}
-	for _, c := range effColumns {
-		t.Header = append(t.Header, c.name)
-	}
-	bi := slices.IndexFunc(r.Configs, func(c result.Config) bool { return c.Name == base })
-	if bi < 0 || len(r.Configs) < 2 {
-		return t
-	}
-	bs := findStep(r.Configs[bi], step)
-	for _, c := range r.Configs {
-		s := findStep(c, step)
-		if s == nil {
-			continue
-		}
-		v, ok := sp.span(c.Name, step, s, stepRate)
-		b, bok := sp.span(base, step, bs, stepRate)
-		text, cl := relSpanCell(v, b, ok, bok, directionOf(t, 1))
-		row, class := []string{c.Name, text}, []string{"", cl}
-		for j, col := range effColumns {
-			get := okFigure(col.get)
-			v, ok := sp.span(c.Name, step, s, get)
-			b, bok := sp.span(base, step, bs, get)
-			text, cl := relSpanCell(v, b, ok, bok, directionOf(t, j+2))
-			row, class = append(row, text), append(class, cl)
-		}
-		t.Rows, t.Class = append(t.Rows, row), append(t.Class, class)
-	}
-	return t
-}
-
-// bucketHeader names the response-time buckets of result.BucketBoundsUs, then everything above.
-func bucketHeader() []string {
-	var h []string
-	for _, b := range result.BucketBoundsUs {
-		h = append(h, "<="+numfmt.Duration(b))
-	}
-	return append(h, ">"+numfmt.Duration(result.BucketBoundsUs[len(result.BucketBoundsUs)-1]))
-}
-
-// distributionTable shows, per configuration and operation of a step, the percentage of
-// operations in each response-time bucket and the maximum.
-func distributionTable(r *result.Run, step string, sp spreads) Table {
-	t := Table{Title: step + ": response-time distribution (% of operations)",
-		Header: append(append([]string{"config", "op", "count"}, bucketHeader()...), "max")}
-	for _, o := range stepOpRows(r, step) {
-		label := opLabel(o.name, o.op)
-		t.Rows = append(t.Rows, append([]string{o.config, label}, sp.cells(o.config, o.step, opCells(o.name, func(op *result.Op) []string {
-			return bucketRow(op.Count, op.Latency)
-		}))...))
-		if o.op.Response != nil && o.op.Count > 0 {
-			t.Rows = append(t.Rows, append([]string{o.config, label + " rt"}, sp.cells(o.config, o.step, opCells(o.name, func(op *result.Op) []string {
-				if op.Response == nil {
-					return allMissing(bucketRow(0, result.Latency{}))
-				}
-				return bucketRow(op.Count, *op.Response)
-			}))...))
-		}
-	}
-	return t
-}
-
-// bucketRow are the cells of a latency distribution: its count, the percentage of operations
-// in each bucket and its max.
-func bucketRow(count int64, l result.Latency) []string {
-	row := []string{strconv.FormatInt(count, 10)}
-	n := len(result.BucketBoundsUs)
-	if count == 0 || len(l.Buckets) != n {
-		for range n + 1 {
-			row = append(row, missing)
-		}
-		if count == 0 {
-			return append(row, missing)
-		}
-		return append(row, numfmt.Duration(l.Max))
-	}
-	prev := 0.0
-	for i := range n + 1 {
-		cum := 1.0
-		if i < n {
-			cum = l.Buckets[i]
-		}
-		row = append(row, pct(cum-prev))
-		prev = cum
-	}
-	return append(row, numfmt.Duration(l.Max))
-}
-
-// pct formats a share (0..1) as a percentage with up to three decimals, so that 99.97 is not
-// rounded up to 100.
-func pct(share float64) string {
-	v := math.Max(0, share*100)
-	if v == 0 {
-		return "0"
-	}
-	s := strconv.FormatFloat(v, 'f', 3, 64)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	if s == "0" {
-		return "<0.001"
-	}
-	return s
-}
-
-// percentileTable shows a step's latency percentiles per configuration and operation.
-func percentileTable(r *result.Run, step string, sp spreads) Table {
-	t := Table{Title: step + ": latency percentiles", Header: []string{"config", "op", "count", "ops/s",
-		"p50", "p90", "p99", "p99.9", "max", "mean", "rt p50", "rt p99", "rt max", "p25", "p75"}}
-	for _, o := range stepOpRows(r, step) {
-		row := []string{o.config, opLabel(o.name, o.op)}
-		t.Rows = append(t.Rows, append(row, sp.cells(o.config, o.step, opCells(o.name, percentileCells))...))
-	}
-	return t
-}
-
-// percentileCells are the latency percentiles table's cells of op.
-func percentileCells(op *result.Op) []string {
-	row := []string{strconv.FormatInt(op.Count, 10), numfmt.Num(op.PerSec)}
-	row = append(row, latencyCells(op)...)
-	return append(append(row, responseCells(op)...), quartileCells(op)...)
 }

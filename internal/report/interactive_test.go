@@ -79,7 +79,7 @@ func TestInteractiveScripts(t *testing.T) {
 	if strings.Contains(html.String(), "leeoniya/uPlot") != strings.Contains(html.String(), `class="uchart"`) {
 		t.Error("uPlot carried without an interactive chart, or missing with one")
 	}
-	p, err := NewPage([]Input{{Dir: "charts", Run: chartRun(2, 10, false)}}, Options{})
+	p, err := NewPage([]Input{{Dir: "charts", Run: chartRun(2, 10, false)}}, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,14 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/numfmt"
+	"github.com/enginebench/enginebench/internal/report/chart"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -12,10 +17,19 @@ import (
 // every one; beyond it, the first and the last.
 const maxLatencyIntervals = 6
 
-// buildLinkBench makes the summary of a LinkBench run: the published layout (load time, rate
+// LinkBenchLayout is LinkBench's layout: its published table (load, then the QPS and size of
+// each request interval), the load, the latency of each operation; on the page the per-second
+// request and load rates; in a ratio of two runs the request rate of the last interval and of
+// all of them, and each operation's.
+func LinkBenchLayout() Layout { return linkBenchLayout{} }
+
+// linkBenchLayout is LinkBench's Layout.
+type linkBenchLayout struct{}
+
+// summary is the summary of a LinkBench run: the published layout (load time, rate
 // and size, then QPS and size of each interval), the load, per-op latency, steps and
 // efficiency.
-func buildLinkBench(r *result.Run, sp spreads) Summary {
+func (linkBenchLayout) summary(r *result.Run, sp spreads) Summary {
 	s := Summary{Lines: header(r)}
 	tables := []Table{lbPublished(r, sp), lbLoad(r, sp), ratePercentileTable(r, sp), lbLatency(r, sp), details(r, sp)}
 	tables = append(tables, efficiency(r, sp)...)
@@ -36,6 +50,46 @@ func buildLinkBench(r *result.Run, sp spreads) Summary {
 	s.Legend = append(append(append(s.Legend, resourceLegend...), clientLegend(r)...), memoryLegend(r)...)
 	s.Legend = append(s.Legend, capacityLegend(r)...)
 	return s
+}
+
+// sections are LinkBench's sections: the published layout (load time, rate and size;
+// QPS and size of each interval), the load, the per-second request rate and load rate, the
+// per-op latency, the steps and the efficiency.
+func (linkBenchLayout) sections(r *result.Run, p *Page) []Section {
+	sum := Section{ID: "summary", Title: "LinkBench"}
+	for _, t := range nonEmpty([]Table{lbPublished(r, p.spreads), lbLoad(r, p.spreads), ratePercentileTable(r, p.spreads)}) {
+		sum.Blocks = append(sum.Blocks, Block{Table: &t})
+	}
+	ivs := intervalNames(r)
+	sum.Blocks = append(sum.Blocks, Block{Charts: []Chart{
+		{ID: "requests-rate", Series: spanSeries(r, ivs, oneOp("requests")), Sync: "requests",
+			Options: chart.Options{Title: "requests/s each second (all operations, every interval)", XLabel: "seconds since the first interval", YLabel: "requests/s", Legend: true}},
+		{ID: "load-rate", Series: spanSeries(r, []string{"load"}, oneOp("link")), Sync: "load",
+			Options: chart.Options{Title: "load: links/s each second", XLabel: "seconds", YLabel: "links/s", Legend: true}},
+	}})
+	lat := Section{ID: "latency", Title: "Latency"}
+	if t := lbLatency(r, p.spreads); len(t.Rows) > 0 {
+		lat.Blocks = append(lat.Blocks, Block{Table: &t})
+	}
+	for _, n := range latencyIntervals(r) {
+		lat.Blocks = append(lat.Blocks, boxBlocks(r, n)...)
+	}
+	out := []Section{sum, lat}
+	if c := capacitySection(r); c != nil {
+		out = append(out, *c)
+	}
+	return append(out, stepsAndEfficiency(r, p.spreads)...)
+}
+
+// ratio adds LinkBench's request rate in each run's last request interval and over all of
+// them, and a table of each operation over all of them, as its seed compares a cached run of 6
+// intervals with an IO-bound run of 24.
+func (linkBenchLayout) ratio(a, b *result.Run) ratioAdds {
+	return ratioAdds{
+		cols:   lbIntervalCols(),
+		text:   "last interval: each run's last request interval (e.g. run.6 of a cached run of 6 against run.24 of an IO-bound run of 24); all intervals: the request rate over every request interval together.",
+		tables: []ratioSpec{{title: "Operations over all request intervals", cols: lbOpRatioCols(a, b)}},
+	}
 }
 
 // intervalNames returns the request intervals (run.N) that ran, in order.
@@ -194,4 +248,136 @@ func lbLatency(r *result.Run, sp spreads) Table {
 		}
 	}
 	return t
+}
+
+// oneOp is the rate of one operation in the second.
+func oneOp(op string) intervalValue {
+	return func(ivs *result.Series, i int, secs float64) float64 {
+		o, ok := ivs.Op(i, op)
+		if !ok {
+			return math.NaN()
+		}
+		return ivRate(o, secs)
+	}
+}
+
+// spanSeries returns a line per configuration over the given steps one after the other: x is
+// seconds since the first of them started.
+func spanSeries(r *result.Run, steps []string, value intervalValue) []chart.Series {
+	var out []chart.Series
+	for ci, c := range r.Configs {
+		var x, y []float64
+		var t0 time.Time
+		for _, n := range steps {
+			s := findStep(c, n)
+			if s == nil {
+				continue
+			}
+			if t0.IsZero() {
+				t0 = s.StartedAt
+			}
+			sx, sy := points(s, t0, value)
+			x, y = append(x, sx...), append(y, sy...)
+		}
+		if len(x) == 0 {
+			continue
+		}
+		x, y = chart.Downsample(x, y, linePoints(len(r.Configs)))
+		out = append(out, chart.Series{Name: c.Name, Color: ci, X: x, Y: y})
+	}
+	return out
+}
+
+// latencyIntervals are the request intervals (run.N) of LinkBench's latency table and box
+// view: every one up to maxLatencyIntervals, else the first and the last.
+func latencyIntervals(r *result.Run) []string {
+	ivs := intervalNames(r)
+	if len(ivs) > maxLatencyIntervals {
+		ivs = []string{ivs[0], ivs[len(ivs)-1]}
+	}
+	return ivs
+}
+
+// lbRequests is the op of a LinkBench request interval that counts every request.
+const lbRequests = "requests"
+
+// lbIntervalCols are LinkBench's request rate in each run's last request interval and over
+// all its request intervals.
+func lbIntervalCols() []ratioCol {
+	return []ratioCol{
+		{header: "last interval qps", rate: func(r *result.Run, config string) (float64, bool) {
+			ivs := configIntervals(r, config)
+			if len(ivs) == 0 {
+				return 0, false
+			}
+			last := ivs[len(ivs)-1]
+			return opRate(r, config, last.Name, lbRequests)
+		}},
+		{header: "all intervals qps", rate: func(r *result.Run, config string) (float64, bool) {
+			return intervalsRate(configIntervals(r, config), lbRequests)
+		}},
+	}
+}
+
+// lbOpRatioCols are the rates of each LinkBench operation (ADD_LINK, GET_NODE, ...) either run
+// has, over all the request intervals.
+func lbOpRatioCols(a, b *result.Run) []ratioCol {
+	var ops []string
+	for _, r := range []*result.Run{a, b} {
+		for _, c := range r.Configs {
+			for _, s := range configIntervals(r, c.Name) {
+				for op := range maps.Keys(s.Ops) {
+					if op != lbRequests && !slices.Contains(ops, op) {
+						ops = append(ops, op)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(ops)
+	var cols []ratioCol
+	for _, op := range ops {
+		cols = append(cols, ratioCol{header: op + " ops/s", rate: func(r *result.Run, config string) (float64, bool) {
+			return intervalsRate(configIntervals(r, config), op)
+		}})
+	}
+	return cols
+}
+
+// configIntervals are the request intervals (run.N) of the named configuration, in the order
+// they ran.
+func configIntervals(r *result.Run, config string) []*result.Step {
+	c := findConfig(r, config)
+	if c == nil {
+		return nil
+	}
+	var out []*result.Step
+	for i := range c.Steps {
+		if strings.HasPrefix(c.Steps[i].Name, "run.") {
+			out = append(out, &c.Steps[i])
+		}
+	}
+	return out
+}
+
+// intervalsRate is op's rate over all the intervals together: each interval's rate weighted by
+// its seconds. An interval without the op did none; ok is false when an interval did not
+// finish, or none has the op.
+func intervalsRate(ivs []*result.Step, op string) (float64, bool) {
+	var units, secs float64
+	found := false
+	for _, s := range ivs {
+		if s.Status != result.StatusOK {
+			return 0, false
+		}
+		if o := s.Ops[op]; o != nil {
+			units += o.PerSec * s.Seconds
+			found = true
+		}
+		secs += s.Seconds
+	}
+	if !found || secs <= 0 {
+		return 0, false
+	}
+	return units / secs, true
 }

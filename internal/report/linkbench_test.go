@@ -40,7 +40,7 @@ func lbFixture() *result.Run {
 }
 
 func TestLinkBenchPublishedLayout(t *testing.T) {
-	s := Build(lbFixture())
+	s := Build(lbFixture(), testLayouts())
 	if s.Tables[0].Title != "LinkBench" {
 		t.Fatalf("first table %q", s.Tables[0].Title)
 	}
@@ -58,7 +58,7 @@ func TestLinkBenchPublishedLayout(t *testing.T) {
 }
 
 func TestLinkBenchLoadAndLatency(t *testing.T) {
-	s := Build(lbFixture())
+	s := Build(lbFixture(), testLayouts())
 	// links/s, links+counts/s, (link+count+node)/s: 40000, 49000 and 59000 rows in 2 s.
 	if got := row(t, s, "Load", "a", "load"); !slices.Equal(got[4:], []string{"40000", "20000", "24500", "29500", "10000", "4", "0.0123"}) {
 		t.Errorf("load row: %v", got)
@@ -80,7 +80,7 @@ func TestLinkBenchLoadAndLatency(t *testing.T) {
 			t.Errorf("table %q: the warmup is not counted", tb.Title)
 		}
 	}
-	if !strings.Contains(Markdown(lbFixture()), "## LinkBench") {
+	if !strings.Contains(Markdown(lbFixture(), testLayouts()), "## LinkBench") {
 		t.Error("markdown lacks the LinkBench table")
 	}
 }

@@ -38,7 +38,7 @@ func tableByTitle(tables []Table, title string) *Table {
 
 func TestMemoryTable(t *testing.T) {
 	r := cappedFixture()
-	s := Build(r)
+	s := Build(r, testLayouts())
 	mt := tableByTitle(s.Tables, memoryTitle)
 	if mt == nil {
 		t.Fatalf("no %q table in %d tables", memoryTitle, len(s.Tables))
@@ -68,7 +68,7 @@ func TestMemoryTable(t *testing.T) {
 
 func TestMemoryHeaderAndOOMWarning(t *testing.T) {
 	r := cappedFixture()
-	lines := Build(r).Lines
+	lines := Build(r, testLayouts()).Lines
 	capA := "a: memory cap " + numfmt.Bytes(2<<30) + " (cgroup v1, scope process)"
 	if !slices.Contains(lines, capA) {
 		t.Errorf("header lacks %q:\n%s", capA, strings.Join(lines, "\n"))
@@ -87,15 +87,15 @@ func TestMemoryHeaderAndOOMWarning(t *testing.T) {
 	}
 	r1 := cappedFixture()
 	r1.Configs[1].Memory.OOMKills = 1
-	if !slices.ContainsFunc(Build(r1).Lines, func(l string) bool { return strings.Contains(l, "killed 1 process in") }) {
+	if !slices.ContainsFunc(Build(r1, testLayouts()).Lines, func(l string) bool { return strings.Contains(l, "killed 1 process in") }) {
 		t.Errorf("one OOM kill is not %q", "killed 1 process in")
 	}
-	md := Markdown(r)
+	md := Markdown(r, testLayouts())
 	if !strings.Contains(md, "- **WARNING:** b: the kernel's OOM killer") || !strings.Contains(md, "## "+memoryTitle) {
 		t.Errorf("summary.md lacks the bold warning or the memory table:\n%s", md)
 	}
 	var txt bytes.Buffer
-	if err := WriteText(&txt, r); err != nil {
+	if err := WriteText(&txt, r, testLayouts()); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(txt.String(), "WARNING: b: ") || !strings.Contains(txt.String(), memoryTitle) {
@@ -106,7 +106,7 @@ func TestMemoryHeaderAndOOMWarning(t *testing.T) {
 // TestUncappedRunShowsNoMemory checks that a run without caps has no memory table, cap line or
 // legend: its summary is what it was before caps existed.
 func TestUncappedRunShowsNoMemory(t *testing.T) {
-	for _, s := range []Summary{Build(fixture()), buildLinkBench(fixture(), nil), buildIIBench(fixture(), nil)} {
+	for _, s := range []Summary{Build(fixture(), testLayouts()), LinkBenchLayout().summary(fixture(), nil), IIBenchLayout().summary(fixture(), nil)} {
 		if tableByTitle(s.Tables, memoryTitle) != nil {
 			t.Error("an uncapped run has a memory table")
 		}
@@ -144,7 +144,7 @@ func TestReportShowsMemory(t *testing.T) {
 	}
 	// Two runs: the labels carry the run.
 	a, b := Input{Dir: "cached", Run: fixture()}, Input{Dir: "iobound", Run: cappedFixture()}
-	p, err := NewPage([]Input{a, b}, Options{})
+	p, err := NewPage([]Input{a, b}, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}

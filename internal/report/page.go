@@ -77,6 +77,8 @@ type Options struct {
 	Base string
 	// Ratio shows, for exactly two runs, the second run's rates as a percentage of the first's.
 	Ratio bool
+	// Layouts looks up the runs' workload's layout; it must be set.
+	Layouts Layouts
 }
 
 // NewPage builds the report of runs, which must all be of one workload. Several runs combine
@@ -85,6 +87,9 @@ type Options struct {
 func NewPage(runs []Input, o Options) (*Page, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("no run to report")
+	}
+	if o.Layouts == nil {
+		return nil, errors.New("no workload layouts to report with (Options.Layouts)")
 	}
 	if o.Ratio && len(runs) != 2 {
 		return nil, fmt.Errorf("--ratio compares two runs, got %d", len(runs))
@@ -109,26 +114,14 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 	if len(runs) == 1 {
 		p.Title += ", run " + r.RunID
 	}
+	l := o.Layouts(r.Workload.Name)
 	p.Sections = append(p.Sections, topSection(r, p))
 	if o.Ratio {
-		p.Sections = append(p.Sections, ratioSection(runs[0], runs[1]))
+		p.Sections = append(p.Sections, ratioSection(runs[0], runs[1], l))
 	}
-	var s Summary
-	switch r.Workload.Name {
-	case "linkbench":
-		p.Sections = append(p.Sections, linkBenchSections(r, p)...)
-		s = buildLinkBench(r, sp)
-	case "iibench":
-		p.Sections = append(p.Sections, iiBenchSections(r, p)...)
-		s = buildIIBench(r, sp)
-	default:
-		p.Sections = append(p.Sections, insertSections(r, p)...)
-		s = buildInsert(r, sp)
-	}
-	s.Legend = append(s.Legend, repeatLegend(sp)...)
-	s.Legend = append(s.Legend, quartileLegend)
+	p.Sections = append(p.Sections, l.sections(r, p)...)
 	p.Sections = append(p.Sections, metadataSection(runs, r))
-	p.Legend = append(colourLegend(), s.Legend...)
+	p.Legend = append(colourLegend(), summaryOf(l, r, sp).Legend...)
 	p.Legend = append(p.Legend, topLegend...)
 	if len(sp) > 0 {
 		p.Legend = append(p.Legend, spreadColourLegend)

@@ -115,7 +115,7 @@ func golden(t *testing.T, name, got string) {
 func TestGolden(t *testing.T) {
 	for _, name := range []string{"insert", "linkbench", "iibench", "resources", "repeat"} {
 		t.Run(name, func(t *testing.T) {
-			p, err := NewPage([]Input{loadFixture(t, name)}, Options{})
+			p, err := NewPage([]Input{loadFixture(t, name)}, Options{Layouts: testLayouts()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +164,7 @@ func cell(t *testing.T, p *Page, title, key, col string) (string, string) {
 // a missed SLA, a failed step, a step never run and a metric never measured are each shown as
 // such, never as a number.
 func TestInsertShowsWhatIsWrong(t *testing.T) {
-	p, err := NewPage([]Input{loadFixture(t, "insert")}, Options{})
+	p, err := NewPage([]Input{loadFixture(t, "insert")}, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestPerSecondSeries(t *testing.T) {
 func TestCombineRuns(t *testing.T) {
 	a, b := loadFixture(t, "linkbench"), loadFixture(t, "linkbench")
 	b.Dir = filepath.Join(t.TempDir(), "cached")
-	p, err := NewPage([]Input{a, b}, Options{Base: "cached/pebble"})
+	p, err := NewPage([]Input{a, b}, Options{Base: "cached/pebble", Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestCombineRuns(t *testing.T) {
 	}
 	// Two directories of the same name are told apart by their position.
 	b.Dir = "other/linkbench"
-	if p, _ := NewPage([]Input{a, b}, Options{}); p.Configs[2] != "run2/sqlite" {
+	if p, _ := NewPage([]Input{a, b}, Options{Layouts: testLayouts()}); p.Configs[2] != "run2/sqlite" {
 		t.Errorf("same-named runs labelled %v", p.Configs)
 	}
 	for _, c := range []struct {
@@ -307,7 +307,7 @@ func TestCombineRuns(t *testing.T) {
 		{[]Input{a, {Dir: "x", Run: b.Run}}, Options{Base: "sqlite"}, "in several runs"},
 		{[]Input{a}, Options{Ratio: true}, "--ratio compares two runs"},
 	} {
-		if _, err := NewPage(c.runs, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := NewPage(c.runs, withLayouts(c.o)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewPage(%d runs, %+v): %v, want %q", len(c.runs), c.o, err, c.want)
 		}
 	}
@@ -333,7 +333,7 @@ func TestRatio(t *testing.T) {
 		r.Configs = append(r.Configs, c)
 	}
 	b := Input{Dir: "iobound", Run: &r}
-	p, err := NewPage([]Input{a, b}, Options{Ratio: true})
+	p, err := NewPage([]Input{a, b}, Options{Ratio: true, Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,14 +423,14 @@ func markClientBound(t *testing.T, r *result.Run, limit float64, config, step st
 // tables that show it (keeping the cell's colour: the mark is in words), shows the client's
 // share among the resources, and explains the mark in the legend of the HTML page.
 func TestReportMarksClientBound(t *testing.T) {
-	plain, err := NewPage([]Input{loadFixture(t, "insert")}, Options{})
+	plain, err := NewPage([]Input{loadFixture(t, "insert")}, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := loadFixture(t, "insert")
 	markClientBound(t, in.Run, 30, "sqlite-normal", "l.i0")
 	markClientBound(t, in.Run, 30, "sqlite-full", "qp1000")
-	p, err := NewPage([]Input{in}, Options{})
+	p, err := NewPage([]Input{in}, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +478,7 @@ func TestCombinedRunsClientLegend(t *testing.T) {
 	b.Dir = filepath.Join(t.TempDir(), "other")
 	markClientBound(t, a.Run, 30, "sqlite-normal", "l.i0")
 	b.Run.ClientCPULimitPct = 60
-	p, err := NewPage([]Input{a, b}, Options{})
+	p, err := NewPage([]Input{a, b}, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ func TestCombinedRunsClientLegend(t *testing.T) {
 		t.Errorf("legend of runs with different limits:\n%s", legend)
 	}
 	b.Run.ClientCPULimitPct = 30
-	if p, err = NewPage([]Input{a, b}, Options{}); err != nil || !strings.Contains(strings.Join(p.Legend, "\n"), "more than 30% of the CPUs") {
+	if p, err = NewPage([]Input{a, b}, Options{Layouts: testLayouts()}); err != nil || !strings.Contains(strings.Join(p.Legend, "\n"), "more than 30% of the CPUs") {
 		t.Errorf("legend of runs with one limit: %v\n%s", err, strings.Join(p.Legend, "\n"))
 	}
 }

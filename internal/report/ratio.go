@@ -1,7 +1,6 @@
 package report
 
 import (
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -19,23 +18,19 @@ type ratioCol struct {
 
 // ratioSection shows the second run's rates as a percentage of the first's, configuration by
 // configuration (matched by name) and step by step: the published table of how much
-// performance degrades, e.g., when the data outgrows memory. LinkBench adds each run's last
-// request interval, all of them together and each operation over all of them, as its seed
-// compares a cached run of 6 intervals with an IO-bound run of 24. A table says which memory cap
+// performance degrades, e.g., when the data outgrows memory. The workload's layout l adds its
+// own columns and tables (LinkBench: its request intervals). A table says which memory cap
 // each configuration had in each run.
 //
 // Runs with repeats (run --repeat K) compare the medians of their repeats, each cell coloured
 // only when its spreads allow it (spanClass).
-func ratioSection(a, b Input) Section {
+func ratioSection(a, b Input, l Layout) Section {
 	labels := runLabels([]Input{a, b})
 	ra, rb := newRatioRun(a.Run), newRatioRun(b.Run)
 	a.Run, b.Run = ra.med, rb.med
 	names := ratioConfigs(a.Run, b.Run)
-	cols := stepRatioCols(a.Run, b.Run)
-	lb := a.Run.Workload.Name == "linkbench"
-	if lb {
-		cols = append(cols, lbIntervalCols()...)
-	}
+	adds := l.ratio(a.Run, b.Run)
+	cols := append(stepRatioCols(a.Run, b.Run), adds.cols...)
 	title := labels[1] + " as % of " + labels[0]
 	rates := ratioTable(title, names, ra, rb, cols)
 	traceRatio(&rates, labels[0], labels[1])
@@ -44,14 +39,14 @@ func ratioSection(a, b Input) Section {
 	if len(ra.sp) > 0 || len(rb.sp) > 0 {
 		text += " With repeats (run --repeat): the ratio of the medians of the repeats, then the second run's spread (its repeats' least and greatest as a percentage of the first run's median); a cell is coloured only outside 95-105% AND when the two runs' spreads do not overlap."
 	}
-	if lb {
-		text += " last interval: each run's last request interval (e.g. run.6 of a cached run of 6 against run.24 of an IO-bound run of 24); all intervals: the request rate over every request interval together."
+	if adds.text != "" {
+		text += " " + adds.text
 	}
 	blocks := []Block{{Text: text}, {Table: &rates}}
-	if lb {
-		ops := ratioTable("Operations over all request intervals: "+title, names, ra, rb, lbOpRatioCols(a.Run, b.Run))
-		traceRatio(&ops, labels[0], labels[1])
-		blocks = append(blocks, Block{Table: &ops})
+	for _, spec := range adds.tables {
+		t := ratioTable(spec.title+": "+title, names, ra, rb, spec.cols)
+		traceRatio(&t, labels[0], labels[1])
+		blocks = append(blocks, Block{Table: &t})
 	}
 	caps := capsTable(labels, names, a.Run, b.Run)
 	blocks = append(blocks, Block{Text: "The memory cap of each configuration in each run (docs/memory.md); \"no cap\": the run had none, so the page cache could hold the data."}, Block{Table: &caps})
@@ -196,90 +191,6 @@ func opRateName(step, op string) string {
 		return "qps"
 	}
 	return unit(step)
-}
-
-// lbRequests is the op of a LinkBench request interval that counts every request.
-const lbRequests = "requests"
-
-// lbIntervalCols are LinkBench's request rate in each run's last request interval and over
-// all its request intervals.
-func lbIntervalCols() []ratioCol {
-	return []ratioCol{
-		{header: "last interval qps", rate: func(r *result.Run, config string) (float64, bool) {
-			ivs := configIntervals(r, config)
-			if len(ivs) == 0 {
-				return 0, false
-			}
-			last := ivs[len(ivs)-1]
-			return opRate(r, config, last.Name, lbRequests)
-		}},
-		{header: "all intervals qps", rate: func(r *result.Run, config string) (float64, bool) {
-			return intervalsRate(configIntervals(r, config), lbRequests)
-		}},
-	}
-}
-
-// lbOpRatioCols are the rates of each LinkBench operation (ADD_LINK, GET_NODE, ...) either run
-// has, over all the request intervals.
-func lbOpRatioCols(a, b *result.Run) []ratioCol {
-	var ops []string
-	for _, r := range []*result.Run{a, b} {
-		for _, c := range r.Configs {
-			for _, s := range configIntervals(r, c.Name) {
-				for op := range maps.Keys(s.Ops) {
-					if op != lbRequests && !slices.Contains(ops, op) {
-						ops = append(ops, op)
-					}
-				}
-			}
-		}
-	}
-	slices.Sort(ops)
-	var cols []ratioCol
-	for _, op := range ops {
-		cols = append(cols, ratioCol{header: op + " ops/s", rate: func(r *result.Run, config string) (float64, bool) {
-			return intervalsRate(configIntervals(r, config), op)
-		}})
-	}
-	return cols
-}
-
-// configIntervals are the request intervals (run.N) of the named configuration, in the order
-// they ran.
-func configIntervals(r *result.Run, config string) []*result.Step {
-	c := findConfig(r, config)
-	if c == nil {
-		return nil
-	}
-	var out []*result.Step
-	for i := range c.Steps {
-		if strings.HasPrefix(c.Steps[i].Name, "run.") {
-			out = append(out, &c.Steps[i])
-		}
-	}
-	return out
-}
-
-// intervalsRate is op's rate over all the intervals together: each interval's rate weighted by
-// its seconds. An interval without the op did none; ok is false when an interval did not
-// finish, or none has the op.
-func intervalsRate(ivs []*result.Step, op string) (float64, bool) {
-	var units, secs float64
-	found := false
-	for _, s := range ivs {
-		if s.Status != result.StatusOK {
-			return 0, false
-		}
-		if o := s.Ops[op]; o != nil {
-			units += o.PerSec * s.Seconds
-			found = true
-		}
-		secs += s.Seconds
-	}
-	if !found || secs <= 0 {
-		return 0, false
-	}
-	return units / secs, true
 }
 
 // capsTable has a row per configuration name with its memory cap in each run.

@@ -82,7 +82,7 @@ func TestLinkBenchRatio(t *testing.T) {
 	}
 	wt := &iobound.Configs[4]
 	wt.Status, wt.Steps[5].Status = result.StatusFailed, result.StatusFailed
-	p, err := NewPage([]Input{{Dir: "results/cached", Run: cached}, {Dir: "results/iobound", Run: iobound}}, Options{Ratio: true})
+	p, err := NewPage([]Input{{Dir: "results/cached", Run: cached}, {Dir: "results/iobound", Run: iobound}}, Options{Ratio: true, Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func wantSpreadCell(med, lo, hi float64, n, of int) string {
 func TestRepeatMediansAndSpreads(t *testing.T) {
 	r := repeatRun()
 	r.Configs[5].Status, r.Configs[5].Error = result.StatusFailed, "step qr100 failed"
-	s := Build(r)
+	s := Build(r, testLayouts())
 	for _, want := range []string{"a: repeats (median and spread): a#1 (run 1) ok, a#2 (run 3) ok, a#3 (run 5) ok",
 		"b: sqlite version unknown, status failed: b#3: step qr100 failed"} {
 		if !slices.Contains(s.Lines, want) {
@@ -143,7 +143,7 @@ func TestRepeatMediansAndSpreads(t *testing.T) {
 			}
 		}
 	}
-	p, err := NewPage([]Input{{Dir: "rep", Run: r}}, Options{})
+	p, err := NewPage([]Input{{Dir: "rep", Run: r}}, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestRatioWithRepeats(t *testing.T) {
 			}
 		}
 	}
-	p, err := NewPage([]Input{{Dir: "x", Run: a}, {Dir: "y", Run: b}}, Options{Ratio: true})
+	p, err := NewPage([]Input{{Dir: "x", Run: a}, {Dir: "y", Run: b}}, Options{Ratio: true, Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestMatrixRunsWithRepeats(t *testing.T) {
 		r.Matrix = &result.Matrix{Index: i, Count: 2, Config: name, Spec: "s.yaml", SpecSHA256: "abc"}
 		runs = append(runs, Input{Dir: "results/" + name, Run: &r})
 	}
-	p, err := NewPage(runs, Options{})
+	p, err := NewPage(runs, Options{Layouts: testLayouts()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func tableCells(tables []Table, title string, key []string, col string) []string
 // and of its report page (as report.html and report.md show it).
 func summaryAndPageTables(t *testing.T, in Input) []Table {
 	t.Helper()
-	tables := Build(in.Run).Tables
+	tables := Build(in.Run, testLayouts()).Tables
 	tables = append(tables, glanceTables(in.Run)...)
 	p := newPage(t, Options{}, in)
 	for _, s := range p.Sections {

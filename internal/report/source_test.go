@@ -25,7 +25,7 @@ func fixturePages(t *testing.T) map[string]*Page {
 // newPage makes the page of in with o, failing t on an error.
 func newPage(t *testing.T, o Options, in ...Input) *Page {
 	t.Helper()
-	p, err := NewPage(in, o)
+	p, err := NewPage(in, withLayouts(o))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func row(t *testing.T, s Summary, title string, key ...string) []string {
 }
 
 func TestThroughputCells(t *testing.T) {
-	s := Build(fixture())
+	s := Build(fixture(), testLayouts())
 	tp := s.Tables[0]
 	if tp.Title != "Throughput" || strings.Join(tp.Header, ",") != "config,l.i0 ips,l.i1 ips,qr100 qps" {
 		t.Fatalf("throughput header %v", tp.Header)
@@ -73,7 +73,7 @@ func TestThroughputCells(t *testing.T) {
 }
 
 func TestLatencySLAAndSteps(t *testing.T) {
-	s := Build(fixture())
+	s := Build(fixture(), testLayouts())
 	lat := row(t, s, "Latency", "a", "l.i0", "insert")
 	if lat[4] != "812us" || lat[5] != "3.4ms" || lat[6] != "2.1s" || lat[7] != missing {
 		t.Errorf("latency row %v", lat)
@@ -103,7 +103,7 @@ func TestLatencySLAAndSteps(t *testing.T) {
 func TestStepNotes(t *testing.T) {
 	r := fixture()
 	r.Configs[1].Steps[0].Notes = []string{"CHECKPOINT: 0.1 s", "waited 99.0 s"}
-	lines := strings.Join(Build(r).Lines, "\n")
+	lines := strings.Join(Build(r, testLayouts()).Lines, "\n")
 	want := "b: stores nothing\nb: l.i0: CHECKPOINT: 0.1 s\nb: l.i0: waited 99.0 s"
 	if !strings.Contains(lines, want) {
 		t.Errorf("header lines\n%s\nlack\n%s", lines, want)
@@ -112,9 +112,9 @@ func TestStepNotes(t *testing.T) {
 
 func TestMarkdownAndTextAgree(t *testing.T) {
 	r := fixture()
-	md := Markdown(r)
+	md := Markdown(r, testLayouts())
 	var txt bytes.Buffer
-	if err := WriteText(&txt, r); err != nil {
+	if err := WriteText(&txt, r, testLayouts()); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"123457", "4321 (SLA missed)", "failed", "step l.i1 failed", "b: stores nothing", "3.4ms"} {
@@ -145,7 +145,7 @@ func TestEfficiencyTables(t *testing.T) {
 	a.Efficiency = &result.Efficiency{CPUpq: f(16.4), CSpq: f(0.25), Rpq: f(0), RKBpq: f(0),
 		Wpi: f(0.012), WKBpi: f(0.5), Wamp: f(3.2)}
 	a.Size = &result.Size{DBGB1: f(1.25), DBGB2: f(1.5)}
-	s := Build(r)
+	s := Build(r, testLayouts())
 	want := "config,ips,cpupq,cspq,rpq,rkbpq,wpi,wkbpi,dbgb1,dbgb2,wamp"
 	for _, tb := range s.Tables {
 		if strings.HasPrefix(tb.Title, "Efficiency: ") && strings.HasPrefix(tb.Title, "Efficiency: l.") &&
@@ -177,7 +177,7 @@ func TestCleanupDebtBeforeAndAfter(t *testing.T) {
 	r.Configs[0].Steps = append(r.Configs[0].Steps, result.Step{Name: "cleanup", Status: result.StatusOK, Seconds: 1.5,
 		EngineStatsBefore: map[string]float64{"wal_bytes": 4096, "l0_files": 7},
 		EngineStats:       map[string]float64{"wal_bytes": 0, "flushes": 1}})
-	s := Build(r)
+	s := Build(r, testLayouts())
 	if got := row(t, s, "Cleanup: engine debt before and after", "a", "cleanup", "ok", "1.5s", "l0_files"); got[5] != "7" || got[6] != missing {
 		t.Errorf("l0_files row %v: a counter missing after shows -", got)
 	}
@@ -211,7 +211,7 @@ func TestResourceAndRatePercentileCells(t *testing.T) {
 		CSps: f(1500), CPUps: f(35), ClientCPUPct: f(12.5), RAwaitMs: f(3), AquSz: f(0.4), UtilPct: f(21.26), RSSMB: f(512)}
 	s.Efficiency = &result.Efficiency{MaxRSSMB: f(1536)}
 	s.Ops["insert"].RateP50, s.Ops["insert"].RateP99 = f(130000), f(91234.6)
-	sum := Build(r)
+	sum := Build(r, testLayouts())
 
 	if got := row(t, sum, "Throughput: p50 and p99 of the per-second rate", "a", "l.i0"); !slices.Equal(got, []string{"a", "l.i0", "ips", "123457", "130000", "91235"}) {
 		t.Errorf("rate percentiles of a l.i0: %q", got)
@@ -267,7 +267,7 @@ func clientBoundFixture() *result.Run {
 // client was not measured, has no mark.
 func TestClientBoundMark(t *testing.T) {
 	r := clientBoundFixture()
-	s := Build(r)
+	s := Build(r, testLayouts())
 	a := row(t, s, "Throughput", "a")
 	if a[1] != "123457 (client-bound)" || a[2] != "98.8" || a[3] != "4321 (SLA missed, client-bound)" {
 		t.Errorf("throughput row a %q", a)
@@ -289,10 +289,10 @@ func TestClientBoundMark(t *testing.T) {
 		t.Errorf("legend lacks %q:\n%s", legend, strings.Join(s.Legend, "\n"))
 	}
 	var txt bytes.Buffer
-	if err := WriteText(&txt, r); err != nil {
+	if err := WriteText(&txt, r, testLayouts()); err != nil {
 		t.Fatal(err)
 	}
-	for _, out := range []string{txt.String(), Markdown(r)} {
+	for _, out := range []string{txt.String(), Markdown(r, testLayouts())} {
 		if !strings.Contains(out, "123457 (client-bound)") || !strings.Contains(out, legend) {
 			t.Errorf("the text or markdown summary lacks the mark or its legend:\n%s", out)
 		}
@@ -300,7 +300,7 @@ func TestClientBoundMark(t *testing.T) {
 	// The LinkBench and iiBench summaries explain the mark too.
 	for _, w := range []string{"linkbench", "iibench"} {
 		r.Workload.Name = w
-		if l := Build(r).Legend; !slices.ContainsFunc(l, func(l string) bool { return strings.HasPrefix(l, legend) }) {
+		if l := Build(r, testLayouts()).Legend; !slices.ContainsFunc(l, func(l string) bool { return strings.HasPrefix(l, legend) }) {
 			t.Errorf("%s legend lacks the client-bound line", w)
 		}
 	}
@@ -308,7 +308,7 @@ func TestClientBoundMark(t *testing.T) {
 
 // A run made before the check has no limit and no marks: no legend line about it.
 func TestClientLegendOnlyWhenChecked(t *testing.T) {
-	if l := strings.Join(Build(fixture()).Legend, "\n"); strings.Contains(l, "client-bound") {
+	if l := strings.Join(Build(fixture(), testLayouts()).Legend, "\n"); strings.Contains(l, "client-bound") {
 		t.Errorf("a run without the check explains its mark:\n%s", l)
 	}
 }
@@ -318,12 +318,12 @@ func TestClientLegendOnlyWhenChecked(t *testing.T) {
 func TestClientLegendOnlyWhenMeasured(t *testing.T) {
 	r := fixture()
 	r.ClientCPULimitPct = 50
-	if l := strings.Join(Build(r).Legend, "\n"); strings.Contains(l, "client-bound") {
+	if l := strings.Join(Build(r, testLayouts()).Legend, "\n"); strings.Contains(l, "client-bound") {
 		t.Errorf("a run without a measured client share explains the client-bound mark:\n%s", l)
 	}
 	f := 12.0
 	r.Configs[0].Steps[1].Resources = &result.Resources{ClientCPUPct: &f}
-	if l := strings.Join(Build(r).Legend, "\n"); !strings.Contains(l, "client-bound: the client used more than 50%") {
+	if l := strings.Join(Build(r, testLayouts()).Legend, "\n"); !strings.Contains(l, "client-bound: the client used more than 50%") {
 		t.Errorf("a run with a measured client share lacks the client-bound legend:\n%s", l)
 	}
 }

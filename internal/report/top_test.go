@@ -291,13 +291,13 @@ func TestTopSummaryThirtyConfigs(t *testing.T) {
 // TestTopSummaryInTerminal checks that the summary printed after a run, and summary.md, start
 // with the top summary against the first configuration, its verdicts in words.
 func TestTopSummaryInTerminal(t *testing.T) {
-	md := Markdown(loadFixture(t, "insert").Run)
+	md := Markdown(loadFixture(t, "insert").Run, testLayouts())
 	i, j := strings.Index(md, "## At a glance (relative to sqlite-normal)"), strings.Index(md, "## Throughput")
 	if i < 0 || j < i || !strings.Contains(md[i:j], "| sqlite-full | 0.82 worse |") {
 		t.Errorf("summary.md lacks the top summary first:\n%s", md[:min(len(md), 3000)])
 	}
 	var b strings.Builder
-	if err := WriteText(&b, loadFixture(t, "insert").Run); err != nil {
+	if err := WriteText(&b, loadFixture(t, "insert").Run, testLayouts()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
