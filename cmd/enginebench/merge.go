@@ -65,7 +65,7 @@ func mergeShards(stdout io.Writer, dirs []string, out, sample string) error {
 	if err != nil {
 		return fmt.Errorf("merge into %s: %w", out, err)
 	}
-	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res, reportLayouts()))); err != nil {
+	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res, registry.Layouts()))); err != nil {
 		return err
 	}
 	if err := writeRunReport(dir, res); err != nil {

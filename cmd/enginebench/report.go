@@ -18,7 +18,7 @@ import (
 )
 
 func newReportCmd(stdout io.Writer) *cobra.Command {
-	o := report.Options{Layouts: reportLayouts()}
+	o := report.Options{Layouts: registry.Layouts()}
 	var out string
 	var hf historyFlags
 	cmd := &cobra.Command{

@@ -504,13 +504,13 @@ func (f *runFlags) runAll(sig runSignals, pl *runPlan, run *result.Run, dir *res
 // error. saveErr is the error of the last write of run.json and intervals.csv.
 func finishRun(stdout, log io.Writer, dir *result.Dir, res *result.Run, saveErr error) error {
 	writeErr := saveErr
-	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res, reportLayouts()))); err != nil {
+	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res, registry.Layouts()))); err != nil {
 		writeErr = errors.Join(writeErr, err)
 	}
 	reportErr := writeRunReport(dir, res)
 	writeErr = errors.Join(writeErr, reportErr)
 	fmt.Fprintln(stdout)
-	if err := report.WriteText(stdout, res, reportLayouts()); err != nil {
+	if err := report.WriteText(stdout, res, registry.Layouts()); err != nil {
 		writeErr = errors.Join(writeErr, err)
 	}
 	fmt.Fprintln(stdout)
@@ -565,7 +565,7 @@ func (f *runFlags) finishExternal(res *result.Run, cps []configPlan, dir *result
 
 // writeRunReport writes the run's report.html and its tables as report.md.
 func writeRunReport(dir *result.Dir, res *result.Run) error {
-	page, err := report.NewPage([]report.Input{{Dir: dir.Path(), Run: res}}, report.Options{Layouts: reportLayouts()})
+	page, err := report.NewPage([]report.Input{{Dir: dir.Path(), Run: res}}, report.Options{Layouts: registry.Layouts()})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/enginebench/enginebench/internal/merge"
+	"github.com/enginebench/enginebench/internal/report"
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/iibench"
 	"github.com/enginebench/enginebench/internal/workload/insertbench"
@@ -19,6 +20,8 @@ import (
 // and merge need of it.
 type Workload struct {
 	workload.Descriptor
+	// Report is how its runs read: summary tables, page sections, ratios.
+	Report report.Layout
 	// Merge is how its shards' runs merge.
 	Merge merge.Rules
 }
@@ -26,9 +29,9 @@ type Workload struct {
 // Workloads returns every workload, the default (a run that names none runs it) first.
 func Workloads() []Workload {
 	return []Workload{
-		{Descriptor: insertbench.Describe()},
-		{Descriptor: iibench.Describe(), Merge: merge.Rules{WholeVerify: true}},
-		{Descriptor: linkbench.Describe()},
+		{Descriptor: insertbench.Describe(), Report: report.InsertLayout()},
+		{Descriptor: iibench.Describe(), Report: report.IIBenchLayout(), Merge: merge.Rules{WholeVerify: true}},
+		{Descriptor: linkbench.Describe(), Report: report.LinkBenchLayout()},
 	}
 }
 
@@ -62,4 +65,11 @@ func Of(name string) Workload {
 		return w
 	}
 	return Default()
+}
+
+// Layouts returns the report's lookup of each workload's layout by its name: any other name,
+// or none (a run.json written before runs named their workload), reads as the default
+// workload's.
+func Layouts() report.Layouts {
+	return func(name string) report.Layout { return Of(name).Report }
 }
