@@ -40,7 +40,7 @@ func New(p Params) (*Workload, error) {
 }
 
 // Name implements workload.Workload.
-func (w *Workload) Name() string { return "linkbench" }
+func (w *Workload) Name() string { return Name }
 
 // Scale implements workload.Workload.
 func (w *Workload) Scale() string { return w.p.Scale }
