@@ -82,6 +82,26 @@ func (o Options) Apply(fl *pflag.FlagSet, seed *uint64, fid *Fidelity) error {
 	return nil
 }
 
+// Preset returns the parameters a workload is built with from o: its preset for o.Scale
+// (preset), its own flags declared by declare on a set bound to them and set from what was
+// given, and the run-wide seed, fidelity and shard applied where common says they are; and
+// that set, which tells which flags were given.
+func Preset[P any](o Options, preset func(scale string) (P, error), declare func(*pflag.FlagSet, *P),
+	common func(*P) (*uint64, *Fidelity, *shard.Shard)) (*P, *pflag.FlagSet, error) {
+	p, err := preset(o.Scale)
+	if err != nil {
+		return nil, nil, err
+	}
+	fl := pflag.NewFlagSet("params", pflag.ContinueOnError)
+	declare(fl, &p)
+	seed, fid, sh := common(&p)
+	if err := o.Apply(fl, seed, fid); err != nil {
+		return nil, nil, err
+	}
+	*sh = o.Shard
+	return &p, fl, nil
+}
+
 // CopyGiven sets on to every flag of from that was given and that to has too: how a
 // workload's own flag set, bound to its preset, gets the values the command line parsed.
 func CopyGiven(from, to *pflag.FlagSet) error {
@@ -105,8 +125,11 @@ func CopyGiven(from, to *pflag.FlagSet) error {
 	return err
 }
 
-// StepList returns the steps of --steps, blanks dropped; nil when it was not given.
-func (o Options) StepList() []string {
+// StepsOr returns the steps of --steps, blanks dropped, or def when it was not given.
+func (o Options) StepsOr(def []string) []string {
+	if o.Steps == "" {
+		return def
+	}
 	var out []string
 	for _, s := range strings.Split(o.Steps, ",") {
 		if s = strings.TrimSpace(s); s != "" {

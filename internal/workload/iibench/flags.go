@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
@@ -15,32 +16,24 @@ const Name = "iibench"
 func Describe() workload.Descriptor {
 	return workload.Descriptor{Name: Name, Title: "iiBench", Seed: defaultSeed,
 		StepsHelp: "has one step, run", Scales: workload.ScaleNames(scales, scaleName),
-		Flags: func(fl *pflag.FlagSet) {
-			var p Params
-			declare(fl, &p)
-		},
-		New: build, Shardable: true}
+		Flags: func(fl *pflag.FlagSet) { declare(fl, &Params{}) }, New: build, Shardable: true}
 }
 
 // build returns iiBench of o's scale preset overridden by every flag given.
 func build(o workload.Options) (workload.Benchmark, error) {
-	p, err := DefaultParams(o.Scale)
+	p, _, err := workload.Preset(o, DefaultParams, declare, (*Params).common)
 	if err != nil {
 		return nil, err
 	}
-	fl := pflag.NewFlagSet(Name, pflag.ContinueOnError)
-	declare(fl, &p)
-	if err := o.Apply(fl, &p.Seed, &p.Fidelity); err != nil {
-		return nil, err
-	}
-	p.Shard = o.Shard
 	if o.Steps != "" && o.Steps != "run" {
 		return nil, fmt.Errorf("--steps %q: iibench has one step, run", o.Steps)
 	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	return New(p)
+	return New(*p)
+}
+
+// common returns where the run-wide seed, fidelity and shard go in p.
+func (p *Params) common() (*uint64, *workload.Fidelity, *shard.Shard) {
+	return &p.Seed, &p.Fidelity, &p.Shard
 }
 
 // declare declares iiBench's own flags on fl, bound to p's fields (their defaults are p's

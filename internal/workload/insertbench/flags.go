@@ -3,6 +3,7 @@ package insertbench
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/workload"
 	"github.com/enginebench/enginebench/internal/workload/capacity"
 )
@@ -14,39 +15,29 @@ const Name = "insert"
 func Describe() workload.Descriptor {
 	return workload.Descriptor{Name: Name, Title: "the Insert Benchmark", Seed: defaultSeed,
 		StepsHelp: "must include l.i0", Scales: workload.ScaleNames(scales, scaleName),
-		Flags: func(fl *pflag.FlagSet) {
-			var p Params
-			declare(fl, &p, &capacity.Flags{})
-		},
-		New: build, Shardable: true}
+		Flags: func(fl *pflag.FlagSet) { declare(fl, &Params{}, &capacity.Flags{}) }, New: build, Shardable: true}
 }
 
 // build returns the Insert Benchmark of o's scale preset overridden by every flag given.
 func build(o workload.Options) (workload.Benchmark, error) {
-	p, err := DefaultParams(o.Scale)
+	var capf capacity.Flags
+	p, fl, err := workload.Preset(o, DefaultParams, func(fl *pflag.FlagSet, p *Params) { declare(fl, p, &capf) }, (*Params).common)
 	if err != nil {
 		return nil, err
 	}
-	fl := pflag.NewFlagSet(Name, pflag.ContinueOnError)
-	var capf capacity.Flags
-	declare(fl, &p, &capf)
-	if err := o.Apply(fl, &p.Seed, &p.Fidelity); err != nil {
-		return nil, err
-	}
-	p.Shard = o.Shard
 	if !fl.Changed("cleanup-wait") {
 		p.CleanupWaitSeconds = p.DefaultCleanupWait() // the preset's rule for the sizes given
 	}
-	if o.Steps != "" {
-		p.Steps = o.StepList()
-	}
+	p.Steps = o.StepsOr(p.Steps)
 	if p.Capacity, err = capf.Params(fl, 100, p.QuerySeconds); err != nil {
 		return nil, err
 	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	return New(p)
+	return New(*p)
+}
+
+// common returns where the run-wide seed, fidelity and shard go in p.
+func (p *Params) common() (*uint64, *workload.Fidelity, *shard.Shard) {
+	return &p.Seed, &p.Fidelity, &p.Shard
 }
 
 // declare declares the Insert Benchmark's own flags on fl, bound to p's fields (their
