@@ -23,11 +23,11 @@ const MySQLMaxAllowedPacket = 16 << 20
 func LimitsOf(d engine.Driver) (StatementLimits, bool) {
 	switch d.Name {
 	case "sqlite":
-		return StatementLimits{MaxParams: SQLiteDialect{}.MaxParams(), MaxBytes: 1_000_000_000}, true
+		return StatementLimits{MaxParams: sqliteDialect{}.MaxParams(), MaxBytes: 1_000_000_000}, true
 	case "postgres":
-		return StatementLimits{MaxParams: PostgresDialect{}.MaxParams(), MaxBytes: 1<<30 - 1}, true
+		return StatementLimits{MaxParams: postgresDialect{}.MaxParams(), MaxBytes: 1<<30 - 1}, true
 	case "innodb", "myrocks":
-		return StatementLimits{MaxParams: MySQLDialect{}.MaxParams(), MaxBytes: MySQLMaxAllowedPacket}, true
+		return StatementLimits{MaxParams: mysqlDialect{}.MaxParams(), MaxBytes: MySQLMaxAllowedPacket}, true
 	}
 	return StatementLimits{}, false
 }

@@ -208,8 +208,8 @@ func (e *sqliteDB) Settings() map[string]string { return e.cfg.settings() }
 // SQL returns the connection pool.
 func (e *sqliteDB) SQL() *sql.DB { return e.db }
 
-// Dialect returns SQLiteDialect.
-func (e *sqliteDB) Dialect() Dialect { return SQLiteDialect{} }
+// Dialect returns sqliteDialect.
+func (e *sqliteDB) Dialect() Dialect { return sqliteDialect{} }
 
 // Close closes the pool. The last connection to close checkpoints the WAL into the database.
 func (e *sqliteDB) Close() error {

@@ -170,7 +170,7 @@ func TestSQLiteUnknownSetting(t *testing.T) {
 }
 
 func TestSQLiteDialectStrings(t *testing.T) {
-	d := SQLiteDialect{}
+	d := sqliteDialect{}
 	if d.Name() != "sqlite" || d.Placeholder(3) != "?" || d.TableOptions() != "" {
 		t.Errorf("Name, Placeholder or TableOptions: %q %q %q", d.Name(), d.Placeholder(3), d.TableOptions())
 	}
@@ -374,7 +374,7 @@ func TestSQLiteDialectOnSQLite(t *testing.T) {
 
 	pk, ok := d.(interface{ PrimaryKeyHint() string })
 	if !ok {
-		t.Fatal("SQLiteDialect has no PrimaryKeyHint")
+		t.Fatal("sqliteDialect has no PrimaryKeyHint")
 	}
 	if err := db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM pi1"+pk.PrimaryKeyHint()+" WHERE transactionid >= ?", -1).
 		Scan(&n); err != nil || n != 96 {
