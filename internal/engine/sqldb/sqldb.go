@@ -36,8 +36,9 @@ const (
 	Blob      // bytes of up to size bytes (see Dialect.Type), not indexed
 )
 
-// Kind is which SQL engine a Dialect speaks: for the statements a workload spells its own way
-// on each (as its reference spells them), where no method of Dialect says the difference.
+// Kind is which DBMS a Dialect is for. A workload switches on it only for the statements it
+// spells its own way on each (as its reference spells them); a difference that a method of
+// Dialect names (Server, Returning, ...) is asked of that method.
 type Kind int
 
 // The kinds of dialect.
@@ -75,13 +76,13 @@ func DialectOf(k Kind) Dialect {
 }
 
 // Dialect is what differs between SQL engines. A workload asks the method that names the
-// difference; Kind is for the statements it spells per engine, never Name.
+// difference, or switches on Kind for the statements it spells per DBMS; Name is for messages.
 type Dialect interface {
 	// Name is the dialect's name, for messages: sqlite, postgres, mysql (Kind.String).
 	Name() string
-	// Kind is which engine the dialect is (see Kind).
+	// Kind is which DBMS the dialect is for (see Kind).
 	Kind() Kind
-	// Server reports whether the engine is a database server that clients reach over network
+	// Server reports whether the engine is a database server that clients reach over
 	// connections (PostgreSQL, MySQL): it has a wire protocol, and several connections and
 	// processes share its database. False for SQLite, a library in the process on one file.
 	Server() bool
