@@ -48,7 +48,7 @@ type barrier struct {
 // on clock (alive.go), which stop ends; a failed beat is logged on log.
 func newBarrier(ctx context.Context, eng engine.Engine, s Shard, config string, clock runner.Clock, log io.Writer) (*barrier, error) {
 	db, ok := eng.(sqldb.DB)
-	if !ok || db.Dialect().Name() == "sqlite" {
+	if !ok || !db.Dialect().Server() {
 		return nil, fmt.Errorf("shards meet in the database of a server engine: %s cannot be sharded across processes", config)
 	}
 	b := &barrier{src: db, db: db.SQL(), d: db.Dialect(), shard: s, config: config}
