@@ -14,9 +14,9 @@ type StatementLimits struct {
 	MaxBytes int64
 }
 
-// MySQLMaxAllowedPacket is max_allowed_packet of the managed MariaDB servers: MariaDB's
+// mysqlMaxAllowedPacket is max_allowed_packet of the managed MariaDB servers: MariaDB's
 // default, which their configuration leaves alone.
-const MySQLMaxAllowedPacket = 16 << 20
+const mysqlMaxAllowedPacket = 16 << 20
 
 // LimitsOf returns the statement limits of the engine of driver d, and false for an engine
 // that is not an SQL engine this package knows.
@@ -27,7 +27,7 @@ func LimitsOf(d engine.Driver) (StatementLimits, bool) {
 	case "postgres":
 		return StatementLimits{MaxParams: postgresDialect{}.MaxParams(), MaxBytes: 1<<30 - 1}, true
 	case "innodb", "myrocks":
-		return StatementLimits{MaxParams: mysqlDialect{}.MaxParams(), MaxBytes: MySQLMaxAllowedPacket}, true
+		return StatementLimits{MaxParams: mysqlDialect{}.MaxParams(), MaxBytes: mysqlMaxAllowedPacket}, true
 	}
 	return StatementLimits{}, false
 }

@@ -268,7 +268,7 @@ func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) 
 		defs = myrocksSettings()
 	}
 	settings := engine.MergeSettings(defs, cfg.Settings)
-	tableEngine := settings[TableEngineSetting]
+	tableEngine := settings[tableEngineSetting]
 	if err := checkTableEngine(name, tableEngine); err != nil {
 		return nil, err
 	}
@@ -302,7 +302,7 @@ func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) 
 		if err := e.describeExternal(ctx, mc, defs); err != nil {
 			return nil, errors.Join(err, e.Close())
 		}
-		e.settings[TableEngineSetting] = tableEngine
+		e.settings[tableEngineSetting] = tableEngine
 	}
 	return e, nil
 }
@@ -313,7 +313,7 @@ var tableEngineRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 // checkTableEngine checks the value of the table_engine setting of engine name.
 func checkTableEngine(name, v string) error {
 	if !tableEngineRE.MatchString(v) {
-		return fmt.Errorf("%s: setting %s: %q is not a storage engine name (letters, digits, _)", name, TableEngineSetting, v)
+		return fmt.Errorf("%s: setting %s: %q is not a storage engine name (letters, digits, _)", name, tableEngineSetting, v)
 	}
 	return nil
 }
@@ -321,7 +321,7 @@ func checkTableEngine(name, v string) error {
 // checkMySQLClient is the checkClient of the innodb and myrocks drivers.
 func checkMySQLClient(name string) func(map[string]string) error {
 	return func(overrides map[string]string) error {
-		if v, ok := overrides[TableEngineSetting]; ok {
+		if v, ok := overrides[tableEngineSetting]; ok {
 			return checkTableEngine(name, v)
 		}
 		return nil
@@ -391,7 +391,7 @@ func (e *mysqlDB) checkEngine(ctx context.Context, name string) error {
 		hint = "; load the plugin ha_rocksdb"
 	}
 	return fmt.Errorf("%s: the server has no usable storage engine %q (setting %s; it has %s)%s",
-		e.name, name, TableEngineSetting, strings.Join(usable, ", "), hint)
+		e.name, name, tableEngineSetting, strings.Join(usable, ", "), hint)
 }
 
 // describeExternal reads the version and the documented settings of an external server.

@@ -8,9 +8,9 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 )
 
-// SQLiteFile is the name of the SQLite database file inside the engine's data directory. Its
-// write-ahead log is SQLiteFile + "-wal".
-const SQLiteFile = "sqlite.db"
+// sqliteFile is the name of the SQLite database file inside the engine's data directory. Its
+// write-ahead log is sqliteFile + "-wal".
+const sqliteFile = "sqlite.db"
 
 // The settings of the sqlite engine.
 const (

@@ -512,7 +512,7 @@ func TestSQLiteCleanupStatsVersion(t *testing.T) {
 		t.Errorf("Cleanup noted %q, want the ANALYZE of pi1, then the checkpoint", notes)
 	}
 	dir := filepath.Dir(db.(*sqliteDB).path)
-	fi, err := os.Stat(filepath.Join(dir, SQLiteFile+"-wal"))
+	fi, err := os.Stat(filepath.Join(dir, sqliteFile+"-wal"))
 	if err != nil {
 		t.Fatal(err)
 	}
