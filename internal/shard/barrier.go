@@ -45,7 +45,7 @@ type Barrier struct {
 // a failed beat is logged on log.
 func NewBarrier(ctx context.Context, eng engine.Engine, s Shard, config string, clock runner.Clock, log io.Writer) (*Barrier, error) {
 	db, ok := eng.(sqldb.DB)
-	if !ok || db.Dialect().Name() == "sqlite" {
+	if !ok || !db.Dialect().Server() {
 		return nil, fmt.Errorf("shards meet in the database of a server engine: %s cannot be sharded across processes", config)
 	}
 	b := &Barrier{src: db, db: db.SQL(), d: db.Dialect(), shard: s, config: config}

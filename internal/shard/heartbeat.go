@@ -36,7 +36,7 @@ func beatTimeout(every time.Duration) time.Duration { return max(every, time.Sec
 // heartbeats are written and their ages read on the server's clock, so that the hosts'
 // clocks need not agree.
 func serverNowMs(d sqldb.Dialect) string {
-	if d.Name() == "postgres" {
+	if d.Kind() == sqldb.Postgres {
 		return "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
 	}
 	return "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"

@@ -193,15 +193,15 @@ func TestServerTableEngine(t *testing.T) {
 	}
 	// Checked without a server: a malformed name, and server settings with a DSN.
 	const wellFormed = "bench:pw@tcp(127.0.0.1:1)/bench" // never connected to
-	if err := reg.Check(engine.Config{Engine: "innodb", DSN: wellFormed, Settings: map[string]string{TableEngineSetting: "InnoDB; DROP"}}); err == nil ||
+	if err := reg.Check(engine.Config{Engine: "innodb", DSN: wellFormed, Settings: map[string]string{tableEngineSetting: "InnoDB; DROP"}}); err == nil ||
 		!strings.Contains(err.Error(), "not a storage engine name") {
 		t.Errorf("malformed table_engine: %v", err)
 	}
-	if err := reg.Check(engine.Config{Engine: "innodb", DSN: wellFormed, Settings: map[string]string{TableEngineSetting: "TokuDB"}}); err != nil {
+	if err := reg.Check(engine.Config{Engine: "innodb", DSN: wellFormed, Settings: map[string]string{tableEngineSetting: "TokuDB"}}); err != nil {
 		t.Errorf("table_engine with a DSN: %v", err)
 	}
 	c.require(t)
-	settings := map[string]string{TableEngineSetting: "Aria"}
+	settings := map[string]string{tableEngineSetting: "Aria"}
 	for k, v := range c.small {
 		settings[k] = v
 	}
@@ -212,8 +212,8 @@ func TestServerTableEngine(t *testing.T) {
 	if got := e.Dialect().TableOptions(); got != " ENGINE=Aria" {
 		t.Errorf("TableOptions = %q", got)
 	}
-	if got := e.Settings()[TableEngineSetting]; got != "Aria" {
-		t.Errorf("Settings()[%s] = %q", TableEngineSetting, got)
+	if got := e.Settings()[tableEngineSetting]; got != "Aria" {
+		t.Errorf("Settings()[%s] = %q", tableEngineSetting, got)
 	}
 	e.createBench(t, 2000)
 	tableEngine := func(db *sql.DB, table string) string {
@@ -238,12 +238,12 @@ func TestServerTableEngine(t *testing.T) {
 
 	// Through a DSN, with another engine the server has.
 	dsn := managedDSN(c, e)
-	x, err := c.open(t, engine.Config{DSN: dsn, Settings: map[string]string{TableEngineSetting: "MyISAM"}})
+	x, err := c.open(t, engine.Config{DSN: dsn, Settings: map[string]string{tableEngineSetting: "MyISAM"}})
 	if err != nil {
 		t.Fatalf("open through the DSN with table_engine=MyISAM: %v", err)
 	}
-	if got := x.Settings()[TableEngineSetting]; got != "MyISAM" {
-		t.Errorf("external Settings()[%s] = %q", TableEngineSetting, got)
+	if got := x.Settings()[tableEngineSetting]; got != "MyISAM" {
+		t.Errorf("external Settings()[%s] = %q", tableEngineSetting, got)
 	}
 	d := x.Dialect()
 	if _, err := x.SQL().Exec("CREATE TABLE t_myisam (id " + d.AutoIncrementPK() + ")" + d.TableOptions()); err != nil {
@@ -254,7 +254,7 @@ func TestServerTableEngine(t *testing.T) {
 	}
 
 	// An engine the server does not have: a clear error when the engine opens.
-	_, err = c.open(t, engine.Config{DSN: dsn, Settings: map[string]string{TableEngineSetting: "TokuDB"}})
+	_, err = c.open(t, engine.Config{DSN: dsn, Settings: map[string]string{tableEngineSetting: "TokuDB"}})
 	if err == nil || !strings.Contains(err.Error(), `no usable storage engine "TokuDB"`) || !strings.Contains(err.Error(), "InnoDB") {
 		t.Errorf("table_engine=TokuDB on MariaDB: %v", err)
 	}

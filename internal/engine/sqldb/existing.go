@@ -25,10 +25,10 @@ func ExistingTables(ctx context.Context, db DB, tables []string) ([]string, erro
 		args[i], marks[i] = t, d.Placeholder(i+1)
 	}
 	in := strings.Join(marks, ", ")
-	switch d.Name() {
-	case "postgres":
+	switch d.Kind() {
+	case Postgres:
 		q = "SELECT n FROM (VALUES (" + strings.Join(marks, "), (") + ")) AS t(n) WHERE to_regclass(quote_ident(n)) IS NOT NULL"
-	case "mysql":
+	case MySQL:
 		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (" + in + ")"
 	default:
 		q = "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (" + in + ")"
@@ -64,7 +64,7 @@ func DropTablesSQL(d Dialect, tables []string) []string {
 	if len(tables) == 0 {
 		return nil
 	}
-	if d.Name() == "sqlite" { // one table per DROP TABLE
+	if d.Kind() == SQLite { // one table per DROP TABLE
 		out := make([]string, len(tables))
 		for i, t := range tables {
 			out[i] = "DROP TABLE IF EXISTS " + t

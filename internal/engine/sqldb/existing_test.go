@@ -55,7 +55,7 @@ func TestExistingAndDropTables(t *testing.T) {
 }
 
 func TestDropTablesSQL(t *testing.T) {
-	pg, lite := sqldb.PostgresDialect{}, sqldb.SQLiteDialect{}
+	pg, lite := sqldb.DialectOf(sqldb.Postgres), sqldb.DialectOf(sqldb.SQLite)
 	if got := sqldb.DropTablesSQL(pg, []string{"pi1", "pi2"}); !slices.Equal(got, []string{"DROP TABLE IF EXISTS pi1, pi2"}) {
 		t.Errorf("postgres: %q", got)
 	}

@@ -23,12 +23,12 @@ func createIndexes(table string, indexes []Index) []string {
 // AddIndexes implements Dialect: for InnoDB one ALTER TABLE with an ADD INDEX per index, so
 // that the server builds them all in one pass over the table; for any other storage engine
 // (MyRocks) one ALTER TABLE ... ADD INDEX per index.
-func (d MySQLDialect) AddIndexes(table string, indexes []Index) []string {
+func (d mysqlDialect) AddIndexes(table string, indexes []Index) []string {
 	adds := make([]string, len(indexes))
 	for i, ix := range indexes {
 		adds[i] = fmt.Sprintf("ADD INDEX %s (%s)", ix.Name, strings.Join(ix.Columns, ", "))
 	}
-	if strings.EqualFold(d.Engine, "InnoDB") {
+	if strings.EqualFold(d.storage, "InnoDB") {
 		return []string{"ALTER TABLE " + table + " " + strings.Join(adds, ", ")}
 	}
 	out := make([]string, len(adds))
@@ -39,31 +39,31 @@ func (d MySQLDialect) AddIndexes(table string, indexes []Index) []string {
 }
 
 // AddIndexes implements Dialect: one CREATE INDEX per index.
-func (PostgresDialect) AddIndexes(table string, indexes []Index) []string {
+func (postgresDialect) AddIndexes(table string, indexes []Index) []string {
 	return createIndexes(table, indexes)
 }
 
 // AddIndexes implements Dialect: one CREATE INDEX per index.
-func (SQLiteDialect) AddIndexes(table string, indexes []Index) []string {
+func (sqliteDialect) AddIndexes(table string, indexes []Index) []string {
 	return createIndexes(table, indexes)
 }
 
 // SequenceCache implements Dialect: "" (an AUTO_INCREMENT column has no sequence).
-func (MySQLDialect) SequenceCache(string, string, int) string { return "" }
+func (mysqlDialect) SequenceCache(string, string, int) string { return "" }
 
 // SequenceCache implements Dialect: ALTER SEQUENCE table_col_seq CACHE n, the sequence of a
 // bigserial column: each session then takes n values at a time, so ids of two sessions
 // interleave in blocks and a new session leaves a gap of up to n-1.
-func (PostgresDialect) SequenceCache(table, col string, n int) string {
+func (postgresDialect) SequenceCache(table, col string, n int) string {
 	return fmt.Sprintf("ALTER SEQUENCE %s_%s_seq CACHE %d", table, col, n)
 }
 
 // SequenceCache implements Dialect: "" (an INTEGER PRIMARY KEY has no sequence).
-func (SQLiteDialect) SequenceCache(string, string, int) string { return "" }
+func (sqliteDialect) SequenceCache(string, string, int) string { return "" }
 
 // DeleteOldestByKey implements Dialect: DELETE FROM table WHERE pk >= ? ORDER BY pk ASC LIMIT
 // limit.
-func (MySQLDialect) DeleteOldestByKey(table, pk string, limit int) string {
+func (mysqlDialect) DeleteOldestByKey(table, pk string, limit int) string {
 	return fmt.Sprintf("DELETE FROM %[1]s WHERE %[2]s >= ? ORDER BY %[2]s ASC LIMIT %[3]d", table, pk, limit)
 }
 
@@ -74,13 +74,13 @@ func (MySQLDialect) DeleteOldestByKey(table, pk string, limit int) string {
 // which the planner joins with its subquery, estimating the join from the statistics of pk
 // (on a table whose oldest rows were just deleted, it reads the dead entries at the start of
 // the index to find pk's actual minimum: get_actual_variable_range).
-func (PostgresDialect) DeleteOldestByKey(table, pk string, limit int) string {
-	return deleteOldestIn(PostgresDialect{}, table, pk, limit)
+func (postgresDialect) DeleteOldestByKey(table, pk string, limit int) string {
+	return deleteOldestIn(postgresDialect{}, table, pk, limit)
 }
 
 // DeleteOldestByKey implements Dialect: the statement of DeleteOldest, with ASC.
-func (SQLiteDialect) DeleteOldestByKey(table, pk string, limit int) string {
-	return deleteOldestIn(SQLiteDialect{}, table, pk, limit)
+func (sqliteDialect) DeleteOldestByKey(table, pk string, limit int) string {
+	return deleteOldestIn(sqliteDialect{}, table, pk, limit)
 }
 
 // deleteOldestIn returns DELETE FROM table WHERE pk IN (SELECT pk FROM table WHERE pk >= ?

@@ -14,20 +14,20 @@ func TestAddIndexesPerEngine(t *testing.T) {
 		d    Dialect
 		want []string
 	}{
-		{MySQLDialect{Engine: "InnoDB"}, []string{"ALTER TABLE t ADD INDEX t_a (a, b), ADD INDEX t_c (c)"}},
-		{MySQLDialect{Engine: "ROCKSDB"}, []string{"ALTER TABLE t ADD INDEX t_a (a, b)", "ALTER TABLE t ADD INDEX t_c (c)"}},
-		{PostgresDialect{}, []string{"CREATE INDEX t_a ON t (a, b)", "CREATE INDEX t_c ON t (c)"}},
-		{SQLiteDialect{}, []string{"CREATE INDEX t_a ON t (a, b)", "CREATE INDEX t_c ON t (c)"}},
+		{mysqlDialect{storage: "InnoDB"}, []string{"ALTER TABLE t ADD INDEX t_a (a, b), ADD INDEX t_c (c)"}},
+		{mysqlDialect{storage: "ROCKSDB"}, []string{"ALTER TABLE t ADD INDEX t_a (a, b)", "ALTER TABLE t ADD INDEX t_c (c)"}},
+		{postgresDialect{}, []string{"CREATE INDEX t_a ON t (a, b)", "CREATE INDEX t_c ON t (c)"}},
+		{sqliteDialect{}, []string{"CREATE INDEX t_a ON t (a, b)", "CREATE INDEX t_c ON t (c)"}},
 	}
 	for _, c := range cases {
 		if got := c.d.AddIndexes("t", idx); !slices.Equal(got, c.want) {
 			t.Errorf("%s %v: AddIndexes = %q, want %q", c.d.Name(), c.d, got, c.want)
 		}
 	}
-	if got := (PostgresDialect{}).SequenceCache("pi1", "transactionid", 1000); got != "ALTER SEQUENCE pi1_transactionid_seq CACHE 1000" {
+	if got := (postgresDialect{}).SequenceCache("pi1", "transactionid", 1000); got != "ALTER SEQUENCE pi1_transactionid_seq CACHE 1000" {
 		t.Errorf("SequenceCache = %q", got)
 	}
-	if (MySQLDialect{}).SequenceCache("pi1", "id", 1) != "" || (SQLiteDialect{}).SequenceCache("pi1", "id", 1) != "" {
+	if (mysqlDialect{}).SequenceCache("pi1", "id", 1) != "" || (sqliteDialect{}).SequenceCache("pi1", "id", 1) != "" {
 		t.Error("a dialect without sequences returns a SequenceCache statement")
 	}
 }

@@ -14,20 +14,20 @@ type StatementLimits struct {
 	MaxBytes int64
 }
 
-// MySQLMaxAllowedPacket is max_allowed_packet of the managed MariaDB servers: MariaDB's
+// mysqlMaxAllowedPacket is max_allowed_packet of the managed MariaDB servers: MariaDB's
 // default, which their configuration leaves alone.
-const MySQLMaxAllowedPacket = 16 << 20
+const mysqlMaxAllowedPacket = 16 << 20
 
 // LimitsOf returns the statement limits of the engine of driver d, and false for an engine
 // that is not an SQL engine this package knows.
 func LimitsOf(d engine.Driver) (StatementLimits, bool) {
 	switch d.Name {
 	case "sqlite":
-		return StatementLimits{MaxParams: SQLiteDialect{}.MaxParams(), MaxBytes: 1_000_000_000}, true
+		return StatementLimits{MaxParams: sqliteDialect{}.MaxParams(), MaxBytes: 1_000_000_000}, true
 	case "postgres":
-		return StatementLimits{MaxParams: PostgresDialect{}.MaxParams(), MaxBytes: 1<<30 - 1}, true
+		return StatementLimits{MaxParams: postgresDialect{}.MaxParams(), MaxBytes: 1<<30 - 1}, true
 	case "innodb", "myrocks":
-		return StatementLimits{MaxParams: MySQLDialect{}.MaxParams(), MaxBytes: MySQLMaxAllowedPacket}, true
+		return StatementLimits{MaxParams: mysqlDialect{}.MaxParams(), MaxBytes: mysqlMaxAllowedPacket}, true
 	}
 	return StatementLimits{}, false
 }

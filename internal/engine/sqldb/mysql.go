@@ -86,24 +86,30 @@ func MyRocksDriver() engine.Driver {
 	})
 }
 
-// MySQLDialect is the Dialect of MySQL and MariaDB. Engine is the storage engine of the tables
+// mysqlDialect is the Dialect of MySQL and MariaDB. storage is the storage engine of the tables
 // (InnoDB, ROCKSDB); empty leaves the server's default.
-type MySQLDialect struct {
-	Engine string
+type mysqlDialect struct {
+	storage string
 }
 
-var _ Dialect = MySQLDialect{}
+var _ Dialect = mysqlDialect{}
 
 // Name returns "mysql".
-func (MySQLDialect) Name() string { return "mysql" }
+func (mysqlDialect) Name() string { return MySQL.String() }
+
+// Kind returns MySQL.
+func (mysqlDialect) Kind() Kind { return MySQL }
+
+// Server returns true: MySQL and MariaDB are servers.
+func (mysqlDialect) Server() bool { return true }
 
 // Placeholder returns "?".
-func (MySQLDialect) Placeholder(int) string { return "?" }
+func (mysqlDialect) Placeholder(int) string { return "?" }
 
 // Type maps portable column types to BIGINT, INT, TINYINT, DATETIME (as the reference's
 // dateandtime; 5 bytes), VARCHAR(size), TEXT, VARBINARY(size), and for Blob the smallest of
 // BLOB, MEDIUMBLOB and LONGBLOB that holds size bytes. An unknown ColType yields "".
-func (MySQLDialect) Type(t ColType, size int) string {
+func (mysqlDialect) Type(t ColType, size int) string {
 	switch t {
 	case BigInt:
 		return "BIGINT"
@@ -133,24 +139,24 @@ func (MySQLDialect) Type(t ColType, size int) string {
 
 // AutoIncrementPK returns "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY": the table is clustered on
 // it (InnoDB) or keyed by it (MyRocks), in insert order.
-func (MySQLDialect) AutoIncrementPK() string { return "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY" }
+func (mysqlDialect) AutoIncrementPK() string { return "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY" }
 
-// TableOptions returns " ENGINE=<Engine>", or "" when Engine is empty.
-func (d MySQLDialect) TableOptions() string {
-	if d.Engine == "" {
+// TableOptions returns " ENGINE=<storage>", or "" when storage is empty.
+func (d mysqlDialect) TableOptions() string {
+	if d.storage == "" {
 		return ""
 	}
-	return " ENGINE=" + d.Engine
+	return " ENGINE=" + d.storage
 }
 
 // IndexHint returns " FORCE INDEX (index)", as the reference's queries.
-func (MySQLDialect) IndexHint(index string) string { return " FORCE INDEX (" + index + ")" }
+func (mysqlDialect) IndexHint(index string) string { return " FORCE INDEX (" + index + ")" }
 
 // PrimaryKeyHint returns " FORCE INDEX (PRIMARY)".
-func (MySQLDialect) PrimaryKeyHint() string { return " FORCE INDEX (PRIMARY)" }
+func (mysqlDialect) PrimaryKeyHint() string { return " FORCE INDEX (PRIMARY)" }
 
 // DeleteOldest returns DELETE FROM table WHERE pk >= ? ORDER BY pk LIMIT limit.
-func (MySQLDialect) DeleteOldest(table, pk string, limit int) string {
+func (mysqlDialect) DeleteOldest(table, pk string, limit int) string {
 	return fmt.Sprintf("DELETE FROM %[1]s WHERE %[2]s >= ? ORDER BY %[2]s LIMIT %[3]d", table, pk, limit)
 }
 
@@ -158,7 +164,7 @@ func (MySQLDialect) DeleteOldest(table, pk string, limit int) string {
 // also reports snapshot conflicts with it), 1205 (lock wait timeout, InnoDB's and MyRocks') or
 // 1020 (record changed since last read: InnoDB with innodb_snapshot_isolation). A lost
 // connection is not retryable.
-func (MySQLDialect) Retryable(err error) bool {
+func (mysqlDialect) Retryable(err error) bool {
 	var me *mysql.MySQLError
 	if !errors.As(err, &me) {
 		return false
@@ -172,50 +178,50 @@ func (MySQLDialect) Retryable(err error) bool {
 
 // TimestampFromUnix returns FROM_UNIXTIME(arg); every connection of the engine uses the time
 // zone UTC, so that the value reads back unchanged.
-func (MySQLDialect) TimestampFromUnix(arg string) string { return "FROM_UNIXTIME(" + arg + ")" }
+func (mysqlDialect) TimestampFromUnix(arg string) string { return "FROM_UNIXTIME(" + arg + ")" }
 
 // TimestampToUnix returns UNIX_TIMESTAMP(col).
-func (MySQLDialect) TimestampToUnix(col string) string { return "UNIX_TIMESTAMP(" + col + ")" }
+func (mysqlDialect) TimestampToUnix(col string) string { return "UNIX_TIMESTAMP(" + col + ")" }
 
 // ClusteredPK returns "": InnoDB and MyRocks tables are always stored in primary key order.
-func (MySQLDialect) ClusteredPK() string { return "" }
+func (mysqlDialect) ClusteredPK() string { return "" }
 
 // BeginWrite returns "START TRANSACTION" (REPEATABLE READ, the server's default).
-func (MySQLDialect) BeginWrite() string { return "START TRANSACTION" }
+func (mysqlDialect) BeginWrite() string { return "START TRANSACTION" }
 
 // ForUpdate returns " FOR UPDATE".
-func (MySQLDialect) ForUpdate() string { return " FOR UPDATE" }
+func (mysqlDialect) ForUpdate() string { return " FOR UPDATE" }
 
 // Upsert returns INSERT INTO table (cols) VALUES (?, ...) ON DUPLICATE KEY UPDATE set (which
 // applies to a conflict on any unique key: key is not needed).
-func (MySQLDialect) Upsert(table string, cols, _ []string, set string) string {
+func (mysqlDialect) Upsert(table string, cols, _ []string, set string) string {
 	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" +
-		placeholders(MySQLDialect{}, 1, len(cols)) + ") ON DUPLICATE KEY UPDATE " + set
+		placeholders(mysqlDialect{}, 1, len(cols)) + ") ON DUPLICATE KEY UPDATE " + set
 }
 
 // Returning returns "": the driver's LastInsertId is the AUTO_INCREMENT value assigned.
-func (MySQLDialect) Returning(string) string { return "" }
+func (mysqlDialect) Returning(string) string { return "" }
 
 // AdvanceSequence returns "": InnoDB and MyRocks move a table's AUTO_INCREMENT counter past
 // every value inserted explicitly.
-func (MySQLDialect) AdvanceSequence(string, string) string { return "" }
+func (mysqlDialect) AdvanceSequence(string, string) string { return "" }
 
 // DeleteWithHint returns DELETE table FROM table<hint> WHERE where: only the multi-table form
 // of DELETE takes index hints. (Without one, MyRocks may delete a row found by its full primary
 // key through a secondary index range, locking every row of the range.)
-func (MySQLDialect) DeleteWithHint(table, hint, where string) string {
+func (mysqlDialect) DeleteWithHint(table, hint, where string) string {
 	return "DELETE " + table + " FROM " + table + hint + " WHERE " + where
 }
 
 // DuplicateKey reports whether err (or an error it wraps) is a server error 1062 (duplicate
 // entry for a key) or 1586 (the same, naming the key).
-func (MySQLDialect) DuplicateKey(err error) bool {
+func (mysqlDialect) DuplicateKey(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && (me.Number == 1062 || me.Number == 1586)
 }
 
 // MaxParams returns 65535, the server's limit of placeholders in a prepared statement.
-func (MySQLDialect) MaxParams() int { return 65535 }
+func (mysqlDialect) MaxParams() int { return 65535 }
 
 // mysqlDB is an open innodb or myrocks engine.
 type mysqlDB struct {
@@ -262,11 +268,11 @@ func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) 
 		defs = myrocksSettings()
 	}
 	settings := engine.MergeSettings(defs, cfg.Settings)
-	tableEngine := settings[TableEngineSetting]
+	tableEngine := settings[tableEngineSetting]
 	if err := checkTableEngine(name, tableEngine); err != nil {
 		return nil, err
 	}
-	e := &mysqlDB{serverCore: serverCore{name: name, dialect: MySQLDialect{Engine: tableEngine}}, rocks: rocks}
+	e := &mysqlDB{serverCore: serverCore{name: name, dialect: mysqlDialect{storage: tableEngine}}, rocks: rocks}
 	var mc *mysql.Config
 	if cfg.DSN == "" {
 		srv, err := startManaged(ctx, name, server.MariaDB, cfg, defs, settings)
@@ -296,7 +302,7 @@ func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) 
 		if err := e.describeExternal(ctx, mc, defs); err != nil {
 			return nil, errors.Join(err, e.Close())
 		}
-		e.settings[TableEngineSetting] = tableEngine
+		e.settings[tableEngineSetting] = tableEngine
 	}
 	return e, nil
 }
@@ -307,7 +313,7 @@ var tableEngineRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 // checkTableEngine checks the value of the table_engine setting of engine name.
 func checkTableEngine(name, v string) error {
 	if !tableEngineRE.MatchString(v) {
-		return fmt.Errorf("%s: setting %s: %q is not a storage engine name (letters, digits, _)", name, TableEngineSetting, v)
+		return fmt.Errorf("%s: setting %s: %q is not a storage engine name (letters, digits, _)", name, tableEngineSetting, v)
 	}
 	return nil
 }
@@ -315,7 +321,7 @@ func checkTableEngine(name, v string) error {
 // checkMySQLClient is the checkClient of the innodb and myrocks drivers.
 func checkMySQLClient(name string) func(map[string]string) error {
 	return func(overrides map[string]string) error {
-		if v, ok := overrides[TableEngineSetting]; ok {
+		if v, ok := overrides[tableEngineSetting]; ok {
 			return checkTableEngine(name, v)
 		}
 		return nil
@@ -385,7 +391,7 @@ func (e *mysqlDB) checkEngine(ctx context.Context, name string) error {
 		hint = "; load the plugin ha_rocksdb"
 	}
 	return fmt.Errorf("%s: the server has no usable storage engine %q (setting %s; it has %s)%s",
-		e.name, name, TableEngineSetting, strings.Join(usable, ", "), hint)
+		e.name, name, tableEngineSetting, strings.Join(usable, ", "), hint)
 }
 
 // describeExternal reads the version and the documented settings of an external server.
@@ -685,10 +691,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // RowValueSeek implements Dialect: MariaDB's range optimizer does not use an index for a
 // row-value inequality, but reads the expanded OR as ranges of the forced index, in order.
-func (MySQLDialect) RowValueSeek() bool { return false }
+func (mysqlDialect) RowValueSeek() bool { return false }
 
 // IndexOrderSettings implements Dialect: FORCE INDEX chooses the index.
-func (MySQLDialect) IndexOrderSettings() []string { return nil }
+func (mysqlDialect) IndexOrderSettings() []string { return nil }
 
 // managedMySQLConfig returns the connection settings of the managed server srv: its private
 // socket, its user, its password (when it listens on TCP too) and the benchmark database.

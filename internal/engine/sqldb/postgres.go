@@ -47,22 +47,28 @@ func PostgresDriver() engine.Driver {
 	})
 }
 
-// PostgresDialect is the Dialect of PostgreSQL. Its zero value is ready to use.
-type PostgresDialect struct{}
+// postgresDialect is the Dialect of PostgreSQL. Its zero value is ready to use.
+type postgresDialect struct{}
 
-var _ Dialect = PostgresDialect{}
+var _ Dialect = postgresDialect{}
 
 // Name returns "postgres".
-func (PostgresDialect) Name() string { return "postgres" }
+func (postgresDialect) Name() string { return Postgres.String() }
+
+// Kind returns Postgres.
+func (postgresDialect) Kind() Kind { return Postgres }
+
+// Server returns true: PostgreSQL is a server.
+func (postgresDialect) Server() bool { return true }
 
 // Placeholder returns $i.
-func (PostgresDialect) Placeholder(i int) string { return fmt.Sprintf("$%d", i) }
+func (postgresDialect) Placeholder(i int) string { return fmt.Sprintf("$%d", i) }
 
 // Type maps portable column types to PostgreSQL's: bigint, integer, smallint (PostgreSQL has no
 // one-byte integer), timestamp (without time zone, as the reference's dateandtime),
 // varchar(size), text, and bytea for VarBinary and Blob (whose size is not enforced). An
 // unknown ColType yields "".
-func (PostgresDialect) Type(t ColType, size int) string {
+func (postgresDialect) Type(t ColType, size int) string {
 	switch t {
 	case BigInt:
 		return "bigint"
@@ -87,18 +93,18 @@ func (PostgresDialect) Type(t ColType, size int) string {
 
 // AutoIncrementPK returns "bigserial PRIMARY KEY", as the reference: ids come from a sequence
 // (without a per-session cache, so they are assigned in insert order).
-func (PostgresDialect) AutoIncrementPK() string { return "bigserial PRIMARY KEY" }
+func (postgresDialect) AutoIncrementPK() string { return "bigserial PRIMARY KEY" }
 
 // TableOptions returns "".
-func (PostgresDialect) TableOptions() string { return "" }
+func (postgresDialect) TableOptions() string { return "" }
 
 // IndexHint returns "": PostgreSQL has no index hints. The range queries of the Insert
 // Benchmark use their index anyway (an index-only scan that provides the ORDER BY ... LIMIT);
 // a full count may be a sequential scan of the table.
-func (PostgresDialect) IndexHint(string) string { return "" }
+func (postgresDialect) IndexHint(string) string { return "" }
 
 // PrimaryKeyHint returns "": see IndexHint.
-func (PostgresDialect) PrimaryKeyHint() string { return "" }
+func (postgresDialect) PrimaryKeyHint() string { return "" }
 
 // DeleteOldest returns
 //
@@ -108,7 +114,7 @@ func (PostgresDialect) PrimaryKeyHint() string { return "" }
 // index in order once (an InitPlan), and the rows are deleted by their physical address with a
 // TID scan, whatever the size of the table; the IN (subquery) form is planned as a semi-join
 // that reads the whole table when the table is small (or the statistics say so).
-func (PostgresDialect) DeleteOldest(table, pk string, limit int) string {
+func (postgresDialect) DeleteOldest(table, pk string, limit int) string {
 	return fmt.Sprintf("DELETE FROM %[1]s WHERE ctid = ANY (ARRAY(SELECT ctid FROM %[1]s WHERE %[2]s >= $1 ORDER BY %[2]s LIMIT %[3]d))",
 		table, pk, limit)
 }
@@ -116,7 +122,7 @@ func (PostgresDialect) DeleteOldest(table, pk string, limit int) string {
 // Retryable reports whether err (or an error it wraps) is a PostgreSQL error with SQLSTATE
 // 40P01 (deadlock detected), 40001 (serialization failure) or 55P03 (lock not available). A lost
 // connection is not retryable.
-func (PostgresDialect) Retryable(err error) bool {
+func (postgresDialect) Retryable(err error) bool {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return false
@@ -131,58 +137,58 @@ func (PostgresDialect) Retryable(err error) bool {
 // TimestampFromUnix returns (to_timestamp(CAST(arg AS bigint)) AT TIME ZONE 'UTC'): the UTC
 // wall-clock time of the unix seconds, as a timestamp without time zone, whatever the
 // session's TimeZone.
-func (PostgresDialect) TimestampFromUnix(arg string) string {
+func (postgresDialect) TimestampFromUnix(arg string) string {
 	return "(to_timestamp(CAST(" + arg + " AS bigint)) AT TIME ZONE 'UTC')"
 }
 
 // TimestampToUnix returns CAST(EXTRACT(EPOCH FROM col) AS bigint), which for a timestamp without
 // time zone counts the seconds from 1970-01-01 00:00 of the same (UTC) clock.
-func (PostgresDialect) TimestampToUnix(col string) string {
+func (postgresDialect) TimestampToUnix(col string) string {
 	return "CAST(EXTRACT(EPOCH FROM " + col + ") AS bigint)"
 }
 
 // ClusteredPK returns "": a PostgreSQL table is a heap, whatever its primary key.
-func (PostgresDialect) ClusteredPK() string { return "" }
+func (postgresDialect) ClusteredPK() string { return "" }
 
 // BeginWrite returns "BEGIN" (READ COMMITTED, the server's default).
-func (PostgresDialect) BeginWrite() string { return "BEGIN" }
+func (postgresDialect) BeginWrite() string { return "BEGIN" }
 
 // ForUpdate returns " FOR UPDATE".
-func (PostgresDialect) ForUpdate() string { return " FOR UPDATE" }
+func (postgresDialect) ForUpdate() string { return " FOR UPDATE" }
 
 // Upsert returns INSERT INTO table (cols) VALUES ($1, ...) ON CONFLICT (key) DO UPDATE SET set.
-func (PostgresDialect) Upsert(table string, cols, key []string, set string) string {
+func (postgresDialect) Upsert(table string, cols, key []string, set string) string {
 	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" +
-		placeholders(PostgresDialect{}, 1, len(cols)) + ") ON CONFLICT (" + strings.Join(key, ", ") +
+		placeholders(postgresDialect{}, 1, len(cols)) + ") ON CONFLICT (" + strings.Join(key, ", ") +
 		") DO UPDATE SET " + set
 }
 
 // Returning returns " RETURNING col": pgx has no LastInsertId.
-func (PostgresDialect) Returning(col string) string { return " RETURNING " + col }
+func (postgresDialect) Returning(col string) string { return " RETURNING " + col }
 
 // AdvanceSequence returns
 //
 //	SELECT setval(pg_get_serial_sequence('table', 'col'), GREATEST($1, (SELECT COALESCE(max(col), 0) + 1 FROM table)), false)
 //
 // because a bigserial's sequence does not move when values are inserted explicitly.
-func (PostgresDialect) AdvanceSequence(table, col string) string {
+func (postgresDialect) AdvanceSequence(table, col string) string {
 	return fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%[1]s', '%[2]s'), "+
 		"GREATEST(CAST($1 AS bigint), (SELECT COALESCE(max(%[2]s), 0) + 1 FROM %[1]s)), false)", table, col)
 }
 
 // DeleteWithHint returns DELETE FROM table WHERE where: hint is "" (PostgreSQL has no hints).
-func (PostgresDialect) DeleteWithHint(table, hint, where string) string {
+func (postgresDialect) DeleteWithHint(table, hint, where string) string {
 	return "DELETE FROM " + table + hint + " WHERE " + where
 }
 
 // DuplicateKey reports whether err (or an error it wraps) has SQLSTATE 23505 (unique violation).
-func (PostgresDialect) DuplicateKey(err error) bool {
+func (postgresDialect) DuplicateKey(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505"
 }
 
 // MaxParams returns 65535, the limit of the protocol's 16-bit parameter count.
-func (PostgresDialect) MaxParams() int { return 65535 }
+func (postgresDialect) MaxParams() int { return 65535 }
 
 // postgresDB is an open postgres engine.
 type postgresDB struct {
@@ -214,7 +220,7 @@ func openPostgres(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 	connStr := managedPostgresConnString(srv)
 	e := &postgresDB{serverCore: serverCore{
 		name: "postgres", srv: srv, version: srv.Version(),
-		settings: settings, dialect: PostgresDialect{},
+		settings: settings, dialect: postgresDialect{},
 	}}
 	pc, err := pgx.ParseConfig(connStr)
 	if err == nil {
@@ -242,7 +248,7 @@ func openPostgresExternal(ctx context.Context, cfg engine.Config) (engine.Engine
 		secrets = append(secrets, pc.Password)
 	}
 	e := &postgresDB{serverCore: serverCore{
-		name: "postgres", dbPID: cfg.DBPID, dialect: PostgresDialect{}, secrets: secrets,
+		name: "postgres", dbPID: cfg.DBPID, dialect: postgresDialect{}, secrets: secrets,
 	}}
 	if err := e.connect(ctx, pc); err != nil {
 		return nil, errors.Join(e.redact(fmt.Errorf("postgres: connect to the server of the DSN: %w", err)), e.Close())
@@ -452,11 +458,11 @@ func pgQuote(v string) string {
 }
 
 // RowValueSeek implements Dialect: a btree index scan starts at a row-value comparison.
-func (PostgresDialect) RowValueSeek() bool { return true }
+func (postgresDialect) RowValueSeek() bool { return true }
 
 // IndexOrderSettings implements Dialect: with sequential and bitmap scans and sorts priced
 // out, the only plan left for an ORDER BY is a scan of the index in that order.
-func (PostgresDialect) IndexOrderSettings() []string {
+func (postgresDialect) IndexOrderSettings() []string {
 	return []string{"SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off", "SET LOCAL enable_sort = off"}
 }
 

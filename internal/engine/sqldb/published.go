@@ -25,9 +25,9 @@ const (
 	srcScaled  = " (size scaled to this machine)"
 )
 
-// TableEngineSetting is the name of the setting of the innodb and myrocks engines that names
+// tableEngineSetting is the name of the setting of the innodb and myrocks engines that names
 // the storage engine of every table the workloads create.
-const TableEngineSetting = "table_engine"
+const tableEngineSetting = "table_engine"
 
 // mysqlCommon are the server settings the InnoDB and MyRocks configurations share, with src the
 // file they come from.
@@ -58,7 +58,7 @@ func mysqlCommon(src string, maxBinlog string) []engine.Setting {
 func innodbSettings() []engine.Setting {
 	s := []engine.Setting{
 		portSetting(),
-		{Name: TableEngineSetting, Default: "InnoDB", Client: true, Source: srcIIBench,
+		{Name: tableEngineSetting, Default: "InnoDB", Client: true, Source: srcIIBench,
 			Doc: "storage engine of the benchmark tables (CREATE TABLE ... ENGINE=); also with --dsn, e.g. TokuDB"},
 	}
 	s = append(s, mysqlCommon(srcInnoDB, "256M")...)
@@ -109,7 +109,7 @@ func innodbSettings() []engine.Setting {
 func myrocksSettings() []engine.Setting {
 	s := []engine.Setting{
 		portSetting(),
-		{Name: TableEngineSetting, Default: "ROCKSDB", Client: true, Source: srcIIBench,
+		{Name: tableEngineSetting, Default: "ROCKSDB", Client: true, Source: srcIIBench,
 			Doc: "storage engine of the benchmark tables (CREATE TABLE ... ENGINE=)"},
 		{Name: "plugin_load_add", Default: "ha_rocksdb", Source: srcMyRocks + ": rocksdb (FB MySQL has MyRocks built in)",
 			Doc: "loads the MyRocks storage engine (mariadb-plugin-rocksdb)"},

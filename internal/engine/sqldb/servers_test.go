@@ -170,7 +170,7 @@ func (e *serverEngine) createBench(t *testing.T, n int) {
 }
 
 func TestServerDialectStrings(t *testing.T) {
-	pg, my := PostgresDialect{}, MySQLDialect{Engine: "ROCKSDB"}
+	pg, my := postgresDialect{}, mysqlDialect{storage: "ROCKSDB"}
 	tests := []struct {
 		name      string
 		got, want string
@@ -216,8 +216,8 @@ func TestServerDialectStrings(t *testing.T) {
 		{"mysql unknown type", my.Type(ColType(99), 0), ""},
 		{"mysql pk", my.AutoIncrementPK(), "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY"},
 		{"mysql table options", my.TableOptions(), " ENGINE=ROCKSDB"},
-		{"mysql innodb table options", MySQLDialect{Engine: "InnoDB"}.TableOptions(), " ENGINE=InnoDB"},
-		{"mysql no engine", MySQLDialect{}.TableOptions(), ""},
+		{"mysql innodb table options", mysqlDialect{storage: "InnoDB"}.TableOptions(), " ENGINE=InnoDB"},
+		{"mysql no engine", mysqlDialect{}.TableOptions(), ""},
 		{"mysql index hint", my.IndexHint("pi1_pdc"), " FORCE INDEX (pi1_pdc)"},
 		{"mysql pk hint", my.PrimaryKeyHint(), " FORCE INDEX (PRIMARY)"},
 		{"mysql delete oldest", my.DeleteOldest("pi1", "transactionid", 50),
@@ -267,7 +267,7 @@ func checkErrorClass(t *testing.T, method string, class func(Dialect, error) boo
 }
 
 func TestServerDuplicateKeyErrorValues(t *testing.T) {
-	pg, my := PostgresDialect{}, MySQLDialect{}
+	pg, my := postgresDialect{}, mysqlDialect{}
 	checkErrorClass(t, "DuplicateKey", Dialect.DuplicateKey, []errorCase{
 		{"pg unique violation", pg, &pgconn.PgError{Code: "23505"}, true},
 		{"pg wrapped", pg, fmt.Errorf("insert: %w", &pgconn.PgError{Code: "23505"}), true},
@@ -284,7 +284,7 @@ func TestServerDuplicateKeyErrorValues(t *testing.T) {
 }
 
 func TestServerRetryableErrorValues(t *testing.T) {
-	pg, my := PostgresDialect{}, MySQLDialect{}
+	pg, my := postgresDialect{}, mysqlDialect{}
 	checkErrorClass(t, "Retryable", Dialect.Retryable, []errorCase{
 		{"pg deadlock", pg, &pgconn.PgError{Code: "40P01"}, true},
 		{"pg serialization", pg, &pgconn.PgError{Code: "40001"}, true},

@@ -6,6 +6,7 @@ package sqldb
 
 import (
 	"database/sql"
+	"strconv"
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/engine"
@@ -35,10 +36,56 @@ const (
 	Blob      // bytes of up to size bytes (see Dialect.Type), not indexed
 )
 
-// Dialect is what differs between SQL engines.
+// Kind is which DBMS a Dialect is for. A workload switches on it only for the statements it
+// spells its own way on each (as its reference spells them); a difference that a method of
+// Dialect names (Server, Returning, ...) is asked of that method.
+type Kind int
+
+// The kinds of dialect.
+const (
+	SQLite   Kind = iota + 1 // SQLite
+	Postgres                 // PostgreSQL
+	MySQL                    // MySQL and MariaDB (InnoDB, MyRocks)
+)
+
+// String returns the kind's name, which is its Dialect's Name: sqlite, postgres, mysql.
+func (k Kind) String() string {
+	switch k {
+	case SQLite:
+		return "sqlite"
+	case Postgres:
+		return "postgres"
+	case MySQL:
+		return "mysql"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// DialectOf returns the Dialect of kind k (MySQL's leaves the tables' storage engine to the
+// server's default), or nil for an unknown kind. An open engine's is DB.Dialect.
+func DialectOf(k Kind) Dialect {
+	switch k {
+	case SQLite:
+		return sqliteDialect{}
+	case Postgres:
+		return postgresDialect{}
+	case MySQL:
+		return mysqlDialect{}
+	}
+	return nil
+}
+
+// Dialect is what differs between SQL engines. A workload asks the method that names the
+// difference, or switches on Kind for the statements it spells per DBMS; Name is for messages.
 type Dialect interface {
-	// Name is the dialect's name: sqlite, postgres, mysql.
+	// Name is the dialect's name, for messages: sqlite, postgres, mysql (Kind.String).
 	Name() string
+	// Kind is which DBMS the dialect is for (see Kind).
+	Kind() Kind
+	// Server reports whether the engine is a database server that clients reach over
+	// connections (PostgreSQL, MySQL): it has a wire protocol, and several connections and
+	// processes share its database. False for SQLite, a library in the process on one file.
+	Server() bool
 	// Placeholder returns the bind parameter marker for the i-th (1-based) argument.
 	Placeholder(i int) string
 	// Type returns the DDL of a column type; size is the maximum length for VarChar, VarBinary
@@ -101,9 +148,9 @@ type Dialect interface {
 	// existing row's value and placeholders are numbered from len(cols)+1. (MySQL applies set on
 	// a conflict with any unique key; key names the primary key for the others.)
 	Upsert(table string, cols, key []string, set string) string
-	// Returning returns the clause appended to a one-row INSERT that makes it return the value
-	// the engine assigned to col as a one-column result row (" RETURNING col"), or "" where the
-	// engine's LastInsertId gives that value instead.
+	// Returning returns the clause appended to an INSERT that makes it return the value the
+	// engine assigned to col as a result row per row inserted (" RETURNING col"; col "*" returns
+	// every column), or "" where the engine's LastInsertId gives that value instead.
 	Returning(col string) string
 	// AdvanceSequence returns a statement with one bind parameter, next, after which the engine
 	// assigns the AutoIncrementPK column col of table values of at least next and above every

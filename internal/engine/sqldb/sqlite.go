@@ -8,9 +8,9 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 )
 
-// SQLiteFile is the name of the SQLite database file inside the engine's data directory. Its
-// write-ahead log is SQLiteFile + "-wal".
-const SQLiteFile = "sqlite.db"
+// sqliteFile is the name of the SQLite database file inside the engine's data directory. Its
+// write-ahead log is sqliteFile + "-wal".
+const sqliteFile = "sqlite.db"
 
 // The settings of the sqlite engine.
 const (
@@ -181,21 +181,27 @@ func (c sqliteConfig) pragmas() []sqlitePragma {
 	}
 }
 
-// SQLiteDialect is the Dialect of SQLite. Its zero value is ready to use.
-type SQLiteDialect struct{}
+// sqliteDialect is the Dialect of SQLite. Its zero value is ready to use.
+type sqliteDialect struct{}
 
-var _ Dialect = SQLiteDialect{}
+var _ Dialect = sqliteDialect{}
 
 // Name returns "sqlite".
-func (SQLiteDialect) Name() string { return "sqlite" }
+func (sqliteDialect) Name() string { return SQLite.String() }
+
+// Kind returns SQLite.
+func (sqliteDialect) Kind() Kind { return SQLite }
+
+// Server returns false: SQLite is a library in the process, on one file.
+func (sqliteDialect) Server() bool { return false }
 
 // Placeholder returns "?": SQLite binds parameters by position.
-func (SQLiteDialect) Placeholder(int) string { return "?" }
+func (sqliteDialect) Placeholder(int) string { return "?" }
 
 // Type maps portable column types to SQLite's storage classes: every integer type, and
 // Timestamp (unix seconds), is INTEGER; VarChar and Text are TEXT; VarBinary and Blob are BLOB
 // (SQLite enforces no length, so size is ignored). An unknown ColType yields "".
-func (SQLiteDialect) Type(t ColType, _ int) string {
+func (sqliteDialect) Type(t ColType, _ int) string {
 	switch t {
 	case BigInt, Int, TinyInt, Timestamp:
 		return "INTEGER"
@@ -212,79 +218,79 @@ func (SQLiteDialect) Type(t ColType, _ int) string {
 // in insert order and the primary key is append-only. (Without AUTOINCREMENT an id can be reused
 // only after the row with the largest id is deleted, which a queue that deletes its oldest rows
 // never does.)
-func (SQLiteDialect) AutoIncrementPK() string { return "INTEGER PRIMARY KEY" }
+func (sqliteDialect) AutoIncrementPK() string { return "INTEGER PRIMARY KEY" }
 
 // TableOptions returns "": SQLite needs no table options.
-func (SQLiteDialect) TableOptions() string { return "" }
+func (sqliteDialect) TableOptions() string { return "" }
 
 // IndexHint returns " INDEXED BY <index>". SQLite fails to prepare the statement if the index
 // does not exist or cannot be used for it.
-func (SQLiteDialect) IndexHint(index string) string { return " INDEXED BY " + index }
+func (sqliteDialect) IndexHint(index string) string { return " INDEXED BY " + index }
 
 // PrimaryKeyHint returns " NOT INDEXED", which makes a query on a table whose primary key is
 // INTEGER PRIMARY KEY, or on a WITHOUT ROWID table, read the table's own B-tree (lookups and
 // ranges of its key still apply) rather than a smaller covering secondary index.
-func (SQLiteDialect) PrimaryKeyHint() string { return " NOT INDEXED" }
+func (sqliteDialect) PrimaryKeyHint() string { return " NOT INDEXED" }
 
 // DeleteOldest returns
 //
 //	DELETE FROM table WHERE pk IN (SELECT pk FROM table WHERE pk >= ? ORDER BY pk LIMIT limit)
 //
 // because the bundled SQLite is built without DELETE ... ORDER BY ... LIMIT.
-func (SQLiteDialect) DeleteOldest(table, pk string, limit int) string {
+func (sqliteDialect) DeleteOldest(table, pk string, limit int) string {
 	return fmt.Sprintf("DELETE FROM %[1]s WHERE %[2]s IN (SELECT %[2]s FROM %[1]s WHERE %[2]s >= ? ORDER BY %[2]s LIMIT %[3]d)",
 		table, pk, limit)
 }
 
 // Retryable reports whether err (or an error it wraps) is SQLITE_BUSY or SQLITE_LOCKED.
-func (SQLiteDialect) Retryable(err error) bool { return sqliteRetryable(err) }
+func (sqliteDialect) Retryable(err error) bool { return sqliteRetryable(err) }
 
 // TimestampFromUnix returns arg: SQLite stores a Timestamp as its integer of unix seconds.
-func (SQLiteDialect) TimestampFromUnix(arg string) string { return arg }
+func (sqliteDialect) TimestampFromUnix(arg string) string { return arg }
 
 // TimestampToUnix returns col: a Timestamp column already holds unix seconds.
-func (SQLiteDialect) TimestampToUnix(col string) string { return col }
+func (sqliteDialect) TimestampToUnix(col string) string { return col }
 
 // ClusteredPK returns " WITHOUT ROWID": the table is a B-tree keyed by its primary key, not a
 // rowid table with a separate index on it.
-func (SQLiteDialect) ClusteredPK() string { return " WITHOUT ROWID" }
+func (sqliteDialect) ClusteredPK() string { return " WITHOUT ROWID" }
 
 // BeginWrite returns "BEGIN IMMEDIATE", which takes the database's write lock at once (waiting
 // up to busy_timeout_ms for it), as every transaction of the engine's pool does.
-func (SQLiteDialect) BeginWrite() string { return "BEGIN IMMEDIATE" }
+func (sqliteDialect) BeginWrite() string { return "BEGIN IMMEDIATE" }
 
 // ForUpdate returns "": SQLite has no row locks, and a transaction begun with BeginWrite holds
 // the only write lock until it ends.
-func (SQLiteDialect) ForUpdate() string { return "" }
+func (sqliteDialect) ForUpdate() string { return "" }
 
 // Upsert returns INSERT INTO table (cols) VALUES (?, ...) ON CONFLICT (key) DO UPDATE SET set.
-func (SQLiteDialect) Upsert(table string, cols, key []string, set string) string {
+func (sqliteDialect) Upsert(table string, cols, key []string, set string) string {
 	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" +
-		placeholders(SQLiteDialect{}, 1, len(cols)) + ") ON CONFLICT (" + strings.Join(key, ", ") +
+		placeholders(sqliteDialect{}, 1, len(cols)) + ") ON CONFLICT (" + strings.Join(key, ", ") +
 		") DO UPDATE SET " + set
 }
 
 // Returning returns "": the driver's LastInsertId is the rowid of the inserted row, which an
 // INTEGER PRIMARY KEY column is.
-func (SQLiteDialect) Returning(string) string { return "" }
+func (sqliteDialect) Returning(string) string { return "" }
 
 // AdvanceSequence returns "": an INTEGER PRIMARY KEY column gets the largest value of the
 // column plus one, whether the values were assigned or inserted explicitly. (A value can come
 // back only after the row holding the largest one is deleted.)
-func (SQLiteDialect) AdvanceSequence(string, string) string { return "" }
+func (sqliteDialect) AdvanceSequence(string, string) string { return "" }
 
 // DeleteWithHint returns DELETE FROM table<hint> WHERE where: SQLite takes INDEXED BY and NOT
 // INDEXED in DELETE.
-func (SQLiteDialect) DeleteWithHint(table, hint, where string) string {
+func (sqliteDialect) DeleteWithHint(table, hint, where string) string {
 	return "DELETE FROM " + table + hint + " WHERE " + where
 }
 
 // DuplicateKey reports whether err (or an error it wraps) is SQLITE_CONSTRAINT_PRIMARYKEY or
 // SQLITE_CONSTRAINT_UNIQUE.
-func (SQLiteDialect) DuplicateKey(err error) bool { return sqliteDuplicateKey(err) }
+func (sqliteDialect) DuplicateKey(err error) bool { return sqliteDuplicateKey(err) }
 
 // MaxParams returns 32766, SQLITE_MAX_VARIABLE_NUMBER of the bundled SQLite.
-func (SQLiteDialect) MaxParams() int { return 32766 }
+func (sqliteDialect) MaxParams() int { return 32766 }
 
 // placeholders returns the placeholders of d for the n arguments first, first+1, ... joined
 // with ", ".
@@ -301,7 +307,7 @@ func placeholders(d Dialect, first, n int) string {
 
 // RowValueSeek implements Dialect: SQLite seeks an index to a row-value comparison on its
 // leading columns, where the expanded OR becomes a multi-index OR followed by a sort.
-func (SQLiteDialect) RowValueSeek() bool { return true }
+func (sqliteDialect) RowValueSeek() bool { return true }
 
 // IndexOrderSettings implements Dialect: INDEXED BY chooses the index.
-func (SQLiteDialect) IndexOrderSettings() []string { return nil }
+func (sqliteDialect) IndexOrderSettings() []string { return nil }

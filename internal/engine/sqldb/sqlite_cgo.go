@@ -83,7 +83,7 @@ func openSQLite(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: data directory %q: %w", cfg.DataDir, err)
 	}
-	path := filepath.Join(dir, SQLiteFile)
+	path := filepath.Join(dir, sqliteFile)
 
 	// A file: URI, so that any character of the path is escaped. go-sqlite3 reads its own
 	// parameters (those starting with _) from the query; SQLite ignores them.
@@ -208,8 +208,8 @@ func (e *sqliteDB) Settings() map[string]string { return e.cfg.settings() }
 // SQL returns the connection pool.
 func (e *sqliteDB) SQL() *sql.DB { return e.db }
 
-// Dialect returns SQLiteDialect.
-func (e *sqliteDB) Dialect() Dialect { return SQLiteDialect{} }
+// Dialect returns sqliteDialect.
+func (e *sqliteDB) Dialect() Dialect { return sqliteDialect{} }
 
 // Close closes the pool. The last connection to close checkpoints the WAL into the database.
 func (e *sqliteDB) Close() error {
@@ -221,7 +221,7 @@ func (e *sqliteDB) Close() error {
 
 // IsDataFile reports whether rel holds the database: the database file and its WAL (where
 // committed pages live until a checkpoint), not the shared-memory index.
-func (e *sqliteDB) IsDataFile(rel string) bool { return rel == SQLiteFile || rel == SQLiteFile+"-wal" }
+func (e *sqliteDB) IsDataFile(rel string) bool { return rel == sqliteFile || rel == sqliteFile+"-wal" }
 
 // Stats returns wal_bytes (size of sqlite.db-wal, 0 when there is none), db_bytes (size of
 // sqlite.db), page_count, freelist_count and page_size.

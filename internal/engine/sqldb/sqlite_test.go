@@ -170,7 +170,7 @@ func TestSQLiteUnknownSetting(t *testing.T) {
 }
 
 func TestSQLiteDialectStrings(t *testing.T) {
-	d := SQLiteDialect{}
+	d := sqliteDialect{}
 	if d.Name() != "sqlite" || d.Placeholder(3) != "?" || d.TableOptions() != "" {
 		t.Errorf("Name, Placeholder or TableOptions: %q %q %q", d.Name(), d.Placeholder(3), d.TableOptions())
 	}
@@ -374,7 +374,7 @@ func TestSQLiteDialectOnSQLite(t *testing.T) {
 
 	pk, ok := d.(interface{ PrimaryKeyHint() string })
 	if !ok {
-		t.Fatal("SQLiteDialect has no PrimaryKeyHint")
+		t.Fatal("sqliteDialect has no PrimaryKeyHint")
 	}
 	if err := db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM pi1"+pk.PrimaryKeyHint()+" WHERE transactionid >= ?", -1).
 		Scan(&n); err != nil || n != 96 {
@@ -512,7 +512,7 @@ func TestSQLiteCleanupStatsVersion(t *testing.T) {
 		t.Errorf("Cleanup noted %q, want the ANALYZE of pi1, then the checkpoint", notes)
 	}
 	dir := filepath.Dir(db.(*sqliteDB).path)
-	fi, err := os.Stat(filepath.Join(dir, SQLiteFile+"-wal"))
+	fi, err := os.Stat(filepath.Join(dir, sqliteFile+"-wal"))
 	if err != nil {
 		t.Fatal(err)
 	}

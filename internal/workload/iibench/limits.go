@@ -41,7 +41,7 @@ func (w *Workload) CheckEngine(d engine.Driver) error {
 		return nil
 	}
 	if d.Name == sqldb.InnoDBDriver().Name || d.Name == sqldb.MyRocksDriver().Name {
-		rows := min(p.InsertBatch, chunkRows(sqldb.MySQLDialect{}.MaxParams(), p))
+		rows := min(p.InsertBatch, chunkRows(sqldb.DialectOf(sqldb.MySQL).MaxParams(), p))
 		if limit := p.maxMariaRows(); rows > limit {
 			return fmt.Errorf("--insert-batch %d: an insert statement of %d rows with %d padding columns of %d bytes may take %.1f MiB, "+
 				"above MariaDB's max_allowed_packet (16 MiB) on %s: at most %d rows per insert",

@@ -40,7 +40,7 @@ func (b *sqlBackend) selectStarCols() []int {
 
 // refQuery returns the reference's query of index idx reading limit rows.
 func (b *sqlBackend) refQuery(idx, limit int) refQuery {
-	if b.d.Name() == "postgres" {
+	if b.d.Kind() == sqldb.Postgres {
 		return b.pgRefQuery(idx, limit)
 	}
 	var q refQuery
@@ -101,7 +101,7 @@ type refSession struct {
 // newRefSession starts the reference's session on conn: MySQLdb turns autocommit off when it
 // connects.
 func newRefSession(ctx context.Context, b *sqlBackend, conn *sqldb.Conn) (*refSession, error) {
-	s := &refSession{b: b, conn: conn, pg: b.d.Name() == "postgres", texts: map[int]string{}, ready: map[queryKey]refQuery{}}
+	s := &refSession{b: b, conn: conn, pg: b.d.Kind() == sqldb.Postgres, texts: map[int]string{}, ready: map[queryKey]refQuery{}}
 	if !s.pg {
 		if err := s.exec(ctx, "set autocommit=0"); err != nil {
 			return nil, errors.Join(err, s.close())

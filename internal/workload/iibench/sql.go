@@ -24,7 +24,7 @@ type sqlBackend struct {
 
 func newSQLBackend(db sqldb.DB, p *Params) *sqlBackend {
 	d := db.Dialect()
-	ref := !p.Corrected() && (d.Name() == "mysql" || d.Name() == "postgres")
+	ref := !p.Corrected() && (d.Kind() == sqldb.MySQL || d.Kind() == sqldb.Postgres)
 	return &sqlBackend{eng: db, db: db.SQL(), d: d, p: p, ref: ref}
 }
 
@@ -65,7 +65,7 @@ func (b *sqlBackend) create(ctx context.Context) error {
 // PostgreSQL the reference variant caches the sequence as iibench.py does.
 func (b *sqlBackend) createStatements() []string {
 	d := b.d
-	mysql := d.Name() == "mysql"
+	mysql := d.Kind() == sqldb.MySQL
 	ty := b.columnTypes()
 	var cols strings.Builder
 	fmt.Fprintf(&cols, "transactionid %s, dateandtime %s, cashregisterid %[3]s not null, customerid %[3]s not null, "+
@@ -87,7 +87,7 @@ func (b *sqlBackend) createStatements() []string {
 	out := []string{"drop table if exists " + tableName,
 		fmt.Sprintf("create table %s (%s)%s", tableName, cols.String(), d.TableOptions())}
 	out = append(out, after...)
-	if b.ref && d.Name() == "postgres" {
+	if b.ref && d.Kind() == sqldb.Postgres {
 		out = append(out, "alter sequence "+tableName+"_transactionid_seq cache 1000")
 	}
 	return out
@@ -100,10 +100,10 @@ type sqlTypes struct{ int, date, float, varchar string }
 // PostgreSQL); SQLite, which no reference runs, has only double precision and is given the
 // single-precision values.
 func (b *sqlBackend) columnTypes() sqlTypes {
-	switch b.d.Name() {
-	case "mysql":
+	switch b.d.Kind() {
+	case sqldb.MySQL:
 		return sqlTypes{"int", "datetime", "float", "varchar"}
-	case "postgres":
+	case sqldb.Postgres:
 		return sqlTypes{"int", "timestamp without time zone", "real", "varchar"}
 	}
 	return sqlTypes{"integer", "integer", "real", "varchar"}
@@ -113,13 +113,13 @@ func (b *sqlBackend) columnTypes() sqlTypes {
 // corrected variant (an int runs out after 2^31 rows).
 func (b *sqlBackend) pkType() string {
 	wide := b.p.Corrected()
-	switch b.d.Name() {
-	case "mysql":
+	switch b.d.Kind() {
+	case sqldb.MySQL:
 		if wide {
 			return "bigint not null auto_increment"
 		}
 		return "int not null auto_increment"
-	case "postgres":
+	case sqldb.Postgres:
 		if wide {
 			return "bigserial primary key"
 		}

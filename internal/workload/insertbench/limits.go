@@ -22,7 +22,7 @@ func (w *Workload) CheckEngine(d engine.Driver) error {
 	if !ok {
 		return nil
 	}
-	return w.p.checkLimits(d.Name, lim, d.Name != "sqlite" && !w.p.Corrected())
+	return w.p.checkLimits(d.Name, lim, d.Server && !w.p.Corrected())
 }
 
 // batchFlags are the insert batch sizes with their flags.
@@ -79,7 +79,7 @@ func (p *Params) maxTextBatch(max int64) int64 {
 // run is on (an existing server may have another than the managed servers' default), before
 // the first step.
 func (b *sqlBackend) checkLimits(ctx context.Context) error {
-	if !b.text || b.d.Name() != "mysql" {
+	if !b.text || b.d.Kind() != sqldb.MySQL {
 		return nil
 	}
 	var packet int64

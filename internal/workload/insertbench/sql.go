@@ -50,7 +50,7 @@ type sqlBackend struct {
 func newSQLBackend(db sqldb.DB, p *Params) *sqlBackend {
 	d := db.Dialect()
 	return &sqlBackend{eng: db, db: db.SQL(), d: d, p: p,
-		text: !p.Corrected() && d.Name() != "sqlite", pg: d.Name() == "postgres"}
+		text: !p.Corrected() && d.Server(), pg: d.Kind() == sqldb.Postgres}
 }
 
 func (b *sqlBackend) retryable(err error) bool { return b.d.Retryable(err) }

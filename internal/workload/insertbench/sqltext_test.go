@@ -12,7 +12,7 @@ func TestTextStatementValues(t *testing.T) {
 	const q = "SELECT a FROM t WHERE id IN (?,?,?,?,?,?,?,?,?,?,?) AND x >= ? LIMIT 10"
 	vals := []int64{1, 22, 333, -4, 5, 6, 7, 8, 9, 10, 11, 1 << 40}
 	want := "SELECT a FROM t WHERE id IN (1,22,333,-4,5,6,7,8,9,10,11) AND x >= 1099511627776 LIMIT 10"
-	for _, d := range []sqldb.Dialect{sqldb.MySQLDialect{}, sqldb.PostgresDialect{}} {
+	for _, d := range []sqldb.Dialect{sqldb.DialectOf(sqldb.MySQL), sqldb.DialectOf(sqldb.Postgres)} {
 		bound := sqldb.Bind(d, q)
 		ts := parseText(bound)
 		if len(ts) != len(vals)+1 {

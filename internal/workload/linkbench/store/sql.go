@@ -99,6 +99,9 @@ type sqlStore struct {
 	// twoConns: a client writes links on a connection of its own, as the reference does
 	// (every server); SQLite's clients use one.
 	twoConns bool
+	// returning: the ids the engine assigns to nodes come back as the rows of the insert's
+	// RETURNING * (PostgreSQL, as pgjdbc's RETURN_GENERATED_KEYS), else from LastInsertId.
+	returning bool
 	// multigetHead is the start of MULTIGET_LINK, whose ids are written into the text.
 	multigetHead string
 }
@@ -106,9 +109,10 @@ type sqlStore struct {
 func newSQLStore(db sqldb.DB, opt Options) *sqlStore {
 	d := db.Dialect()
 	s := &sqlStore{eng: db, db: db.SQL(), d: d, opt: opt}
-	s.autoIDs = d.Name() != "sqlite"
-	s.implicitTx = d.Name() == "mysql"
-	s.twoConns = d.Name() != "sqlite"
+	s.autoIDs = d.Kind() != sqldb.SQLite
+	s.implicitTx = d.Kind() == sqldb.MySQL
+	s.twoConns = d.Server()
+	s.returning = d.Returning("*") != ""
 	s.text = s.statements()
 	s.multigetHead = "SELECT " + linkCols + " FROM " + linkTable + s.pkHint() + " WHERE id1 = "
 	if !opt.DeferIndex {
@@ -137,13 +141,11 @@ func (s *sqlStore) statements() [numStmts]string {
 		deleteLink = d.DeleteWithHint(linkTable, pk, strings.TrimPrefix(where, " WHERE "))
 	}
 	listHint := d.IndexHint(indexName)
-	if d.Name() == "mysql" {
+	if d.Kind() == sqldb.MySQL {
 		listHint = " FORCE INDEX(" + indexName + ") " // as LinkStoreMysql.java spells it
 	}
-	addNode := "INSERT INTO " + nodeTable + " (" + newNodeCols + ") VALUES (?, ?, ?, ?)"
-	if d.Name() == "postgres" {
-		addNode += " RETURNING *" // pgjdbc's RETURN_GENERATED_KEYS
-	}
+	// RETURNING * where the engine has no LastInsertId: pgjdbc's RETURN_GENERATED_KEYS.
+	addNode := "INSERT INTO " + nodeTable + " (" + newNodeCols + ") VALUES (?, ?, ?, ?)" + d.Returning("*")
 	text := [numStmts]string{
 		stGetVisibility: "SELECT visibility FROM " + linkTable + pk + where + d.ForUpdate(),
 		stInsertLink:    "INSERT INTO " + linkTable + " (" + linkCols + ") VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -172,10 +174,10 @@ func (s *sqlStore) statements() [numStmts]string {
 // ON DUPLICATE KEY UPDATE on MySQL, ON CONFLICT ON CONSTRAINT on PostgreSQL).
 func (s *sqlStore) addCountText() string {
 	head := "INSERT INTO " + countTable + " (id, link_type, count, time, version) VALUES (?, ?, ?, ?, 0)"
-	switch s.d.Name() {
-	case "mysql":
+	switch s.d.Kind() {
+	case sqldb.MySQL:
 		return head + " ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?"
-	case "postgres":
+	case sqldb.Postgres:
 		// Spelled as LinkStorePgsql.java:54-60 spells it.
 		return "INSERT INTO " + countTable + "(id, link_type, count, time, version) VALUES (?, ?, ?, ?, 0) ON CONFLICT ON CONSTRAINT " +
 			countTable + "_pkey DO UPDATE SET count = " + countTable + ".count + ?, version = " + countTable + ".version + 1 , time = ?"
@@ -184,8 +186,10 @@ func (s *sqlStore) addCountText() string {
 		countTable + ".version + 1, time = ?"
 }
 
-// partitionable reports whether Options.Partitions can be expressed in d.
-func partitionable(d sqldb.Dialect) bool { return d.Name() == "mysql" || d.Name() == "postgres" }
+// partitionable reports whether Options.Partitions can be expressed in d (partitionClause).
+func partitionable(d sqldb.Dialect) bool {
+	return d.Kind() == sqldb.MySQL || d.Kind() == sqldb.Postgres
+}
 
 // Create creates the three tables (linktable partitioned if asked), and id1_type unless
 // DeferIndex.
@@ -223,7 +227,7 @@ func (s *sqlStore) partitionClause() string {
 	switch {
 	case s.opt.Partitions == 0:
 		return ""
-	case s.d.Name() == "postgres":
+	case s.d.Kind() == sqldb.Postgres:
 		return " PARTITION BY HASH (id1)"
 	}
 	return fmt.Sprintf(" PARTITION BY KEY(id1) PARTITIONS %d", s.opt.Partitions)
@@ -231,7 +235,7 @@ func (s *sqlStore) partitionClause() string {
 
 // partitionTables returns PostgreSQL's CREATE TABLE of each partition of linktable.
 func (s *sqlStore) partitionTables() []string {
-	if s.opt.Partitions == 0 || s.d.Name() != "postgres" {
+	if s.opt.Partitions == 0 || s.d.Kind() != sqldb.Postgres {
 		return nil
 	}
 	out := make([]string, s.opt.Partitions)
@@ -276,10 +280,10 @@ func (s *sqlStore) FinishLoad(ctx context.Context, nextNodeID int64) error {
 // LinkStorePgsql.java:115-122, as they spell it): TRUNCATE, then the id counter set to start
 // (nil where the nodes are inserted with their ids).
 func (s *sqlStore) resetNodesText(start int64) []string {
-	switch s.d.Name() {
-	case "mysql":
+	switch s.d.Kind() {
+	case sqldb.MySQL:
 		return []string{"TRUNCATE TABLE " + nodeTable + ";", fmt.Sprintf("ALTER TABLE `%s` AUTO_INCREMENT = %d;", nodeTable, start)}
-	case "postgres":
+	case sqldb.Postgres:
 		return []string{"TRUNCATE TABLE " + nodeTable + ";", fmt.Sprintf("ALTER SEQUENCE %s_id_seq RESTART %d;", nodeTable, start)}
 	}
 	return nil
@@ -360,8 +364,8 @@ func (s *sqlStore) bulkInsert(t, k int) string {
 		}
 		sb.WriteByte(')')
 	}
-	if t == bulkNodes && s.autoIDs && s.d.Name() == "postgres" {
-		sb.WriteString(" RETURNING *")
+	if t == bulkNodes && s.autoIDs {
+		sb.WriteString(s.d.Returning("*"))
 	}
 	return sb.String()
 }

@@ -144,7 +144,7 @@ func (c *sqlClient) retryable(err error) bool {
 	if c.broken {
 		return false
 	}
-	if c.s.d.Name() == "postgres" && !c.s.opt.Corrected {
+	if c.s.d.Kind() == sqldb.Postgres && !c.s.opt.Corrected {
 		var e interface{ SQLState() string }
 		return errors.As(err, &e) && e.SQLState() == "40001"
 	}
@@ -553,7 +553,7 @@ func (c *sqlClient) addNode(ctx context.Context, n *Node) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if c.s.d.Name() == "postgres" {
+	if c.s.returning {
 		rows, err := st.QueryContext(c.sctx(ctx), int64(n.Type), n.Version, int64(n.Time), data(n.Data))
 		if err != nil {
 			return 0, err

@@ -153,7 +153,7 @@ func (c *sqlClient) insertRows(ctx context.Context, t, first, k int, add func([]
 		return err
 	}
 	want := nodes[first : first+k]
-	if c.s.d.Name() == "postgres" {
+	if c.s.returning {
 		rows, err := st.QueryContext(c.sctx(ctx), c.args...)
 		if err != nil {
 			return err

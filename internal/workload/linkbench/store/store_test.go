@@ -1114,7 +1114,7 @@ func TestSQLiteConflict(t *testing.T) {
 	cl.SetRetryHook(func() { retries++ })
 	start := clock.Now()
 	_, err = cl.AddLink(ctx, &Link{ID1: 1, LinkType: lt0, ID2: 2})
-	if !errors.Is(err, runner.ErrRetriesExhausted) || !(sqldb.SQLiteDialect{}).Retryable(err) || retries != 3 ||
+	if !errors.Is(err, runner.ErrRetriesExhausted) || !sqldb.DialectOf(sqldb.SQLite).Retryable(err) || retries != 3 ||
 		!strings.HasPrefix(err.Error(), "add link: gave up after 3 retries") {
 		t.Errorf("AddLink under a held write lock: %v after %d retries", err, retries)
 	}
