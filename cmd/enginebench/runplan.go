@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 
@@ -120,27 +119,4 @@ func workloadName(args []string, sp *runspec.Spec) (string, error) {
 		return "", usagef("unknown workload %q (available: %s)", name, strings.Join(registry.Names(), ", "))
 	}
 	return name, nil
-}
-
-// checkFlags applies the run spec's scale and params (the command line wins) and checks the
-// flags of workload name.
-func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runspec.Spec, name string) error {
-	if sp != nil {
-		if err := f.applySpec(fl, sp, name); err != nil {
-			return err
-		}
-	}
-	if err := f.checkWorkloadFlags(fl, name); err != nil {
-		return err
-	}
-	if err := f.sh.check(fl, name); err != nil {
-		return err
-	}
-	if err := f.checkRepeat(fl); err != nil {
-		return err
-	}
-	if f.stallTimeout < 0 {
-		return fmt.Errorf("--stall-timeout %v: want a duration of 0 (no watchdog) or more", f.stallTimeout)
-	}
-	return checkClientCPULimit(f.clientCPULimit)
 }
