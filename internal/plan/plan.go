@@ -116,12 +116,13 @@ func New(reg *engine.Registry, w workload.Benchmark, o Options) (*Plan, error) {
 }
 
 // Configure is New without the checks of paths and existing servers: the configurations, their
-// memory caps, their engines, the shard and the repeats, and the run's id. An error is an
-// *InputError.
+// memory caps, their engines, the shard and the repeats, and the run's id; what a command line
+// can be checked for on any machine. An error is an *InputError, returned with the plan as far
+// as it got (Matrix is set once the configuration index was checked).
 func Configure(reg *engine.Registry, w workload.Benchmark, o Options) (*Plan, error) {
 	p := &Plan{Workload: w, Registry: reg, Spec: o.Spec, Notices: slices.Clone(o.Warnings), opts: o}
 	if err := p.configure(); err != nil {
-		return nil, &InputError{err}
+		return p, &InputError{err}
 	}
 	p.Started = time.Now()
 	p.RunID = p.Started.Format("20060102-150405") + "-" + w.Name()
