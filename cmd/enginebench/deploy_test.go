@@ -21,6 +21,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/enginebench/enginebench/internal/plan"
 )
 
 // The deployment examples (deploy/), from this package's directory.
@@ -226,7 +228,7 @@ func (pc podCommand) shared(t testing.TB, what, dir string) {
 // runCheck is what the run command of a pod selects, once enginebench's own checks passed.
 type runCheck struct {
 	f   *runFlags
-	pl  *runPlan
+	pl  *plan.Plan
 	out string
 }
 
@@ -270,24 +272,19 @@ func checkRunArgs(t testing.TB, at string, args []string, env map[string]string,
 	if f.config != "" {
 		f.config = spec(f.config)
 	}
-	pl := &runPlan{}
-	var err error
-	if pl.reg, err = newRegistry(); err != nil {
+	reg, err := newRegistry()
+	if err != nil {
 		t.Fatal(err)
 	}
 	var secrets []string
-	if pl.sp, _, err = f.readRunSpec(fl, pl.reg, &secrets); err != nil {
+	sp, _, err := f.readRunSpec(fl, reg, &secrets)
+	if err != nil {
 		t.Fatalf("%s: %v", at, err)
 	}
-	name, err := workloadName(pos, pl.sp)
+	w, o, err := f.options(fl, pos, sp, nil)
+	var pl *plan.Plan
 	if err == nil {
-		err = f.checkFlags(fl, pl.sp, name)
-	}
-	if err == nil {
-		pl.w, err = f.workload(fl, name)
-	}
-	if err == nil {
-		err = f.planConfigs(fl, pl, &secrets)
+		pl, err = plan.Configure(reg, w, o)
 	}
 	if err != nil && strings.Contains(err.Error(), "is not available") && os.Getenv("CI") != "true" {
 		t.Logf("%s: the engine's installation is not checked on this machine: %v", at, err)
@@ -470,7 +467,7 @@ func checkShardJob(t testing.TB, at string, j *batchv1.Job, index int, rc *runCh
 // checkMatrixJob checks the Indexed Job j of a configuration matrix in its pod index.
 func checkMatrixJob(t testing.TB, at string, j *batchv1.Job, index int, rc *runCheck) {
 	t.Helper()
-	mx := rc.pl.matrix
+	mx := rc.pl.Matrix
 	switch {
 	case index < 0 || mx == nil:
 		t.Errorf("%s: a matrix is an Indexed Job whose pods run one configuration of a run spec each", at)
@@ -759,7 +756,7 @@ func TestDeployCIWorkflow(t *testing.T) {
 			}
 			at := fmt.Sprintf("job %s, index %d: %q", name, k, lines[0])
 			rc := checkRunArgs(t, at, lines[0], nil, -1, func(p string) string { return filepath.Join(repoRoot, p) })
-			if mx := rc.pl.matrix; mx == nil || mx.Index != k || mx.Count != len(indexes) || !slices.Equal(indexes, ints(mx.Count)) {
+			if mx := rc.pl.Matrix; mx == nil || mx.Index != k || mx.Count != len(indexes) || !slices.Equal(indexes, ints(mx.Count)) {
 				t.Errorf("%s: runs %+v; want configuration %d of the spec, whose configurations are the matrix's indexes %v", at, mx, k, indexes)
 			}
 			up := uploadOf(job, expr, strconv.Itoa(k))

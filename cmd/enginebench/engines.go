@@ -20,6 +20,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/kv/wiredtiger"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/numfmt"
+	"github.com/enginebench/enginebench/internal/plan"
 )
 
 // newRegistry returns every engine built into this binary.
@@ -90,7 +91,7 @@ const capExample = 1 << 30
 // writeCapDefaults says what memory_limit does to the engine: the settings it takes under a cap
 // (shown at 1 GiB) unless the configuration sets them.
 func writeCapDefaults(w io.Writer, d engine.Driver) error {
-	line := memoryLimitSetting + " (every engine enginebench runs): cap its memory, page cache included (docs/memory.md); "
+	line := plan.MemoryLimitSetting + " (every engine enginebench runs): cap its memory, page cache included (docs/memory.md); "
 	var cd map[string]string
 	if d.CapDefaults != nil {
 		cd = d.CapDefaults(capExample)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -323,17 +322,5 @@ func TestResultsFilesystemFillsDuringTheRun(t *testing.T) {
 	saved, err := result.Load(out)
 	if err != nil || saved.Status != result.StatusRunning || len(saved.Configs) != 1 {
 		t.Errorf("run.json written before the disk filled: %+v, %v", saved, err)
-	}
-}
-
-// TestSatMul: the space a run with --keep needs saturates instead of wrapping negative (an
-// estimate of MaxInt64 times two configurations would pass every space check).
-func TestSatMul(t *testing.T) {
-	for _, tt := range []struct{ a, b, want int64 }{
-		{3, 4, 12}, {0, 5, 0}, {5, 0, 0}, {math.MaxInt64, 2, math.MaxInt64}, {math.MaxInt64 / 2, 3, math.MaxInt64},
-	} {
-		if got := satMul(tt.a, tt.b); got != tt.want {
-			t.Errorf("satMul(%d, %d) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
 	}
 }

@@ -2,26 +2,16 @@ package main
 
 import (
 	"errors"
-	"strings"
 
+	"github.com/enginebench/enginebench/internal/plan"
 	"github.com/enginebench/enginebench/internal/redact"
-	"github.com/enginebench/enginebench/internal/runspec"
 )
 
 // Redaction: DSNs and passwords never reach output, logs or result files.
 
-// redactDSNFlag returns the value of a --dsn flag as it may be shown: CONFIG=<redacted> or
-// <redacted>. Only a prefix that is a valid configuration name is kept.
-func redactDSNFlag(v string) string {
-	if name, _, ok := strings.Cut(v, "="); ok && runspec.ValidName(name) {
-		return name + "=" + redact.Marker
-	}
-	return redact.Marker
-}
-
 // redactArgs returns the command line args with the value of every --dsn (--dsn DSN,
 // --dsn=DSN, CONFIG=DSN) replaced and any other password removed, for run.json and output.
-func redactArgs(args []string) []string { return redact.Args(args, "--dsn", redactDSNFlag) }
+func redactArgs(args []string) []string { return redact.Args(args, "--dsn", plan.RedactDSNFlag) }
 
 // redactError returns err with its message redacted, keeping its exit status.
 func redactError(err error, secrets []string) error {

@@ -39,30 +39,3 @@ func (f *runFlags) checkRepeat(fl *pflag.FlagSet) error {
 	f.repeat = k
 	return nil
 }
-
-// repeatConfigs refuses repeats whose engines cannot be fresh each time (an existing server
-// whose tables --keep keeps would hold the first repeat's rows) and announces the repeats.
-func (f *runFlags) repeatConfigs(pl *runPlan) error {
-	if f.repeat <= 1 {
-		return nil
-	}
-	for _, c := range pl.cps {
-		if c.DSN != "" && f.keep {
-			return fmt.Errorf("%sconfiguration %s: --repeat %d with --keep on an existing server: each repeat needs the workload's tables gone, and --keep keeps them", c.at, c.Name, f.repeat)
-		}
-	}
-	pl.notices = append(pl.notices, fmt.Sprintf("each configuration runs %d times, interleaved (%s), each on a fresh engine", f.repeat, repeatOrder(pl.cps)))
-	return nil
-}
-
-// repeatOrder names the first round of repeats, "a#1, b#1, a#2, ...", shortened after a few.
-func repeatOrder(cps []configPlan) string {
-	var names []string
-	for _, c := range cps {
-		names = append(names, c.Name+"#1")
-	}
-	if len(cps) > 0 {
-		names = append(names, cps[0].Name+"#2")
-	}
-	return strings.Join(names, ", ") + ", ..."
-}

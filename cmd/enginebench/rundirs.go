@@ -7,19 +7,20 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/enginebench/enginebench/internal/plan"
 	"github.com/enginebench/enginebench/internal/rundir"
 	"github.com/enginebench/enginebench/internal/runlock"
 )
 
 // openRunDirs creates and locks the plan's results directory and data root (rundir.Open) and
 // reports on log what earlier killed runs left nearby. dataGiven says --data-dir was given.
-func openRunDirs(pl *runPlan, dataGiven bool, log io.Writer) (*rundir.Dirs, error) {
-	o := rundir.Options{Results: pl.out, DataRoot: pl.dataRoot, DataDefault: !dataGiven, Need: pl.need,
-		Run: runlock.Info{PID: os.Getpid(), RunID: pl.runID, Started: pl.started}}
-	for _, c := range pl.cps {
+func openRunDirs(pl *plan.Plan, dataGiven bool, log io.Writer) (*rundir.Dirs, error) {
+	o := rundir.Options{Results: pl.Out, DataRoot: pl.DataRoot, DataDefault: !dataGiven, Need: pl.Need,
+		Run: runlock.Info{PID: os.Getpid(), RunID: pl.RunID, Started: pl.Started}}
+	for _, c := range pl.Configs {
 		if c.DSN == "" {
 			dir := rundir.ConfigDir{Path: c.DataDir}
-			if d, err := pl.reg.Lookup(c.Engine); err == nil {
+			if d, err := pl.Registry.Lookup(c.Engine); err == nil {
 				dir.Check = d.CheckDataDir
 			}
 			o.Configs = append(o.Configs, dir)
@@ -33,7 +34,7 @@ func openRunDirs(pl *runPlan, dataGiven bool, log io.Writer) (*rundir.Dirs, erro
 	case err != nil:
 		return nil, pathError(err)
 	}
-	reportLeftovers(log, pl.out, pl.dataRoot)
+	reportLeftovers(log, pl.Out, pl.DataRoot)
 	return d, nil
 }
 

@@ -8,9 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/registry"
-	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/shard"
 )
 
@@ -75,45 +73,6 @@ func (s *shardFlags) check(fl *pflag.FlagSet, name string) error {
 	}
 	s.parsed = sh
 	return nil
-}
-
-// checkShardConfigs refuses a sharded run of a configuration whose shards cannot meet: an
-// embedded engine, or a managed server (each process would start its own).
-func (s *shardFlags) checkShardConfigs(reg *engine.Registry, cps []configPlan) error {
-	if !s.parsed.Sharded() {
-		return nil
-	}
-	for _, c := range cps {
-		d, err := reg.Lookup(c.Engine)
-		switch {
-		case err != nil:
-			return err
-		case !d.Server:
-			return fmt.Errorf("--shard %s: configuration %s: the embedded engine %s runs inside one process and cannot be sharded across processes", s.shard, c.Name, c.Engine)
-		case c.DSN == "":
-			return fmt.Errorf("--shard %s: configuration %s: a managed server is one process's own: the shards of a run meet on an existing server that each reaches (--dsn)", s.shard, c.Name)
-		}
-	}
-	return nil
-}
-
-// mark returns run.json's mark of the shard, with its clients of clients; nil for a run
-// without --shard.
-func (s *shardFlags) mark(fl *pflag.FlagSet, clients int) *result.Shard {
-	if !fl.Changed("shard") {
-		return nil
-	}
-	sh := s.parsed
-	m := &result.Shard{Index: sh.Index, Count: sh.Count, Run: sh.Run, StartAt: sh.StartAt, TimeoutSeconds: sh.Timeout.Seconds()}
-	for c := 0; c < clients; c++ {
-		if sh.Owns(c) {
-			m.Clients = append(m.Clients, c)
-		}
-	}
-	if sh.Sharded() {
-		m.Barrier = shard.BarrierTable
-	}
-	return m
 }
 
 // shardable returns the workloads that can be sharded (--shard I/N, N > 1).

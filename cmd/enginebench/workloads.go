@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/workload"
 )
@@ -66,29 +65,6 @@ func (f *runFlags) workload(fl *pflag.FlagSet, name string) (workload.Benchmark,
 		o.Verify = workload.Verify(f.verify)
 	}
 	return w.New(o)
-}
-
-// engineChecker is a workload that refuses engines its parameters cannot run on.
-type engineChecker interface {
-	CheckEngine(engine.Driver) error
-}
-
-// checkEngines asks the workload about the engine of every configuration before work starts.
-func checkEngines(w workload.Benchmark, reg *engine.Registry, cps []configPlan) error {
-	ch, ok := w.(engineChecker)
-	if !ok {
-		return nil
-	}
-	for _, c := range cps {
-		d, err := reg.Lookup(c.Engine)
-		if err != nil {
-			return err
-		}
-		if err := ch.CheckEngine(d); err != nil {
-			return fmt.Errorf("%sconfiguration %s: %w", c.at, c.Name, err)
-		}
-	}
-	return nil
 }
 
 // workloadHelp returns the help texts that name every workload: the run command's Use, the

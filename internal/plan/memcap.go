@@ -1,4 +1,4 @@
-package main
+package plan
 
 import (
 	"fmt"
@@ -14,9 +14,9 @@ import (
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
-// memoryLimitSetting is the setting every engine takes for its configuration's memory cap; the
-// command takes it out of the settings the engine sees and into engine.Config.MemoryLimit.
-const memoryLimitSetting = "memory_limit"
+// MemoryLimitSetting is the setting every engine takes for its configuration's memory cap; the
+// plan takes it out of the settings the engine sees and into engine.Config.MemoryLimit.
+const MemoryLimitSetting = "memory_limit"
 
 // minMemoryLimit is the smallest cap accepted: below it no engine here starts.
 const minMemoryLimit = 64 << 20
@@ -40,7 +40,7 @@ func parseMemoryLimit(s string) (int64, error) {
 // applyMemoryLimits sets each configuration's MemoryLimit from its memory_limit setting, else
 // from --memory-limit (flag, when given), else from the workload's preset, and merges its
 // engine's CapDefaults under the settings the configuration gives itself.
-func applyMemoryLimits(reg *engine.Registry, cps []configPlan, flag *string, w workload.Workload) error {
+func applyMemoryLimits(reg *engine.Registry, cps []Config, flag *string, w workload.Workload) error {
 	run, from := int64(0), ""
 	if c, ok := w.(workload.Capped); ok {
 		run, from = c.MemoryLimit(), "the "+w.Scale()+" preset"
@@ -57,13 +57,13 @@ func applyMemoryLimits(reg *engine.Registry, cps []configPlan, flag *string, w w
 		if flag != nil {
 			c.capFrom = "--memory-limit"
 		}
-		if v, ok := c.Settings[memoryLimitSetting]; ok {
+		if v, ok := c.Settings[MemoryLimitSetting]; ok {
 			n, err := parseMemoryLimit(v)
 			if err != nil {
 				return fmt.Errorf("%sconfiguration %s: %w", c.at, c.Name, err)
 			}
-			delete(c.Settings, memoryLimitSetting)
-			c.MemoryLimit, c.capFrom = n, "its "+memoryLimitSetting+" setting"
+			delete(c.Settings, MemoryLimitSetting)
+			c.MemoryLimit, c.capFrom = n, "its "+MemoryLimitSetting+" setting"
 		}
 		if c.MemoryLimit == 0 {
 			continue
@@ -84,8 +84,8 @@ func applyMemoryLimits(reg *engine.Registry, cps []configPlan, flag *string, w w
 
 // checkMemoryCaps refuses a run with a cap where none can be applied, with the reason, before
 // anything starts: a run never goes on without the cap it was asked for.
-func checkMemoryCaps(cps []configPlan) error {
-	i := slices.IndexFunc(cps, func(c configPlan) bool { return c.MemoryLimit > 0 })
+func checkMemoryCaps(cps []Config) error {
+	i := slices.IndexFunc(cps, func(c Config) bool { return c.MemoryLimit > 0 })
 	if i < 0 {
 		return nil
 	}
