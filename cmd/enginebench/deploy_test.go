@@ -277,7 +277,7 @@ func checkRunArgs(t testing.TB, at string, args []string, env map[string]string,
 		t.Fatal(err)
 	}
 	var secrets []string
-	sp, _, err := f.readRunSpec(fl, reg, &secrets)
+	sp, _, err := readRunSpec(fl, f.config, reg, &secrets)
 	if err != nil {
 		t.Fatalf("%s: %v", at, err)
 	}

@@ -25,17 +25,16 @@ func parseRepeat(value string) (int, error) {
 	return k, nil
 }
 
-// checkRepeat parses --repeat into f.repeat and refuses the combinations a repeated run does
-// not support: the shards of one run meet in a barrier named by configuration, once per step,
-// so --shard runs each configuration once.
-func (f *runFlags) checkRepeat(fl *pflag.FlagSet) error {
-	k, err := parseRepeat(f.repeatFlag)
+// checkRepeat returns the K of --repeat (value, as given or from the run spec) and refuses the
+// combinations a repeated run does not support: the shards of one run meet in a barrier named
+// by configuration, once per step, so --shard runs each configuration once.
+func checkRepeat(fl *pflag.FlagSet, value string) (int, error) {
+	k, err := parseRepeat(value)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if k > 1 && fl.Changed("shard") {
-		return fmt.Errorf("--repeat %d with --shard: a sharded run runs each configuration once; repeat the whole sharded run instead (docs/scale-out.md)", k)
+		return 0, fmt.Errorf("--repeat %d with --shard: a sharded run runs each configuration once; repeat the whole sharded run instead (docs/scale-out.md)", k)
 	}
-	f.repeat = k
-	return nil
+	return k, nil
 }

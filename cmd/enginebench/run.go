@@ -47,7 +47,7 @@ type runFlags struct {
 	// stallTimeout is the stall watchdog's limit; 0 turns it off.
 	stallTimeout time.Duration
 	// owner maps each workload-specific flag to the workloads it belongs to.
-	owner map[string][]string
+	owner flagOwners
 
 	// configIndexFlag selects one configuration of the run spec (--config-index).
 	configIndexFlag string
@@ -55,7 +55,7 @@ type runFlags struct {
 	noCalibrate bool
 	// sh are the flags of a sharded run (--shard) and of --start-at.
 	sh shardFlags
-	// repeatFlag is --repeat as given; repeat, set by checkRepeat, the times each configuration runs.
+	// repeatFlag is --repeat as given; repeat, set by checkFlags, the times each configuration runs.
 	repeatFlag string
 	repeat     int
 }
@@ -114,8 +114,7 @@ configuration.`,
 	fl.StringArrayVar(&f.set, "set", nil, "setting CONFIG.SETTING=VALUE (repeatable): CONFIG is a configuration's name or an engine's (all its configurations); see `enginebench engines ENGINE`")
 	fl.StringArrayVar(&f.dsn, "dsn", nil, "existing server to run on instead of a managed one: DSN when one configuration runs, else CONFIG=DSN (repeatable); never recorded (default $ENGINEBENCH_DSN for one server configuration)")
 	fl.StringArrayVar(&f.dbPID, "db-pid", nil, "process id of the existing server's main process on this host, N or CONFIG=N (repeatable): its CPU and IO are the DBMS's")
-	f.owner = map[string][]string{}
-	f.addWorkloadFlags(fl)
+	f.owner = addWorkloadFlags(fl)
 	return cmd, f
 }
 

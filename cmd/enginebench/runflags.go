@@ -19,13 +19,14 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runspec.Spec, name string) 
 			return err
 		}
 	}
-	if err := f.checkWorkloadFlags(fl, name); err != nil {
+	if err := f.owner.check(fl, name); err != nil {
 		return err
 	}
 	if err := f.sh.check(fl, name); err != nil {
 		return err
 	}
-	if err := f.checkRepeat(fl); err != nil {
+	var err error
+	if f.repeat, err = checkRepeat(fl, f.repeatFlag); err != nil {
 		return err
 	}
 	if f.stallTimeout < 0 {

@@ -23,7 +23,7 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*p
 	if err != nil {
 		return nil, err
 	}
-	sp, warnings, err := f.readRunSpec(fl, reg, secrets)
+	sp, warnings, err := readRunSpec(fl, f.config, reg, secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -80,17 +80,17 @@ func (f *runFlags) options(fl *pflag.FlagSet, args []string, sp *runspec.Spec, w
 	return w, o, nil
 }
 
-// readRunSpec loads the run spec of --config, if given, and adds the DSNs it names (written in
+// readRunSpec loads the run spec at path (--config), if given, and adds the DSNs it names (written in
 // it, or in the environment variables it names) to secrets, even when it is refused. It
 // returns the spec's warnings.
-func (f *runFlags) readRunSpec(fl *pflag.FlagSet, reg *engine.Registry, secrets *[]string) (*runspec.Spec, []string, error) {
-	if f.config == "" {
+func readRunSpec(fl *pflag.FlagSet, path string, reg *engine.Registry, secrets *[]string) (*runspec.Spec, []string, error) {
+	if path == "" {
 		return nil, nil, nil
 	}
 	if fl.Changed("engines") {
 		return nil, nil, usagef("--engines and --config cannot be used together: the run spec names the configurations")
 	}
-	sp, warnings, err := runspec.Load(f.config, reg)
+	sp, warnings, err := runspec.Load(path, reg)
 	if sp != nil {
 		for _, e := range sp.Configs {
 			*secrets = append(*secrets, redact.Secrets(e.DSN)...)

@@ -12,23 +12,28 @@ import (
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
+// flagOwners maps each workload's own flag to the workloads that declare it.
+type flagOwners map[string][]string
+
 // addWorkloadFlags adds every workload's own flags to fl (a flag two workloads declare, once)
-// and records which workloads each belongs to.
-func (f *runFlags) addWorkloadFlags(fl *pflag.FlagSet) {
+// and returns which workloads each belongs to.
+func addWorkloadFlags(fl *pflag.FlagSet) flagOwners {
+	owner := flagOwners{}
 	for _, w := range registry.Workloads() {
 		own := pflag.NewFlagSet(w.Name, pflag.ContinueOnError)
 		w.Flags(own)
-		own.VisitAll(func(fg *pflag.Flag) { f.owner[fg.Name] = append(f.owner[fg.Name], w.Name) })
+		own.VisitAll(func(fg *pflag.Flag) { owner[fg.Name] = append(owner[fg.Name], w.Name) })
 		fl.AddFlagSet(own)
 	}
+	return owner
 }
 
-// checkWorkloadFlags refuses a flag given for another workload than the one that runs.
-func (f *runFlags) checkWorkloadFlags(fl *pflag.FlagSet, name string) error {
+// check refuses a flag given on fl for another workload than name, the one that runs.
+func (owner flagOwners) check(fl *pflag.FlagSet, name string) error {
 	var wrong []string
 	owners := map[string]bool{}
 	fl.Visit(func(fg *pflag.Flag) {
-		if own, ok := f.owner[fg.Name]; ok && !slices.Contains(own, name) {
+		if own, ok := owner[fg.Name]; ok && !slices.Contains(own, name) {
 			wrong = append(wrong, "--"+fg.Name)
 			for _, o := range own {
 				owners[o] = true
