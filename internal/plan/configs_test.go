@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/redact"
@@ -34,19 +33,7 @@ func writeSpec(t *testing.T, text string) string {
 // nothing: the tests that use them check flags and configurations, never run an engine.
 func testRegistry(t *testing.T) *engine.Registry {
 	t.Helper()
-	fake := func(name string) engine.Driver {
-		return engine.Driver{Name: name, Family: engine.FamilySQL, Server: true,
-			CheckSettings: func(o map[string]string) error {
-				if v, ok := o["bad"]; ok {
-					return errors.New(name + ": setting bad: " + strconv.Quote(v) + " is refused")
-				}
-				return nil
-			},
-			Open: func(context.Context, engine.Config) (engine.Engine, error) {
-				return nil, errors.New("a fake server engine opens nothing")
-			}}
-	}
-	reg, err := engine.NewRegistry(sqldb.SQLiteDriver(), pebble.Driver(), fake("srv"), fake("srv2"))
+	reg, err := engine.NewRegistry(sqldb.SQLiteDriver(), pebble.Driver(), enginetest.FakeServer("srv"), enginetest.FakeServer("srv2"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package runspec
 
 import (
-	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/redact"
 )
 
@@ -27,13 +26,7 @@ func writeSpec(t *testing.T, text string) string {
 // engines are only looked up.
 func testRegistry(t *testing.T) *engine.Registry {
 	t.Helper()
-	fake := func(name string) engine.Driver {
-		return engine.Driver{Name: name, Family: engine.FamilySQL, Server: true,
-			Open: func(context.Context, engine.Config) (engine.Engine, error) {
-				return nil, errors.New("a fake server engine opens nothing")
-			}}
-	}
-	reg, err := engine.NewRegistry(fake("srv"), fake("srv2"))
+	reg, err := engine.NewRegistry(enginetest.FakeServer("srv"), enginetest.FakeServer("srv2"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ package enginetest
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,4 +52,20 @@ func CheckErr(t testing.TB, what string, err error, want string) {
 	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 		t.Errorf("%s = %v, want an error with %q", what, err, want)
 	}
+}
+
+// FakeServer returns a driver of a server engine called name that checks configurations like a
+// server engine's (a DSN, any server variable but "bad", which it refuses) and opens nothing:
+// for tests that check flags, run specs and configurations, never an engine.
+func FakeServer(name string) engine.Driver {
+	return engine.Driver{Name: name, Family: engine.FamilySQL, Server: true,
+		CheckSettings: func(o map[string]string) error {
+			if v, ok := o["bad"]; ok {
+				return errors.New(name + ": setting bad: " + strconv.Quote(v) + " is refused")
+			}
+			return nil
+		},
+		Open: func(context.Context, engine.Config) (engine.Engine, error) {
+			return nil, errors.New("a fake server engine opens nothing")
+		}}
 }
