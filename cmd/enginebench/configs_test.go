@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/runspec"
 )
 
@@ -25,7 +26,7 @@ func TestExampleConfigs(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no run specs in configs/: %v", err)
 	}
-	real, err := newRegistry()
+	real, err := registry.Engines()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func withPlaceholders(t *testing.T, real *engine.Registry, file string) *engine.
 // configuration of the study, each base applied.
 func TestInnoDBPurgeMatrix(t *testing.T) {
 	file := filepath.Join("..", "..", "configs", "innodb-purge.yaml")
-	real, err := newRegistry()
+	real, err := registry.Engines()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/enginebench/enginebench/internal/plan"
+	"github.com/enginebench/enginebench/internal/registry"
 )
 
 // The deployment examples (deploy/), from this package's directory.
@@ -272,7 +273,7 @@ func checkRunArgs(t testing.TB, at string, args []string, env map[string]string,
 	if f.config != "" {
 		f.config = spec(f.config)
 	}
-	reg, err := newRegistry()
+	reg, err := registry.Engines()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -49,7 +50,7 @@ func tinyArgsOn(t *testing.T, engine string, srv *server.Server, extra ...string
 // tablesOn returns the tables of the benchmark database of the existing server dsn.
 func tablesOn(t *testing.T, eng, dsn string) []string {
 	t.Helper()
-	reg, err := newRegistry()
+	reg, err := registry.Engines()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestWorkloadTables(t *testing.T) {
 			if got := tablesOn(t, "postgres", srv.DSN()); !slices.Equal(got, want) {
 				t.Errorf("the run created %v; Tables says %v", got, want)
 			}
-			reg, _ := newRegistry()
+			reg, _ := registry.Engines()
 			e, err := reg.Open(context.Background(), engine.Config{Name: "postgres", Engine: "postgres", DSN: srv.DSN()})
 			if err != nil {
 				t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/enginebench/enginebench/internal/numfmt"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/report"
 )
 
@@ -21,9 +22,9 @@ func writeHistory(stdout io.Writer, dirs []string, out string, o report.Options,
 	if o.Base != "" || o.Ratio {
 		return usagef("--history judges each configuration against its own runs: --base and --ratio do not apply")
 	}
-	runs, err := loadRuns(dirs)
+	runs, err := report.LoadRuns(dirs, registry.Names())
 	if err != nil {
-		return err
+		return reportError(err)
 	}
 	h, err := report.NewHistory(runs, report.HistoryOptions{})
 	if err != nil {
@@ -32,10 +33,10 @@ func writeHistory(stdout io.Writer, dirs []string, out string, o report.Options,
 	if out == "" {
 		out = "report.html"
 	}
-	out, md := reportPaths(nil, out)
-	size, err := writePage(h.Page(), out, md)
+	out, md := report.Paths(nil, out)
+	size, err := report.WritePage(h.Page(), out, md)
 	if err != nil {
-		return err
+		return reportError(err)
 	}
 	for _, l := range h.Terminal() {
 		fmt.Fprintln(stdout, l)

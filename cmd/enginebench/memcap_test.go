@@ -14,6 +14,7 @@ import (
 	"github.com/enginebench/enginebench/internal/cgroup"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -196,7 +197,7 @@ func TestMemoryCapRefused(t *testing.T) {
 // TestEnginesShowCapDefaults: `enginebench engines ENGINE` says what memory_limit does to each
 // engine: the settings its CapDefaults gives at 1 GiB, or that it keeps its settings.
 func TestEnginesShowCapDefaults(t *testing.T) {
-	reg, err := newRegistry()
+	reg, err := registry.Engines()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/netnstest"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/testwait"
@@ -83,7 +84,7 @@ var loopback = netip.MustParseAddr("127.0.0.1")
 // openTCP opens the benchmark database of srv (engine eng) over 127.0.0.1.
 func openTCP(t *testing.T, eng string, srv *server.Server) *sql.DB {
 	t.Helper()
-	reg, err := newRegistry()
+	reg, err := registry.Engines()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func TestEveryWorkloadReachableThroughRegistry(t *testing.T) {
 			}
 			run := &result.Run{RunID: "r1", StartedAt: time.Unix(1, 0), Status: result.StatusOK,
 				Workload: result.Workload{Name: w.Name, Scale: b.Scale(), Params: b.Params()}}
-			if err := checkRun(run); err != nil {
+			if err := report.CheckRun(run, registry.Names()); err != nil {
 				t.Errorf("the report refuses a run of it: %v", err)
 			}
 			if s := report.Build(run, registry.Layouts()); len(s.Lines) == 0 || !strings.Contains(s.Lines[0], w.Name+" benchmark") {

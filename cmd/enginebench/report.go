@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/report"
-	"github.com/enginebench/enginebench/internal/result"
 )
 
 func newReportCmd(stdout io.Writer) *cobra.Command {
@@ -55,40 +50,21 @@ per configuration, step and metric, each run compared with the runs before it.`,
 	return cmd
 }
 
-// loadRuns reads the run directories and checks them: one that is not a run is bad input.
-func loadRuns(dirs []string) ([]report.Input, error) {
-	var runs []report.Input
-	for _, d := range dirs {
-		r, err := result.LoadDir(d)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, usagef("%s is not a run directory (no run.json)", d)
-			}
-			return nil, pathError(fmt.Errorf("%s: %w", d, err))
-		}
-		if err := checkRun(r); err != nil {
-			return nil, usagef("%s: %v", filepath.Join(d, "run.json"), err)
-		}
-		runs = append(runs, report.Input{Dir: d, Run: r})
-	}
-	return runs, nil
-}
-
 // writeReport reads the run directories, checks everything that can be wrong with the input
 // and the output path, then writes the HTML page and its markdown.
 func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) error {
-	runs, err := loadRuns(dirs)
+	runs, err := report.LoadRuns(dirs, registry.Names())
 	if err != nil {
-		return err
+		return reportError(err)
 	}
 	page, err := report.NewPage(runs, o)
 	if err != nil {
 		return usageError{err}
 	}
-	out, md := reportPaths(dirs, out)
-	size, err := writePage(page, out, md)
+	out, md := report.Paths(dirs, out)
+	size, err := report.WritePage(page, out, md)
 	if err != nil {
-		return err
+		return reportError(err)
 	}
 	for _, w := range page.Warnings() { // unlike hosts, OOM kills: what the page warns of
 		fmt.Fprintln(stdout, w)
@@ -97,52 +73,16 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 	return nil
 }
 
-// writePage writes page as HTML at out and as markdown at md, once out's directory is known
-// to be writable, and returns the HTML's size in bytes.
-func writePage(page *report.Page, out, md string) (int, error) {
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return 0, pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
+// reportError gives an error of internal/report its exit status: bad input (2) for a run
+// directory that is not a run, pathError's for a path the user named, a failure (1) otherwise.
+func reportError(err error) error {
+	var input *report.InputError
+	var path *report.PathError
+	switch {
+	case errors.As(err, &input):
+		return usageError{err}
+	case errors.As(err, &path):
+		return pathError(err)
 	}
-	if err := result.ProbeWrite(filepath.Dir(out), 0); err != nil {
-		return 0, pathError(fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err))
-	}
-	var html bytes.Buffer
-	if err := report.WriteHTML(&html, page); err != nil {
-		return 0, err
-	}
-	if err := result.WriteFile(out, html.Bytes()); err != nil {
-		return 0, err
-	}
-	return html.Len(), result.WriteFile(md, []byte(report.MarkdownPage(page)))
-}
-
-// reportPaths returns the HTML file to write, out or by default report.html in the one run
-// directory or the current one (in out when it is a directory), and the markdown beside it.
-func reportPaths(dirs []string, out string) (html, md string) {
-	if out == "" {
-		out = "report.html"
-		if len(dirs) == 1 {
-			out = filepath.Join(dirs[0], "report.html")
-		}
-	}
-	if st, err := os.Stat(out); err == nil && st.IsDir() {
-		out = filepath.Join(out, "report.html")
-	}
-	md = strings.TrimSuffix(out, filepath.Ext(out)) + ".md"
-	if md == out {
-		md = out + ".md"
-	}
-	return out, md
-}
-
-// checkRun refuses a run.json that is no run of enginebench (null, {}, a run of a workload
-// this build does not know), which would make an empty or misleading report.
-func checkRun(r *result.Run) error {
-	if err := r.Validate(); err != nil {
-		return fmt.Errorf("not a run of enginebench: %w", err)
-	}
-	if _, ok := registry.Lookup(r.Workload.Name); !ok {
-		return fmt.Errorf("unknown workload %q (known: %s)", r.Workload.Name, strings.Join(registry.Names(), ", "))
-	}
-	return nil
+	return err
 }

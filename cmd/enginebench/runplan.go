@@ -19,7 +19,7 @@ import (
 // work starts: an error is bad input (exit 2), except where the machine failed. It adds the
 // DSNs it learns (run spec, environment) to secrets.
 func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*plan.Plan, error) {
-	reg, err := newRegistry()
+	reg, err := registry.Engines()
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
+	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/shard"
 )
@@ -105,7 +106,7 @@ func exitOf(t *testing.T, r *bgRun) int {
 // onServer opens the benchmark database of the existing server srv of engine eng.
 func onServer(t *testing.T, eng string, srv *server.Server) *sql.DB {
 	t.Helper()
-	reg, err := newRegistry()
+	reg, err := registry.Engines()
 	if err != nil {
 		t.Fatal(err)
 	}

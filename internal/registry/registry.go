@@ -1,8 +1,9 @@
-// Package registry lists every workload enginebench runs, in one place: each workload's
-// descriptor (name, flags, parameters, shards; its package declares it), its report layout
-// and its merge rules. The command line, run specs, the report and merge find a workload
-// through it alone, so adding a workload is its package, one line here and its docs. It holds
-// no state: Workloads builds the list anew.
+// Package registry lists every workload and every engine enginebench runs, in one place: each
+// workload's descriptor (name, flags, parameters, shards; its package declares it), its report
+// layout and its merge rules; each engine's driver (Engines) and its description (WriteEngine).
+// The command line, run specs, the report and merge find a workload through it alone, so adding
+// a workload is its package, one line here and its docs. It holds no state: Workloads and
+// Engines build their lists anew.
 package registry
 
 import (

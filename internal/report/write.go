@@ -1,0 +1,99 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// InputError is a run directory the report cannot read as given: no run.json, or one that is
+// no run of enginebench or of a workload this build knows (bad input).
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// PathError is a path the user named (a run directory, the directory of --out) that failed
+// to read or to take the report; the system's error it wraps tells whether the path or the
+// machine is at fault.
+type PathError struct{ Err error }
+
+func (e *PathError) Error() string { return e.Err.Error() }
+func (e *PathError) Unwrap() error { return e.Err }
+
+// LoadRuns reads the run directories and checks them with CheckRun against the names of the
+// workloads this build knows. An error is an *InputError or a *PathError.
+func LoadRuns(dirs []string, workloads []string) ([]Input, error) {
+	var runs []Input
+	for _, d := range dirs {
+		r, err := result.LoadDir(d)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, &InputError{fmt.Errorf("%s is not a run directory (no run.json)", d)}
+			}
+			return nil, &PathError{fmt.Errorf("%s: %w", d, err)}
+		}
+		if err := CheckRun(r, workloads); err != nil {
+			return nil, &InputError{fmt.Errorf("%s: %v", filepath.Join(d, "run.json"), err)}
+		}
+		runs = append(runs, Input{Dir: d, Run: r})
+	}
+	return runs, nil
+}
+
+// CheckRun refuses a run.json that is no run of enginebench (null, {}, a run of a workload
+// not among workloads, the names this build knows), which would make an empty or misleading
+// report.
+func CheckRun(r *result.Run, workloads []string) error {
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("not a run of enginebench: %w", err)
+	}
+	if !slices.Contains(workloads, r.Workload.Name) {
+		return fmt.Errorf("unknown workload %q (known: %s)", r.Workload.Name, strings.Join(workloads, ", "))
+	}
+	return nil
+}
+
+// WritePage writes page as HTML at out and as markdown at md, once out's directory is known
+// to be writable (a *PathError if not), and returns the HTML's size in bytes.
+func WritePage(page *Page, out, md string) (int, error) {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return 0, &PathError{fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err)}
+	}
+	if err := result.ProbeWrite(filepath.Dir(out), 0); err != nil {
+		return 0, &PathError{fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err)}
+	}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, page); err != nil {
+		return 0, err
+	}
+	if err := result.WriteFile(out, html.Bytes()); err != nil {
+		return 0, err
+	}
+	return html.Len(), result.WriteFile(md, []byte(MarkdownPage(page)))
+}
+
+// Paths returns the HTML file to write, out or by default report.html in the one run
+// directory or the current one (in out when it is a directory), and the markdown beside it.
+func Paths(dirs []string, out string) (html, md string) {
+	if out == "" {
+		out = "report.html"
+		if len(dirs) == 1 {
+			out = filepath.Join(dirs[0], "report.html")
+		}
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		out = filepath.Join(out, "report.html")
+	}
+	md = strings.TrimSuffix(out, filepath.Ext(out)) + ".md"
+	if md == out {
+		md = out + ".md"
+	}
+	return out, md
+}
