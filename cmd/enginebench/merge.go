@@ -68,7 +68,7 @@ func mergeShards(stdout io.Writer, dirs []string, out, sample string) error {
 	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res, registry.Layouts()))); err != nil {
 		return err
 	}
-	if err := writeRunReport(dir, res); err != nil {
+	if err := report.WriteRunReport(dir, res, registry.Layouts()); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "merged %d shards of run %s (status %s)\nresults: %s\nreport:  %s\n", len(shards), res.RunID,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -200,7 +199,7 @@ func finishRun(stdout, log io.Writer, dir *result.Dir, res *result.Run, saveErr 
 	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res, registry.Layouts()))); err != nil {
 		writeErr = errors.Join(writeErr, err)
 	}
-	reportErr := writeRunReport(dir, res)
+	reportErr := report.WriteRunReport(dir, res, registry.Layouts())
 	writeErr = errors.Join(writeErr, reportErr)
 	fmt.Fprintln(stdout)
 	if err := report.WriteText(stdout, res, registry.Layouts()); err != nil {
@@ -224,20 +223,4 @@ func finishRun(stdout, log io.Writer, dir *result.Dir, res *result.Run, saveErr 
 		return exitError{exitFailed, "run failed: " + res.Error}
 	}
 	return nil
-}
-
-// writeRunReport writes the run's report.html and its tables as report.md.
-func writeRunReport(dir *result.Dir, res *result.Run) error {
-	page, err := report.NewPage([]report.Input{{Dir: dir.Path(), Run: res}}, report.Options{Layouts: registry.Layouts()})
-	if err != nil {
-		return err
-	}
-	var html bytes.Buffer
-	if err := report.WriteHTML(&html, page); err != nil {
-		return err
-	}
-	if err := dir.WriteFile("report.html", html.Bytes()); err != nil {
-		return err
-	}
-	return dir.WriteFile("report.md", []byte(report.MarkdownPage(page)))
 }

@@ -97,3 +97,20 @@ func Paths(dirs []string, out string) (html, md string) {
 	}
 	return out, md
 }
+
+// WriteRunReport writes the report of res, a run whose directory is dir, into it:
+// report.html and its tables as report.md, each workload read with its layout of ls.
+func WriteRunReport(dir *result.Dir, res *result.Run, ls Layouts) error {
+	page, err := NewPage([]Input{{Dir: dir.Path(), Run: res}}, Options{Layouts: ls})
+	if err != nil {
+		return err
+	}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, page); err != nil {
+		return err
+	}
+	if err := dir.WriteFile("report.html", html.Bytes()); err != nil {
+		return err
+	}
+	return dir.WriteFile("report.md", []byte(MarkdownPage(page)))
+}
