@@ -59,7 +59,7 @@ func (s *shardFlags) check(fl *pflag.FlagSet, name string) error {
 		return nil
 	}
 	var err error
-	if sh.Index, sh.Count, err = parseShard(s.shard, os.Getenv); err != nil {
+	if sh.Index, sh.Count, err = shard.ParseFlag(s.shard, os.Getenv); err != nil {
 		return err
 	}
 	if s.timeout <= 0 {

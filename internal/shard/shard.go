@@ -55,3 +55,39 @@ func Parse(v string) (index, count int, err error) {
 	}
 	return i, n, nil
 }
+
+// JobIndexEnv is the index of a pod of a Kubernetes Indexed Job, which --shard auto/N takes as
+// the shard's index.
+const JobIndexEnv = "JOB_COMPLETION_INDEX"
+
+// Auto, as the index of --shard auto/N, takes the shard's index from JobIndexEnv: the pods of
+// a Kubernetes Indexed Job of N completions then share one command line.
+const Auto = "auto"
+
+// IsAuto reports whether the --shard value v takes its index from JobIndexEnv.
+func IsAuto(v string) bool {
+	is, _, ok := strings.Cut(strings.TrimSpace(v), "/")
+	return ok && strings.TrimSpace(is) == Auto
+}
+
+// ParseFlag parses the --shard value v, I/N (Parse) or auto/N, reading JobIndexEnv with getenv
+// for auto.
+func ParseFlag(v string, getenv func(string) string) (index, count int, err error) {
+	if !IsAuto(v) {
+		return Parse(v)
+	}
+	_, ns, _ := strings.Cut(strings.TrimSpace(v), "/")
+	n, err := strconv.Atoi(strings.TrimSpace(ns))
+	if err != nil || n < 1 {
+		return 0, 0, fmt.Errorf("--shard %q: want auto/N, N at least 1 (the shard's index from $%s)", v, JobIndexEnv)
+	}
+	env := getenv(JobIndexEnv)
+	if env == "" {
+		return 0, 0, fmt.Errorf("--shard %s: the shard's index comes from $%s (set in the pods of a Kubernetes Indexed Job), which is not set", v, JobIndexEnv)
+	}
+	i, err := strconv.Atoi(strings.TrimSpace(env))
+	if err != nil || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %s: %s %q: want a shard index 0 to %d (the Job's completions must be N)", v, JobIndexEnv, env, n-1)
+	}
+	return i, n, nil
+}
