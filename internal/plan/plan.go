@@ -21,7 +21,7 @@ import (
 
 // JobIndexEnv is the index of a pod of a Kubernetes Indexed Job: with a run spec and without
 // --config-index, it selects the configuration the run runs.
-const JobIndexEnv = "JOB_COMPLETION_INDEX"
+const JobIndexEnv = shard.JobIndexEnv
 
 // Options are the inputs of a run's plan, as the command line and the run spec give them.
 type Options struct {
