@@ -24,6 +24,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/plan"
 	"github.com/enginebench/enginebench/internal/registry"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // The deployment examples (deploy/), from this package's directory.
@@ -190,7 +191,7 @@ func expand(t testing.TB, at, a string, env map[string]string, index int) string
 			return "$"
 		}
 		name := ref[2 : len(ref)-1]
-		if name == jobIndexEnv && index >= 0 {
+		if name == shard.JobIndexEnv && index >= 0 {
 			return strconv.Itoa(index)
 		}
 		if v, ok := env[name]; ok {
@@ -266,9 +267,9 @@ func checkRunArgs(t testing.TB, at string, args []string, env map[string]string,
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
-	t.Setenv(jobIndexEnv, "")
+	t.Setenv(shard.JobIndexEnv, "")
 	if index >= 0 {
-		t.Setenv(jobIndexEnv, strconv.Itoa(index))
+		t.Setenv(shard.JobIndexEnv, strconv.Itoa(index))
 	}
 	if f.config != "" {
 		f.config = spec(f.config)

@@ -7,14 +7,9 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/host"
-	"github.com/enginebench/enginebench/internal/plan"
 	"github.com/enginebench/enginebench/internal/report"
 	"github.com/enginebench/enginebench/internal/result"
 )
-
-// jobIndexEnv is the index of a pod of a Kubernetes Indexed Job: with --config and without
-// --config-index, it selects the configuration the run runs.
-const jobIndexEnv = plan.JobIndexEnv
 
 // calibrateTimeout bounds the calibration probe (a few hundred milliseconds on a sound host).
 const calibrateTimeout = 30 * time.Second

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // matrixSpecText is a run spec of four embedded configurations of one tiny step; the last has
@@ -48,7 +49,7 @@ func TestConfigIndexBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv(jobIndexEnv, c.env)
+			t.Setenv(shard.JobIndexEnv, c.env)
 			out := filepath.Join(t.TempDir(), "results")
 			args := append([]string{"run", "--config", spec, "--out", out, "--data-dir", filepath.Join(t.TempDir(), "d")}, c.args...)
 			runBad(t, c.want, args...)
@@ -58,7 +59,7 @@ func TestConfigIndexBadInput(t *testing.T) {
 		})
 	}
 	t.Run("without a run spec", func(t *testing.T) {
-		t.Setenv(jobIndexEnv, "")
+		t.Setenv(shard.JobIndexEnv, "")
 		runBad(t, "--config-index 0 selects a configuration of a run spec: give --config FILE.yaml",
 			"run", "--engines", "pebble", "--config-index", "0", "--out", filepath.Join(t.TempDir(), "r"))
 	})
@@ -74,7 +75,7 @@ func TestConfigIndexRunsOneConfiguration(t *testing.T) {
 	spec := writeSpec(t, matrixSpecText)
 	dir := t.TempDir()
 	runIndex := func(k string, env string, extra ...string) (*result.Run, string, string) {
-		t.Setenv(jobIndexEnv, env)
+		t.Setenv(shard.JobIndexEnv, env)
 		out := filepath.Join(dir, "results-"+k)
 		args := append([]string{"run", "--config", spec, "--out", out, "--data-dir", filepath.Join(dir, "data-"+k)}, extra...)
 		_, stderr := runOK(t, args...)

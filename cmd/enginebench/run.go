@@ -20,6 +20,7 @@ import (
 	"github.com/enginebench/enginebench/internal/report"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
+	"github.com/enginebench/enginebench/internal/shard"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
@@ -99,7 +100,7 @@ configuration.`,
 	fl.StringVar(&f.verify, "verify", string(workload.VerifyEnd), "when to check that nothing written was lost: end (after the last step) or each-step (also after every step that writes)")
 	fl.Float64Var(&f.clientCPULimit, "client-cpu-limit", measure.DefaultClientCPULimitPct, "client-saturation check: a step in which the client (this process; server engines only) used more than `PCT` percent of all CPUs is marked client-bound, as the client may have limited the engine (more than 0, at most 100)")
 	fl.DurationVar(&f.stallTimeout, "stall-timeout", 5*time.Minute, "stall watchdog: fail a step in which no operation completes for this long (a frozen or stuck engine), cancel its clients and close the engine; 0 turns the watchdog off")
-	fl.StringVar(&f.configIndexFlag, "config-index", "", "run only configuration `K` (0-based) of the run spec, for a matrix across machines (docs/scale-out.md); default $"+jobIndexEnv+" with --config")
+	fl.StringVar(&f.configIndexFlag, "config-index", "", "run only configuration `K` (0-based) of the run spec, for a matrix across machines (docs/scale-out.md); default $"+shard.JobIndexEnv+" with --config")
 	f.sh.add(fl)
 	fl.StringVar(&f.repeatFlag, "repeat", "1", "run each configuration `K` times, interleaved (A B A B ...), each on a fresh engine; the summary and the report show each cell's median and spread (docs/results.md, Repeats)")
 	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "skip the calibration probe (a CPU loop and fsync latency in the data directory) run before the first configuration")

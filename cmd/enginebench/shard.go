@@ -27,7 +27,7 @@ const maxStartAhead = 24 * time.Hour
 
 // add adds the shard flags to fl.
 func (s *shardFlags) add(fl *pflag.FlagSet) {
-	fl.StringVar(&s.shard, "shard", "", "run only shard `I/N` of the clients (client c is shard c % N's; auto/N: I from $"+jobIndexEnv+") against an existing server that every shard reaches (--dsn); docs/scale-out.md")
+	fl.StringVar(&s.shard, "shard", "", "run only shard `I/N` of the clients (client c is shard c % N's; auto/N: I from $"+shard.JobIndexEnv+") against an existing server that every shard reaches (--dsn); docs/scale-out.md")
 	fl.StringVar(&s.run, "shard-run", "", "the `ID` every shard of one run shares: their meeting key in the server's "+shard.BarrierTable+" table (default: from --start-at)")
 	fl.DurationVar(&s.timeout, "shard-timeout", shard.DefaultTimeout, "how long a shard waits at a barrier for a shard that gives no sign of life (heartbeat) or never came; one that does not come fails the step for every shard")
 	fl.StringVar(&s.startAt, "start-at", "", "start the first step no earlier than `TIME` (RFC 3339, at most 24 h ahead); every shard of a run given the same TIME starts then")

@@ -2,16 +2,11 @@ package main
 
 import "github.com/enginebench/enginebench/internal/shard"
 
-// configIndexEnv returns getenv for the configuration index: without JOB_COMPLETION_INDEX when
-// --shard auto/N takes it as the shard's index.
-func (s *shardFlags) configIndexEnv(getenv func(string) string) func(string) string {
-	if !shard.IsAuto(s.shard) {
-		return getenv
+// jobIndex returns $JOB_COMPLETION_INDEX (read with getenv) as the index of the run spec's
+// configuration to run: "" when --shard auto/N takes it as the shard's index instead.
+func (s *shardFlags) jobIndex(getenv func(string) string) string {
+	if shard.IsAuto(s.shard) {
+		return ""
 	}
-	return func(k string) string {
-		if k == jobIndexEnv {
-			return ""
-		}
-		return getenv(k)
-	}
+	return getenv(shard.JobIndexEnv)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/shard"
 )
 
 // --shard auto/N is refused before any work when JOB_COMPLETION_INDEX is missing or out of
@@ -30,7 +31,7 @@ func TestShardAutoBadInput(t *testing.T) {
 		{"1", "--shard auto/2: configuration lite: the embedded engine sqlite runs inside one process", []string{"--config", spec}},
 	} {
 		t.Run(c.want, func(t *testing.T) {
-			t.Setenv(jobIndexEnv, c.env)
+			t.Setenv(shard.JobIndexEnv, c.env)
 			args, _ := tinyArgs(t, "sqlite", append([]string{"--shard", "auto/2", "--shard-run", "r", "--clients", "2"}, c.args...)...)
 			if c.args != nil {
 				args = slices.Delete(args, 3, 5) // --config names the configurations
@@ -55,7 +56,7 @@ func TestShardAutoRunsThePodsShards(t *testing.T) {
 			"--shard", "auto/2", "--shard-run", "pods")
 		args[slices.Index(args, "--data-dir")+1] = srv.DataDir()
 		r := &bgRun{cmd: exec.Command(bin, args...)}
-		r.cmd.Env = append(os.Environ(), jobIndexEnv+"="+strconv.Itoa(i), "ENGINEBENCH_DSN="+srv.DSN())
+		r.cmd.Env = append(os.Environ(), shard.JobIndexEnv+"="+strconv.Itoa(i), "ENGINEBENCH_DSN="+srv.DSN())
 		r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 		if err := r.cmd.Start(); err != nil {
 			t.Fatal(err)

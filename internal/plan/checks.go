@@ -21,7 +21,7 @@ func configIndex(o Options) (*result.Matrix, string, error) {
 	sp, value, from := o.Spec, "", "--config-index"
 	if o.ConfigIndex != nil {
 		value = *o.ConfigIndex
-	} else if value, from = o.JobIndex, JobIndexEnv; value == "" || sp == nil {
+	} else if value, from = o.JobIndex, shard.JobIndexEnv; value == "" || sp == nil {
 		return nil, "", nil // the index of a job that runs no run spec is not ours
 	}
 	if sp == nil {

@@ -19,10 +19,6 @@ import (
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
-// JobIndexEnv is the index of a pod of a Kubernetes Indexed Job: with a run spec and without
-// --config-index, it selects the configuration the run runs.
-const JobIndexEnv = shard.JobIndexEnv
-
 // Options are the inputs of a run's plan, as the command line and the run spec give them.
 type Options struct {
 	// Engines is --engines as given: comma-separated engines, one configuration each, when
