@@ -58,8 +58,7 @@ func (f *runFlags) workload(fl *pflag.FlagSet, name string) (workload.Benchmark,
 	if !ok {
 		return nil, fmt.Errorf("unknown workload %q", name)
 	}
-	o := workload.Options{Scale: f.scale, Steps: f.steps, Shard: f.sh.parsed,
-		Given: func(own *pflag.FlagSet) error { return workload.CopyGiven(fl, own) }}
+	o := workload.Options{Scale: f.scale, Steps: f.steps, Shard: f.sh.parsed, Given: fl}
 	if fl.Changed("seed") {
 		o.Seed = &f.seed
 	}

@@ -56,30 +56,9 @@ type Options struct {
 	Verify  Verify
 	// Shard is the part of the clients this process runs; the zero value for all.
 	Shard shard.Shard
-	// Given sets on fl, the workload's own flags bound to its preset's parameters, every
-	// flag of fl that the command line or the run spec gave, so that each overrides the
-	// preset's value; nil when none was given.
-	Given func(fl *pflag.FlagSet) error
-}
-
-// Apply sets the flags that were given on fl, the workload's own flags bound to its preset,
-// and applies the run-wide seed and fidelity to seed and fid.
-func (o Options) Apply(fl *pflag.FlagSet, seed *uint64, fid *Fidelity) error {
-	if o.Given != nil {
-		if err := o.Given(fl); err != nil {
-			return err
-		}
-	}
-	if o.Seed != nil {
-		*seed = *o.Seed
-	}
-	if o.Variant != "" {
-		fid.Variant = o.Variant
-	}
-	if o.Verify != "" {
-		fid.Verify = o.Verify
-	}
-	return nil
+	// Given is the flag set the command line parsed (the run spec's params set on it too):
+	// each of the workload's own flags given there overrides its preset's value. nil for none.
+	Given *pflag.FlagSet
 }
 
 // Preset returns the parameters a workload is built with from o: its preset for o.Scale
@@ -94,17 +73,28 @@ func Preset[P any](o Options, preset func(scale string) (P, error), declare func
 	}
 	fl := pflag.NewFlagSet("params", pflag.ContinueOnError)
 	declare(fl, &p)
+	if o.Given != nil {
+		if err := copyGiven(o.Given, fl); err != nil {
+			return nil, nil, err
+		}
+	}
 	seed, fid, sh := common(&p)
-	if err := o.Apply(fl, seed, fid); err != nil {
-		return nil, nil, err
+	if o.Seed != nil {
+		*seed = *o.Seed
+	}
+	if o.Variant != "" {
+		fid.Variant = o.Variant
+	}
+	if o.Verify != "" {
+		fid.Verify = o.Verify
 	}
 	*sh = o.Shard
 	return &p, fl, nil
 }
 
-// CopyGiven sets on to every flag of from that was given and that to has too: how a
+// copyGiven sets on to every flag of from that was given and that to has too: how a
 // workload's own flag set, bound to its preset, gets the values the command line parsed.
-func CopyGiven(from, to *pflag.FlagSet) error {
+func copyGiven(from, to *pflag.FlagSet) error {
 	var err error
 	from.Visit(func(f *pflag.Flag) {
 		t := to.Lookup(f.Name)
