@@ -69,6 +69,12 @@ func WritePage(page *Page, out, md string) (int, error) {
 	if err := result.ProbeWrite(filepath.Dir(out), 0); err != nil {
 		return 0, &PathError{fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err)}
 	}
+	return writeFiles(page, out, md)
+}
+
+// writeFiles writes page as HTML at out and as markdown at md, each atomically, and returns
+// the HTML's size in bytes.
+func writeFiles(page *Page, out, md string) (int, error) {
 	var html bytes.Buffer
 	if err := WriteHTML(&html, page); err != nil {
 		return 0, err
@@ -105,12 +111,6 @@ func WriteRunReport(dir *result.Dir, res *result.Run, ls Layouts) error {
 	if err != nil {
 		return err
 	}
-	var html bytes.Buffer
-	if err := WriteHTML(&html, page); err != nil {
-		return err
-	}
-	if err := dir.WriteFile("report.html", html.Bytes()); err != nil {
-		return err
-	}
-	return dir.WriteFile("report.md", []byte(MarkdownPage(page)))
+	_, err = writeFiles(page, filepath.Join(dir.Path(), "report.html"), filepath.Join(dir.Path(), "report.md"))
+	return err
 }
