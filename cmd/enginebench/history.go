@@ -24,7 +24,7 @@ func writeHistory(stdout io.Writer, dirs []string, out string, o report.Options,
 	}
 	runs, err := report.LoadRuns(dirs, registry.Names())
 	if err != nil {
-		return reportError(err)
+		return inputError(err)
 	}
 	h, err := report.NewHistory(runs, report.HistoryOptions{})
 	if err != nil {
@@ -36,7 +36,7 @@ func writeHistory(stdout io.Writer, dirs []string, out string, o report.Options,
 	out, md := report.Paths(nil, out)
 	size, err := report.WritePage(h.Page(), out, md)
 	if err != nil {
-		return reportError(err)
+		return inputError(err)
 	}
 	for _, l := range h.Terminal() {
 		fmt.Fprintln(stdout, l)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,12 +44,12 @@ host: its CPU, IO and sizes become the run's costs; without it they are absent.`
 func mergeShards(stdout io.Writer, dirs []string, out, sample string) error {
 	shards, err := merge.Load(dirs)
 	if err != nil {
-		return mergeInputError(err)
+		return inputError(err)
 	}
 	var smp *merge.Sample
 	if sample != "" {
 		if smp, err = merge.LoadSample(sample); err != nil {
-			return mergeInputError(err)
+			return inputError(err)
 		}
 	}
 	if out == "" {
@@ -74,13 +73,4 @@ func mergeShards(stdout io.Writer, dirs []string, out, sample string) error {
 	fmt.Fprintf(stdout, "merged %d shards of run %s (status %s)\nresults: %s\nreport:  %s\n", len(shards), res.RunID,
 		res.Status, dir.Path(), filepath.Join(dir.Path(), "report.html"))
 	return nil
-}
-
-// mergeInputError returns a merge's bad input as a usage error (exit status 2).
-func mergeInputError(err error) error {
-	var ie *merge.InputError
-	if errors.As(err, &ie) {
-		return usagef("%v", err)
-	}
-	return err
 }

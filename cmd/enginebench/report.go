@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -55,7 +54,7 @@ per configuration, step and metric, each run compared with the runs before it.`,
 func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) error {
 	runs, err := report.LoadRuns(dirs, registry.Names())
 	if err != nil {
-		return reportError(err)
+		return inputError(err)
 	}
 	page, err := report.NewPage(runs, o)
 	if err != nil {
@@ -64,25 +63,11 @@ func writeReport(stdout io.Writer, dirs []string, out string, o report.Options) 
 	out, md := report.Paths(dirs, out)
 	size, err := report.WritePage(page, out, md)
 	if err != nil {
-		return reportError(err)
+		return inputError(err)
 	}
 	for _, w := range page.Warnings() { // unlike hosts, OOM kills: what the page warns of
 		fmt.Fprintln(stdout, w)
 	}
 	fmt.Fprintf(stdout, "report: %s (%s), tables as markdown: %s\n", out, numfmt.Bytes(float64(size)), md)
 	return nil
-}
-
-// reportError gives an error of internal/report its exit status: bad input (2) for a run
-// directory that is not a run, pathError's for a path the user named, a failure (1) otherwise.
-func reportError(err error) error {
-	var input *report.InputError
-	var path *report.PathError
-	switch {
-	case errors.As(err, &input):
-		return usageError{err}
-	case errors.As(err, &path):
-		return pathError(err)
-	}
-	return err
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/enginebench/enginebench/internal/badinput"
 	"github.com/enginebench/enginebench/internal/plan"
 	"github.com/enginebench/enginebench/internal/rundir"
 	"github.com/enginebench/enginebench/internal/runlock"
@@ -27,15 +28,25 @@ func openRunDirs(pl *plan.Plan, dataGiven bool, log io.Writer) (*rundir.Dirs, er
 		}
 	}
 	d, err := rundir.Open(o, log)
-	var input *rundir.InputError
-	switch {
-	case errors.As(err, &input):
-		return nil, usageError{err}
-	case err != nil:
-		return nil, pathError(err)
+	if err != nil {
+		return nil, pathError(inputError(err))
 	}
 	reportLeftovers(log, pl.Out, pl.DataRoot)
 	return d, nil
+}
+
+// inputError gives an error of a package that checks input its exit status: bad input (2)
+// for a *badinput.Error, pathError's for a *badinput.Path, and err as it is otherwise.
+func inputError(err error) error {
+	var bad *badinput.Error
+	var path *badinput.Path
+	switch {
+	case errors.As(err, &bad):
+		return usageError{err}
+	case errors.As(err, &path):
+		return pathError(err)
+	}
+	return err
 }
 
 // pathError returns err, met while reading or preparing a file or directory the user named

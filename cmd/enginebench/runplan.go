@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"strings"
 
@@ -33,22 +32,12 @@ func (f *runFlags) plan(fl *pflag.FlagSet, args []string, secrets *[]string) (*p
 	}
 	pl, err := plan.New(reg, w, o)
 	if err != nil {
-		return nil, planError(err)
+		return nil, inputError(err)
 	}
 	for _, c := range pl.Configs {
 		*secrets = append(*secrets, redact.Secrets(c.DSN)...)
 	}
 	return pl, nil
-}
-
-// planError returns an error of plan.New with its exit status: bad input (2) for a
-// *plan.InputError.
-func planError(err error) error {
-	var input *plan.InputError
-	if errors.As(err, &input) {
-		return usageError{err}
-	}
-	return err
 }
 
 // options checks the flags of the run with its run spec sp (nil for none) and the spec's

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -22,7 +21,7 @@ samples.csv, written as it goes), until Ctrl-C, SIGTERM or SIGHUP, or --duration
 ` + "`enginebench merge --sample DIR`" + `; docs/scale-out.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			return sampleError(sample.Record(context.Background(), *c, stderr))
+			return inputError(sample.Record(context.Background(), *c, stderr))
 		},
 	}
 	fl := cmd.Flags()
@@ -32,18 +31,4 @@ samples.csv, written as it goes), until Ctrl-C, SIGTERM or SIGHUP, or --duration
 	fl.StringVar(&c.Out, "out", "", "sample directory to write (default results/<YYYYMMDD-HHMMSS>-sample)")
 	fl.DurationVar(&c.Duration, "duration", 0, "stop after this long (default: at Ctrl-C, SIGTERM or SIGHUP)")
 	return cmd
-}
-
-// sampleError returns an error of sample.Record with its exit status: bad input (2) for an
-// *sample.InputError, the sample directory's as pathError tells it, a failure (1) otherwise.
-func sampleError(err error) error {
-	var in *sample.InputError
-	var out *sample.OutError
-	switch {
-	case errors.As(err, &in):
-		return usageError{err}
-	case errors.As(err, &out):
-		return pathError(err)
-	}
-	return err
 }

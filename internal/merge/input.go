@@ -18,17 +18,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/enginebench/enginebench/internal/badinput"
 	"github.com/enginebench/enginebench/internal/hdrlog"
 	"github.com/enginebench/enginebench/internal/result"
 )
-
-// InputError is bad input, found before any work: a directory that is not a shard's run,
-// shards of different runs, a shard missing or given twice, unlike parameters.
-type InputError struct{ msg string }
-
-func (e *InputError) Error() string { return e.msg }
-
-func bad(format string, a ...any) error { return &InputError{fmt.Sprintf(format, a...)} }
 
 // Shard is one shard's run directory.
 type Shard struct {
@@ -38,23 +31,23 @@ type Shard struct {
 
 // Load reads the run directories dirs and checks that they are every shard, once, of one run
 // with the same workload, parameters and configurations. It returns them in the order of
-// their index; errors about the input are *InputError.
+// their index; errors about the input are *badinput.Error.
 func Load(dirs []string) ([]Shard, error) {
 	if len(dirs) == 0 {
-		return nil, bad("merge needs the run directories of a run's shards")
+		return nil, badinput.Errorf("merge needs the run directories of a run's shards")
 	}
 	var shards []Shard
 	for _, d := range dirs {
 		r, err := result.LoadDir(d)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			return nil, bad("%s is not a run directory (no run.json)", d)
+			return nil, badinput.Errorf("%s is not a run directory (no run.json)", d)
 		case err != nil:
-			return nil, bad("%s: %v", d, err)
+			return nil, badinput.Errorf("%s: %v", d, err)
 		case r.Shard == nil:
-			return nil, bad("%s is not a shard's run (its run.json has no shard: enginebench run --shard I/N writes one)", d)
+			return nil, badinput.Errorf("%s is not a shard's run (its run.json has no shard: enginebench run --shard I/N writes one)", d)
 		case r.Status == result.StatusRunning:
-			return nil, bad("%s: the shard's run has not ended (status running)", d)
+			return nil, badinput.Errorf("%s: the shard's run has not ended (status running)", d)
 		}
 		shards = append(shards, Shard{Dir: d, Run: r})
 	}
@@ -85,9 +78,9 @@ func sameRun(shards []Shard) error {
 		a, b := first.Run.Shard, s.Run.Shard
 		switch {
 		case a.Run != b.Run:
-			return bad("shards of different runs: %s is of run %q, %s of run %q", first.Dir, a.Run, s.Dir, b.Run)
+			return badinput.Errorf("shards of different runs: %s is of run %q, %s of run %q", first.Dir, a.Run, s.Dir, b.Run)
 		case a.Count != b.Count:
-			return bad("shards of run %q disagree on their number: %s is one of %d, %s one of %d", a.Run, first.Dir, a.Count, s.Dir, b.Count)
+			return badinput.Errorf("shards of run %q disagree on their number: %s is one of %d, %s one of %d", a.Run, first.Dir, a.Count, s.Dir, b.Count)
 		}
 	}
 	return nil
@@ -98,7 +91,7 @@ func everyShardOnce(shards []Shard) error {
 	sh := shards[0].Run.Shard
 	for i := 1; i < len(shards); i++ {
 		if a, b := shards[i-1], shards[i]; a.Run.Shard.Index == b.Run.Shard.Index {
-			return bad("shard %d of run %q given twice: %s and %s", a.Run.Shard.Index, sh.Run, a.Dir, b.Dir)
+			return badinput.Errorf("shard %d of run %q given twice: %s and %s", a.Run.Shard.Index, sh.Run, a.Dir, b.Dir)
 		}
 	}
 	var missing []string
@@ -112,7 +105,7 @@ func everyShardOnce(shards []Shard) error {
 		}
 	}
 	if len(missing) > 0 {
-		return bad("run %q has %d shards: shard %s missing", sh.Run, sh.Count, strings.Join(missing, ", "))
+		return badinput.Errorf("run %q has %d shards: shard %s missing", sh.Run, sh.Count, strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -121,7 +114,7 @@ func everyShardOnce(shards []Shard) error {
 func alike(a, s Shard) error {
 	wa, ws := a.Run.Workload, s.Run.Workload
 	unlike := func(what, x, y string) error {
-		return bad("unlike params: %s has %s %s, %s has %s", a.Dir, what, x, s.Dir, y)
+		return badinput.Errorf("unlike params: %s has %s %s, %s has %s", a.Dir, what, x, s.Dir, y)
 	}
 	for _, f := range [][3]string{{"workload", wa.Name, ws.Name}, {"scale", wa.Scale, ws.Scale},
 		{"variant", wa.Variant, ws.Variant}, {"verify", wa.Verify, ws.Verify}} {
@@ -168,7 +161,7 @@ func haveLogs(s Shard) error {
 				}
 				path := hdrlog.Path(filepath.Join(s.Dir, hdrlog.DirName), c.Name, st.Name, name)
 				if _, err := os.Stat(path); err != nil {
-					return bad("%s: no latency log %s for %s/%s %s (made before enginebench wrote them?): its percentiles cannot be merged",
+					return badinput.Errorf("%s: no latency log %s for %s/%s %s (made before enginebench wrote them?): its percentiles cannot be merged",
 						s.Dir, path, c.Name, st.Name, name)
 				}
 			}

@@ -13,6 +13,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/enginebench/enginebench/internal/badinput"
 	"github.com/enginebench/enginebench/internal/hdrlog"
 	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
@@ -376,7 +377,7 @@ func TestLoadBadInput(t *testing.T) {
 		{[]string{a.dir, noLogs}, noLogs + ": no latency log"},
 	} {
 		_, err := Load(tc.dirs)
-		var ie *InputError
+		var ie *badinput.Error
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Load(%v): %v, want an InputError with %q", tc.dirs, err, tc.want)
 		}

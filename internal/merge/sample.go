@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/enginebench/enginebench/internal/badinput"
 	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -40,22 +41,22 @@ type sampleMeta struct {
 	Host    result.Host `json:"host"`
 }
 
-// LoadSample reads the sample directory dir; errors are *InputError.
+// LoadSample reads the sample directory dir; errors are *badinput.Error.
 func LoadSample(dir string) (*Sample, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "sample.json"))
 	if err != nil {
-		return nil, bad("--sample %s is not an enginebench sample directory: %v", dir, err)
+		return nil, badinput.Errorf("--sample %s is not an enginebench sample directory: %v", dir, err)
 	}
 	var m sampleMeta
 	if err := json.Unmarshal(b, &m); err != nil || m.Kind != "enginebench-sample" {
-		return nil, bad("--sample %s: sample.json is not an enginebench sample's (kind %q, %v)", dir, m.Kind, err)
+		return nil, badinput.Errorf("--sample %s: sample.json is not an enginebench sample's (kind %q, %v)", dir, m.Kind, err)
 	}
 	if m.Version != 1 {
-		return nil, bad("--sample %s: sample version %d; this enginebench reads version 1", dir, m.Version)
+		return nil, badinput.Errorf("--sample %s: sample version %d; this enginebench reads version 1", dir, m.Version)
 	}
 	rows, err := readSamples(filepath.Join(dir, "samples.csv"))
 	if err != nil {
-		return nil, bad("--sample %s: %v", dir, err)
+		return nil, badinput.Errorf("--sample %s: %v", dir, err)
 	}
 	return &Sample{Dir: dir, Host: m.Host, rows: rows}, nil
 }

@@ -1,7 +1,7 @@
 // Package plan is the plan of a run and its checks: every input checked against the engine
 // registry, the workload and the host before any work starts. It reads a plain Options value
 // (what the command line and the run spec said) and returns a Plan: the run's configurations,
-// where their data goes, the run's id and what to announce, or an *InputError.
+// where their data goes, the run's id and what to announce, or a *badinput.Error.
 package plan
 
 import (
@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/enginebench/enginebench/internal/badinput"
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runspec"
@@ -53,12 +54,6 @@ type Options struct {
 	Getenv func(string) string
 }
 
-// InputError is bad input found by the plan before any work started.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
 // Plan is a run whose every input has been checked: what it takes to run it.
 type Plan struct {
 	Workload workload.Benchmark
@@ -94,18 +89,18 @@ type Config struct {
 }
 
 // New checks every input of a run of w with the engines of reg and returns its plan. An
-// error is an *InputError.
+// error is a *badinput.Error.
 func New(reg *engine.Registry, w workload.Benchmark, o Options) (*Plan, error) {
 	p, err := Configure(reg, w, o)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.placeData(); err != nil {
-		return nil, &InputError{err}
+		return nil, &badinput.Error{Err: err}
 	}
 	if !o.DropExisting {
 		if err := p.checkExistingTables(); err != nil {
-			return nil, &InputError{err}
+			return nil, &badinput.Error{Err: err}
 		}
 	}
 	return p, nil
@@ -113,12 +108,12 @@ func New(reg *engine.Registry, w workload.Benchmark, o Options) (*Plan, error) {
 
 // Configure is New without the checks of paths and existing servers: the configurations, their
 // memory caps, their engines, the shard and the repeats, and the run's id; what a command line
-// can be checked for on any machine. An error is an *InputError, returned with the plan as far
+// can be checked for on any machine. An error is a *badinput.Error, returned with the plan as far
 // as it got (Matrix is set once the configuration index was checked).
 func Configure(reg *engine.Registry, w workload.Benchmark, o Options) (*Plan, error) {
 	p := &Plan{Workload: w, Registry: reg, Spec: o.Spec, Notices: slices.Clone(o.Warnings), opts: o}
 	if err := p.configure(); err != nil {
-		return p, &InputError{err}
+		return p, &badinput.Error{Err: err}
 	}
 	p.Started = time.Now()
 	p.RunID = p.Started.Format("20060102-150405") + "-" + w.Name()

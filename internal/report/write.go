@@ -9,38 +9,25 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/enginebench/enginebench/internal/badinput"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
-// InputError is a run directory the report cannot read as given: no run.json, or one that is
-// no run of enginebench or of a workload this build knows (bad input).
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-// PathError is a path the user named (a run directory, the directory of --out) that failed
-// to read or to take the report; the system's error it wraps tells whether the path or the
-// machine is at fault.
-type PathError struct{ Err error }
-
-func (e *PathError) Error() string { return e.Err.Error() }
-func (e *PathError) Unwrap() error { return e.Err }
-
 // LoadRuns reads the run directories and checks them with CheckRun against the names of the
-// workloads this build knows. An error is an *InputError or a *PathError.
+// workloads this build knows. An error is a *badinput.Error (no run.json, or not a run of a workload this build knows) or a
+// *badinput.Path (a run directory that failed to read).
 func LoadRuns(dirs []string, workloads []string) ([]Input, error) {
 	var runs []Input
 	for _, d := range dirs {
 		r, err := result.LoadDir(d)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return nil, &InputError{fmt.Errorf("%s is not a run directory (no run.json)", d)}
+				return nil, badinput.Errorf("%s is not a run directory (no run.json)", d)
 			}
-			return nil, &PathError{fmt.Errorf("%s: %w", d, err)}
+			return nil, &badinput.Path{Err: fmt.Errorf("%s: %w", d, err)}
 		}
 		if err := CheckRun(r, workloads); err != nil {
-			return nil, &InputError{fmt.Errorf("%s: %v", filepath.Join(d, "run.json"), err)}
+			return nil, badinput.Errorf("%s: %v", filepath.Join(d, "run.json"), err)
 		}
 		runs = append(runs, Input{Dir: d, Run: r})
 	}
@@ -61,13 +48,13 @@ func CheckRun(r *result.Run, workloads []string) error {
 }
 
 // WritePage writes page as HTML at out and as markdown at md, once out's directory is known
-// to be writable (a *PathError if not), and returns the HTML's size in bytes.
+// to be writable (a *badinput.Path if not), and returns the HTML's size in bytes.
 func WritePage(page *Page, out, md string) (int, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return 0, &PathError{fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err)}
+		return 0, &badinput.Path{Err: fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err)}
 	}
 	if err := result.ProbeWrite(filepath.Dir(out), 0); err != nil {
-		return 0, &PathError{fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err)}
+		return 0, &badinput.Path{Err: fmt.Errorf("cannot write the report in %s: %w", filepath.Dir(out), err)}
 	}
 	return writeFiles(page, out, md)
 }

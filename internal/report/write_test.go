@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/enginebench/enginebench/internal/badinput"
 )
 
 // TestPaths checks where a report goes: beside the one run, here for several, inside --out
@@ -36,7 +38,7 @@ func TestLoadRunsRefusesNoRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []string{empty, null} {
-		var input *InputError
+		var input *badinput.Error
 		if _, err := LoadRuns([]string{d}, []string{"insert"}); !errors.As(err, &input) {
 			t.Errorf("LoadRuns(%s): %v, want an InputError", d, err)
 		}

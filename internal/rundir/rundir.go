@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/enginebench/enginebench/internal/badinput"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runlock"
 )
@@ -38,13 +39,6 @@ type ConfigDir struct {
 	Check func(dir string) error
 }
 
-// InputError is a directory the run cannot use as given, whatever error it wraps: another
-// run holds it, a killed run left it, the engine cannot use it.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
 // Dirs are the run's results directory and data root, each locked for the run.
 type Dirs struct {
 	Results     *result.Dir
@@ -61,7 +55,7 @@ type Dirs struct {
 
 // Open creates and locks the data root and the results directory of o and checks that they
 // can be written, with room enough, before any work starts. Close, on log, reports a lock it
-// cannot release. An error is an *InputError, or one of the system's (errors.Is sees its
+// cannot release. An error is a *badinput.Error (another run holds a directory, a killed run left it, the engine cannot use it), or one of the system's (errors.Is sees its
 // errno) or a check's; what Open created is gone again.
 func Open(o Options, log io.Writer) (*Dirs, error) {
 	d := &Dirs{dataRoot: o.DataRoot, dataDefault: o.DataDefault, log: log}
@@ -106,11 +100,11 @@ func (d *Dirs) lock(dir, role string, info runlock.Info) (*runlock.Lock, error) 
 	var stale *runlock.StaleError
 	switch {
 	case errors.As(err, &busy):
-		return nil, &InputError{fmt.Errorf("%s directory %s is in use by another enginebench run, %s: two runs never share a results or data directory",
-			role, dir, busy.Holder)}
+		return nil, badinput.Errorf("%s directory %s is in use by another enginebench run, %s: two runs never share a results or data directory",
+			role, dir, busy.Holder)
 	case errors.As(err, &stale):
-		return nil, &InputError{fmt.Errorf("%s directory %s holds what %s left when it was killed while running: see `enginebench clean %s`",
-			role, dir, stale.Dead, dir)}
+		return nil, badinput.Errorf("%s directory %s holds what %s left when it was killed while running: see `enginebench clean %s`",
+			role, dir, stale.Dead, dir)
 	case err != nil:
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/enginebench/enginebench/internal/badinput"
 	"github.com/enginebench/enginebench/internal/runlock"
 )
 
@@ -35,7 +36,7 @@ func TestOpenLocksAndCloseRemovesWhatARefusedRunCreated(t *testing.T) {
 		}
 	}
 	_, err = Open(o, io.Discard)
-	var input *InputError
+	var input *badinput.Error
 	if !errors.As(err, &input) || !strings.Contains(err.Error(), "is in use by another enginebench run, run r1") {
 		t.Errorf("a second Open: %v, want an InputError naming the holder", err)
 	}
@@ -79,7 +80,7 @@ func TestOpenChecksTheDataRoot(t *testing.T) {
 		return refused
 	}}}
 	_, err := Open(o, io.Discard)
-	var input *InputError
+	var input *badinput.Error
 	if !errors.As(err, &input) || !errors.Is(err, refused) {
 		t.Errorf("Open with a refused configuration directory: %v, want an InputError", err)
 	}

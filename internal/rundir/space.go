@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/enginebench/enginebench/internal/badinput"
 	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runlock"
@@ -53,7 +54,7 @@ func checkConfigDirs(dirs []ConfigDir) error {
 		var err error
 		if c.Check != nil {
 			if err = c.Check(c.Path); err != nil {
-				err = &InputError{err}
+				err = &badinput.Error{Err: err}
 			}
 		}
 		if rerr := os.Remove(c.Path); err == nil && rerr != nil {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/enginebench/enginebench/internal/badinput"
 	"github.com/enginebench/enginebench/internal/host"
 	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
@@ -33,47 +34,32 @@ type Config struct {
 	Duration time.Duration
 }
 
-// InputError is bad input found before any work: a Config that cannot be sampled.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-// OutError is a sample directory (Config.Out) that could not be made; its cause tells a path
-// that cannot be used as given from a failure of the machine.
-type OutError struct{ Err error }
-
-func (e *OutError) Error() string { return e.Err.Error() }
-func (e *OutError) Unwrap() error { return e.Err }
-
-func inputf(format string, a ...any) error { return &InputError{fmt.Errorf(format, a...)} }
-
 // Check checks c before any work and returns the DBMS's process id; its errors are
-// *InputError.
+// *badinput.Error.
 func Check(c Config) (int, error) {
 	switch {
 	case c.PID != 0 && c.PIDFile != "":
-		return 0, inputf("--pid and --pid-file name the same process: give one")
+		return 0, badinput.Errorf("--pid and --pid-file name the same process: give one")
 	case c.PID == 0 && c.PIDFile == "":
-		return 0, inputf("give the DBMS's main process: --pid PID or --pid-file FILE")
+		return 0, badinput.Errorf("give the DBMS's main process: --pid PID or --pid-file FILE")
 	case c.DataDir == "":
-		return 0, inputf("give the DBMS's data directory: --data-dir DIR (its device's IO and its size are measured)")
+		return 0, badinput.Errorf("give the DBMS's data directory: --data-dir DIR (its device's IO and its size are measured)")
 	case c.Duration < 0:
-		return 0, inputf("--duration %v: want a duration of 0 (until a stop signal) or more", c.Duration)
+		return 0, badinput.Errorf("--duration %v: want a duration of 0 (until a stop signal) or more", c.Duration)
 	}
 	if st, err := os.Stat(c.DataDir); err != nil || !st.IsDir() {
-		return 0, inputf("--data-dir %s: no such directory", c.DataDir)
+		return 0, badinput.Errorf("--data-dir %s: no such directory", c.DataDir)
 	}
 	pid, from := c.PID, fmt.Sprintf("--pid %d", c.PID)
 	if c.PIDFile != "" {
 		var err error
 		if pid, err = readPIDFile(c.PIDFile); err != nil {
-			return 0, &InputError{err}
+			return 0, &badinput.Error{Err: err}
 		}
 		from = fmt.Sprintf("--pid-file %s: process %d", c.PIDFile, pid)
 	}
 	if err := processAlive(pid); err != nil {
-		return 0, inputf("%s: %v", from, err)
+		return 0, badinput.Errorf("%s: %v", from, err)
 	}
 	return pid, nil
 }
@@ -106,8 +92,8 @@ func processAlive(pid int) error {
 
 // Record checks c (Check), makes the sample directory and samples the DBMS's host every second
 // into it until ctx ends, Ctrl-C, SIGTERM or SIGHUP, c.Duration or the DBMS's end, telling
-// log what it samples and how many rows it wrote. Its errors are *InputError for bad input,
-// *OutError for a sample directory it could not make, or a failure of the sampling.
+// log what it samples and how many rows it wrote. Its errors are *badinput.Error for bad input,
+// *badinput.Path for a sample directory it could not make, or a failure of the sampling.
 func Record(ctx context.Context, c Config, log io.Writer) error {
 	pid, err := Check(c)
 	if err != nil {
@@ -117,7 +103,7 @@ func Record(ctx context.Context, c Config, log io.Writer) error {
 		c.Out = filepath.Join("results", time.Now().Format("20060102-150405")+"-sample")
 	}
 	if _, err := result.CreateDir(c.Out); err != nil {
-		return &OutError{err}
+		return &badinput.Path{Err: err}
 	}
 	acct, err := measure.NewOS(measure.OSOptions{DataDir: c.DataDir, DBPID: pid})
 	if err != nil {
