@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/hdrlog"
 	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/plan"
@@ -159,21 +158,16 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 // completes the results of configurations on existing servers. The error is that of the
 // run's last write of run.json and intervals.csv.
 func (f *runFlags) runAll(sig runSignals, pl *plan.Plan, run *result.Run, dir *result.Dir, log, stderr io.Writer, secrets []string) (*result.Run, error) {
-	cfgs := make([]engine.Config, len(pl.Configs))
 	external := false
 	for i := range pl.Configs {
 		pl.Configs[i].Log, pl.Configs[i].Abort = log, sig.abort
-		cfgs[i] = pl.Configs[i].Config
 		external = external || pl.Configs[i].DSN != ""
 	}
 	progressOut, _ := stderr.(*os.File)
 	terminal := progressOut != nil && runner.IsTerminal(progressOut)
-	wp := workload.Plan{
-		Workload: pl.Workload, Registry: pl.Registry, Configs: cfgs, Dir: dir, Keep: f.keep, DropExisting: f.dropExisting, Run: run, Shard: f.sh.parsed, Repeat: f.repeat,
-		Env: workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
-			Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit, StallTimeout: f.stallTimeout,
-			Histograms: hdrlog.NewDir(filepath.Join(dir.Path(), hdrlog.DirName))}},
-	}
+	wp := pl.Execution(dir, run, workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
+		Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit, StallTimeout: f.stallTimeout,
+		Histograms: hdrlog.NewDir(filepath.Join(dir.Path(), hdrlog.DirName))}})
 	pl.Announce(log)
 	if !f.noCalibrate {
 		run.Calibration = calibrate(sig.ctx, pl.DataRoot, log)

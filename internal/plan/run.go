@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/host"
 	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/workload"
 )
 
 // NewRun returns the run's record as workload.Execute starts it, made by tool with command
@@ -29,6 +31,18 @@ func (p *Plan) NewRun(dir *result.Dir, tool result.Tool, command, secrets []stri
 			sh.Index, sh.Count, sh.Run, joinInts(sh.Clients)))
 	}
 	return run, nil
+}
+
+// Execution returns what workload.Execute runs of the plan: its workload on its
+// configurations, as the plan keeps, repeats and shards them, with the run's record run in
+// dir and env for the workload.
+func (p *Plan) Execution(dir *result.Dir, run *result.Run, env workload.Env) workload.Plan {
+	cfgs := make([]engine.Config, len(p.Configs))
+	for i, c := range p.Configs {
+		cfgs[i] = c.Config
+	}
+	return workload.Plan{Workload: p.Workload, Registry: p.Registry, Configs: cfgs, Dir: dir, Run: run, Env: env,
+		Keep: p.opts.Keep, DropExisting: p.opts.DropExisting, Shard: p.opts.Shard, Repeat: p.opts.Repeat}
 }
 
 // Announce prints on log what the run runs and where its results go, and the plan's notices.
