@@ -1,7 +1,8 @@
 // Package engine holds what both engine families share: the engine configuration, the Engine
 // interface, optional capabilities checked at run time, and the registry of engines by name.
 //
-// An engine is either an SQL engine (package sqldb) or an ordered key-value engine (package kv).
+// An engine is an SQL engine (package sqldb), an ordered key-value engine (package kv) or a
+// document database (package doc).
 // Workloads implement their operations once per family and type-switch on the opened engine.
 package engine
 
@@ -22,6 +23,7 @@ type Family string
 const (
 	FamilySQL Family = "sql"
 	FamilyKV  Family = "kv"
+	FamilyDoc Family = "doc"
 )
 
 // Config is one named engine configuration of a run.
@@ -59,7 +61,7 @@ type Config struct {
 	Abort <-chan struct{}
 }
 
-// Engine is an open engine instance. Concrete engines also implement sqldb.DB or kv.DB.
+// Engine is an open engine instance. Concrete engines also implement sqldb.DB, kv.DB or doc.DB.
 type Engine interface {
 	// Family tells which family interface the engine implements.
 	Family() Family

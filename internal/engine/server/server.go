@@ -52,6 +52,7 @@ type Kind string
 const (
 	Postgres Kind = "postgres"
 	MariaDB  Kind = "mariadb"
+	FerretDB Kind = "ferretdb"
 )
 
 // Database is the database that Start creates and that engines use.
