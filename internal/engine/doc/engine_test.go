@@ -107,6 +107,8 @@ func TestFerretDBRefusesWhatItDoesNotDo(t *testing.T) {
 		{"ferretdb", map[string]string{"read_concern": "majority"}, "ignores them"},
 		{"ferretdb", map[string]string{"transactions": "true"}, "multi-document transactions (it has none)"},
 		{"ferretdb", map[string]string{"backend": "mysql"}, "not sqlite or postgresql"},
+		{"ferretdb", map[string]string{"hints": "send"}, "index hints (it ignores them"},
+		{"ferretdb", map[string]string{"hints": "maybe"}, "not send or omit"},
 		{"ferretdb", map[string]string{"read_concern": "strong"}, "not a read concern level"},
 		{"ferretdb", map[string]string{"shared_buffers": "1GB"}, "unknown setting shared_buffers"},
 		{"mongodb", map[string]string{"write_concern": "two"}, "not a number of members or majority"},
