@@ -104,6 +104,9 @@ func now() int64 { return time.Now().UnixMilli() }
 
 // AddLink is addLink.
 func (c *docClient) AddLink(ctx context.Context, l *Link) (WriteResult, error) {
+	if mu := c.s.lock(l.ID1, l.LinkType); mu != nil {
+		defer mu.Unlock()
+	}
 	if c.s.fork {
 		return c.forkWriteLink(ctx, "add link", l)
 	}
@@ -113,6 +116,9 @@ func (c *docClient) AddLink(ctx context.Context, l *Link) (WriteResult, error) {
 // UpdateLink is updateLink: in both references the same commands as addLink
 // (LinkStoreMongoDBv2.java:1027-1038, LinkStoreMongoDb2.java:322-326).
 func (c *docClient) UpdateLink(ctx context.Context, l *Link) (WriteResult, error) {
+	if mu := c.s.lock(l.ID1, l.LinkType); mu != nil {
+		defer mu.Unlock()
+	}
 	if c.s.fork {
 		return c.forkWriteLink(ctx, "update link", l)
 	}
@@ -315,6 +321,9 @@ func (c *docClient) forkChangeCount(ctx context.Context, id1, linkType, delta in
 
 // DeleteLink hides the link (deletes it when expunge) and lowers its count if it was visible.
 func (c *docClient) DeleteLink(ctx context.Context, id1, linkType, id2 int64, expunge bool) (bool, error) {
+	if mu := c.s.lock(id1, linkType); mu != nil {
+		defer mu.Unlock()
+	}
 	if c.s.fork {
 		var found bool
 		err := c.do(ctx, "delete link", true, func(ctx context.Context) error {

@@ -15,8 +15,8 @@ import (
 )
 
 // The scans of verification on a document engine (no reference: enginebench's translation of
-// the SQL store's): each is a find sorted on its index's keys, forced with a hint where the
-// server follows hints (FerretDB does not: the sort is how it reads an index), through the
+// the SQL store's): each is a find sorted on its index's keys, with the index's hint (sent
+// with the setting hints=send; FerretDB ignores hints: the sort is how it reads an index), through the
 // link key (the reference variant's unique index, the corrected variant's _id, whose bytes
 // are checked against the document's fields), id1_type (projected to its fields, which
 // MongoDB reads from the index alone), the count key and the node _id.
@@ -124,15 +124,8 @@ func (s *docStore) ScanNodes(ctx context.Context, lo, hi int64, fn func(*Node) e
 	return nil
 }
 
-// sorted is a find of whole documents in the order of ix, forced with a hint where the server
-// follows hints.
-func (s *docStore) sorted(ix doc.Index) doc.Find {
-	f := doc.Find{Sort: ix.Keys}
-	if s.hints {
-		f.Hint = ix.Name
-	}
-	return f
-}
+// sorted is a find of whole documents in the order of ix, with its hint.
+func (s *docStore) sorted(ix doc.Index) doc.Find { return doc.Find{Sort: ix.Keys, Hint: ix.Name} }
 
 // scan runs the find and calls each for every document.
 func (s *docStore) scan(ctx context.Context, c doc.Collection, filter bson.Raw, o doc.Find, each func(bson.Raw) error) error {
