@@ -142,7 +142,7 @@ type docStore struct {
 	links, counts, nodes doc.Collection
 	opt                  Options
 	// fork: the corrected variant (mdcallag's LinkStoreMongoDb2), else LinkbenchX's.
-	fork bool
+	fork    bool
 	indexed atomic.Bool // id1_type exists
 	// locks, on a server whose updates are not atomic, serialize the link writes of one
 	// (id1, link_type) in the process (nil elsewhere).
