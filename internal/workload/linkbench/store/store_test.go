@@ -1076,7 +1076,7 @@ func TestNullAllocs(t *testing.T) {
 	}
 }
 
-// fakeEngine is an engine of neither family.
+// fakeEngine is an engine of no family.
 type fakeEngine struct{}
 
 func (fakeEngine) Family() engine.Family       { return "fake" }
@@ -1085,7 +1085,7 @@ func (fakeEngine) Settings() map[string]string { return nil }
 func (fakeEngine) Close() error                { return nil }
 
 func TestOpen(t *testing.T) {
-	if _, err := Open(fakeEngine{}, Options{}); err == nil || !strings.Contains(err.Error(), "neither") {
+	if _, err := Open(fakeEngine{}, Options{}); err == nil || !strings.Contains(err.Error(), "is not an SQL") {
 		t.Errorf("Open(fake engine) = %v", err)
 	}
 	if _, err := Open(nil, Options{}); err == nil {
