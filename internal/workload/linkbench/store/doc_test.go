@@ -55,7 +55,7 @@ type recDB struct {
 
 func (d *recDB) add(ctx context.Context, format string, args ...any) {
 	s := fmt.Sprintf(format, args...)
-	if ctx != nil && ctx.Value(txKey{}) != nil {
+	if ctx.Value(txKey{}) != nil {
 		s = "tx " + s
 	}
 	d.mu.Lock()
@@ -86,12 +86,12 @@ func (d *recDB) Transact(ctx context.Context, fn func(ctx context.Context) error
 	if !d.tx {
 		return d.DB.Transact(ctx, fn)
 	}
-	d.add(nil, "begin")
+	d.add(ctx, "begin")
 	err := fn(context.WithValue(ctx, txKey{}, true))
 	if err != nil {
-		d.add(nil, "abort")
+		d.add(ctx, "abort")
 	} else {
-		d.add(nil, "commit")
+		d.add(ctx, "commit")
 	}
 	return err
 }
