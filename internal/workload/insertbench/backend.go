@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
@@ -131,6 +132,8 @@ func newBackend(eng engine.Engine, p *Params) (backend, error) {
 			kb.discards = true
 		}
 		return kb, nil
+	case doc.DB:
+		return newDocBackend(db, p), nil
 	}
 	return nil, fmt.Errorf("engine family %q is not supported by the insert benchmark", eng.Family())
 }
