@@ -3,20 +3,205 @@ package doc
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/server"
 )
 
-// FerretDBDriver is the ferretdb engine: a managed FerretDB server (on SQLite, or on
-// PostgreSQL through a managed postgres server), or an existing one by DSN.
+// The settings every engine of the family takes: the references' write and read concern,
+// journal and transactions (iibench.py --mongo_w, --mongo_j, --mongo_r, --mongo_trx), and the
+// client's connection pool.
+const (
+	setW            = "write_concern"
+	setJournal      = "journal"
+	setRead         = "read_concern"
+	setTransactions = "transactions"
+	setPool         = "max_pool_size"
+	setBackend      = "backend"
+)
+
+// concernSettings are the settings of every engine of the family.
+func concernSettings() []engine.Setting {
+	return []engine.Setting{
+		{Name: setW, Default: "", Client: true, Doc: `write concern w: "" (the server's default), a number of members, or majority`,
+			Source: "iibench.py --mongo_w"},
+		{Name: setJournal, Default: "false", Client: true, Doc: "acknowledge writes once they are in the journal (j: true)",
+			Source: "iibench.py --mongo_j"},
+		{Name: setRead, Default: "", Client: true, Doc: `read concern level: "" (the server's default), local, available, majority, linearizable, snapshot`,
+			Source: "iibench.py --mongo_r"},
+		{Name: setTransactions, Default: "false", Client: true, Doc: "run each workload's multi-statement units as multi-document transactions (a replica set or sharded cluster only)",
+			Source: "iibench.py --mongo_trx"},
+		{Name: setPool, Default: "0", Client: true, Doc: "the driver's connection pool size; 0: the driver's default (100)"},
+	}
+}
+
+// concernOf reads the concern settings of m (defaults merged with overrides); a bad value is
+// an error naming the setting.
+func concernOf(m map[string]string) (Concern, uint64, error) {
+	c := Concern{W: m[setW], Read: m[setRead]}
+	var err error
+	if c.Journal, err = boolSetting(m, setJournal); err != nil {
+		return Concern{}, 0, err
+	}
+	if c.Transactions, err = boolSetting(m, setTransactions); err != nil {
+		return Concern{}, 0, err
+	}
+	if c.W != "" && c.W != "majority" {
+		if n, err := strconv.Atoi(c.W); err != nil || n < 0 {
+			return Concern{}, 0, fmt.Errorf("setting %s: %q is not a number of members or majority", setW, c.W)
+		}
+	}
+	switch c.Read {
+	case "", "local", "available", "majority", "linearizable", "snapshot":
+	default:
+		return Concern{}, 0, fmt.Errorf("setting %s: %q is not a read concern level (local, available, majority, linearizable, snapshot)", setRead, c.Read)
+	}
+	pool, err := strconv.ParseUint(m[setPool], 10, 64)
+	if err != nil {
+		return Concern{}, 0, fmt.Errorf("setting %s: %q is not a number", setPool, m[setPool])
+	}
+	return c, pool, nil
+}
+
+func boolSetting(m map[string]string, name string) (bool, error) {
+	v, err := strconv.ParseBool(m[name])
+	if err != nil {
+		return false, fmt.Errorf("setting %s: %q is not true or false", name, m[name])
+	}
+	return v, nil
+}
+
+// checkGaps refuses a concern that a server with info's gaps would not honour.
+func checkGaps(name string, info ServerInfo, c Concern) error {
+	var asked []string
+	if info.IgnoresConcerns && (c.W != "" && c.W != "1" || c.Journal || c.Read != "" && c.Read != "local") {
+		asked = append(asked, "write and read concerns (it ignores them: every write is acknowledged by the one server, every read is local)")
+	}
+	if info.NoTransactions && c.Transactions {
+		asked = append(asked, "multi-document transactions (it has none)")
+	}
+	if len(asked) > 0 {
+		return fmt.Errorf("%s: the configuration asks for what %s %s does not do: %s", name, info.Product, info.Version, strings.Join(asked, "; "))
+	}
+	if c.Transactions && info.ReplicaSet == "" && !info.NoTransactions {
+		return fmt.Errorf("%s: setting %s=true: multi-document transactions need a replica set or a sharded cluster; this server is a standalone", name, setTransactions)
+	}
+	return nil
+}
+
+// ferretGaps are FerretDB 1.24's documented gaps.
+func ferretGaps(info ServerInfo) ServerInfo {
+	info.IgnoresHints, info.IgnoresConcerns, info.NoTransactions = true, true, true
+	return info
+}
+
+// checkMongoDSN checks that dsn parses as a mongodb:// or mongodb+srv:// URI, without
+// connecting; the error never holds the DSN.
+func checkMongoDSN(dsn string) error {
+	if !strings.HasPrefix(dsn, "mongodb://") && !strings.HasPrefix(dsn, "mongodb+srv://") {
+		return errors.New("the DSN must be a mongodb:// or mongodb+srv:// URI")
+	}
+	if strings.HasPrefix(dsn, "mongodb+srv://") {
+		return nil // its parse looks up DNS records
+	}
+	if err := options.Client().ApplyURI(dsn).Validate(); err != nil {
+		return errors.New("the DSN does not parse as a mongodb:// URI")
+	}
+	return nil
+}
+
+// FerretDBDriver is the ferretdb engine: a managed FerretDB 1.24 server on SQLite, or on
+// PostgreSQL through a managed postgres server (setting backend), or an existing FerretDB by
+// DSN. It is FerretDB, not MongoDB's storage engine: results name it so.
 func FerretDBDriver() engine.Driver {
+	settings := append([]engine.Setting{{Name: setBackend, Default: "sqlite", Client: true,
+		Doc: "where the managed FerretDB stores: sqlite (files in its data directory) or postgresql (a managed postgres server beside it)"}},
+		concernSettings()...)
 	return engine.Driver{
 		Name:        "ferretdb",
 		Family:      engine.FamilyDoc,
 		Description: "FerretDB 1.24: MongoDB's wire protocol over SQLite or PostgreSQL (not MongoDB's storage engine)",
+		Settings:    settings,
+		Available:   func() error { return server.Available(server.FerretDB) },
 		Server:      true,
+		CheckSettings: func(overrides map[string]string) error {
+			m := engine.MergeSettings(settings, overrides)
+			if err := checkKnown("ferretdb", settings, overrides); err != nil {
+				return err
+			}
+			c, _, err := concernOf(m)
+			if err != nil {
+				return fmt.Errorf("ferretdb: %w", err)
+			}
+			if b := m[setBackend]; b != "sqlite" && b != "postgresql" {
+				return fmt.Errorf("ferretdb: setting %s: %q is not sqlite or postgresql", setBackend, b)
+			}
+			if m[setBackend] == "postgresql" {
+				if err := server.Available(server.Postgres); err != nil {
+					return fmt.Errorf("ferretdb: backend postgresql: %w", err)
+				}
+			}
+			return checkGaps("ferretdb", ferretGaps(ServerInfo{Product: "FerretDB", Version: "1.24"}), c)
+		},
+		CheckDataDir: func(dir string) error { return server.CheckDataDir(server.FerretDB, dir) },
+		CheckDSN:     checkMongoDSN,
 		Open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-			return nil, errors.New("ferretdb: not yet")
+			return openFerretDB(ctx, cfg, settings)
 		},
 	}
+}
+
+// MongoDBDriver is the mongodb engine: an existing MongoDB server (any storage engine; a
+// standalone, a replica set or a sharded cluster) by DSN, with --db-pid for its CPU and IO.
+func MongoDBDriver() engine.Driver {
+	settings := concernSettings()
+	return engine.Driver{
+		Name:        "mongodb",
+		Family:      engine.FamilyDoc,
+		Description: "MongoDB (or Percona Server for MongoDB) given by --dsn mongodb://...: any storage engine, standalone or replica set",
+		Settings:    settings,
+		Available: func() error {
+			return errors.New("give an existing server with --dsn mongodb://... (no managed mongod: none is installed here)")
+		},
+		Server: true,
+		CheckSettings: func(overrides map[string]string) error {
+			if err := checkKnown("mongodb", settings, overrides); err != nil {
+				return err
+			}
+			if _, _, err := concernOf(engine.MergeSettings(settings, overrides)); err != nil {
+				return fmt.Errorf("mongodb: %w", err)
+			}
+			return nil
+		},
+		CheckDSN: checkMongoDSN,
+		Open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
+			return openExisting(ctx, "mongodb", cfg, settings)
+		},
+	}
+}
+
+// checkKnown refuses settings that are not the engine's: the engines of the family take no
+// server variables.
+func checkKnown(name string, defs []engine.Setting, overrides map[string]string) error {
+	var bad []string
+	for k := range overrides {
+		if !slices.ContainsFunc(defs, func(s engine.Setting) bool { return s.Name == k }) {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.Sort(bad)
+	names := make([]string, len(defs))
+	for i, s := range defs {
+		names[i] = s.Name
+	}
+	return fmt.Errorf("engine %s: unknown setting %s (accepted: %s)", name, strings.Join(bad, ", "), strings.Join(names, ", "))
 }

@@ -48,8 +48,10 @@ func kindOf(kind Kind) (flavor, error) {
 		return pgFlavor{}, nil
 	case MariaDB:
 		return mariaFlavor{}, nil
+	case FerretDB:
+		return ferretFlavor{}, nil
 	}
-	return nil, fmt.Errorf("unknown server kind %q (known: %s, %s)", kind, Postgres, MariaDB)
+	return nil, fmt.Errorf("unknown server kind %q (known: %s, %s, %s)", kind, Postgres, MariaDB, FerretDB)
 }
 
 // Available reports whether the binaries of kind are installed; the error names the missing

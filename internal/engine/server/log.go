@@ -85,6 +85,8 @@ func relevantLines(kind Kind, lines []string) []string {
 				strings.Contains(msg, "ERROR:") || strings.Contains(msg, "error:") ||
 				strings.Contains(msg, `parameter "`) ||
 				(prev && (strings.HasPrefix(msg, "DETAIL:") || strings.HasPrefix(msg, "HINT:")))
+		case FerretDB:
+			keep = ferretErrorRE.MatchString(msg)
 		default:
 			keep = mariaBadLine(msg)
 		}

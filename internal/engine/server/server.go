@@ -121,6 +121,7 @@ type Server struct {
 	keep     bool
 	abort    <-chan struct{}
 	cgroup   *cgroup.Group // nil: no cap
+	flags    []setting     // FerretDB: its settings, as command-line flags
 
 	exited  chan struct{}
 	waitErr error // set before exited is closed
@@ -176,10 +177,14 @@ func (s *Server) LogPath() string { return s.logPath }
 
 // DSN returns a connection string for the server's driver, with no password: for postgres a
 // pgx keyword/value string over the unix socket, for MariaDB a go-sql-driver/mysql DSN over
-// the unix socket (which needs Password too when the server listens on TCP).
+// the unix socket (which needs Password too when the server listens on TCP), for FerretDB a
+// mongodb:// URI of its unix socket.
 func (s *Server) DSN() string {
-	if s.kind == Postgres {
+	switch s.kind {
+	case Postgres:
 		return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", s.sockDir, s.port, s.user, Database)
+	case FerretDB:
+		return FerretURI(s.sockPath)
 	}
 	return fmt.Sprintf("%s@unix(%s)/%s", s.user, s.sockPath, Database)
 }
