@@ -140,5 +140,6 @@ func newBackend(eng engine.Engine, p *Params) (backend, error) {
 
 // rangeAfter reports whether the range query on index idx reads the entries after its start
 // value (>) rather than from it (>=): the reference's registersegment query does
-// (iibench.py:709, :717); the corrected variant reads from it, as the other two.
+// (iibench.py:709, :717); the corrected variant reads from it, as the other two. The document
+// family reads from it in both variants, as the reference's MongoDB query does (iibench.py:690).
 func rangeAfter(p *Params, idx int) bool { return idx == idxRegister && !p.Corrected() }

@@ -56,38 +56,41 @@ var docIndexNames = [numIndexes]string{"_id_", "pc", "cpc", "pdc"}
 type docBackend struct {
 	db doc.DB
 	p  *Params
-	// hints: the server honours hints, so the queries name their index as the reference's do
-	// (iibench.py:582, :639, :696); FerretDB ignores them and is sent none.
-	hints bool
 
-	// Per index: its keys (the sort and the hint), the range query's projection, and the
-	// projection of a read through it (its fields and _id) and of a count (its fields alone).
-	keys      [numIndexes]bson.D
-	rangeProj [numIndexes]bson.D
-	readProj  [numIndexes]bson.D
-	countProj [numIndexes]bson.D
+	// Per index: its keys, and the options of the finds through it, boxed once so that a find
+	// allocates none: the sort (its keys), the hint (its keys; nil where hints are ignored),
+	// the range query's projection, and the projections of a read through it (its fields and
+	// _id) and of a count (its fields alone).
+	keys                           [numIndexes]bson.D
+	sorts, hints                   [numIndexes]any
+	rangeProj, readProj, countProj [numIndexes]any
 	// byID and byIDDesc sort on _id; idOnly projects it; pointProj is the point query's.
-	byID, byIDDesc, idOnly, pointProj bson.D
+	byID, byIDDesc, idOnly, pointProj any
 }
 
 // emptyFilter is the filter {}.
 var emptyFilter = bson.Raw{5, 0, 0, 0, 0}
 
 func newDocBackend(db doc.DB, p *Params) *docBackend {
-	b := &docBackend{db: db, p: p, hints: !db.Server().IgnoresHints,
+	b := &docBackend{db: db, p: p,
 		byID: bson.D{{Key: fieldID, Value: 1}}, byIDDesc: bson.D{{Key: fieldID, Value: -1}},
 		idOnly:    bson.D{{Key: fieldID, Value: 1}},
 		pointProj: bson.D{{Key: fieldProd, Value: 1}, {Key: fieldData, Value: 1}}}
 	for idx, fields := range docIndexFields {
+		var read, count bson.D
 		for _, f := range fields {
 			b.keys[idx] = append(b.keys[idx], bson.E{Key: f, Value: 1})
-			b.readProj[idx] = append(b.readProj[idx], bson.E{Key: f, Value: 1})
-			b.countProj[idx] = append(b.countProj[idx], bson.E{Key: f, Value: 1})
+			read = append(read, bson.E{Key: f, Value: 1})
+			count = append(count, bson.E{Key: f, Value: 1})
 		}
 		if idx != idxPK {
-			b.readProj[idx] = append(b.readProj[idx], bson.E{Key: fieldID, Value: 1})
-			b.countProj[idx] = append(b.countProj[idx], bson.E{Key: fieldID, Value: 0})
+			read = append(read, bson.E{Key: fieldID, Value: 1})
+			count = append(count, bson.E{Key: fieldID, Value: 0})
 			b.rangeProj[idx] = b.rangeProjection(idx)
+		}
+		b.sorts[idx], b.readProj[idx], b.countProj[idx] = b.keys[idx], read, count
+		if !db.Server().IgnoresHints {
+			b.hints[idx] = b.keys[idx]
 		}
 	}
 	return b
@@ -108,14 +111,9 @@ func (b *docBackend) rangeProjection(idx int) bson.D {
 	return append(proj, bson.E{Key: fieldID, Value: 0})
 }
 
-// hint returns the hint of a query through index idx: its keys, or nil for a server that
-// ignores hints.
-func (b *docBackend) hint(idx int) any {
-	if !b.hints {
-		return nil
-	}
-	return b.keys[idx]
-}
+// hint returns the hint of a query through index idx: its keys, as the reference's
+// (iibench.py:582, :639, :696), or nil for a server that ignores hints (FerretDB).
+func (b *docBackend) hint(idx int) any { return b.hints[idx] }
 
 func (b *docBackend) retryable(err error) bool { return doc.Retryable(err) }
 
@@ -309,7 +307,7 @@ func (s *docSession) maxID(ctx context.Context, t *table) (int64, bool, error) {
 	return s.edgeID(ctx, t, s.b.byIDDesc, "max")
 }
 
-func (s *docSession) edgeID(ctx context.Context, t *table, sort bson.D, fn string) (int64, bool, error) {
+func (s *docSession) edgeID(ctx context.Context, t *table, sort any, fn string) (int64, bool, error) {
 	var out struct {
 		ID int64 `bson:"_id"`
 	}
@@ -337,7 +335,7 @@ func (s *docSession) rangeQuery(ctx context.Context, t *table, idx int, start in
 
 func (s *docSession) runRange(ctx context.Context) error {
 	b := s.b
-	n, err := s.c.Find(ctx, bson.Raw(s.filter), doc.Find{Sort: b.keys[s.idx], Projection: b.rangeProj[s.idx],
+	n, err := s.c.Find(ctx, bson.Raw(s.filter), doc.Find{Sort: b.sorts[s.idx], Projection: b.rangeProj[s.idx],
 		Limit: int64(s.limit), Hint: b.hint(s.idx)}, nil)
 	s.found = n
 	return err

@@ -29,7 +29,7 @@ var docFieldNames = [docFields]string{fieldID, fieldTime, fieldCash, fieldCust, 
 // them (a covered read of the index on MongoDB), counted as they come.
 func (b *docBackend) count(ctx context.Context, t *table, idx int) (int64, error) {
 	n, err := b.db.Collection(t.name).Find(ctx, emptyFilter,
-		doc.Find{Sort: b.keys[idx], Projection: b.countProj[idx], Hint: b.hint(idx)}, nil)
+		doc.Find{Sort: b.sorts[idx], Projection: b.countProj[idx], Hint: b.hint(idx)}, nil)
 	if err != nil {
 		return 0, runner.OpError(fmt.Sprintf("count %s through %s", t.name, docIndexNames[idx]), err)
 	}
@@ -60,7 +60,7 @@ func (b *docBackend) readIndex(ctx context.Context, t *table, idx int, fn func(*
 	}
 	var e entry
 	fields := docIndexFields[idx]
-	_, err = c.Find(ctx, emptyFilter, doc.Find{Sort: b.keys[idx], Projection: b.readProj[idx], Hint: b.hint(idx)},
+	_, err = c.Find(ctx, emptyFilter, doc.Find{Sort: b.sorts[idx], Projection: b.readProj[idx], Hint: b.hint(idx)},
 		func(raw bson.Raw) error {
 			for i, f := range fields {
 				e[i] = fieldValue(f, bsoncore.Document(raw).Lookup(f))
@@ -102,7 +102,7 @@ func fieldValue(field string, v bsoncore.Value) int64 {
 
 // decodeDoc fills r from a whole document; r.Data aliases raw. A field missing or of another
 // type reads as notStored; a data that is missing or not a string, and a field the benchmark
-// does not write or writes once, make r.Data a note that says so, which no generated value is.
+// does not write (or one twice), make r.Data a note that says so, which no generated value is.
 func decodeDoc(raw []byte, r *Row) {
 	*r = Row{ID: notStored, DateAndTime: notStored, CashRegisterID: notStored, CustomerID: notStored,
 		ProductID: notStored, Price: notStored}
@@ -145,9 +145,11 @@ func decodeDoc(raw []byte, r *Row) {
 			}
 		}
 	}
-	if odd > 0 || r.Data == nil {
-		r.Data = fmt.Appendf(nil, "<not the benchmark's document: %d fields, %d unknown or repeated, data missing or not a string: %t>",
-			n, odd, r.Data == nil)
+	switch {
+	case r.Data == nil:
+		r.Data = []byte("<no string data>")
+	case odd > 0:
+		r.Data = fmt.Appendf(nil, "<%d fields, %d of them not the benchmark's>", n, odd)
 	}
 }
 
