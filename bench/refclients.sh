@@ -194,7 +194,10 @@ W=""
 
 # start_server: enginebench initialises a managed InnoDB server with its defaults (and
 # --server-set) in W/eb and keeps it (--keep); we start mariadbd on that data directory and
-# option file, on a socket in a directory only mysql and root can open, with no TCP.
+# option file, on a socket in a directory only mysql and root can open, with no TCP. The
+# option file's socket and tmpdir name the bootstrap's private socket directory, which is
+# gone when the bootstrap run ends: the command line gives the rig's own (it overrides the
+# option file), and the kept option file stays as enginebench wrote it.
 start_server() {
 	say "initialising the server with enginebench's managed InnoDB defaults"
 	if ! "$ENGINEBENCH" run insert --engines innodb --scale tiny --steps l.i0 --rows 100 --keep \
@@ -204,16 +207,15 @@ start_server() {
 	fi
 	DATADIR=$W/eb/innodb
 	SOCK=$W/sock/mysqld.sock
-	install -d -m 0700 -o mysql -g mysql "$W/sock"
-	sed -i "s|^socket=.*|socket=$SOCK|" "$DATADIR/my.cnf"
+	install -d -m 0700 -o mysql -g mysql "$W/sock" "$W/tmp"
 	grep -q '^skip-networking$' "$DATADIR/my.cnf" || die "the option file has networking on: $DATADIR/my.cnf"
-	grep -v -E '^(datadir|socket|pid-file)=' "$DATADIR/my.cnf" >"$OUT/server-settings.cnf"
+	grep -v -E '^(datadir|socket|pid-file|tmpdir)=' "$DATADIR/my.cnf" >"$OUT/server-settings.cnf"
 	say "server settings (also in $OUT/server-settings.cnf):"
 	grep -v '^#' "$OUT/server-settings.cnf" | paste -sd' ' | fold -s -w 110 | sed 's/^/    /'
 	mkdir "$CG_BASE/server"
 	# As the mysql user, with a parent-death signal: a killed rig leaves no server running.
 	cg_exec "$CG_BASE/server" setpriv --reuid=mysql --regid=mysql --init-groups --pdeathsig TERM -- \
-		"$MARIADBD" --defaults-file="$DATADIR/my.cnf" \
+		"$MARIADBD" --defaults-file="$DATADIR/my.cnf" --socket="$SOCK" --tmpdir="$W/tmp" \
 		>>"$DATADIR/server.log" 2>&1 &
 	SERVER_PID=$!
 	local i
@@ -389,7 +391,8 @@ insert_ref() {
 }
 
 # insert_eb ROUND: the same steps in one enginebench run; each step's CPU is cut out of the
-# cgroup samples over the step's window in run.json.
+# cgroup samples over the step's window in run.json. --keep: on --dsn enginebench drops its
+# tables when it ends, and the rig dumps them after it (fresh_db drops them before the next).
 insert_eb() {
 	local r=$1 steps=l.i0 want=(l.i0) line out
 	if has_work qr100 || has_work qp100; then steps+=,l.x; fi
@@ -400,7 +403,7 @@ insert_eb() {
 	ENGINEBENCH_DSN="root@unix($SOCK)/ib" measure_eb "enginebench insert" "$OUT/logs/r$r.enginebench.insert.log" \
 		"$OUT/logs/r$r.enginebench.insert.samples" "$ENGINEBENCH" run insert --engines innodb --clients 1 \
 		--rows "$ROWS" --query-seconds "$QUERY_SECONDS" --steps "$steps" --db-pid "$SERVER_PID" \
-		--data-dir "$DATADIR" --out "$dir"
+		--data-dir "$DATADIR" --keep --out "$dir"
 	out=$("$REF_PYTHON" "$PARSE" eb "$dir/run.json" "$OUT/logs/r$r.enginebench.insert.samples" "${want[@]}")
 	while read -r -a line; do
 		record "$r" "${line[0]}" enginebench "${line[1]}" "${line[2]}" "${line[3]}" "${line[4]}" "${line[5]}"
@@ -425,11 +428,12 @@ linkbench_java() {
 }
 
 # linkbench_schema: enginebench's LinkBench tables, taken from a small enginebench load (the
-# corrected variant loads a handful of links), so that the Java client runs on the same DDL.
+# corrected variant loads a handful of links), so that the Java client runs on the same DDL;
+# --keep, or enginebench drops the tables before they are dumped.
 linkbench_schema() {
 	fresh_db linkdb0
 	ENGINEBENCH_DSN="root@unix($SOCK)/linkdb0" "$ENGINEBENCH" run linkbench --engines innodb --variant corrected \
-		--steps load --maxid1 3 --loaders 1 --out "$W/lbschema" >"$OUT/logs/linkbench-schema.log" 2>&1 ||
+		--steps load --maxid1 3 --loaders 1 --keep --out "$W/lbschema" >"$OUT/logs/linkbench-schema.log" 2>&1 ||
 		die "enginebench could not create the LinkBench tables (log: $OUT/logs/linkbench-schema.log)"
 	dump_ddl linkdb0 linktable counttable nodetable >"$OUT/ddl/linkbench.schema.sql"
 	sql -e 'DROP DATABASE linkdb0'
@@ -451,7 +455,8 @@ linkbench_ref() {
 }
 
 # linkbench_eb ROUND: load and one request interval that ends when every requester has made
-# its requests (the interval's length only bounds it), with the fork's default profile.
+# its requests (the interval's length only bounds it), with the fork's default profile; --keep
+# for the dump, as insert_eb.
 linkbench_eb() {
 	local r=$1 line
 	fresh_db linkdb0
@@ -460,7 +465,7 @@ linkbench_eb() {
 		"$OUT/logs/r$r.enginebench.linkbench.log" "$OUT/logs/r$r.enginebench.linkbench.samples" \
 		"$ENGINEBENCH" run linkbench --engines innodb --profile fb2017 --maxid1 "$MAXID1" --loaders "$LOADERS" \
 		--requesters "$REQUESTERS" --requests "$REQUESTS" --intervals 1 --interval-seconds 100000 \
-		--db-pid "$SERVER_PID" --data-dir "$DATADIR" --out "$dir"
+		--db-pid "$SERVER_PID" --data-dir "$DATADIR" --keep --out "$dir"
 	local out work
 	out=$("$REF_PYTHON" "$PARSE" eb "$dir/run.json" "$OUT/logs/r$r.enginebench.linkbench.samples" load run)
 	while read -r -a line; do
