@@ -7,6 +7,7 @@
 #
 #   bench/refclients.sh setup            build the Java LinkBench copy, fetch its socket jars, build enginebench
 #   bench/refclients.sh [run] [flags]    measure (bench/refclients.sh --help)
+#   bench/refclients.sh check [flags]    check what the run needs, start nothing
 set -Eeuo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,12 +28,14 @@ MARIADB_DUMP=${MARIADB_DUMP:-mariadb-dump}
 # Sizes and the run's shape (flags).
 ROUNDS=2
 WORK=l.i0,qr100,qp100,linkbench
+REFS=iibench.py,java
 ROWS=1000000
 QUERY_SECONDS=60
 MAXID1=200001
 LOADERS=4
 REQUESTERS=4
 REQUESTS=250000
+DIST_FILE=""
 SETTLE=10
 SAMPLE_SECONDS=0.1
 CGROUP=auto
@@ -44,16 +47,21 @@ usage() {
 	cat <<EOF
 usage: bench/refclients.sh [run] [flags]    measure the reference clients beside enginebench
        bench/refclients.sh setup            build what the rig runs (Java LinkBench, socket jars, enginebench)
+       bench/refclients.sh check [flags]    check what a run with these flags needs; start nothing
 
 flags (defaults in brackets):
   --rounds N            rounds; each runs every client once, the order alternating [$ROUNDS]
   --work LIST           of l.i0,qr100,qp100,linkbench [$WORK]
+  --refs LIST           reference clients beside enginebench: of iibench.py,java, none, or auto
+                        (those installed) [$REFS]
   --rows N              l.i0 rows (iibench.py --max_rows, enginebench --rows) [$ROWS]
   --query-seconds S     qr100/qp100: writers write 100 x S rows (iibench.py --max_rows=100xS) [$QUERY_SECONDS]
   --maxid1 N            LinkBench maxid1 [$MAXID1]
   --loaders N           LinkBench loaders [$LOADERS]
   --requesters N        LinkBench requesters [$REQUESTERS]
   --requests N          LinkBench requests per requester [$REQUESTS]
+  --distribution-file F LinkBench: the CDFs of both clients (the fork's data_file, enginebench's
+                        --distribution-file) instead of the fork's config/Distribution.dat
   --settle S            seconds of rest before each client's sequence [$SETTLE]
   --sample-seconds S    period of the cgroup samples taken during an enginebench run [$SAMPLE_SECONDS]
   --server-set N=V      a server setting of the private server (enginebench's innodb.N=V; repeatable)
@@ -75,7 +83,8 @@ posnum() {
 parse_flags() {
 	while (($#)); do
 		case $1 in
-		--rounds | --work | --rows | --query-seconds | --maxid1 | --loaders | --requesters | --requests | \
+		--rounds | --work | --refs | --rows | --query-seconds | --maxid1 | --loaders | --requesters | --requests | \
+			--distribution-file | \
 			--settle | --sample-seconds | --server-set | --cgroup | --out)
 			(($# >= 2)) || die "$1 needs a value"
 			set_flag "$1" "$2"
@@ -91,17 +100,29 @@ parse_flags() {
 	posint --requests "$REQUESTS"; posnum --sample-seconds "$SAMPLE_SECONDS"
 	[[ $SETTLE =~ ^[0-9]+$ ]] || die "--settle must be a whole number of seconds, not '$SETTLE'"
 	[[ $CGROUP =~ ^(v1|v2|auto)$ ]] || die "--cgroup must be v1, v2 or auto, not '$CGROUP'"
+	if [[ -n $DIST_FILE ]]; then
+		# Absolute: the fork resolves a relative data_file against its own directory.
+		[[ -f $DIST_FILE && -r $DIST_FILE ]] || die "--distribution-file $DIST_FILE is not a readable file"
+		DIST_FILE=$(realpath "$DIST_FILE")
+	fi
 	local w
 	for w in ${WORK//,/ }; do
 		[[ $w =~ ^(l\.i0|qr100|qp100|linkbench)$ ]] || die "unknown work '$w' (of l.i0,qr100,qp100,linkbench)"
 	done
 	[[ -n ${WORK//,/} ]] || die "--work is empty"
+	if [[ $REFS != none && $REFS != auto ]]; then
+		for w in ${REFS//,/ }; do
+			[[ $w =~ ^(iibench\.py|java)$ ]] || die "unknown reference client '$w' (of iibench.py,java, none or auto)"
+		done
+		[[ -n ${REFS//,/} ]] || die "--refs is empty (none runs enginebench alone)"
+	fi
 }
 
 set_flag() {
 	case $1 in
-	--rounds) ROUNDS=$2 ;; --work) WORK=$2 ;; --rows) ROWS=$2 ;; --query-seconds) QUERY_SECONDS=$2 ;;
+	--rounds) ROUNDS=$2 ;; --work) WORK=$2 ;; --refs) REFS=$2 ;; --rows) ROWS=$2 ;; --query-seconds) QUERY_SECONDS=$2 ;;
 	--maxid1) MAXID1=$2 ;; --loaders) LOADERS=$2 ;; --requesters) REQUESTERS=$2 ;; --requests) REQUESTS=$2 ;;
+	--distribution-file) DIST_FILE=$2 ;;
 	--settle) SETTLE=$2 ;; --sample-seconds) SAMPLE_SECONDS=$2 ;; --cgroup) CGROUP=$2 ;; --out) OUT=$2 ;;
 	--server-set)
 		[[ $2 =~ ^[A-Za-z0-9_-]+=.*$ ]] || die "--server-set wants NAME=VALUE, not '$2'"
@@ -112,6 +133,7 @@ set_flag() {
 
 has_work() { [[ ,$WORK, == *,$1,* ]]; }
 insert_work() { has_work l.i0 || has_work qr100 || has_work qp100; }
+has_ref() { [[ ,$REFS, == *,$1,* ]]; }
 
 # ---- cgroups ---------------------------------------------------------------------------------
 # CG_KIND is v1 (cpuacct.usage, ns) or v2 (cpu.stat usage_usec); CG_ROOT where its hierarchy is
@@ -424,7 +446,8 @@ linkbench_java() {
 	env -C "$REF_LINKBENCH" CONF_DIR="${cp%:}" bin/linkbench -c config/LinkConfigMysql.properties \
 		-D host=localhost -D user=root -D password= \
 		-D "port=3306/?socketFactory=org.newsclub.net.mysql.AFUNIXDatabaseSocketFactoryCJ&junixsocket.file=$SOCK&elideSetAutoCommits=true&rigx=" \
-		-D maxid1="$MAXID1" -D loaders="$LOADERS" -D requesters="$REQUESTERS" -D requests="$REQUESTS" "$@"
+		-D maxid1="$MAXID1" -D loaders="$LOADERS" -D requesters="$REQUESTERS" -D requests="$REQUESTS" \
+		${DIST_FILE:+-D "data_file=$DIST_FILE"} "$@"
 }
 
 # linkbench_schema: enginebench's LinkBench tables, taken from a small enginebench load (the
@@ -465,6 +488,7 @@ linkbench_eb() {
 		"$OUT/logs/r$r.enginebench.linkbench.log" "$OUT/logs/r$r.enginebench.linkbench.samples" \
 		"$ENGINEBENCH" run linkbench --engines innodb --profile fb2017 --maxid1 "$MAXID1" --loaders "$LOADERS" \
 		--requesters "$REQUESTERS" --requests "$REQUESTS" --intervals 1 --interval-seconds 100000 \
+		${DIST_FILE:+--distribution-file "$DIST_FILE"} \
 		--db-pid "$SERVER_PID" --data-dir "$DATADIR" --keep --out "$dir"
 	local out work
 	out=$("$REF_PYTHON" "$PARSE" eb "$dir/run.json" "$OUT/logs/r$r.enginebench.linkbench.samples" load run)
@@ -488,18 +512,49 @@ preflight() {
 	id mysql >/dev/null 2>&1 || die "there is no mysql user (apt-get install mariadb-server)"
 	[[ -x $ENGINEBENCH ]] || die "no enginebench binary at $ENGINEBENCH (make build, or bench/refclients.sh setup)"
 	"$REF_PYTHON" -c 'import sys; assert sys.version_info >= (3, 8)' 2>/dev/null || die "$REF_PYTHON is not Python 3.8 or later"
-	if insert_work; then
-		[[ -r $REF_IIBENCH ]] || die "iibench.py not found at $REF_IIBENCH (set REF_IIBENCH)"
-		"$REF_PYTHON" -c 'import MySQLdb' 2>/dev/null || die "$REF_PYTHON has no MySQLdb (apt-get install python3-mysqldb)"
+	choose_refs
+	local why
+	if insert_work && has_ref iibench.py; then
+		why=$(missing_ref iibench.py) || die "$why"
 	fi
-	if has_work linkbench; then
-		[[ -r $REF_LINKBENCH/target/FacebookLinkBench.jar && -r $REF_LINKBENCH/config/LinkConfigMysql.properties ]] ||
-			die "no built Java LinkBench at $REF_LINKBENCH (bench/refclients.sh setup, or set REF_LINKBENCH)"
-		compgen -G "$REF_JARS/junixsocket-mysql-*.jar" >/dev/null || die "no junixsocket jars in $REF_JARS (bench/refclients.sh setup)"
-		command -v java >/dev/null || die "java is not installed (apt-get install default-jre)"
+	if has_work linkbench && has_ref java; then
+		why=$(missing_ref java) || die "$why"
 	fi
 	if [[ -z $OUT ]]; then OUT=$ROOT/results/refclients-$(date +%Y%m%d-%H%M%S); fi
 	[[ ! -e $OUT ]] || die "--out $OUT exists"
+}
+
+# missing_ref iibench.py|java: fails, saying what is missing, when the reference client
+# cannot run here.
+missing_ref() {
+	case $1 in
+	iibench.py)
+		[[ -r $REF_IIBENCH ]] || { echo "iibench.py not found at $REF_IIBENCH (set REF_IIBENCH)"; return 1; }
+		"$REF_PYTHON" -c 'import MySQLdb' 2>/dev/null ||
+			{ echo "$REF_PYTHON has no MySQLdb (apt-get install python3-mysqldb)"; return 1; }
+		;;
+	java)
+		[[ -r $REF_LINKBENCH/target/FacebookLinkBench.jar && -r $REF_LINKBENCH/config/LinkConfigMysql.properties ]] ||
+			{ echo "no built Java LinkBench at $REF_LINKBENCH (bench/refclients.sh setup, or set REF_LINKBENCH)"; return 1; }
+		compgen -G "$REF_JARS/junixsocket-mysql-*.jar" >/dev/null ||
+			{ echo "no junixsocket jars in $REF_JARS (bench/refclients.sh setup)"; return 1; }
+		command -v java >/dev/null || { echo "java is not installed (apt-get install default-jre)"; return 1; }
+		;;
+	esac
+}
+
+# choose_refs: --refs auto becomes the reference clients of the chosen work that can run here
+# (saying why each other one does not), none the empty list.
+choose_refs() {
+	if [[ $REFS == none ]]; then REFS=""; return; fi
+	[[ $REFS == auto ]] || return 0
+	REFS=""
+	local r why
+	for r in iibench.py java; do
+		if [[ $r == iibench.py ]] && ! insert_work; then continue; fi
+		if [[ $r == java ]] && ! has_work linkbench; then continue; fi
+		if why=$(missing_ref "$r"); then REFS+=${REFS:+,}$r; else say "--refs auto: no $r: $why"; fi
+	done
 }
 
 setup() {
@@ -550,6 +605,13 @@ main() {
 		setup
 		return
 	fi
+	if [[ ${1:-} == check ]]; then
+		shift
+		parse_flags "$@"
+		preflight
+		say "ready: work $WORK; reference clients: ${REFS:-none}; results would go to $OUT"
+		return
+	fi
 	[[ ${1:-} == run ]] && shift
 	parse_flags "$@"
 	preflight
@@ -564,7 +626,7 @@ main() {
 	trap cleanup EXIT
 	trap 'echo "refclients: interrupted" >&2; exit 130' INT TERM
 	mkdir "$CG_BASE"
-	say "cgroup accounting: $CG_KIND at $CG_BASE; results in $OUT"
+	say "cgroup accounting: $CG_KIND at $CG_BASE; reference clients: ${REFS:-none}; results in $OUT"
 	start_server
 	has_work linkbench && linkbench_schema
 	local r c
@@ -572,7 +634,7 @@ main() {
 		local order=(ref eb)
 		((r % 2 == 0)) && order=(eb ref)
 		for c in "${order[@]}"; do
-			if insert_work; then
+			if insert_work && { [[ $c == eb ]] || has_ref iibench.py; }; then
 				sleep "$SETTLE"
 				say "round $r: Insert Benchmark, $([[ $c == ref ]] && echo iibench.py || echo enginebench)"
 				status_counters "$W/st0"
@@ -582,7 +644,7 @@ main() {
 			fi
 		done
 		for c in "${order[@]}"; do
-			if has_work linkbench; then
+			if has_work linkbench && { [[ $c == eb ]] || has_ref java; }; then
 				sleep "$SETTLE"
 				say "round $r: LinkBench, $([[ $c == ref ]] && echo Java || echo enginebench)"
 				status_counters "$W/st0"
