@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -16,6 +17,10 @@ import (
 
 // Database is the benchmark database on every server of the family.
 const Database = "enginebench"
+
+// serverSelectionTimeout bounds the wait for a server to send a command to, unless the DSN
+// sets serverSelectionTimeoutMS.
+const serverSelectionTimeout = 10 * time.Second
 
 // writeConflict is MongoDB's error code of a write conflict between concurrent transactions.
 const writeConflict = 112
@@ -33,6 +38,10 @@ func dial(ctx context.Context, uri string, c Concern, pool uint64) (*conn, error
 	opts := options.Client().ApplyURI(uri)
 	if opts.Validate() != nil {
 		return nil, errors.New("the DSN does not parse as a mongodb:// URI")
+	}
+	if opts.ServerSelectionTimeout == nil {
+		// A server that is not there is an error within seconds, not the driver's 30.
+		opts.SetServerSelectionTimeout(serverSelectionTimeout)
 	}
 	if wc := c.writeConcern(); wc != nil {
 		opts.SetWriteConcern(wc)
