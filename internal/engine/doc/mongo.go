@@ -122,12 +122,14 @@ func (c *conn) Transact(ctx context.Context, fn func(ctx context.Context) error)
 	if !c.concern.Transactions {
 		return fn(ctx)
 	}
-	sess, err := c.client.StartSession()
+	// As iibench.py's sessions (iibench.py:302-311): no causal consistency, snapshot reads, the
+	// configuration's writes. Its max_commit_time_ms has no equivalent in the v2 driver: the
+	// commit is bounded by ctx.
+	sess, err := c.client.StartSession(options.Session().SetCausalConsistency(false))
 	if err != nil {
 		return fmt.Errorf("start a session: %w", err)
 	}
 	defer sess.EndSession(context.WithoutCancel(ctx))
-	// As iibench.py's sessions (iibench.py:302-311): snapshot reads, the configuration's writes.
 	to := options.Transaction().SetReadConcern(readconcern.Snapshot())
 	if wc := c.concern.writeConcern(); wc != nil {
 		to.SetWriteConcern(wc)
