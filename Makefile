@@ -93,9 +93,11 @@ release:
 # libraries), and make release the C++ runtime's static archive (g++ brings libstdc++.a); the
 # report's browser test needs chromium; the tests of shards on other hosts need iproute2 (ip netns).
 DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb libjemalloc2 liblmdb-dev librocksdb-dev libwiredtiger-dev g++ pkg-config chromium iproute2
+# The ferretdb engine's server is built from FerretDB's Go module (scripts/build-ferretdb.sh).
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PACKAGES)
+	GO=$(GO) scripts/build-ferretdb.sh
 
 clean:
 	rm -rf bin

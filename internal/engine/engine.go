@@ -152,6 +152,13 @@ type Server interface {
 	ServerPID() int
 }
 
+// ServerTrees is implemented by server engines whose DBMS is more than one process tree (FerretDB
+// and the postgres server it stores in). ServerPIDs are the roots, ServerPID's first; the CPU,
+// IO and memory of every tree are the DBMS's.
+type ServerTrees interface {
+	ServerPIDs() []int
+}
+
 // Liveness is implemented by server engines. Alive returns nil while the server runs, or an
 // error that says it is gone and why (its exit, the last error of its log), so that a step
 // that failed on a lost connection says what happened to the server.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -32,6 +33,9 @@ type OSOptions struct {
 	// DBPID is the root of the DBMS's process tree; 0 means the DBMS runs inside the client
 	// process (an embedded engine), whose figures then include the harness's.
 	DBPID int
+	// MoreDBPIDs are the roots of the DBMS's other process trees, measured as DBPID's (a
+	// FerretDB server's postgres server); only with DBPID.
+	MoreDBPIDs []int
 	// RemoteDB says that the DBMS's processes are not known (another host, or an existing
 	// server whose PID was not given): they are not measured. The data device and size still
 	// are when DataDir is set.
@@ -336,7 +340,7 @@ func (o *OS) readDB(r *reading) {
 	pids := []int{o.opt.ClientPID}
 	withChildren := false
 	if o.opt.DBPID != 0 {
-		pids, withChildren = o.tree(o.opt.DBPID), true
+		pids, withChildren = o.tree(append([]int{o.opt.DBPID}, o.opt.MoreDBPIDs...)), true
 	}
 	for i, pid := range pids {
 		p, err := o.fs.Proc(pid)
@@ -365,11 +369,11 @@ func (o *OS) readDB(r *reading) {
 	}
 }
 
-// tree returns root and its descendants, root first.
-func (o *OS) tree(root int) []int {
+// tree returns roots and their descendants, the first root first.
+func (o *OS) tree(roots []int) []int {
 	procs, err := o.fs.AllProcs()
 	if err != nil {
-		return []int{root}
+		return roots
 	}
 	children := map[int][]int{}
 	for _, p := range procs {
@@ -379,7 +383,7 @@ func (o *OS) tree(root int) []int {
 		}
 		children[st.PPID] = append(children[st.PPID], p.PID)
 	}
-	out := []int{root}
+	out := slices.Clone(roots)
 	for i := 0; i < len(out); i++ {
 		out = append(out, children[out[i]]...)
 	}

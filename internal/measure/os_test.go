@@ -535,3 +535,49 @@ func TestEndAfterAStall(t *testing.T) {
 		})
 	}
 }
+
+// The writes of a process under one of MoreDBPIDs are the DBMS's as well as DBPID's tree's
+// (FerretDB's own process, and the postgres server it stores in).
+func TestMoreDBPIDsCharged(t *testing.T) {
+	dir := t.TempDir()
+	root := exec.Command("sleep", "1000")
+	if err := root.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { root.Process.Kill(); root.Wait() }()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+filepath.Join(dir, "data"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		cmd.Wait()
+	}()
+	o, err := NewOS(OSOptions{DataDir: dir, DBPID: root.Process.Pid, MoreDBPIDs: []int{cmd.Process.Pid}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	o.Begin(ctx, time.Now())
+	if _, err := io.WriteString(stdin, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "done\n" {
+		t.Fatalf("child said %q, %v", line, err)
+	}
+	res := &result.Step{}
+	o.End(ctx, time.Now(), res)
+	wantKB := float64(childMB * 1024)
+	if got := res.Usage[KeyDBWriteKB]; !approx(got, wantKB, wantKB/10) {
+		t.Errorf("second tree charged %.0f KB written, want %.0f within 10%%", got, wantKB)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/shard"
@@ -162,12 +163,17 @@ func existingTables(reg *engine.Registry, cfg engine.Config, tables []string) (f
 		return nil, nil, err
 	}
 	defer func() { err = errors.Join(err, eng.Close()) }()
-	db, ok := eng.(sqldb.DB)
-	if !ok {
-		return nil, nil, nil
+	switch db := eng.(type) {
+	case sqldb.DB:
+		if found, err = sqldb.ExistingTables(ctx, db, tables); err != nil {
+			return nil, nil, err
+		}
+		return found, sqldb.DropTablesSQL(db.Dialect(), found), nil
+	case doc.DB:
+		if found, err = doc.ExistingCollections(ctx, db, tables); err != nil {
+			return nil, nil, err
+		}
+		return found, doc.DropCommands(found), nil
 	}
-	if found, err = sqldb.ExistingTables(ctx, db, tables); err != nil {
-		return nil, nil, err
-	}
-	return found, sqldb.DropTablesSQL(db.Dialect(), found), nil
+	return nil, nil, nil
 }

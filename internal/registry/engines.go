@@ -2,6 +2,7 @@ package registry
 
 import (
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/kv/bbolt"
 	"github.com/enginebench/enginebench/internal/engine/kv/lmdb"
 	"github.com/enginebench/enginebench/internal/engine/kv/null"
@@ -16,5 +17,5 @@ import (
 // available.
 func Engines() (*engine.Registry, error) {
 	return engine.NewRegistry(sqldb.SQLiteDriver(), pebble.Driver(), bbolt.Driver(), lmdb.Driver(), rocksdb.Driver(), wiredtiger.Driver(), sqldb.PostgresDriver(),
-		sqldb.InnoDBDriver(), sqldb.MyRocksDriver(), null.Driver())
+		sqldb.InnoDBDriver(), sqldb.MyRocksDriver(), doc.FerretDBDriver(), doc.MongoDBDriver(), null.Driver())
 }

@@ -63,6 +63,9 @@ func configRunner(base *runner.Runner, eng engine.Engine, dataDir string) (*runn
 		if opt.DBPID = s.ServerPID(); opt.DBPID == 0 {
 			opt.RemoteDB = true
 		}
+		if t, ok := eng.(engine.ServerTrees); ok && opt.DBPID != 0 {
+			opt.MoreDBPIDs = t.ServerPIDs()[1:]
+		}
 	}
 	if df, ok := eng.(engine.DataFiler); ok {
 		opt.IsDataFile = df.IsDataFile

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
@@ -70,7 +71,8 @@ type Workload interface {
 	Params() map[string]any
 	// Fidelity is the variant the workload runs and when it verifies.
 	Fidelity() Fidelity
-	// Tables names the SQL tables Run creates in a configuration's database: on an existing
+	// Tables names the SQL tables (on a document engine, the collections of the same names)
+	// Run creates in a configuration's database: on an existing
 	// server (Config.DSN), where an earlier run may have left them, they are looked for
 	// before the run and dropped after it.
 	Tables() []string
@@ -367,17 +369,24 @@ func existingTables(ctx context.Context, p Plan, cfg engine.Config, eng engine.E
 	return after, nil
 }
 
-// dropTables drops those of tables that eng, an SQL engine, has, and returns them.
+// dropTables drops those of tables (an SQL engine's tables, a document engine's collections)
+// that eng has, and returns them.
 func dropTables(ctx context.Context, eng engine.Engine, tables []string) ([]string, error) {
-	db, ok := eng.(sqldb.DB)
-	if !ok {
-		return nil, nil
+	switch db := eng.(type) {
+	case sqldb.DB:
+		found, err := sqldb.ExistingTables(ctx, db, tables)
+		if err != nil {
+			return nil, err
+		}
+		return found, sqldb.DropTables(ctx, db, found)
+	case doc.DB:
+		found, err := doc.ExistingCollections(ctx, db, tables)
+		if err != nil {
+			return nil, err
+		}
+		return found, doc.DropCollections(ctx, db, found)
 	}
-	found, err := sqldb.ExistingTables(ctx, db, tables)
-	if err != nil {
-		return nil, err
-	}
-	return found, sqldb.DropTables(ctx, db, found)
+	return nil, nil
 }
 
 // dropAtEnd drops the workload's tables from an existing server when its configuration is

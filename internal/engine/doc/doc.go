@@ -87,8 +87,8 @@ type Find struct {
 	// Limit caps the number of documents; 0: none.
 	Limit int64
 	// Hint names the index the query must use (its name, or its keys as bson.D); nil: the
-	// server chooses. A server that ignores hints (FerretDB) is refused one before the run
-	// (ServerInfo.IgnoresHints).
+	// server chooses. It is sent only with Concern.Hints (setting hints=send), which a server
+	// that ignores hints (FerretDB) is refused before the run (ServerInfo.IgnoresHints).
 	Hint any
 	// BatchSize is the number of documents per reply batch; 0: the server's default.
 	BatchSize int32
@@ -120,6 +120,9 @@ type Concern struct {
 	// Transactions runs the workloads' multi-statement units (Transact) as multi-document
 	// transactions, which need a replica set or a sharded cluster.
 	Transactions bool
+	// Hints says whether Find's hints are sent (setting hints=send); without, the server plans
+	// every query itself.
+	Hints bool
 }
 
 // ServerInfo says what the server is: what the report and the results name it.

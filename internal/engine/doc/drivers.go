@@ -23,28 +23,40 @@ const (
 	setRead         = "read_concern"
 	setTransactions = "transactions"
 	setPool         = "max_pool_size"
+	setHints        = "hints"
 	setBackend      = "backend"
 )
 
 // concernSettings are the settings of every engine of the family.
 func concernSettings() []engine.Setting {
 	return []engine.Setting{
-		{Name: setW, Default: "", Client: true, Doc: `write concern w: "" (the server's default), a number of members, or majority`,
-			Source: "iibench.py --mongo_w"},
+		{Name: setW, Default: "1", Client: true, Doc: `write concern w: a number of members, majority, or "" (the server's default)`,
+			Source: "iibench.py --mongo_w (default 1)"},
 		{Name: setJournal, Default: "false", Client: true, Doc: "acknowledge writes once they are in the journal (j: true)",
-			Source: "iibench.py --mongo_j"},
-		{Name: setRead, Default: "", Client: true, Doc: `read concern level: "" (the server's default), local, available, majority, linearizable, snapshot`,
-			Source: "iibench.py --mongo_r"},
+			Source: "iibench.py --mongo_j (default false)"},
+		{Name: setRead, Default: "local", Client: true, Doc: `read concern level outside transactions: local, available, majority, linearizable, or "" (the server's default); a transaction reads at snapshot`,
+			Source: "iibench.py --mongo_r (default local)"},
 		{Name: setTransactions, Default: "false", Client: true, Doc: "run each workload's multi-statement units as multi-document transactions (a replica set or sharded cluster only)",
-			Source: "iibench.py --mongo_trx"},
+			Source: "iibench.py --mongo_trx (default false)"},
 		{Name: setPool, Default: "0", Client: true, Doc: "the driver's connection pool size; 0: the driver's default (100)"},
 	}
+}
+
+// hintsSetting says whether the workloads' index hints are sent, as the references send them;
+// def is the engine's default.
+func hintsSetting(def string) engine.Setting {
+	return engine.Setting{Name: setHints, Default: def, Client: true,
+		Doc:    "send: the queries carry the references' index hints; omit: they carry none (the server plans them)",
+		Source: "iibench.py and iibench-mongodb send hints"}
 }
 
 // concernOf reads the concern settings of m (defaults merged with overrides); a bad value is
 // an error naming the setting.
 func concernOf(m map[string]string) (Concern, uint64, error) {
-	c := Concern{W: m[setW], Read: m[setRead]}
+	c := Concern{W: m[setW], Read: m[setRead], Hints: m[setHints] != "omit"}
+	if h := m[setHints]; h != "send" && h != "omit" {
+		return Concern{}, 0, fmt.Errorf("setting %s: %q is not send or omit", setHints, h)
+	}
 	var err error
 	if c.Journal, err = boolSetting(m, setJournal); err != nil {
 		return Concern{}, 0, err
@@ -82,6 +94,9 @@ func checkGaps(name string, info ServerInfo, c Concern) error {
 	var asked []string
 	if info.IgnoresConcerns && (c.W != "" && c.W != "1" || c.Journal || c.Read != "" && c.Read != "local") {
 		asked = append(asked, "write and read concerns (it ignores them: every write is acknowledged by the one server, every read is local)")
+	}
+	if info.IgnoresHints && c.Hints {
+		asked = append(asked, "index hints (it ignores them; hints=omit sends none)")
 	}
 	if info.NoTransactions && c.Transactions {
 		asked = append(asked, "multi-document transactions (it has none)")
@@ -122,7 +137,7 @@ func checkMongoDSN(dsn string) error {
 func FerretDBDriver() engine.Driver {
 	settings := append([]engine.Setting{{Name: setBackend, Default: "sqlite", Client: true,
 		Doc: "where the managed FerretDB stores: sqlite (files in its data directory) or postgresql (a managed postgres server beside it)"}},
-		concernSettings()...)
+		append(concernSettings(), hintsSetting("omit"))...)
 	return engine.Driver{
 		Name:        "ferretdb",
 		Family:      engine.FamilyDoc,
@@ -157,33 +172,77 @@ func FerretDBDriver() engine.Driver {
 	}
 }
 
+// mongodConf is the published configuration a managed mongod takes by default: the WiredTiger
+// configuration of the reference's MongoDB 4.4 runs, with the cache scaled to this machine.
+const mongodConf = "mytools bench/conf/nuc8i7.ub1804/mo44/mongo.conf.c5"
+
+// mongodSettings are the managed mongod's server settings (mongod's dotted option names).
+func mongodSettings() []engine.Setting {
+	return []engine.Setting{
+		{Name: "storage.wiredTiger.engineConfig.cacheSizeGB", Default: "1", Doc: "the WiredTiger cache",
+			Source: mongodConf + ":22 (12 on the reference's 16 GB host; 1 here, as the SQL servers' caches are scaled)"},
+		{Name: "storage.wiredTiger.collectionConfig.blockCompressor", Default: "none", Doc: "collections' block compression",
+			Source: mongodConf + ":20"},
+		{Name: "storage.wiredTiger.engineConfig.journalCompressor", Default: "snappy", Doc: "journal compression",
+			Source: mongodConf + ":21"},
+		{Name: "storage.syncPeriodSecs", Default: "60", Doc: "seconds between checkpoints", Source: mongodConf + ":8"},
+		{Name: "operationProfiling.slowOpThresholdMs", Default: "2000", Doc: "slow operations logged", Source: mongodConf + ":13"},
+	}
+}
+
 // MongoDBDriver is the mongodb engine: an existing MongoDB server (any storage engine; a
-// standalone, a replica set or a sharded cluster) by DSN, with --db-pid for its CPU and IO.
+// standalone, a replica set or a sharded cluster) by DSN, with --db-pid for its CPU and IO; or,
+// where mongod is installed, a managed throwaway standalone on a private socket.
 func MongoDBDriver() engine.Driver {
-	settings := concernSettings()
+	client := append(concernSettings(), hintsSetting("send"))
+	settings := append(slices.Clone(client), mongodSettings()...)
 	return engine.Driver{
 		Name:        "mongodb",
 		Family:      engine.FamilyDoc,
-		Description: "MongoDB (or Percona Server for MongoDB) given by --dsn mongodb://...: any storage engine, standalone or replica set",
+		Description: "MongoDB (or Percona Server for MongoDB): a managed mongod where one is installed, or --dsn mongodb://... (any storage engine, standalone or replica set)",
 		Settings:    settings,
-		Available: func() error {
-			return errors.New("give an existing server with --dsn mongodb://... (no managed mongod: none is installed here)")
-		},
-		Server: true,
+		Available:   func() error { return server.Available(server.Mongod) },
+		Server:      true,
 		CheckSettings: func(overrides map[string]string) error {
-			if err := checkKnown("mongodb", settings, overrides); err != nil {
-				return err
-			}
-			if _, _, err := concernOf(engine.MergeSettings(settings, overrides)); err != nil {
+			m := engine.MergeSettings(settings, overrides)
+			if _, _, err := concernOf(m); err != nil {
 				return fmt.Errorf("mongodb: %w", err)
 			}
-			return nil
+			server := map[string]string{}
+			for k, v := range overrides {
+				if !slices.ContainsFunc(client, func(s engine.Setting) bool { return s.Name == k }) {
+					server[k] = v
+				}
+			}
+			if len(server) == 0 {
+				return nil
+			}
+			return checkMongodSettings(m, client)
 		},
-		CheckDSN: checkMongoDSN,
+		CheckDataDir: func(dir string) error { return server.CheckDataDir(server.Mongod, dir) },
+		CheckDSN:     checkMongoDSN,
 		Open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-			return openExisting(ctx, "mongodb", cfg, settings)
+			if cfg.DSN != "" {
+				return openExisting(ctx, "mongodb", cfg, settings)
+			}
+			return openMongod(ctx, cfg, settings, client)
 		},
 	}
+}
+
+// checkMongodSettings checks the server settings of m (all but the client ones) against the
+// installed mongod.
+func checkMongodSettings(m map[string]string, client []engine.Setting) error {
+	vars := map[string]string{}
+	for k, v := range m {
+		if !slices.ContainsFunc(client, func(s engine.Setting) bool { return s.Name == k }) {
+			vars[k] = v
+		}
+	}
+	if err := server.CheckSettings(server.Mongod, vars); err != nil {
+		return fmt.Errorf("mongodb: %w", err)
+	}
+	return nil
 }
 
 // checkKnown refuses settings that are not the engine's: the engines of the family take no

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -16,6 +17,10 @@ import (
 
 // Database is the benchmark database on every server of the family.
 const Database = "enginebench"
+
+// serverSelectionTimeout bounds the wait for a server to send a command to, unless the DSN
+// sets serverSelectionTimeoutMS.
+const serverSelectionTimeout = 10 * time.Second
 
 // writeConflict is MongoDB's error code of a write conflict between concurrent transactions.
 const writeConflict = 112
@@ -33,6 +38,10 @@ func dial(ctx context.Context, uri string, c Concern, pool uint64) (*conn, error
 	opts := options.Client().ApplyURI(uri)
 	if opts.Validate() != nil {
 		return nil, errors.New("the DSN does not parse as a mongodb:// URI")
+	}
+	if opts.ServerSelectionTimeout == nil {
+		// A server that is not there is an error within seconds, not the driver's 30.
+		opts.SetServerSelectionTimeout(serverSelectionTimeout)
 	}
 	if wc := c.writeConcern(); wc != nil {
 		opts.SetWriteConcern(wc)
@@ -83,7 +92,9 @@ func (c Concern) readConcern() *readconcern.ReadConcern {
 func (c *conn) close(ctx context.Context) error { return c.client.Disconnect(ctx) }
 
 // Collection implements DB.
-func (c *conn) Collection(name string) Collection { return collection{c.db.Collection(name)} }
+func (c *conn) Collection(name string) Collection {
+	return collection{c: c.db.Collection(name), hints: c.concern.Hints}
+}
 
 // Collections implements DB.
 func (c *conn) Collections(ctx context.Context) ([]string, error) {
@@ -111,12 +122,19 @@ func (c *conn) Transact(ctx context.Context, fn func(ctx context.Context) error)
 	if !c.concern.Transactions {
 		return fn(ctx)
 	}
-	sess, err := c.client.StartSession()
+	// As iibench.py's sessions (iibench.py:302-311): no causal consistency, snapshot reads, the
+	// configuration's writes. Its max_commit_time_ms has no equivalent in the v2 driver: the
+	// commit is bounded by ctx.
+	sess, err := c.client.StartSession(options.Session().SetCausalConsistency(false))
 	if err != nil {
 		return fmt.Errorf("start a session: %w", err)
 	}
 	defer sess.EndSession(context.WithoutCancel(ctx))
-	_, err = sess.WithTransaction(ctx, func(ctx context.Context) (any, error) { return nil, fn(ctx) })
+	to := options.Transaction().SetReadConcern(readconcern.Snapshot())
+	if wc := c.concern.writeConcern(); wc != nil {
+		to.SetWriteConcern(wc)
+	}
+	_, err = sess.WithTransaction(ctx, func(ctx context.Context) (any, error) { return nil, fn(ctx) }, to)
 	return err
 }
 
@@ -129,8 +147,11 @@ func (c *conn) command(ctx context.Context, admin bool, cmd bson.D, out any) err
 	return db.RunCommand(ctx, cmd).Decode(out)
 }
 
-// collection is a Collection over the driver's.
-type collection struct{ c *mongo.Collection }
+// collection is a Collection over the driver's; hints says whether Find's hints are sent.
+type collection struct {
+	c     *mongo.Collection
+	hints bool
+}
 
 func (c collection) Name() string { return c.c.Name() }
 
@@ -145,7 +166,7 @@ func (c collection) InsertOne(ctx context.Context, doc any) error {
 }
 
 // findOptions converts o into the driver's options.
-func findOptions(o Find) *options.FindOptionsBuilder {
+func findOptions(o Find, hints bool) *options.FindOptionsBuilder {
 	fo := options.Find()
 	if o.Sort != nil {
 		fo.SetSort(o.Sort)
@@ -156,7 +177,7 @@ func findOptions(o Find) *options.FindOptionsBuilder {
 	if o.Limit > 0 {
 		fo.SetLimit(o.Limit)
 	}
-	if o.Hint != nil {
+	if o.Hint != nil && hints {
 		fo.SetHint(o.Hint)
 	}
 	if o.BatchSize > 0 {
@@ -166,7 +187,7 @@ func findOptions(o Find) *options.FindOptionsBuilder {
 }
 
 func (c collection) Find(ctx context.Context, filter any, o Find, each func(bson.Raw) error) (int, error) {
-	cur, err := c.c.Find(ctx, filter, findOptions(o))
+	cur, err := c.c.Find(ctx, filter, findOptions(o, c.hints))
 	if err != nil {
 		return 0, err
 	}
@@ -191,7 +212,7 @@ func (c collection) FindOne(ctx context.Context, filter any, o Find, out any) (b
 	if o.Projection != nil {
 		fo.SetProjection(o.Projection)
 	}
-	if o.Hint != nil {
+	if o.Hint != nil && c.hints {
 		fo.SetHint(o.Hint)
 	}
 	err := c.c.FindOne(ctx, filter, fo).Decode(out)

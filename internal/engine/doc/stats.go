@@ -77,7 +77,7 @@ func (e *docEngine) oplogEdge(ctx context.Context, dir int) (uint32, bool) {
 	var entry struct {
 		TS bson.Timestamp `bson:"ts"`
 	}
-	c := Collection(collection{e.client.Database("local").Collection("oplog.rs")})
+	c := Collection(collection{c: e.client.Database("local").Collection("oplog.rs")})
 	found, err := c.FindOne(ctx, bson.D{}, Find{Sort: bson.D{{Key: "$natural", Value: dir}}}, &entry)
 	return entry.TS.T, found && err == nil
 }
