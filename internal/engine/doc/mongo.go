@@ -160,6 +160,11 @@ func (c collection) InsertMany(ctx context.Context, docs any) error {
 	return err
 }
 
+func (c collection) InsertUnordered(ctx context.Context, docs any) error {
+	_, err := c.c.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	return err
+}
+
 func (c collection) InsertOne(ctx context.Context, doc any) error {
 	_, err := c.c.InsertOne(ctx, doc)
 	return err

@@ -183,7 +183,7 @@ func (s *docSession) insert(ctx context.Context, rows []Row) error {
 }
 
 func (s *docSession) insertMany(ctx context.Context) error {
-	return s.b.coll.InsertMany(ctx, s.docsArg.box(s.docs))
+	return s.b.coll.InsertUnordered(ctx, s.docsArg.box(s.docs))
 }
 
 // objectID returns the _id of the n-th document this process makes, made at ms: an ObjectId

@@ -330,7 +330,7 @@ type recColl struct {
 	rec *recorder
 }
 
-func (c recColl) InsertMany(ctx context.Context, docs any) error {
+func (c recColl) InsertUnordered(ctx context.Context, docs any) error {
 	ds := docs.([]bson.Raw)
 	c.rec.mu.Lock()
 	c.rec.batches[len(ds)]++
@@ -338,7 +338,7 @@ func (c recColl) InsertMany(ctx context.Context, docs any) error {
 		c.rec.inserts[shape(d, true)]++
 	}
 	c.rec.mu.Unlock()
-	return c.Collection.InsertMany(ctx, docs)
+	return c.Collection.InsertUnordered(ctx, docs)
 }
 
 func (c recColl) Find(ctx context.Context, filter any, o doc.Find, each func(bson.Raw) error) (int, error) {
