@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/registry"
+	"github.com/enginebench/enginebench/internal/result"
 )
 
 // TestDocBadInput: a document engine's DSN that does not parse or reaches no server, and a
@@ -69,4 +73,77 @@ func collectionsOn(t *testing.T, eng, dsn string) []string {
 // ferretServer is an existing FerretDB on SQLite, started for a test as a user's own.
 func ferretServer() existingServer {
 	return existingServer{"ferretdb", server.FerretDB, map[string]string{"handler": "sqlite"}}
+}
+
+// TestFerretDBExistingServerCollections: a run on an existing FerretDB drops its collections
+// at its end (--keep keeps them); a run on a server that has them is refused before any work,
+// exit 2, with the commands that drop them; --drop-existing drops them and runs.
+func TestFerretDBExistingServerCollections(t *testing.T) {
+	integration(t, "starts servers")
+	s := ferretServer()
+	servertest.Require(t, s.kind)
+	srv := servertest.Start(t, s.kind, s.settings)
+	args := func(extra ...string) ([]string, string) {
+		return tinyArgsOn(t, s.engine, srv, append([]string{"--rows", "300", "--steps", "l.i0"}, extra...)...)
+	}
+	first, _ := args()
+	runOK(t, first...)
+	if got := collectionsOn(t, s.engine, srv.DSN()); len(got) != 0 {
+		t.Fatalf("the run left the collections %v", got)
+	}
+	keep, _ := args("--keep")
+	runOK(t, keep...)
+	if got := collectionsOn(t, s.engine, srv.DSN()); !slices.Equal(got, []string{"pi1"}) {
+		t.Fatalf("collections after a run with --keep: %v, want [pi1]", got)
+	}
+	refused, out := args()
+	runBad(t, `configuration ferretdb (DSN from --dsn): the existing server already has the insert workload's tables pi1 `+
+		`(an earlier run left them?): drop them (db.getSiblingDB("enginebench").pi1.drop()) or give --drop-existing`, refused...)
+	if _, err := result.Load(out); err == nil {
+		t.Error("the refused run wrote results")
+	}
+	drop, out := args("--drop-existing")
+	runOK(t, drop...)
+	notes := strings.Join(loadRun(t, out).Configs[0].Notes, "\n")
+	for _, want := range []string{"the tables pi1 that were there were dropped first (--drop-existing)",
+		"the tables pi1 were dropped at the end (--keep keeps them)"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if got := collectionsOn(t, s.engine, srv.DSN()); len(got) != 0 {
+		t.Errorf("collections after the run with --drop-existing: %v", got)
+	}
+}
+
+// TestFrozenFerretDBFailsTheStep freezes (SIGSTOP) the managed FerretDB server of an Insert
+// Benchmark run while l.i0 inserts: with --stall-timeout 2s the step fails with a stall that
+// names the configuration, the run ends with exit status 1 and its results written, and the
+// frozen server is stopped.
+func TestFrozenFerretDBFailsTheStep(t *testing.T) {
+	integration(t, "starts servers")
+	run, out, data := startOnServer(t, server.FerretDB, "run", "--scale", "tiny", "--engines", "ferretdb", "--steps", "l.i0",
+		"--rows", "100000000", "--stall-timeout", "2s")
+	run.waitForProgress(t, "l.i0")
+	pids := serverProcesses(t, "ferretdb", data)
+	if pids == nil {
+		t.Fatal("no ferretdb of the run to freeze")
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := run.wait(t, out, exitFailed)
+	steps := r.Configs[0].Steps
+	if len(steps) == 0 {
+		t.Fatalf("no step in run.json; stderr:\n%s", run.stderr.String())
+	}
+	s := steps[len(steps)-1]
+	if s.Name != "l.i0" || s.Status != result.StatusFailed || !strings.HasPrefix(s.Error, "ferretdb") || !strings.Contains(s.Error, " stalled: nothing completed for 2s") {
+		t.Errorf("last step %s: %s %q; want l.i0 failed with ferretdb's stall", s.Name, s.Status, s.Error)
+	}
+	if ps := serverProcesses(t, "ferretdb", data); ps != nil {
+		t.Errorf("ferretdb processes left after the stall: %v", ps)
+	}
 }
