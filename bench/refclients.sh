@@ -7,6 +7,7 @@
 #
 #   bench/refclients.sh setup            build the Java LinkBench copy, fetch its socket jars, build enginebench
 #   bench/refclients.sh [run] [flags]    measure (bench/refclients.sh --help)
+#   bench/refclients.sh check [flags]    check what the run needs, start nothing
 set -Eeuo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,12 +28,14 @@ MARIADB_DUMP=${MARIADB_DUMP:-mariadb-dump}
 # Sizes and the run's shape (flags).
 ROUNDS=2
 WORK=l.i0,qr100,qp100,linkbench
+REFS=iibench.py,java
 ROWS=1000000
 QUERY_SECONDS=60
 MAXID1=200001
 LOADERS=4
 REQUESTERS=4
 REQUESTS=250000
+DIST_FILE=""
 SETTLE=10
 SAMPLE_SECONDS=0.1
 CGROUP=auto
@@ -44,16 +47,21 @@ usage() {
 	cat <<EOF
 usage: bench/refclients.sh [run] [flags]    measure the reference clients beside enginebench
        bench/refclients.sh setup            build what the rig runs (Java LinkBench, socket jars, enginebench)
+       bench/refclients.sh check [flags]    check what a run with these flags needs; start nothing
 
 flags (defaults in brackets):
   --rounds N            rounds; each runs every client once, the order alternating [$ROUNDS]
   --work LIST           of l.i0,qr100,qp100,linkbench [$WORK]
+  --refs LIST           reference clients beside enginebench: of iibench.py,java, none, or auto
+                        (those installed) [$REFS]
   --rows N              l.i0 rows (iibench.py --max_rows, enginebench --rows) [$ROWS]
   --query-seconds S     qr100/qp100: writers write 100 x S rows (iibench.py --max_rows=100xS) [$QUERY_SECONDS]
   --maxid1 N            LinkBench maxid1 [$MAXID1]
   --loaders N           LinkBench loaders [$LOADERS]
   --requesters N        LinkBench requesters [$REQUESTERS]
   --requests N          LinkBench requests per requester [$REQUESTS]
+  --distribution-file F LinkBench: the CDFs of both clients (the fork's data_file, enginebench's
+                        --distribution-file) instead of the fork's config/Distribution.dat
   --settle S            seconds of rest before each client's sequence [$SETTLE]
   --sample-seconds S    period of the cgroup samples taken during an enginebench run [$SAMPLE_SECONDS]
   --server-set N=V      a server setting of the private server (enginebench's innodb.N=V; repeatable)
@@ -75,7 +83,8 @@ posnum() {
 parse_flags() {
 	while (($#)); do
 		case $1 in
-		--rounds | --work | --rows | --query-seconds | --maxid1 | --loaders | --requesters | --requests | \
+		--rounds | --work | --refs | --rows | --query-seconds | --maxid1 | --loaders | --requesters | --requests | \
+			--distribution-file | \
 			--settle | --sample-seconds | --server-set | --cgroup | --out)
 			(($# >= 2)) || die "$1 needs a value"
 			set_flag "$1" "$2"
@@ -91,17 +100,29 @@ parse_flags() {
 	posint --requests "$REQUESTS"; posnum --sample-seconds "$SAMPLE_SECONDS"
 	[[ $SETTLE =~ ^[0-9]+$ ]] || die "--settle must be a whole number of seconds, not '$SETTLE'"
 	[[ $CGROUP =~ ^(v1|v2|auto)$ ]] || die "--cgroup must be v1, v2 or auto, not '$CGROUP'"
+	if [[ -n $DIST_FILE ]]; then
+		# Absolute: the fork resolves a relative data_file against its own directory.
+		[[ -f $DIST_FILE && -r $DIST_FILE ]] || die "--distribution-file $DIST_FILE is not a readable file"
+		DIST_FILE=$(realpath "$DIST_FILE")
+	fi
 	local w
 	for w in ${WORK//,/ }; do
 		[[ $w =~ ^(l\.i0|qr100|qp100|linkbench)$ ]] || die "unknown work '$w' (of l.i0,qr100,qp100,linkbench)"
 	done
 	[[ -n ${WORK//,/} ]] || die "--work is empty"
+	if [[ $REFS != none && $REFS != auto ]]; then
+		for w in ${REFS//,/ }; do
+			[[ $w =~ ^(iibench\.py|java)$ ]] || die "unknown reference client '$w' (of iibench.py,java, none or auto)"
+		done
+		[[ -n ${REFS//,/} ]] || die "--refs is empty (none runs enginebench alone)"
+	fi
 }
 
 set_flag() {
 	case $1 in
-	--rounds) ROUNDS=$2 ;; --work) WORK=$2 ;; --rows) ROWS=$2 ;; --query-seconds) QUERY_SECONDS=$2 ;;
+	--rounds) ROUNDS=$2 ;; --work) WORK=$2 ;; --refs) REFS=$2 ;; --rows) ROWS=$2 ;; --query-seconds) QUERY_SECONDS=$2 ;;
 	--maxid1) MAXID1=$2 ;; --loaders) LOADERS=$2 ;; --requesters) REQUESTERS=$2 ;; --requests) REQUESTS=$2 ;;
+	--distribution-file) DIST_FILE=$2 ;;
 	--settle) SETTLE=$2 ;; --sample-seconds) SAMPLE_SECONDS=$2 ;; --cgroup) CGROUP=$2 ;; --out) OUT=$2 ;;
 	--server-set)
 		[[ $2 =~ ^[A-Za-z0-9_-]+=.*$ ]] || die "--server-set wants NAME=VALUE, not '$2'"
@@ -112,6 +133,7 @@ set_flag() {
 
 has_work() { [[ ,$WORK, == *,$1,* ]]; }
 insert_work() { has_work l.i0 || has_work qr100 || has_work qp100; }
+has_ref() { [[ ,$REFS, == *,$1,* ]]; }
 
 # ---- cgroups ---------------------------------------------------------------------------------
 # CG_KIND is v1 (cpuacct.usage, ns) or v2 (cpu.stat usage_usec); CG_ROOT where its hierarchy is
@@ -194,7 +216,10 @@ W=""
 
 # start_server: enginebench initialises a managed InnoDB server with its defaults (and
 # --server-set) in W/eb and keeps it (--keep); we start mariadbd on that data directory and
-# option file, on a socket in a directory only mysql and root can open, with no TCP.
+# option file, on a socket in a directory only mysql and root can open, with no TCP. The
+# option file's socket and tmpdir name the bootstrap's private socket directory, which is
+# gone when the bootstrap run ends: the command line gives the rig's own (it overrides the
+# option file), and the kept option file stays as enginebench wrote it.
 start_server() {
 	say "initialising the server with enginebench's managed InnoDB defaults"
 	if ! "$ENGINEBENCH" run insert --engines innodb --scale tiny --steps l.i0 --rows 100 --keep \
@@ -204,16 +229,15 @@ start_server() {
 	fi
 	DATADIR=$W/eb/innodb
 	SOCK=$W/sock/mysqld.sock
-	install -d -m 0700 -o mysql -g mysql "$W/sock"
-	sed -i "s|^socket=.*|socket=$SOCK|" "$DATADIR/my.cnf"
+	install -d -m 0700 -o mysql -g mysql "$W/sock" "$W/tmp"
 	grep -q '^skip-networking$' "$DATADIR/my.cnf" || die "the option file has networking on: $DATADIR/my.cnf"
-	grep -v -E '^(datadir|socket|pid-file)=' "$DATADIR/my.cnf" >"$OUT/server-settings.cnf"
+	grep -v -E '^(datadir|socket|pid-file|tmpdir)=' "$DATADIR/my.cnf" >"$OUT/server-settings.cnf"
 	say "server settings (also in $OUT/server-settings.cnf):"
 	grep -v '^#' "$OUT/server-settings.cnf" | paste -sd' ' | fold -s -w 110 | sed 's/^/    /'
 	mkdir "$CG_BASE/server"
 	# As the mysql user, with a parent-death signal: a killed rig leaves no server running.
 	cg_exec "$CG_BASE/server" setpriv --reuid=mysql --regid=mysql --init-groups --pdeathsig TERM -- \
-		"$MARIADBD" --defaults-file="$DATADIR/my.cnf" \
+		"$MARIADBD" --defaults-file="$DATADIR/my.cnf" --socket="$SOCK" --tmpdir="$W/tmp" \
 		>>"$DATADIR/server.log" 2>&1 &
 	SERVER_PID=$!
 	local i
@@ -389,7 +413,8 @@ insert_ref() {
 }
 
 # insert_eb ROUND: the same steps in one enginebench run; each step's CPU is cut out of the
-# cgroup samples over the step's window in run.json.
+# cgroup samples over the step's window in run.json. --keep: on --dsn enginebench drops its
+# tables when it ends, and the rig dumps them after it (fresh_db drops them before the next).
 insert_eb() {
 	local r=$1 steps=l.i0 want=(l.i0) line out
 	if has_work qr100 || has_work qp100; then steps+=,l.x; fi
@@ -400,7 +425,7 @@ insert_eb() {
 	ENGINEBENCH_DSN="root@unix($SOCK)/ib" measure_eb "enginebench insert" "$OUT/logs/r$r.enginebench.insert.log" \
 		"$OUT/logs/r$r.enginebench.insert.samples" "$ENGINEBENCH" run insert --engines innodb --clients 1 \
 		--rows "$ROWS" --query-seconds "$QUERY_SECONDS" --steps "$steps" --db-pid "$SERVER_PID" \
-		--data-dir "$DATADIR" --out "$dir"
+		--data-dir "$DATADIR" --keep --out "$dir"
 	out=$("$REF_PYTHON" "$PARSE" eb "$dir/run.json" "$OUT/logs/r$r.enginebench.insert.samples" "${want[@]}")
 	while read -r -a line; do
 		record "$r" "${line[0]}" enginebench "${line[1]}" "${line[2]}" "${line[3]}" "${line[4]}" "${line[5]}"
@@ -421,15 +446,17 @@ linkbench_java() {
 	env -C "$REF_LINKBENCH" CONF_DIR="${cp%:}" bin/linkbench -c config/LinkConfigMysql.properties \
 		-D host=localhost -D user=root -D password= \
 		-D "port=3306/?socketFactory=org.newsclub.net.mysql.AFUNIXDatabaseSocketFactoryCJ&junixsocket.file=$SOCK&elideSetAutoCommits=true&rigx=" \
-		-D maxid1="$MAXID1" -D loaders="$LOADERS" -D requesters="$REQUESTERS" -D requests="$REQUESTS" "$@"
+		-D maxid1="$MAXID1" -D loaders="$LOADERS" -D requesters="$REQUESTERS" -D requests="$REQUESTS" \
+		${DIST_FILE:+-D "data_file=$DIST_FILE"} "$@"
 }
 
 # linkbench_schema: enginebench's LinkBench tables, taken from a small enginebench load (the
-# corrected variant loads a handful of links), so that the Java client runs on the same DDL.
+# corrected variant loads a handful of links), so that the Java client runs on the same DDL;
+# --keep, or enginebench drops the tables before they are dumped.
 linkbench_schema() {
 	fresh_db linkdb0
 	ENGINEBENCH_DSN="root@unix($SOCK)/linkdb0" "$ENGINEBENCH" run linkbench --engines innodb --variant corrected \
-		--steps load --maxid1 3 --loaders 1 --out "$W/lbschema" >"$OUT/logs/linkbench-schema.log" 2>&1 ||
+		--steps load --maxid1 3 --loaders 1 --keep --out "$W/lbschema" >"$OUT/logs/linkbench-schema.log" 2>&1 ||
 		die "enginebench could not create the LinkBench tables (log: $OUT/logs/linkbench-schema.log)"
 	dump_ddl linkdb0 linktable counttable nodetable >"$OUT/ddl/linkbench.schema.sql"
 	sql -e 'DROP DATABASE linkdb0'
@@ -451,7 +478,8 @@ linkbench_ref() {
 }
 
 # linkbench_eb ROUND: load and one request interval that ends when every requester has made
-# its requests (the interval's length only bounds it), with the fork's default profile.
+# its requests (the interval's length only bounds it), with the fork's default profile; --keep
+# for the dump, as insert_eb.
 linkbench_eb() {
 	local r=$1 line
 	fresh_db linkdb0
@@ -460,7 +488,8 @@ linkbench_eb() {
 		"$OUT/logs/r$r.enginebench.linkbench.log" "$OUT/logs/r$r.enginebench.linkbench.samples" \
 		"$ENGINEBENCH" run linkbench --engines innodb --profile fb2017 --maxid1 "$MAXID1" --loaders "$LOADERS" \
 		--requesters "$REQUESTERS" --requests "$REQUESTS" --intervals 1 --interval-seconds 100000 \
-		--db-pid "$SERVER_PID" --data-dir "$DATADIR" --out "$dir"
+		${DIST_FILE:+--distribution-file "$DIST_FILE"} \
+		--db-pid "$SERVER_PID" --data-dir "$DATADIR" --keep --out "$dir"
 	local out work
 	out=$("$REF_PYTHON" "$PARSE" eb "$dir/run.json" "$OUT/logs/r$r.enginebench.linkbench.samples" load run)
 	while read -r -a line; do
@@ -483,18 +512,49 @@ preflight() {
 	id mysql >/dev/null 2>&1 || die "there is no mysql user (apt-get install mariadb-server)"
 	[[ -x $ENGINEBENCH ]] || die "no enginebench binary at $ENGINEBENCH (make build, or bench/refclients.sh setup)"
 	"$REF_PYTHON" -c 'import sys; assert sys.version_info >= (3, 8)' 2>/dev/null || die "$REF_PYTHON is not Python 3.8 or later"
-	if insert_work; then
-		[[ -r $REF_IIBENCH ]] || die "iibench.py not found at $REF_IIBENCH (set REF_IIBENCH)"
-		"$REF_PYTHON" -c 'import MySQLdb' 2>/dev/null || die "$REF_PYTHON has no MySQLdb (apt-get install python3-mysqldb)"
+	choose_refs
+	local why
+	if insert_work && has_ref iibench.py; then
+		why=$(missing_ref iibench.py) || die "$why"
 	fi
-	if has_work linkbench; then
-		[[ -r $REF_LINKBENCH/target/FacebookLinkBench.jar && -r $REF_LINKBENCH/config/LinkConfigMysql.properties ]] ||
-			die "no built Java LinkBench at $REF_LINKBENCH (bench/refclients.sh setup, or set REF_LINKBENCH)"
-		compgen -G "$REF_JARS/junixsocket-mysql-*.jar" >/dev/null || die "no junixsocket jars in $REF_JARS (bench/refclients.sh setup)"
-		command -v java >/dev/null || die "java is not installed (apt-get install default-jre)"
+	if has_work linkbench && has_ref java; then
+		why=$(missing_ref java) || die "$why"
 	fi
 	if [[ -z $OUT ]]; then OUT=$ROOT/results/refclients-$(date +%Y%m%d-%H%M%S); fi
 	[[ ! -e $OUT ]] || die "--out $OUT exists"
+}
+
+# missing_ref iibench.py|java: fails, saying what is missing, when the reference client
+# cannot run here.
+missing_ref() {
+	case $1 in
+	iibench.py)
+		[[ -r $REF_IIBENCH ]] || { echo "iibench.py not found at $REF_IIBENCH (set REF_IIBENCH)"; return 1; }
+		"$REF_PYTHON" -c 'import MySQLdb' 2>/dev/null ||
+			{ echo "$REF_PYTHON has no MySQLdb (apt-get install python3-mysqldb)"; return 1; }
+		;;
+	java)
+		[[ -r $REF_LINKBENCH/target/FacebookLinkBench.jar && -r $REF_LINKBENCH/config/LinkConfigMysql.properties ]] ||
+			{ echo "no built Java LinkBench at $REF_LINKBENCH (bench/refclients.sh setup, or set REF_LINKBENCH)"; return 1; }
+		compgen -G "$REF_JARS/junixsocket-mysql-*.jar" >/dev/null ||
+			{ echo "no junixsocket jars in $REF_JARS (bench/refclients.sh setup)"; return 1; }
+		command -v java >/dev/null || { echo "java is not installed (apt-get install default-jre)"; return 1; }
+		;;
+	esac
+}
+
+# choose_refs: --refs auto becomes the reference clients of the chosen work that can run here
+# (saying why each other one does not), none the empty list.
+choose_refs() {
+	if [[ $REFS == none ]]; then REFS=""; return; fi
+	[[ $REFS == auto ]] || return 0
+	REFS=""
+	local r why
+	for r in iibench.py java; do
+		if [[ $r == iibench.py ]] && ! insert_work; then continue; fi
+		if [[ $r == java ]] && ! has_work linkbench; then continue; fi
+		if why=$(missing_ref "$r"); then REFS+=${REFS:+,}$r; else say "--refs auto: no $r: $why"; fi
+	done
 }
 
 setup() {
@@ -545,6 +605,13 @@ main() {
 		setup
 		return
 	fi
+	if [[ ${1:-} == check ]]; then
+		shift
+		parse_flags "$@"
+		preflight
+		say "ready: work $WORK; reference clients: ${REFS:-none}; results would go to $OUT"
+		return
+	fi
 	[[ ${1:-} == run ]] && shift
 	parse_flags "$@"
 	preflight
@@ -559,7 +626,7 @@ main() {
 	trap cleanup EXIT
 	trap 'echo "refclients: interrupted" >&2; exit 130' INT TERM
 	mkdir "$CG_BASE"
-	say "cgroup accounting: $CG_KIND at $CG_BASE; results in $OUT"
+	say "cgroup accounting: $CG_KIND at $CG_BASE; reference clients: ${REFS:-none}; results in $OUT"
 	start_server
 	has_work linkbench && linkbench_schema
 	local r c
@@ -567,7 +634,7 @@ main() {
 		local order=(ref eb)
 		((r % 2 == 0)) && order=(eb ref)
 		for c in "${order[@]}"; do
-			if insert_work; then
+			if insert_work && { [[ $c == eb ]] || has_ref iibench.py; }; then
 				sleep "$SETTLE"
 				say "round $r: Insert Benchmark, $([[ $c == ref ]] && echo iibench.py || echo enginebench)"
 				status_counters "$W/st0"
@@ -577,7 +644,7 @@ main() {
 			fi
 		done
 		for c in "${order[@]}"; do
-			if has_work linkbench; then
+			if has_work linkbench && { [[ $c == eb ]] || has_ref java; }; then
 				sleep "$SETTLE"
 				say "round $r: LinkBench, $([[ $c == ref ]] && echo Java || echo enginebench)"
 				status_counters "$W/st0"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # build-ferretdb.sh: builds the FerretDB server that the ferretdb engine manages, from its Go
-# module (github.com/FerretDB/FerretDB, Apache 2.0) at FERRETDB_VERSION, into $GOBIN or
-# $GOPATH/bin (where the engine looks for it, after PATH). `make deps` and .ci/run run it.
+# module (github.com/FerretDB/FerretDB, Apache 2.0) at FERRETDB_VERSION, into /usr/local/bin when
+# run as root (a managed server then runs as an unprivileged user, who must reach the binary;
+# root's $GOPATH/bin is under /root), else into $GOBIN or $GOPATH/bin (where the engine looks
+# after PATH). `make deps` and .ci/run run it; FERRETDB_BIN chooses the directory.
 #
 # `go install` of the module alone builds a binary that refuses to start: FerretDB embeds its
 # version from build/version/version.txt, a file its own build generates. So the module is
@@ -10,7 +12,9 @@
 set -euo pipefail
 FERRETDB_VERSION=${FERRETDB_VERSION:-v1.24.2}
 GO=${GO:-go}
-bindir=$($GO env GOBIN)
+bindir=${FERRETDB_BIN:-}
+if [ -z "$bindir" ] && [ "$(id -u)" = 0 ]; then bindir=/usr/local/bin; fi
+[ -n "$bindir" ] || bindir=$($GO env GOBIN)
 [ -n "$bindir" ] || bindir="$($GO env GOPATH | cut -d: -f1)/bin"
 bin="$bindir/ferretdb"
 if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -qx "version: $FERRETDB_VERSION"; then

@@ -146,7 +146,8 @@ func failures(r *result.Run) Table {
 // debtKeys are the engine counters that measure debt, in the order the debt tables show them:
 // purge lag and dirty pages (InnoDB), dead tuples (PostgreSQL), compaction debt and stalls
 // (LSM engines), WAL and freelist (SQLite), free and pinned pages (bbolt), pages in use (LMDB),
-// dirty cache and the LSM work queue (WiredTiger).
+// dirty cache and the LSM work queue (WiredTiger); the cache, eviction by application threads,
+// checkpoints, tickets and the oplog (MongoDB's serverStatus).
 var debtKeys = []string{
 	"history_list_length", "dirty_pages", "checkpoint_age_bytes", "pending_reads", "pending_writes",
 	"dead_tuples", "live_tuples", "autovacuum_runs", "vacuum_runs", "vacuums_running",
@@ -154,6 +155,8 @@ var debtKeys = []string{
 	"write_stalls", "write_stall_seconds", "write_stopped", "stall_stops", "stall_slowdowns", "stall_micros",
 	"wal_bytes", "freelist_count", "freelist_pages", "pending_pages", "pages_in_use",
 	"cache_dirty_bytes", "lsm_work_queue_max",
+	"cache_bytes", "app_evicted_pages", "checkpoints", "checkpoint_ms", "checkpoint_running",
+	"tickets_write_in_use", "tickets_read_in_use", "oplog_bytes", "oplog_window_seconds",
 }
 
 // debtTables show, per configuration, the engine's debt counters at each step's end.

@@ -51,6 +51,9 @@ type Collection interface {
 	// InsertMany inserts docs (a slice of documents) in one ordered insert command, or as many
 	// as the driver splits it into; the first error stops it.
 	InsertMany(ctx context.Context, docs any) error
+	// InsertUnordered is InsertMany with ordered false: the server may apply the documents in
+	// any order, and a failing document does not stop the others.
+	InsertUnordered(ctx context.Context, docs any) error
 	// InsertOne inserts one document.
 	InsertOne(ctx context.Context, doc any) error
 	// Find calls each with every document that matches filter, in the order of o.Sort, and

@@ -172,33 +172,77 @@ func FerretDBDriver() engine.Driver {
 	}
 }
 
+// mongodConf is the published configuration a managed mongod takes by default: the WiredTiger
+// configuration of the reference's MongoDB 4.4 runs, with the cache scaled to this machine.
+const mongodConf = "mytools bench/conf/nuc8i7.ub1804/mo44/mongo.conf.c5"
+
+// mongodSettings are the managed mongod's server settings (mongod's dotted option names).
+func mongodSettings() []engine.Setting {
+	return []engine.Setting{
+		{Name: "storage.wiredTiger.engineConfig.cacheSizeGB", Default: "1", Doc: "the WiredTiger cache",
+			Source: mongodConf + ":22 (12 on the reference's 16 GB host; 1 here, as the SQL servers' caches are scaled)"},
+		{Name: "storage.wiredTiger.collectionConfig.blockCompressor", Default: "none", Doc: "collections' block compression",
+			Source: mongodConf + ":20"},
+		{Name: "storage.wiredTiger.engineConfig.journalCompressor", Default: "snappy", Doc: "journal compression",
+			Source: mongodConf + ":21"},
+		{Name: "storage.syncPeriodSecs", Default: "60", Doc: "seconds between checkpoints", Source: mongodConf + ":8"},
+		{Name: "operationProfiling.slowOpThresholdMs", Default: "2000", Doc: "slow operations logged", Source: mongodConf + ":13"},
+	}
+}
+
 // MongoDBDriver is the mongodb engine: an existing MongoDB server (any storage engine; a
-// standalone, a replica set or a sharded cluster) by DSN, with --db-pid for its CPU and IO.
+// standalone, a replica set or a sharded cluster) by DSN, with --db-pid for its CPU and IO; or,
+// where mongod is installed, a managed throwaway standalone on a private socket.
 func MongoDBDriver() engine.Driver {
-	settings := append(concernSettings(), hintsSetting("send"))
+	client := append(concernSettings(), hintsSetting("send"))
+	settings := append(slices.Clone(client), mongodSettings()...)
 	return engine.Driver{
 		Name:        "mongodb",
 		Family:      engine.FamilyDoc,
-		Description: "MongoDB (or Percona Server for MongoDB) given by --dsn mongodb://...: any storage engine, standalone or replica set",
+		Description: "MongoDB (or Percona Server for MongoDB): a managed mongod where one is installed, or --dsn mongodb://... (any storage engine, standalone or replica set)",
 		Settings:    settings,
-		Available: func() error {
-			return errors.New("give an existing server with --dsn mongodb://... (no managed mongod: none is installed here)")
-		},
-		Server: true,
+		Available:   func() error { return server.Available(server.Mongod) },
+		Server:      true,
 		CheckSettings: func(overrides map[string]string) error {
-			if err := checkKnown("mongodb", settings, overrides); err != nil {
-				return err
-			}
-			if _, _, err := concernOf(engine.MergeSettings(settings, overrides)); err != nil {
+			m := engine.MergeSettings(settings, overrides)
+			if _, _, err := concernOf(m); err != nil {
 				return fmt.Errorf("mongodb: %w", err)
 			}
-			return nil
+			server := map[string]string{}
+			for k, v := range overrides {
+				if !slices.ContainsFunc(client, func(s engine.Setting) bool { return s.Name == k }) {
+					server[k] = v
+				}
+			}
+			if len(server) == 0 {
+				return nil
+			}
+			return checkMongodSettings(m, client)
 		},
-		CheckDSN: checkMongoDSN,
+		CheckDataDir: func(dir string) error { return server.CheckDataDir(server.Mongod, dir) },
+		CheckDSN:     checkMongoDSN,
 		Open: func(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
-			return openExisting(ctx, "mongodb", cfg, settings)
+			if cfg.DSN != "" {
+				return openExisting(ctx, "mongodb", cfg, settings)
+			}
+			return openMongod(ctx, cfg, settings, client)
 		},
 	}
+}
+
+// checkMongodSettings checks the server settings of m (all but the client ones) against the
+// installed mongod.
+func checkMongodSettings(m map[string]string, client []engine.Setting) error {
+	vars := map[string]string{}
+	for k, v := range m {
+		if !slices.ContainsFunc(client, func(s engine.Setting) bool { return s.Name == k }) {
+			vars[k] = v
+		}
+	}
+	if err := server.CheckSettings(server.Mongod, vars); err != nil {
+		return fmt.Errorf("mongodb: %w", err)
+	}
+	return nil
 }
 
 // checkKnown refuses settings that are not the engine's: the engines of the family take no

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,7 +22,9 @@ import (
 // Bounds of the engine's own calls.
 const (
 	alivePingTimeout = 3 * time.Second
-	closeTimeout     = 30 * time.Second
+	// closeTimeout bounds the driver's Disconnect, which waits for the connections in use: one
+	// stuck on a frozen server (a stalled step) is given up on, and the server then stopped.
+	closeTimeout = 5 * time.Second
 )
 
 // The data directory of a managed FerretDB holds the FerretDB server's directory and, on
@@ -37,10 +40,13 @@ type docEngine struct {
 	name     string
 	info     ServerInfo
 	settings map[string]string
-	ferret   *server.Server // managed FerretDB; nil for an existing server
+	srv      *server.Server // the managed server (FerretDB, or mongod); nil for an existing one
 	pg       *server.Server // managed postgres under FerretDB; nil on SQLite
 	dbPID    int            // existing server: Config.DBPID
-	secrets  []string       // the DSN and its password: never in a message
+	// dataDirs are the directories, relative to the data directory, of the managed servers'
+	// stores (IsDataFile).
+	dataDirs []string
+	secrets  []string // the DSN and its password: never in a message
 
 	closeOnce sync.Once
 	closeErr  error
@@ -61,7 +67,7 @@ func openFerretDB(ctx context.Context, cfg engine.Config, defs []engine.Setting)
 	if err := e.startManaged(ctx, cfg, settings[setBackend]); err != nil {
 		return nil, errors.Join(err, e.stopServers())
 	}
-	if e.conn, err = dial(ctx, e.ferret.DSN(), c, pool); err != nil {
+	if e.conn, err = dial(ctx, e.srv.DSN(), c, pool); err != nil {
 		return nil, errors.Join(fmt.Errorf("ferretdb: %w", err), e.stopServers())
 	}
 	if e.info, err = e.serverInfo(ctx); err != nil {
@@ -97,15 +103,53 @@ func (e *docEngine) startManaged(ctx context.Context, cfg engine.Config, backend
 			return fmt.Errorf("ferretdb: start its postgres server: %w", err)
 		}
 		flags["postgresql-url"] = server.FerretPostgresURL(e.pg)
+		e.dataDirs = []string{postgresDir + "/base/", postgresDir + "/pg_wal/"}
+	} else {
+		e.dataDirs = []string{ferretDir + "/sqlite/"}
 	}
 	o, err := opts(ferretDir, flags)
 	if err != nil {
 		return err
 	}
-	if e.ferret, err = server.Start(ctx, server.FerretDB, o); err != nil {
+	if e.srv, err = server.Start(ctx, server.FerretDB, o); err != nil {
 		return fmt.Errorf("ferretdb: start the managed server: %w", err)
 	}
 	return nil
+}
+
+// openMongod starts a managed mongod in cfg.DataDir with the server settings (all of settings
+// but client's) and connects to it.
+func openMongod(ctx context.Context, cfg engine.Config, defs, client []engine.Setting) (engine.Engine, error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("mongodb: open: no data directory")
+	}
+	settings := engine.MergeSettings(defs, cfg.Settings)
+	c, pool, err := concernOf(settings)
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: %w", err)
+	}
+	vars := map[string]string{}
+	for k, v := range settings {
+		if !slices.ContainsFunc(client, func(s engine.Setting) bool { return s.Name == k }) {
+			vars[k] = v
+		}
+	}
+	e := &docEngine{name: "mongodb", settings: settings, dataDirs: []string{"db/"}}
+	e.srv, err = server.Start(ctx, server.Mongod, server.Options{DataDir: cfg.DataDir, Settings: vars, Log: cfg.Log,
+		Keep: cfg.Keep, Abort: cfg.Abort, Cgroup: cfg.Cgroup})
+	if err != nil {
+		return nil, fmt.Errorf("mongodb: start the managed mongod: %w", err)
+	}
+	if e.conn, err = dial(ctx, e.srv.DSN(), c, pool); err != nil {
+		return nil, errors.Join(fmt.Errorf("mongodb: %w", err), e.stopServers())
+	}
+	if e.info, err = e.serverInfo(ctx); err != nil {
+		return nil, errors.Join(err, e.Close())
+	}
+	if err := checkGaps("mongodb", e.info, c); err != nil {
+		return nil, errors.Join(err, e.Close())
+	}
+	return e, nil
 }
 
 // openExisting connects to an existing server by cfg.DSN and checks that it is what the
@@ -163,7 +207,7 @@ func (e *docEngine) serverInfo(ctx context.Context) (ServerInfo, error) {
 	case build.FerretDBVersion != "":
 		info = ferretGaps(ServerInfo{Product: "FerretDB", Version: strings.TrimPrefix(build.FerretDBVersion, "v")})
 		info.StorageEngine = "FerretDB on " + map[string]string{"postgresql": "PostgreSQL", "sqlite": "SQLite"}[e.settings[setBackend]]
-		if e.ferret == nil {
+		if e.srv == nil {
 			info.StorageEngine = "FerretDB (backend not known: an existing server)"
 		}
 		return info, nil
@@ -190,7 +234,7 @@ func (e *docEngine) Version() string {
 	v := e.info.Product + " " + e.info.Version
 	if e.info.StorageEngine != "" && !strings.HasPrefix(e.info.StorageEngine, "FerretDB") {
 		v += " (" + e.info.StorageEngine + ")"
-	} else if e.ferret != nil {
+	} else if e.srv != nil {
 		v += strings.TrimPrefix(e.info.StorageEngine, "FerretDB")
 	}
 	return v
@@ -210,10 +254,11 @@ func (e *docEngine) Settings() map[string]string {
 // Server implements DB.
 func (e *docEngine) Server() ServerInfo { return e.info }
 
-// ServerPID is the managed FerretDB's process, or Config.DBPID (0: not on this host).
+// ServerPID is the managed server's process (FerretDB, mongod), or Config.DBPID (0: not on
+// this host).
 func (e *docEngine) ServerPID() int {
-	if e.ferret != nil {
-		return e.ferret.PID()
+	if e.srv != nil {
+		return e.srv.PID()
 	}
 	return e.dbPID
 }
@@ -230,14 +275,14 @@ func (e *docEngine) ServerPIDs() []int {
 
 // Alive returns nil while the servers run (managed) or the server answers (existing).
 func (e *docEngine) Alive() error {
-	for _, s := range []*server.Server{e.ferret, e.pg} {
+	for _, s := range []*server.Server{e.srv, e.pg} {
 		if s != nil {
 			if err := s.Alive(); err != nil {
 				return err
 			}
 		}
 	}
-	if e.ferret != nil {
+	if e.srv != nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), alivePingTimeout)
@@ -249,12 +294,9 @@ func (e *docEngine) Alive() error {
 }
 
 // IsDataFile counts the managed servers' stores: FerretDB's SQLite files, or postgres's
-// database directories and WAL.
+// database directories and WAL, or mongod's database directory.
 func (e *docEngine) IsDataFile(rel string) bool {
-	if e.pg != nil {
-		return strings.HasPrefix(rel, postgresDir+"/base/") || strings.HasPrefix(rel, postgresDir+"/pg_wal/")
-	}
-	return strings.HasPrefix(rel, ferretDir+"/sqlite/")
+	return slices.ContainsFunc(e.dataDirs, func(d string) bool { return strings.HasPrefix(rel, d) })
 }
 
 // Close disconnects and stops the managed servers. Safe to call more than once.
@@ -263,7 +305,7 @@ func (e *docEngine) Close() error {
 		var errs []error
 		if e.conn != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-			if err := e.close(ctx); err != nil {
+			if err := e.close(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 				errs = append(errs, e.redact(fmt.Errorf("%s: disconnect: %w", e.name, err)))
 			}
 			cancel()
@@ -277,7 +319,7 @@ func (e *docEngine) Close() error {
 // stopServers stops the managed FerretDB, then its postgres server.
 func (e *docEngine) stopServers() error {
 	var errs []error
-	for _, s := range []*server.Server{e.ferret, e.pg} {
+	for _, s := range []*server.Server{e.srv, e.pg} {
 		if s != nil {
 			if err := s.Stop(); err != nil {
 				errs = append(errs, fmt.Errorf("%s: stop the managed %s server: %w", e.name, s.Kind(), err))

@@ -10,6 +10,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/doc/doctest"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 )
@@ -157,5 +158,28 @@ func TestMongoDBEngineRefusesFerretDB(t *testing.T) {
 	}
 	if got := e.(engine.Server).ServerPID(); got != 0 {
 		t.Errorf("ServerPID of an existing server without --db-pid = %d, want 0", got)
+	}
+}
+
+// TestManagedMongod runs the collection operations on a managed mongod where one is installed.
+// None is on the machines this was built on (no registry they reach has a MongoDB server), so
+// it skips there, also in CI, saying so.
+func TestManagedMongod(t *testing.T) {
+	if err := server.Available(server.Mongod); err != nil {
+		t.Skipf("the managed mongod path is not run here: %v", err)
+	}
+	db := enginetest.Open(t, context.Background(), doc.MongoDBDriver(), "", nil, servertest.DataDir(t)).(doc.DB)
+	if db.Server().Product == "FerretDB" || db.Server().StorageEngine == "" {
+		t.Errorf("server %+v, want MongoDB with its storage engine", db.Server())
+	}
+	c := db.Collection("t")
+	if err := c.InsertMany(context.Background(), []bson.D{{{Key: "_id", Value: 1}}, {{Key: "_id", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Count(context.Background(), bson.D{}, 0); err != nil || n != 2 {
+		t.Errorf("count %d %v, want 2", n, err)
+	}
+	if st, err := db.(engine.Statser).Stats(context.Background()); err != nil || st["cache_bytes"] == 0 {
+		t.Errorf("stats %v %v, want the WiredTiger cache", st, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -16,6 +17,10 @@ import (
 
 // Database is the benchmark database on every server of the family.
 const Database = "enginebench"
+
+// serverSelectionTimeout bounds the wait for a server to send a command to, unless the DSN
+// sets serverSelectionTimeoutMS.
+const serverSelectionTimeout = 10 * time.Second
 
 // writeConflict is MongoDB's error code of a write conflict between concurrent transactions.
 const writeConflict = 112
@@ -33,6 +38,10 @@ func dial(ctx context.Context, uri string, c Concern, pool uint64) (*conn, error
 	opts := options.Client().ApplyURI(uri)
 	if opts.Validate() != nil {
 		return nil, errors.New("the DSN does not parse as a mongodb:// URI")
+	}
+	if opts.ServerSelectionTimeout == nil {
+		// A server that is not there is an error within seconds, not the driver's 30.
+		opts.SetServerSelectionTimeout(serverSelectionTimeout)
 	}
 	if wc := c.writeConcern(); wc != nil {
 		opts.SetWriteConcern(wc)
@@ -113,12 +122,14 @@ func (c *conn) Transact(ctx context.Context, fn func(ctx context.Context) error)
 	if !c.concern.Transactions {
 		return fn(ctx)
 	}
-	sess, err := c.client.StartSession()
+	// As iibench.py's sessions (iibench.py:302-311): no causal consistency, snapshot reads, the
+	// configuration's writes. Its max_commit_time_ms has no equivalent in the v2 driver: the
+	// commit is bounded by ctx.
+	sess, err := c.client.StartSession(options.Session().SetCausalConsistency(false))
 	if err != nil {
 		return fmt.Errorf("start a session: %w", err)
 	}
 	defer sess.EndSession(context.WithoutCancel(ctx))
-	// As iibench.py's sessions (iibench.py:302-311): snapshot reads, the configuration's writes.
 	to := options.Transaction().SetReadConcern(readconcern.Snapshot())
 	if wc := c.concern.writeConcern(); wc != nil {
 		to.SetWriteConcern(wc)
@@ -146,6 +157,11 @@ func (c collection) Name() string { return c.c.Name() }
 
 func (c collection) InsertMany(ctx context.Context, docs any) error {
 	_, err := c.c.InsertMany(ctx, docs)
+	return err
+}
+
+func (c collection) InsertUnordered(ctx context.Context, docs any) error {
+	_, err := c.c.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
 	return err
 }
 

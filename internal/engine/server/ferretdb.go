@@ -118,15 +118,15 @@ func (ferretFlavor) serverArgs(s *Server) []string {
 	return args
 }
 
-// FerretURI is the mongodb:// URI of a FerretDB server's unix socket at path.
-func FerretURI(path string) string {
+// SocketURI is the mongodb:// URI of a FerretDB or mongod server's unix socket at path.
+func SocketURI(path string) string {
 	return "mongodb://" + url.QueryEscape(path) + "/?directConnection=true"
 }
 
 func (ferretFlavor) ready(ctx context.Context, s *Server) (string, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	opts := options.Client().ApplyURI(FerretURI(s.sockPath)).SetServerSelectionTimeout(2 * time.Second)
+	opts := options.Client().ApplyURI(SocketURI(s.sockPath)).SetServerSelectionTimeout(2 * time.Second)
 	client, err := mongo.Connect(opts)
 	if err != nil {
 		return "", false, err

@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +82,35 @@ func TestFerretDBRefusesPortAndManagedFlags(t *testing.T) {
 	_, err := server.Start(context.Background(), server.FerretDB, server.Options{DataDir: servertest.DataDir(t), Settings: map[string]string{"port": "27999"}})
 	if err == nil || !strings.Contains(err.Error(), "private unix socket only") {
 		t.Errorf("Start with a port = %v, want a refusal", err)
+	}
+}
+
+// TestUnreachableBinaryRefused checks that a server binary its unprivileged user cannot reach
+// (ferretdb under root's 0700 home, where go install puts it) is refused with a clear error
+// instead of a failed exec.
+func TestUnreachableBinaryRefused(t *testing.T) {
+	servertest.Require(t, server.FerretDB)
+	if os.Geteuid() != 0 {
+		t.Skip("as another user than root the server runs as that user, who reaches the binary")
+	}
+	bin, err := exec.LookPath("ferretdb")
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := filepath.Join(t.TempDir(), "private")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ferretdb"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
+	_, err = server.Start(context.Background(), server.FerretDB, server.Options{DataDir: servertest.DataDir(t)})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach its binary") {
+		t.Errorf("Start with an unreachable binary: %v, want a refusal naming it", err)
 	}
 }

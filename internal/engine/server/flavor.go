@@ -50,8 +50,10 @@ func kindOf(kind Kind) (flavor, error) {
 		return mariaFlavor{}, nil
 	case FerretDB:
 		return ferretFlavor{}, nil
+	case Mongod:
+		return mongodFlavor{}, nil
 	}
-	return nil, fmt.Errorf("unknown server kind %q (known: %s, %s, %s)", kind, Postgres, MariaDB, FerretDB)
+	return nil, fmt.Errorf("unknown server kind %q (known: %s, %s, %s, %s)", kind, Postgres, MariaDB, FerretDB, Mongod)
 }
 
 // Available reports whether the binaries of kind are installed; the error names the missing

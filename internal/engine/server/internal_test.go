@@ -187,3 +187,30 @@ func TestCappedMalloc(t *testing.T) {
 		}
 	}
 }
+
+// A managed mongod's configuration file binds it to its private socket only, puts its
+// database in the data directory, and writes each setting as a dotted YAML option; the options
+// enginebench manages are refused.
+func TestMongodConf(t *testing.T) {
+	s := &Server{dataDir: "/d", sockPath: "/s/mongod.sock"}
+	_, settings, err := splitSettings(mongodFlavor{}, map[string]string{
+		"storage.wiredTiger.engineConfig.cacheSizeGB": "1", "storage.wiredTiger.collectionConfig.blockCompressor": "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mongodConf(s, settings)
+	for _, want := range []string{`storage.dbPath: "/d/db"`, `net.bindIp: "/s/mongod.sock"`,
+		"storage.wiredTiger.engineConfig.cacheSizeGB: 1\n", `storage.wiredTiger.collectionConfig.blockCompressor: "none"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("mongod.conf lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "port") || strings.Contains(got, "127.0.0.1") {
+		t.Errorf("mongod.conf opens TCP:\n%s", got)
+	}
+	for _, name := range []string{"net.port", "storage.dbPath", "systemLog.path", "security.authorization", "replication.replSetName"} {
+		if _, _, err := splitSettings(mongodFlavor{}, map[string]string{name: "x"}); err == nil || !strings.Contains(err.Error(), "managed by enginebench") {
+			t.Errorf("setting %s: %v, want it refused", name, err)
+		}
+	}
+}

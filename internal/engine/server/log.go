@@ -87,6 +87,8 @@ func relevantLines(kind Kind, lines []string) []string {
 				(prev && (strings.HasPrefix(msg, "DETAIL:") || strings.HasPrefix(msg, "HINT:")))
 		case FerretDB:
 			keep = ferretErrorRE.MatchString(msg)
+		case Mongod:
+			keep = strings.Contains(msg, `"s":"E"`) || strings.Contains(msg, `"s":"F"`)
 		default:
 			keep = mariaBadLine(msg)
 		}

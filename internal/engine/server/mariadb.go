@@ -136,8 +136,12 @@ func mariaOptions(s *Server, settings []setting) string {
 	var b strings.Builder
 	b.WriteString("# enginebench managed server; read with --defaults-file only (no other option file)\n[mariadbd]\n")
 	fmt.Fprintf(&b, "datadir=%s\n", mariaQuote(s.dataDir))
-	fmt.Fprintf(&b, "socket=%s\n", mariaQuote(s.sockPath))
 	fmt.Fprintf(&b, "pid-file=%s\n", mariaQuote(filepath.Join(s.dataDir, "mariadbd.pid")))
+	// A kept data directory outlives the socket directory (Stop removes it): the file says how
+	// to start it again.
+	b.WriteString("# socket and tmpdir: the server's private directory, removed when it stops; to start a kept\n" +
+		"# data directory again, give mariadbd --socket= and --tmpdir= after --defaults-file\n")
+	fmt.Fprintf(&b, "socket=%s\n", mariaQuote(s.sockPath))
 	// The server's private socket directory holds its temporary files: a starting mariadbd
 	// deletes every #sql* file of its tmpdir, in a shared /tmp another server's too, and
 	// mariadb-install-db of a server starting beside it then fails.

@@ -183,8 +183,8 @@ func (s *Server) DSN() string {
 	switch s.kind {
 	case Postgres:
 		return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", s.sockDir, s.port, s.user, Database)
-	case FerretDB:
-		return FerretURI(s.sockPath)
+	case FerretDB, Mongod:
+		return SocketURI(s.sockPath)
 	}
 	return fmt.Sprintf("%s@unix(%s)/%s", s.user, s.sockPath, Database)
 }
@@ -337,6 +337,10 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 	dataDir, id, err := ownDataDir(kind, k, o.DataDir)
 	if err != nil {
 		return nil, err
+	}
+	if err := id.checkReach(filepath.Dir(bins.server)); err != nil {
+		return nil, fmt.Errorf("%s: the server runs as %s, which cannot reach its binary %s: %w (install it where every user can, e.g. /usr/local/bin)",
+			kind, id, bins.server, err)
 	}
 	if err := checkListen(kind, port, o.Listen); err != nil {
 		return nil, err

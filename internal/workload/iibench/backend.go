@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
@@ -51,7 +52,9 @@ var colNames = [...]string{colID: "transactionid", colPrice: "price", colCustome
 	colRegister: "cashregisterid", colDate: "dateandtime"}
 
 // Key is the value of an index's columns, in index order (unused entries are 0): a query's seek
-// point and each row it returns. A price is in cents (see Row), a dateandtime in unix seconds.
+// point and each row it returns. A price is in cents (see Row), a dateandtime in unix seconds;
+// on the document family (form) a price is the bits of its double, a dateandtime in
+// milliseconds, and a query's rows' primary key is the _id's first 4 bytes and its last 8.
 type Key [3]int64
 
 // compareKeys compares the first n columns of a and b.
@@ -98,6 +101,8 @@ func newBackend(eng engine.Engine, p *Params) (backend, error) {
 		return newSQLBackend(db, p), nil
 	case kv.DB:
 		return &kvBackend{db: db, p: p, ids: new(atomic.Int64)}, nil
+	case doc.DB:
+		return newDocBackend(db, p), nil
 	}
 	return nil, fmt.Errorf("engine family %q is not supported by iibench", eng.Family())
 }

@@ -141,7 +141,7 @@ func TestEngines(t *testing.T) {
 			if _, ok := eng.(sqldb.DB); !ok {
 				eng = c.open(t, ctx)
 			}
-			checkTinyRun(t, ctx, eng)
+			checkTinyRun(t, ctx, eng, 0)
 		})
 	}
 }
@@ -267,7 +267,7 @@ func checkQueryShapes(t *testing.T, ctx context.Context, eng engine.Engine, v wo
 			}
 		}
 	}
-	checkScans(t, ctx, be, &p, rows)
+	checkScans(t, ctx, be, &p, rows, form{})
 	if db, ok := eng.(sqldb.DB); ok {
 		checkPlans(t, ctx, db, sb)
 	}
@@ -275,12 +275,12 @@ func checkQueryShapes(t *testing.T, ctx context.Context, eng engine.Engine, v wo
 
 // checkScans checks verification's reads against the rows inserted: every row through the
 // primary key in order, with its values, and every entry of each secondary index in index order.
-func checkScans(t *testing.T, ctx context.Context, be backend, p *Params, rows []Row) {
+func checkScans(t *testing.T, ctx context.Context, be backend, p *Params, rows []Row, f form) {
 	t.Helper()
 	i := 0
 	err := be.scanRows(ctx, func(s *storedRow) {
-		if i < len(rows) && (s.ID != rows[i].ID || !sameRow(s, &rows[i])) {
-			t.Errorf("row %d read through pk: transactionid %d, differs from transactionid %d: %v", i, s.ID, rows[i].ID, diffRow(s, &rows[i]))
+		if i < len(rows) && (s.ID != rows[i].ID || !f.sameRow(s, &rows[i])) {
+			t.Errorf("row %d read through pk: %s, differs from transactionid %d: %v", i, s.idText(), rows[i].ID, f.diffRow(s, &rows[i]))
 		}
 		i++
 	})
@@ -291,7 +291,7 @@ func checkScans(t *testing.T, ctx context.Context, be backend, p *Params, rows [
 		n := len(indexes[idx].cols)
 		want := make([]Key, len(rows))
 		for i := range rows {
-			want[i] = rawKey(&rows[i], idx)
+			want[i] = f.rawKey(&rows[i], idx)
 		}
 		slices.SortFunc(want, func(a, b Key) int { return compareKeys(a, b, n) })
 		var got []Key
@@ -445,9 +445,14 @@ func checkScanPlan(t *testing.T, ctx context.Context, db sqldb.DB, b *sqlBackend
 	}
 }
 
-func checkTinyRun(t *testing.T, ctx context.Context, eng engine.Engine) {
+// checkTinyRun runs iiBench at tiny scale on eng, with maxRows rows when it is not 0, and checks
+// the run, its verification and its figures.
+func checkTinyRun(t *testing.T, ctx context.Context, eng engine.Engine, maxRows int64) {
 	t.Helper()
 	p, _ := DefaultParams("tiny")
+	if maxRows > 0 {
+		p.MaxRows = maxRows
+	}
 	p.ReportSeconds = 1
 	p.CostPerHour = 1.68
 	p.QueryLimit = 100
@@ -461,7 +466,7 @@ func checkTinyRun(t *testing.T, ctx context.Context, eng engine.Engine) {
 	if err != nil || st.Status != result.StatusOK {
 		t.Fatalf("run: %v; step %s %s", err, st.Status, st.Error)
 	}
-	if st.Verify == nil || !st.Verify.OK || !strings.Contains(st.Verify.Detail, "pk=50000 marketsegment=50000 registersegment=50000 pdc=50000; every row as generated") {
+	if st.Verify == nil || !st.Verify.OK || !strings.Contains(st.Verify.Detail, fmt.Sprintf("pk=%d marketsegment=%[1]d registersegment=%[1]d pdc=%[1]d; every row as generated", p.MaxRows)) {
 		t.Errorf("verify %+v", st.Verify)
 	}
 	ins, q := st.Ops["insert"], st.Ops["query"]

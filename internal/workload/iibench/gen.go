@@ -42,8 +42,11 @@ type Row struct {
 	// Price is in cents: (rand x MaxPrice + customerid) / 100, rounded to cents as the
 	// reference's statements write it (%.2f).
 	Price int64
-	Data  []byte
-	Pad   []byte
+	// PriceRaw is the same price unrounded, the double the document family stores, as the
+	// Java client computes it (jmongoiibench.java:350).
+	PriceRaw float64
+	Data     []byte
+	Pad      []byte
 }
 
 // col returns the value of column c of r.
@@ -76,6 +79,12 @@ func (r *Row) key(idx int) Key {
 // (u x maxPrice + c) / 100, rounded to cents.
 func priceOf(u float64, maxPrice int, c int64) int64 {
 	return int64(math.Round(u*float64(maxPrice) + float64(c)))
+}
+
+// priceRaw returns the price of customer c at u, uniform in [0, 1), as the Java client computes
+// it in double precision: (u x maxPrice + c) / 100, unrounded.
+func priceRaw(u float64, maxPrice int, c int64) float64 {
+	return (u*float64(maxPrice) + float64(c)) / 100.0
 }
 
 // priceDecimal returns a price in cents as the decimal the reference's statements write.
@@ -157,7 +166,8 @@ func (g *Gen) fill(r *Row, i int, seq, now int64) {
 	r.CashRegisterID = g.rng.Int64N(int64(p.CashRegs))
 	r.ProductID = g.rng.Int64N(int64(p.Products))
 	r.CustomerID = g.rng.Int64N(int64(p.Customers))
-	r.Price = priceOf(g.rng.Float64(), p.MaxPrice, r.CustomerID)
+	u := g.rng.Float64()
+	r.Price, r.PriceRaw = priceOf(u, p.MaxPrice, r.CustomerID), priceRaw(u, p.MaxPrice, r.CustomerID)
 	b := g.arena[i*w : (i+1)*w : (i+1)*w]
 	r.Data, r.Pad = b[:dataLen:dataLen], b[dataLen:]
 	g.fillData(r.Data)
@@ -201,6 +211,7 @@ func (g *Gen) fillPad(b []byte) {
 type seeker struct {
 	rng   *rand.Rand
 	p     *Params
+	f     form
 	start time.Time // the start of the run
 	// known is the row count the thread knows: in the reference variant, the last multiple of
 	// rowsPerReport it saw at its last refresh (every queriesPerTx queries).
@@ -208,8 +219,8 @@ type seeker struct {
 	n     int // seek points made
 }
 
-func newSeeker(p *Params, stream uint64, start time.Time) *seeker {
-	return &seeker{rng: rand.New(rand.NewPCG(p.Seed, stream)), p: p, start: start}
+func newSeeker(p *Params, f form, stream uint64, start time.Time) *seeker {
+	return &seeker{rng: rand.New(rand.NewPCG(p.Seed, stream)), p: p, f: f, start: start}
 }
 
 // next returns a seek point of index idx when inserted rows exist at now. The customer is
@@ -217,10 +228,13 @@ func newSeeker(p *Params, stream uint64, start time.Time) *seeker {
 // from the row count the thread knows, from 0 (a transactionid below every row while it knows
 // none); the corrected from the rows inserted. dateandtime is a uniform instant of the run so
 // far; the reference variant adds up to a second per rowsPerSecond rows it knows, as it does to
-// the rows' time.
+// the rows' time. On the document family (docSeek) the values are the Java client's.
 func (s *seeker) next(idx int, inserted int64, now time.Time) Key {
 	p, rng := s.p, s.rng
 	c := rng.Int64N(int64(p.Customers))
+	if s.f.doc {
+		return s.docSeek(idx, c, now)
+	}
 	var k Key
 	for i, col := range indexes[idx].cols {
 		switch col {
@@ -243,6 +257,29 @@ func (s *seeker) next(idx int, inserted int64, now time.Time) Key {
 	s.n++
 	if !p.Corrected() && s.n%queriesPerTx == 0 {
 		s.known = inserted - inserted%rowsPerReport
+	}
+	return k
+}
+
+// docSeek returns a seek point of index idx for customer c at now as the Java client draws one
+// (jmongoiibench.java:456-459), in both variants: the price unrounded (the bits of its double),
+// dateandtime a uniform millisecond of the run so far. The primary key, which the Java client
+// does not query, seeks the same instant: an _id made then (docBackend.appendSeek).
+func (s *seeker) docSeek(idx int, c int64, now time.Time) Key {
+	p, rng := s.p, s.rng
+	var k Key
+	for i, col := range indexes[idx].cols {
+		switch col {
+		case colID, colDate:
+			from := s.start.UnixMilli()
+			k[i] = from + int64(float64(now.UnixMilli()-from)*rng.Float64())
+		case colPrice:
+			k[i] = int64(math.Float64bits(priceRaw(rng.Float64(), p.MaxPrice, c)))
+		case colCustomer:
+			k[i] = c
+		case colRegister:
+			k[i] = rng.Int64N(int64(p.CashRegs))
+		}
 	}
 	return k
 }

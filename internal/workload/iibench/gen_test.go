@@ -90,7 +90,7 @@ func TestPriceDistribution(t *testing.T) {
 					}
 				}
 			}
-			sk := newSeeker(&p, 9, time.Unix(0, 0))
+			sk := newSeeker(&p, form{}, 9, time.Unix(0, 0))
 			for len(seeks) < 200_000 {
 				seeks = append(seeks, sk.next(idxMarket, 1000, time.Unix(10, 0))[0])
 			}
@@ -130,7 +130,7 @@ func TestSeekPoints(t *testing.T) {
 	for _, v := range []workload.Variant{workload.Reference, workload.Corrected} {
 		p, _ := DefaultParams("tiny")
 		p.Variant = v
-		sk, dk := newSeeker(&p, 1, start), newSeeker(&p, 2, start)
+		sk, dk := newSeeker(&p, form{}, 1, start), newSeeker(&p, form{}, 2, start)
 		var firstIDs, laterIDs, dates []int64
 		for i := 0; i < 4000; i++ {
 			k := sk.next(idxPK, inserted, now)

@@ -84,6 +84,8 @@ type run struct {
 	env workload.Env
 	eng engine.Engine
 	be  backend
+	// form is how the engine's family holds a row.
+	form form
 	// inserted counts the rows committed.
 	inserted atomic.Int64
 	// logs are what each insert thread wrote, for verification; each is its thread's alone
@@ -102,7 +104,7 @@ func (w *Workload) newRun(ctx context.Context, env workload.Env, eng engine.Engi
 	if err != nil {
 		return nil, err
 	}
-	return &run{p: &w.p, env: env, eng: eng, be: be, opCtx: ctx, logs: make([]insertLog, w.p.InsertThreads),
+	return &run{p: &w.p, env: env, eng: eng, be: be, form: formOf(eng), opCtx: ctx, logs: make([]insertLog, w.p.InsertThreads),
 		hooks: w.hooks}, nil
 }
 
@@ -152,8 +154,8 @@ func (r *run) step(ctx context.Context) *result.Step {
 	if ended {
 		r.done(ctx, st, time.Since(verifyStart))
 	}
-	measure.Derive(st, measure.Basis{PerOp: "insert", PerWrite: "insert", BytesPerWrite: p.RowBytes(),
-		LiveBytes: float64(r.tableRows()) * p.RowBytes()})
+	measure.Derive(st, measure.Basis{PerOp: "insert", PerWrite: "insert", BytesPerWrite: r.rowBytes(),
+		LiveBytes: float64(r.tableRows()) * r.rowBytes()})
 	if p.CostPerHour > 0 {
 		st.Cost = stepCost(p.CostPerHour, st)
 	}
@@ -406,12 +408,26 @@ func (r *run) pacer(start time.Time, c int) *runner.Pacer {
 
 // batchTime is the dateandtime of a batch made at now by an inserter that made done rows
 // before it: now in the corrected variant; in the reference variant a second later for every
-// rowsPerSecond rows, as the reference's, truncated to the second.
+// rowsPerSecond rows, as the reference's, truncated to the second. On the document family it
+// is now in milliseconds in both variants, as the Java client's (jmongoiibench.java:352).
 func (r *run) batchTime(now time.Time, done int64) int64 {
+	if r.form.doc {
+		return now.UnixMilli()
+	}
 	if r.p.Corrected() {
 		return now.Unix()
 	}
 	return int64(math.Floor(float64(now.UnixNano())/1e9 + float64(done)/rowsPerSecond))
+}
+
+// rowBytes is the logical size of one row as the engine's family holds it: Params.RowBytes, and
+// on the document family the Java client's document: _id (12 bytes), dateandtime and price (8
+// each), the three int32 fields (4 each) and the padding fields.
+func (r *run) rowBytes() float64 {
+	if r.form.doc {
+		return 40 + float64(r.p.CharFields*r.p.CharLength)
+	}
+	return r.p.RowBytes()
 }
 
 // stepTime returns how long st ran.
@@ -456,7 +472,7 @@ func (r *run) querier(ctx context.Context, rec *runner.Recorder, q, idx int) err
 		return err
 	}
 	defer sess.close()
-	sk := newSeeker(r.p, 1<<32+uint64(q), r.start) // apart from the insert threads' streams
+	sk := newSeeker(r.p, r.form, 1<<32+uint64(q), r.start) // apart from the insert threads' streams
 	out := make([]Key, 0, r.p.QueryLimit)
 	for ctx.Err() == nil {
 		k := sk.next(idx, r.runRows(), rec.Now())

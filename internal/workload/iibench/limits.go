@@ -33,10 +33,16 @@ func (p *Params) maxMariaRows() int { return int((maxPacket - stmtOverhead) / p.
 // CheckEngine refuses, before any work, an engine the parameters cannot run on: on MariaDB
 // (innodb, myrocks) an insert statement above max_allowed_packet, which the server would refuse
 // in the middle of the run; on MariaDB and PostgreSQL in the reference variant more rows than
-// its int transactionid holds (2^31 - 1). The KV engines, SQLite and PostgreSQL take any batch
-// that Validate accepts: a batch with more values than a statement takes is split.
+// its int transactionid holds (2^31 - 1); on the document engines more rows than the count in
+// their _ids holds (2^48, docSession.objectID). The KV engines, SQLite, PostgreSQL and the
+// document engines take any batch that Validate accepts: a batch with more values than a
+// statement takes is split (by the driver, into insert commands of at most 48 MB, on the
+// document engines).
 func (w *Workload) CheckEngine(d engine.Driver) error {
 	p := &w.p
+	if d.Family == engine.FamilyDoc && p.totalRows() >= maxDocIDs {
+		return fmt.Errorf("--max-rows %d: the _ids of %s count at most %d documents a process", p.MaxRows, d.Name, int64(maxDocIDs))
+	}
 	if d.Family != engine.FamilySQL || !d.Server {
 		return nil
 	}

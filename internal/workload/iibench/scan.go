@@ -9,12 +9,15 @@ import (
 	"math"
 	"strings"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/runner"
 )
 
 // The scans of verification (verify.go): every row in primary key order, every entry of a
-// secondary index in its order.
+// secondary index in its order, on the SQL, KV and document families.
 
 // scanCheck is how many rows a KV scan reads between looks at its context.
 const scanCheck = 4096
@@ -55,7 +58,7 @@ func (b *sqlBackend) scanRows(ctx context.Context, fn func(*storedRow)) error {
 		dest = append(dest, &pads[i])
 	}
 	err := b.ordered(ctx, idxPK, b.rowsQuery(), dest, func() {
-		s.Date, s.Price, s.Data = date.v, math.Float32bits(float32(price)), data
+		s.Date, s.Price, s.Data = date.v, uint64(math.Float32bits(float32(price))), data
 		s.Pad = s.Pad[:0]
 		for _, pad := range pads {
 			s.Pad = append(s.Pad, pad...)
@@ -179,7 +182,7 @@ func (b *kvBackend) scanRows(ctx context.Context, fn func(*storedRow)) error {
 		s.CashReg = int64(binary.BigEndian.Uint32(v[8:]))
 		s.Customer = int64(binary.BigEndian.Uint32(v[12:]))
 		s.Product = int64(binary.BigEndian.Uint32(v[16:]))
-		s.Price = binary.BigEndian.Uint32(v[20:])
+		s.Price = uint64(binary.BigEndian.Uint32(v[20:]))
 		rest := v[pkFixed:]
 		s.Data, s.Pad = rest[:min(dataLen, len(rest))], rest[min(dataLen, len(rest)):]
 		fn(&s)
@@ -201,4 +204,130 @@ func (b *kvBackend) scanIndex(ctx context.Context, idx int, fn func(Key)) error 
 		fn(k)
 		return nil
 	})
+}
+
+// scanRows reads every document in _id order, whole.
+func (b *docBackend) scanRows(ctx context.Context, fn func(*storedRow)) error {
+	var s storedRow
+	_, err := b.coll.Find(ctx, bson.D{}, doc.Find{Sort: b.keys[idxPK]}, func(raw bson.Raw) error {
+		b.readRow(raw, &s)
+		fn(&s)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read %s through _id: %w", tableName, runner.OpError("find", err))
+	}
+	return nil
+}
+
+// scanIndex reads the fields of index idx of every document, sorted on them: the index in its
+// order.
+func (b *docBackend) scanIndex(ctx context.Context, idx int, fn func(Key)) error {
+	_, err := b.coll.Find(ctx, bson.D{}, doc.Find{Sort: b.keys[idx], Projection: b.proj[idx]}, func(raw bson.Raw) error {
+		fn(docKey(raw, idx))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read %s through %s: %w", tableName, b.indexName(idx), runner.OpError("find", err))
+	}
+	return nil
+}
+
+// readRow reads document raw into s: each field of the Java client's document with its type
+// (docBackend), the padding fields back to back in s.Pad. The first field that is missing, has
+// another type or is not the client's, and a padding field of another length, is s.Shape.
+func (b *docBackend) readRow(raw bson.Raw, s *storedRow) {
+	*s = storedRow{Pad: s.Pad[:0], Date: nullTime}
+	const fields = 6 // _id, dateandtime, cashregisterid, customerid, productid, price
+	var seen [fields]bool
+	pads := 0
+	elems, err := raw.Elements()
+	if err != nil {
+		s.Shape = "a malformed document"
+		return
+	}
+	for _, e := range elems {
+		key, v := e.Key(), e.Value()
+		want, slot := bson.TypeInt32, -1
+		var dst *int64
+		switch key {
+		case "_id":
+			want, slot = bson.TypeObjectID, 0
+			s.OID, _ = v.ObjectIDOK()
+		case "dateandtime":
+			want, slot, dst = bson.TypeInt64, 1, &s.Date
+		case "cashregisterid":
+			slot, dst = 2, &s.CashReg
+		case "customerid":
+			slot, dst = 3, &s.Customer
+		case "productid":
+			slot, dst = 4, &s.Product
+		case "price":
+			want, slot = bson.TypeDouble, 5
+			if f, ok := v.DoubleOK(); ok {
+				s.Price = math.Float64bits(f)
+			}
+		default:
+			if pads < len(b.pads) && key == b.pads[pads] {
+				pads++
+				b.readPad(v, s)
+				continue
+			}
+			s.shape("an extra field " + key)
+			continue
+		}
+		if v.Type != want {
+			s.shape(fmt.Sprintf("%s is a %s", key, v.Type))
+		}
+		if seen[slot] {
+			s.shape("a second field " + key)
+		}
+		seen[slot] = true
+		if dst != nil {
+			*dst = intValue(v)
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			s.shape("no field " + [...]string{"_id", "dateandtime", "cashregisterid", "customerid", "productid", "price"}[i])
+		}
+	}
+	if pads < len(b.pads) {
+		s.shape("no field " + b.pads[pads])
+	}
+}
+
+// intValue returns the value of an integer field whatever its type (its shape says when the type
+// is wrong), so that a row differs in what it holds; badKey when it holds no integer.
+func intValue(v bson.RawValue) int64 {
+	if n, ok := v.Int32OK(); ok {
+		return int64(n)
+	}
+	if n, ok := v.Int64OK(); ok {
+		return n
+	}
+	if f, ok := v.DoubleOK(); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return int64(f)
+	}
+	return badKey
+}
+
+// readPad appends padding field v to s.Pad; a field of another type or length is its shape.
+func (b *docBackend) readPad(v bson.RawValue, s *storedRow) {
+	str, ok := v.StringValueOK()
+	if !ok {
+		s.shape(fmt.Sprintf("a padding field is a %s", v.Type))
+		return
+	}
+	s.Pad = append(s.Pad, str...)
+	if len(str) != b.p.CharLength {
+		s.Pad = append(s.Pad, 0) // no padding holds a 0 byte: the row differs
+	}
+}
+
+// shape records what is wrong with the document, the first problem only.
+func (s *storedRow) shape(problem string) {
+	if s.Shape == "" {
+		s.Shape = problem
+	}
 }

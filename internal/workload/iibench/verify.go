@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -21,8 +23,10 @@ import (
 // sequence (Gen); the place is recovered from the order of the transactionids, which each thread
 // receives in increasing order whatever the engine assigns (gaps left by failed attempts, ids
 // interleaved between threads): the rows read in primary key order must be an interleaving of
-// every thread's rows, each thread's in its own order. Memory is bounded by the number of
-// threads and the seconds of the run (insertLog), never by the rows.
+// every thread's rows, each thread's in its own order (on the document family the _ids, which
+// the client makes increasing, docSession.objectID). Memory is bounded by the number of threads
+// and the seconds of the run (insertLog; its batches on the document family, whose dateandtime
+// has milliseconds), never by the rows. The family's form says how a row's values are held.
 
 // insertLog is what one insert thread wrote, for verification: how many of its rows were
 // committed and the dateandtime of each, the one column that is not drawn from the row's seed
@@ -53,30 +57,37 @@ func (l *insertLog) timeOf(seq int64) int64 {
 	return l.times[i-1].unix
 }
 
-// storedRow is a row as verification reads it back: price as the bits of the single-precision
-// float the column holds (an exact comparison whatever the domain of prices), a NULL
+// storedRow is a row as verification reads it back: price as the bits of the float the family
+// stores (form.priceBits: an exact comparison whatever the domain of prices), a NULL
 // dateandtime as nullTime. Data and Pad (the padding columns back to back) are valid only
-// during the callback that receives the row.
+// during the callback that receives the row. On the document family OID is its _id (ID is 0),
+// and Shape says what is wrong with the document's fields or their types ("" when nothing).
 type storedRow struct {
 	ID, Date, CashReg, Customer, Product int64
-	Price                                uint32
+	Price                                uint64
 	Data, Pad                            []byte
+	OID                                  bson.ObjectID
+	Shape                                string
+}
+
+// idText names the row by its primary key.
+func (s *storedRow) idText() string {
+	if s.OID.IsZero() {
+		return fmt.Sprintf("transactionid %d", s.ID)
+	}
+	return "_id " + s.OID.Hex()
+}
+
+// after reports whether s comes after prev in primary key order.
+func (s *storedRow) after(prev *storedRow) bool {
+	if c := bytes.Compare(s.OID[:], prev.OID[:]); c != 0 {
+		return c > 0
+	}
+	return s.ID > prev.ID
 }
 
 // nullTime is the dateandtime of a stored row whose column is NULL.
 const nullTime = math.MinInt64
-
-// rawKey returns the entry of row r in index idx as verification reads one back: its columns
-// in index order, a price as the bits of its single-precision float.
-func rawKey(r *Row, idx int) Key {
-	k := r.key(idx)
-	for i, c := range indexes[idx].cols {
-		if c == colPrice {
-			k[i] = int64(priceBits(r.Price))
-		}
-	}
-	return k
-}
 
 // fingerprint is an order-independent hash of a multiset of index entries: their number and
 // the sum of a keyed 64-bit hash of each. A missing, extra, repeated or changed entry changes
@@ -140,10 +151,11 @@ type verifier struct {
 	p       *Params
 	threads []*thread
 	last    int // the thread of the last row matched
+	f       form
 	seed    maphash.Seed
 	want    [numIndexes]fingerprint // of the entries the threads' rows make
-	prevID  int64
-	read    int64 // rows read through the primary key
+	prev    storedRow               // the primary key of the row read last (ID and OID only)
+	read    int64                   // rows read through the primary key
 	missing int64
 	extra   int64
 	changed int64
@@ -152,8 +164,8 @@ type verifier struct {
 	more     int
 }
 
-func newVerifier(p *Params, logs []insertLog) *verifier {
-	v := &verifier{p: p, seed: maphash.MakeSeed(), prevID: math.MinInt64}
+func newVerifier(p *Params, f form, logs []insertLog) *verifier {
+	v := &verifier{p: p, f: f, seed: maphash.MakeSeed(), prev: storedRow{ID: math.MinInt64}}
 	for c := range logs {
 		t := &thread{c: c, log: &logs[c], gen: NewGen(p, p.Seed, uint64(c))}
 		t.at(0)
@@ -184,7 +196,7 @@ func (v *verifier) problem(describe func() string) {
 // take counts t's next row as seen (matched, missing or changed) and moves t past it.
 func (v *verifier) take(t *thread) {
 	for _, idx := range v.p.Indexes()[1:] {
-		v.want[idx].add(v.seed, rawKey(t.head, idx), len(indexes[idx].cols))
+		v.want[idx].add(v.seed, v.f.rawKey(t.head, idx), len(indexes[idx].cols))
 	}
 	t.at(t.seq + 1)
 }
@@ -192,19 +204,19 @@ func (v *verifier) take(t *thread) {
 // row checks the next row read through the primary key.
 func (v *verifier) row(s *storedRow) {
 	v.read++
-	if s.ID <= v.prevID {
-		prev := v.prevID
+	if !s.after(&v.prev) {
+		prev := v.prev.idText()
 		v.problem(func() string {
-			return fmt.Sprintf("transactionid %d read after %d: the primary key is out of order", s.ID, prev)
+			return fmt.Sprintf("%s read after %s: the primary key is out of order", s.idText(), prev)
 		})
 	}
-	v.prevID = s.ID
-	if t := v.threads[v.last]; t.head != nil && sameRow(s, t.head) {
+	v.prev.ID, v.prev.OID = s.ID, s.OID
+	if t := v.threads[v.last]; t.head != nil && v.f.sameRow(s, t.head) {
 		v.take(t)
 		return
 	}
 	for i, t := range v.threads {
-		if t.head != nil && sameRow(s, t.head) {
+		if t.head != nil && v.f.sameRow(s, t.head) {
 			v.last = i
 			v.take(t)
 			return
@@ -223,13 +235,13 @@ func (v *verifier) mismatch(s *storedRow) {
 	}
 	for _, t := range v.threads {
 		for k := int64(1); k <= look && t.seq+k < t.log.rows; k++ {
-			if !sameRow(s, t.peek(v.p, v.p.Seed, t.seq+k)) {
+			if !v.f.sameRow(s, t.peek(v.p, v.p.Seed, t.seq+k)) {
 				continue
 			}
 			v.missing += k
 			v.problem(func() string {
-				return fmt.Sprintf("transactionid %d is row %d of insert thread %d: its %s before it %s missing",
-					s.ID, t.seq+k, t.c, rowsText(t.seq, t.seq+k-1), isAre(k))
+				return fmt.Sprintf("%s is row %d of insert thread %d: its %s before it %s missing",
+					s.idText(), t.seq+k, t.c, rowsText(t.seq, t.seq+k-1), isAre(k))
 			})
 			for ; k >= 0; k-- {
 				v.take(t)
@@ -243,23 +255,23 @@ func (v *verifier) mismatch(s *storedRow) {
 		if t.head == nil {
 			continue
 		}
-		if n := sameColumns(s, t.head); n > same {
+		if n := v.f.sameColumns(s, t.head); n > same {
 			best, same = t, n
 		}
 	}
 	if best != nil && 2*same > len(rowColumns) {
 		v.changed++
 		v.problem(func() string {
-			return fmt.Sprintf("transactionid %d (row %d of insert thread %d) differs: %s", s.ID, best.seq, best.c,
-				strings.Join(diffRow(s, best.head), ", "))
+			return fmt.Sprintf("%s (row %d of insert thread %d) differs: %s", s.idText(), best.seq, best.c,
+				strings.Join(v.f.diffRow(s, best.head), ", "))
 		})
 		v.take(best)
 		return
 	}
 	v.extra++
 	v.problem(func() string {
-		return fmt.Sprintf("transactionid %d is an extra row, no insert thread's next row (cashregisterid %d, customerid %d, productid %d, price %g)",
-			s.ID, s.CashReg, s.Customer, s.Product, math.Float32frombits(s.Price))
+		return fmt.Sprintf("%s is an extra row, no insert thread's next row (cashregisterid %d, customerid %d, productid %d, price %g)",
+			s.idText(), s.CashReg, s.Customer, s.Product, v.f.priceValue(s.Price))
 	})
 }
 
@@ -304,57 +316,6 @@ func plural(n int64, thing string) string {
 	return fmt.Sprintf("%d %ss", n, thing)
 }
 
-// rowColumns are the columns that verification compares, in diffRow's order.
-var rowColumns = []string{"dateandtime", "cashregisterid", "customerid", "productid", "price", "data", "padding"}
-
-// sameRow reports whether s holds exactly the values of r.
-func sameRow(s *storedRow, r *Row) bool {
-	return s.Date == r.DateAndTime && s.CashReg == r.CashRegisterID && s.Customer == r.CustomerID &&
-		s.Product == r.ProductID && s.Price == priceBits(r.Price) && bytes.Equal(s.Data, r.Data) && bytes.Equal(s.Pad, r.Pad)
-}
-
-// sameColumns returns how many of rowColumns s and r have the same value in.
-func sameColumns(s *storedRow, r *Row) int {
-	n := 0
-	for _, same := range [...]bool{s.Date == r.DateAndTime, s.CashReg == r.CashRegisterID, s.Customer == r.CustomerID,
-		s.Product == r.ProductID, s.Price == priceBits(r.Price), bytes.Equal(s.Data, r.Data), bytes.Equal(s.Pad, r.Pad)} {
-		if same {
-			n++
-		}
-	}
-	return n
-}
-
-// diffRow describes each column in which s differs from r.
-func diffRow(s *storedRow, r *Row) []string {
-	var d []string
-	num := func(name string, got, want int64) {
-		if got != want {
-			d = append(d, fmt.Sprintf("%s %d, expected %d", name, got, want))
-		}
-	}
-	if s.Date != r.DateAndTime {
-		got := "NULL"
-		if s.Date != nullTime {
-			got = dateText(s.Date)
-		}
-		d = append(d, fmt.Sprintf("dateandtime %s, expected %s", got, dateText(r.DateAndTime)))
-	}
-	num("cashregisterid", s.CashReg, r.CashRegisterID)
-	num("customerid", s.Customer, r.CustomerID)
-	num("productid", s.Product, r.ProductID)
-	if s.Price != priceBits(r.Price) {
-		d = append(d, fmt.Sprintf("price %g, expected %g", math.Float32frombits(s.Price), math.Float32frombits(priceBits(r.Price))))
-	}
-	if !bytes.Equal(s.Data, r.Data) {
-		d = append(d, "data differs")
-	}
-	if !bytes.Equal(s.Pad, r.Pad) {
-		d = append(d, "padding differs")
-	}
-	return d
-}
-
 // indexCheck is what verification read through one secondary index.
 type indexCheck struct {
 	got       fingerprint
@@ -390,7 +351,7 @@ func (r *run) verify(ctx context.Context) (*result.Verify, error) {
 			ph.Beat()
 		}
 	}
-	v := newVerifier(r.p, r.logs)
+	v := newVerifier(r.p, r.form, r.logs)
 	if err := r.be.scanRows(ctx, func(s *storedRow) { v.row(s); beat() }); err != nil {
 		return nil, ph.Err(err)
 	}

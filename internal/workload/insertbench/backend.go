@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
@@ -131,11 +132,14 @@ func newBackend(eng engine.Engine, p *Params) (backend, error) {
 			kb.discards = true
 		}
 		return kb, nil
+	case doc.DB:
+		return newDocBackend(db, p), nil
 	}
 	return nil, fmt.Errorf("engine family %q is not supported by the insert benchmark", eng.Family())
 }
 
 // rangeAfter reports whether the range query on index idx reads the entries after its start
 // value (>) rather than from it (>=): the reference's registersegment query does
-// (iibench.py:709, :717); the corrected variant reads from it, as the other two.
+// (iibench.py:709, :717); the corrected variant reads from it, as the other two. The document
+// family reads from it in both variants, as the reference's MongoDB query does (iibench.py:690).
 func rangeAfter(p *Params, idx int) bool { return idx == idxRegister && !p.Corrected() }

@@ -2,8 +2,9 @@
 // row generator, and the steps l.i0, l.x, l.i1, l.i2, cleanup, scan and qr/qp 100..1000. By
 // default it does what the reference (mdcallag/mytools bench/ibench/iibench.py and its scripts)
 // does, statement for statement; --variant corrected turns on the corrections that
-// docs/fidelity.md lists. Each operation is written once for the SQL family (sql.go) and once
-// for the KV family (kv.go); writer.go is the reference's statement maker, inserter and deleter.
+// docs/fidelity.md lists. Each operation is written once for the SQL family (sql.go), once
+// for the KV family (kv.go) and once for the document family (doc.go, after the reference's
+// MongoDB mode); writer.go is the reference's statement maker, inserter and deleter.
 package insertbench
 
 import (

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/registry"
+	"github.com/enginebench/enginebench/internal/result"
+)
+
+// TestDocBadInput: a document engine's DSN that does not parse or reaches no server, and a
+// configuration asking FerretDB for what it does not do, are one-line errors with exit status 2
+// before any work; the DSN's password is never printed.
+func TestDocBadInput(t *testing.T) {
+	const pw = "m0ngosecret"
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"DSN that does not parse", []string{"--engines", "mongodb", "--dsn", "mongodb://u:" + pw + "@[::1"}, "does not parse as a mongodb:// URI"},
+		{"DSN of another scheme", []string{"--engines", "mongodb", "--dsn", "postgres://u:" + pw + "@h/db"}, "must be a mongodb:// or mongodb+srv:// URI"},
+		{"DSN that reaches no server", []string{"--engines", "mongodb", "--dsn", "mongodb://u:" + pw + "@127.0.0.1:1/?serverSelectionTimeoutMS=300&connectTimeoutMS=300"},
+			"mongodb: ping the server"},
+		{"transactions on FerretDB", []string{"--engines", "ferretdb", "--set", "ferretdb.transactions=true"}, "multi-document transactions (it has none)"},
+		{"a write concern FerretDB ignores", []string{"--engines", "ferretdb", "--set", "ferretdb.write_concern=majority"}, "ignores them"},
+		{"hints on FerretDB", []string{"--engines", "ferretdb", "--set", "ferretdb.hints=send"}, "index hints (it ignores them"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"run", "--scale", "tiny", "--out", dir + "/r"}, c.args...)
+			if !strings.Contains(strings.Join(c.args, " "), "--dsn") {
+				args = append(args, "--data-dir", dir+"/d")
+			}
+			code, stdout, stderr := runCLI(t, args...)
+			if code != exitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Fatalf("exit %d, stderr %q: want %d and one line with %q", code, stderr, exitUsage, c.want)
+			}
+			if strings.Contains(stdout+stderr, pw) {
+				t.Errorf("the password is printed:\n%s%s", stdout, stderr)
+			}
+		})
+	}
+}
+
+// collectionsOn returns the collections of the benchmark database of the existing document
+// server dsn.
+func collectionsOn(t *testing.T, eng, dsn string) []string {
+	t.Helper()
+	reg, err := registry.Engines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := reg.Open(context.Background(), engine.Config{Name: eng, Engine: eng, DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	names, err := e.(doc.DB).Collections(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// ferretServer is an existing FerretDB on SQLite, started for a test as a user's own.
+func ferretServer() existingServer {
+	return existingServer{"ferretdb", server.FerretDB, map[string]string{"handler": "sqlite"}}
+}
+
+// TestFerretDBExistingServerCollections: a run on an existing FerretDB drops its collections
+// at its end (--keep keeps them); a run on a server that has them is refused before any work,
+// exit 2, with the commands that drop them; --drop-existing drops them and runs.
+func TestFerretDBExistingServerCollections(t *testing.T) {
+	integration(t, "starts servers")
+	s := ferretServer()
+	servertest.Require(t, s.kind)
+	srv := servertest.Start(t, s.kind, s.settings)
+	args := func(extra ...string) ([]string, string) {
+		return tinyArgsOn(t, s.engine, srv, append([]string{"--rows", "300", "--steps", "l.i0"}, extra...)...)
+	}
+	first, _ := args()
+	runOK(t, first...)
+	if got := collectionsOn(t, s.engine, srv.DSN()); len(got) != 0 {
+		t.Fatalf("the run left the collections %v", got)
+	}
+	keep, _ := args("--keep")
+	runOK(t, keep...)
+	if got := collectionsOn(t, s.engine, srv.DSN()); !slices.Equal(got, []string{"pi1"}) {
+		t.Fatalf("collections after a run with --keep: %v, want [pi1]", got)
+	}
+	refused, out := args()
+	runBad(t, `configuration ferretdb (DSN from --dsn): the existing server already has the insert workload's tables pi1 `+
+		`(an earlier run left them?): drop them (db.getSiblingDB("enginebench").pi1.drop()) or give --drop-existing`, refused...)
+	if _, err := result.Load(out); err == nil {
+		t.Error("the refused run wrote results")
+	}
+	drop, out := args("--drop-existing")
+	runOK(t, drop...)
+	notes := strings.Join(loadRun(t, out).Configs[0].Notes, "\n")
+	for _, want := range []string{"the tables pi1 that were there were dropped first (--drop-existing)",
+		"the tables pi1 were dropped at the end (--keep keeps them)"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if got := collectionsOn(t, s.engine, srv.DSN()); len(got) != 0 {
+		t.Errorf("collections after the run with --drop-existing: %v", got)
+	}
+}
+
+// TestFrozenFerretDBFailsTheStep freezes (SIGSTOP) the managed FerretDB server of an Insert
+// Benchmark run while l.i0 inserts: with --stall-timeout 2s the step fails with a stall that
+// names the configuration, the run ends with exit status 1 and its results written, and the
+// frozen server is stopped.
+func TestFrozenFerretDBFailsTheStep(t *testing.T) {
+	integration(t, "starts servers")
+	run, out, data := startOnServer(t, server.FerretDB, "run", "--scale", "tiny", "--engines", "ferretdb", "--steps", "l.i0",
+		"--rows", "100000000", "--stall-timeout", "2s")
+	run.waitForProgress(t, "l.i0")
+	pids := serverProcesses(t, "ferretdb", data)
+	if pids == nil {
+		t.Fatal("no ferretdb of the run to freeze")
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := run.wait(t, out, exitFailed)
+	steps := r.Configs[0].Steps
+	if len(steps) == 0 {
+		t.Fatalf("no step in run.json; stderr:\n%s", run.stderr.String())
+	}
+	s := steps[len(steps)-1]
+	if s.Name != "l.i0" || s.Status != result.StatusFailed || !strings.HasPrefix(s.Error, "ferretdb") || !strings.Contains(s.Error, " stalled: nothing completed for 2s") {
+		t.Errorf("last step %s: %s %q; want l.i0 failed with ferretdb's stall", s.Name, s.Status, s.Error)
+	}
+	if ps := serverProcesses(t, "ferretdb", data); ps != nil {
+		t.Errorf("ferretdb processes left after the stall: %v", ps)
+	}
+}
