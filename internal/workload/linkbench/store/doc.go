@@ -16,7 +16,7 @@ import (
 )
 
 // The document store has two layouts, one per variant, each its reference's MongoDB store
-// (docs/fidelity.md, LinkBench, Document engines):
+// (docs/linkbench.md, Document engines; docs/fidelity.md, LinkBench on the document family):
 //
 // The reference variant is Percona's LinkbenchX (LinkStoreMongoDBv2.java, with its
 // config/LinkConfigMongoDBv2.properties: transaction_support_level 1, which on MongoDB runs

@@ -108,6 +108,12 @@ func (c recColl) InsertMany(ctx context.Context, docs any) error {
 	return c.Collection.InsertMany(ctx, docs)
 }
 
+func (c recColl) InsertUnordered(ctx context.Context, docs any) error {
+	ds := docs.([]bson.Raw)
+	c.d.add(ctx, "insertUnordered %s %d %s", c.Name(), len(ds), shape(ds[0]))
+	return c.Collection.InsertUnordered(ctx, docs)
+}
+
 func (c recColl) InsertOne(ctx context.Context, d any) error {
 	c.d.add(ctx, "insertOne %s %s", c.Name(), shape(d))
 	return c.Collection.InsertOne(ctx, d)
@@ -385,10 +391,10 @@ func docSteps() []docStep {
 			return err
 		},
 			// LinkStoreMongoDBv2.java:1412-1428; LinkStoreMongoDb2.java:842-858.
-			ref: []string{"insertOne nodetable {_id:1L,type:2048,version:9L,time:77,data:bin(4)}"},
+			ref: []string{"insertUnordered nodetable 1 {_id:1L,type:2048,version:9L,time:77,data:bin(4)}"},
 			fork: []string{
 				"begin",
-				"tx insertOne nodetable {_id:1L,type:2048,version:9L,time:77,data:bin(4)}",
+				"tx insertUnordered nodetable 1 {_id:1L,type:2048,version:9L,time:77,data:bin(4)}",
 				"commit",
 			}},
 		{name: "GET_NODE", run: func(ctx context.Context, _ Store, c Client) error {
@@ -427,21 +433,21 @@ func docSteps() []docStep {
 			// LinkStoreMongoDBv2.java:1283-1295, :1312-1357, :1367-1371, :1405-1451;
 			// LinkStoreMongoDb2.java:654-702, :711-754, :774-780, :798-875.
 			ref: []string{
-				"insertMany linktable 2 {link_type:123456789L,id1:20L,id2:21L,data:bin(0),time:T,version:0,visibility:1}",
-				"insertMany counttable 1 {id:20L,link_type:123456789L,count:1L,time:T,version:0L}",
+				"insertUnordered linktable 2 {link_type:123456789L,id1:20L,id2:21L,data:bin(0),time:T,version:0,visibility:1}",
+				"insertUnordered counttable 1 {id:20L,link_type:123456789L,count:1L,time:T,version:0L}",
 				"deleteMany nodetable {}",
-				"insertMany nodetable 2 {_id:1L,type:2048,version:1L,time:1,data:bin(0)}",
+				"insertUnordered nodetable 2 {_id:1L,type:2048,version:1L,time:1,data:bin(0)}",
 			},
 			fork: []string{
 				"begin",
-				"tx insertMany linktable 2 {_id:bin(24),id1:20L,link_type:123456789L,id2:21L,visibility:1,version:0,time:T,data:bin(0)}",
+				"tx insertUnordered linktable 2 {_id:bin(24),id1:20L,link_type:123456789L,id2:21L,visibility:1,version:0,time:T,data:bin(0)}",
 				"commit",
 				"begin",
-				"tx insertMany counttable 1 {_id:bin(16),id:20L,link_type:123456789L,count:1L,version:0L,time:T}",
+				"tx insertUnordered counttable 1 {_id:bin(16),id:20L,link_type:123456789L,count:1L,version:0L,time:T}",
 				"commit",
 				"deleteMany nodetable {}",
 				"begin",
-				"tx insertMany nodetable 2 {_id:1L,type:2048,version:1L,time:1,data:bin(0)}",
+				"tx insertUnordered nodetable 2 {_id:1L,type:2048,version:1L,time:1,data:bin(0)}",
 				"commit",
 			}},
 		{name: "the scans of verification", run: func(ctx context.Context, st Store, _ Client) error {

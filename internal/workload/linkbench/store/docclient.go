@@ -583,20 +583,17 @@ func (c *docClient) readCount(raw bson.Raw) error {
 	return err
 }
 
-// AddNode inserts the node under the next id of the store's counter (LinkStoreMongoDBv2.java:1386-1451,
-// LinkStoreMongoDb2.java:783-875, in a transaction). A duplicate id, which another process's
-// counter gave (a sharded run), moves the counter past the largest id, found as the
-// references find it when they start, and the node is inserted again.
+// AddNode inserts the node under the next id of the store's counter: bulkAddNodes of one node,
+// an unordered insert (LinkStoreMongoDBv2.java:1386-1451; LinkStoreMongoDb2.java:783-875, in a
+// transaction). A duplicate id, which another process's counter gave (a sharded run), moves
+// the counter past the largest id, found as the references find it when they start, and the
+// node is inserted again.
 func (c *docClient) AddNode(ctx context.Context, n *Node) (int64, error) {
 	id := c.s.nextNode.Add(1) - 1
 	for i := 0; ; i++ {
-		d := c.u.reset().i64(fID, id).i32(fNodeTyp, n.Type).i64(fVersion, n.Version).i32(fTime, n.Time).bin(fData, n.Data).done()
-		var err error
-		if c.s.fork {
-			err = c.do(ctx, "add node", true, func(ctx context.Context) error { return c.s.nodes.InsertOne(ctx, d) })
-		} else if err = c.s.nodes.InsertOne(ctx, d); err != nil {
-			err = runner.OpError("add node", err)
-		}
+		c.docs = append(c.docs[:0], c.u.reset().i64(fID, id).i32(fNodeTyp, n.Type).i64(fVersion, n.Version).
+			i32(fTime, n.Time).bin(fData, n.Data).done())
+		err := c.insertBatch(ctx, "add node", c.s.nodes)
 		if err == nil || !doc.IsDuplicateKey(err) || i >= maxDupRetries {
 			return id, err
 		}

@@ -15,9 +15,10 @@ import (
 // unordered bulk writes: upserts of the links (as its ADD_LINK's), replacing upserts of the
 // counts and inserts of the nodes (LinkStoreMongoDBv2.java:700-776, :1312-1357, :1405-1451);
 // mdcallag's are unordered bulk inserts in a transaction (LinkStoreMongoDb2.java:654-754,
-// :798-875). doc.Collection has the ordered InsertMany alone: each batch is one insert of the
-// documents the reference's writes leave (as many as the driver splits it into), the corrected
-// variant's in doc.DB.Transact and retried as its reference retries it.
+// :798-875). Each batch is one unordered insert (InsertUnordered, as many as the driver splits
+// it into): of LinkbenchX's links and counts, the documents its upserts leave (doc.Collection
+// has no bulk update); the corrected variant's in doc.DB.Transact, retried as its reference
+// retries it.
 
 // ResetNodes is resetNodeStore: every node removed (LinkStoreMongoDBv2.java:1367-1371,
 // LinkStoreMongoDb2.java:774-780), and the id counter set to startID (as mdcallag sets it;
@@ -106,12 +107,13 @@ func (c *docClient) batch(n int, fields func(w *bsonBuf, i int)) {
 	}
 }
 
-// insertBatch inserts c.docs into coll: in the corrected variant in a transaction, retried.
+// insertBatch inserts c.docs into coll in one unordered insert: in the corrected variant in a
+// transaction, retried.
 func (c *docClient) insertBatch(ctx context.Context, op string, coll doc.Collection) error {
 	if c.s.fork {
-		return c.do(ctx, op, true, func(ctx context.Context) error { return coll.InsertMany(ctx, c.docs) })
+		return c.do(ctx, op, true, func(ctx context.Context) error { return coll.InsertUnordered(ctx, c.docs) })
 	}
-	if err := coll.InsertMany(ctx, c.docs); err != nil {
+	if err := coll.InsertUnordered(ctx, c.docs); err != nil {
 		return runner.OpError(op, err)
 	}
 	return nil
