@@ -339,3 +339,12 @@ func searchable(dir string) error {
 	}
 	return os.Chmod(dir, fi.Mode().Perm()|0o111)
 }
+
+// ManagedDSN is the mongodb:// URI of the managed server's private socket, which holds no
+// credential (a bare driver loop beside the engine's, in a benchmark); "" on an existing server.
+func (e *docEngine) ManagedDSN() string {
+	if e.srv == nil {
+		return ""
+	}
+	return e.srv.DSN()
+}
