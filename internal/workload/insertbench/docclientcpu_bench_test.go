@@ -104,7 +104,10 @@ func BenchmarkDocClientCPU(b *testing.B) {
 	pointBare := func(i int) error {
 		return drain(bareQuery.Find(context.Background(), bson.D{{Key: fieldID, Value: bson.D{{Key: "$in", Value: ids[i%cpuRing]}}}}, pointOpts))
 	}
-	rangeOurs := func(i int) error { _, err := sess.rangeQuery(ctx, query, idxMarket, starts[i%cpuRing], p.QueryRows); return err }
+	rangeOurs := func(i int) error {
+		_, err := sess.rangeQuery(ctx, query, idxMarket, starts[i%cpuRing], p.QueryRows)
+		return err
+	}
 	rangeOpts := options.Find().SetSort(be.sorts[idxMarket]).SetProjection(be.rangeProj[idxMarket]).SetLimit(int64(p.QueryRows))
 	rangeBare := func(i int) error {
 		return drain(bareQuery.Find(context.Background(), bson.D{{Key: fieldProd, Value: bson.D{{Key: "$gte", Value: int32(starts[i%cpuRing])}}}}, rangeOpts))
