@@ -32,6 +32,8 @@ func TestDocBadInput(t *testing.T) {
 		{"transactions on FerretDB", []string{"--engines", "ferretdb", "--set", "ferretdb.transactions=true"}, "multi-document transactions (it has none)"},
 		{"a write concern FerretDB ignores", []string{"--engines", "ferretdb", "--set", "ferretdb.write_concern=majority"}, "ignores them"},
 		{"hints on FerretDB", []string{"--engines", "ferretdb", "--set", "ferretdb.hints=send"}, "index hints (it ignores them"},
+		{"shards on a document server", []string{"--engines", "ferretdb", "--dsn", "mongodb://u:" + pw + "@127.0.0.1:1/", "--clients", "2", "--shard", "0/2", "--shard-run", "r"},
+			"a document server cannot be sharded yet"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
