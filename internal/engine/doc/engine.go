@@ -156,7 +156,7 @@ func openMongod(ctx context.Context, cfg engine.Config, defs, client []engine.Se
 // engine name says and that it does what the configuration asks for.
 func openExisting(ctx context.Context, name string, cfg engine.Config, defs []engine.Setting) (engine.Engine, error) {
 	if cfg.DSN == "" {
-		return nil, fmt.Errorf("%s: give the server with --dsn mongodb://...", name)
+		return nil, fmt.Errorf("%s: give the server with --dsn (a mongodb:// URI)", name)
 	}
 	settings := engine.MergeSettings(defs, cfg.Settings)
 	c, pool, err := concernOf(settings)
@@ -338,4 +338,13 @@ func searchable(dir string) error {
 		return err
 	}
 	return os.Chmod(dir, fi.Mode().Perm()|0o111)
+}
+
+// ManagedDSN is the mongodb:// URI of the managed server's private socket, which holds no
+// credential (a bare driver loop beside the engine's, in a benchmark); "" on an existing server.
+func (e *docEngine) ManagedDSN() string {
+	if e.srv == nil {
+		return ""
+	}
+	return e.srv.DSN()
 }
