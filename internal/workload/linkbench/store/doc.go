@@ -123,7 +123,7 @@ func ascending(fields ...string) bson.D {
 // MongoDB does. FerretDB 1.24 does not: it reads, changes and writes the document back, so
 // that of concurrent $inc of one document some are lost (of 800 by 8 clients, 69 counted on
 // SQLite, 127 on PostgreSQL), which no reference's count survives.
-func atomicUpdates(info doc.ServerInfo) bool { return info.Product != "FerretDB" }
+func atomicUpdates(info doc.ServerInfo) bool { return !info.LosesConcurrentUpdates }
 
 // lock locks and returns the mutex of (id1, linkType) where the server needs one (nil
 // elsewhere, and nothing is locked).
