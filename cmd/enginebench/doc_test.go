@@ -192,3 +192,49 @@ func TestFerretDBRepeatsCapAndCapacity(t *testing.T) {
 		}
 	}
 }
+
+// TestFerretDBWorkloadCollections: each workload's Tables names exactly the collections its
+// run creates on a document server (run on an existing FerretDB with --keep), which the run
+// drops or refuses by those names.
+func TestFerretDBWorkloadCollections(t *testing.T) {
+	integration(t, "starts a server")
+	s := ferretServer()
+	servertest.Require(t, s.kind)
+	srv := servertest.Start(t, s.kind, s.settings)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"insert", []string{"--rows", "300", "--steps", "l.i0", "--clients", "2"}},
+		{"iibench", []string{"--max-rows", "300"}},
+		{"linkbench", []string{"--maxid1", "200", "--steps", "load", "--distribution-file", fewLinks(t)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args, _ := tinyArgsOn(t, s.engine, srv, append([]string{"--keep"}, c.args...)...)
+			args = slices.Insert(args, 1, c.name)
+			runOK(t, args...)
+			cmd, f := runCommand(nil, nil)
+			fl := cmd.Flags()
+			if err := fl.Parse(args[2:]); err != nil {
+				t.Fatal(err)
+			}
+			w, err := f.workload(fl, c.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := slices.Sorted(slices.Values(w.Tables()))
+			if got := collectionsOn(t, s.engine, srv.DSN()); !slices.Equal(got, want) {
+				t.Errorf("the run created %v; Tables says %v", got, want)
+			}
+			reg, _ := registry.Engines()
+			e, err := reg.Open(context.Background(), engine.Config{Name: s.engine, Engine: s.engine, DSN: srv.DSN()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if err := doc.DropCollections(context.Background(), e.(doc.DB), want); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
