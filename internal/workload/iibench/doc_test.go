@@ -554,7 +554,7 @@ var nullFound = func() bson.Raw {
 	return b
 }()
 
-func (nullColl) InsertMany(context.Context, any) error { return nil }
+func (nullColl) InsertUnordered(context.Context, any) error { return nil }
 
 func (nullColl) Find(_ context.Context, _ any, _ doc.Find, each func(bson.Raw) error) (int, error) {
 	for i := 0; i < 3; i++ {
