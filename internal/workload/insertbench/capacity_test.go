@@ -123,8 +123,11 @@ func TestCapacityDebtFailsLevels(t *testing.T) {
 	if got == nil || got.BestRate != nil || len(got.Levels) != 2 {
 		t.Fatalf("capacity %+v", got)
 	}
+	// The debt is what fails each level. The rate may fail one too: on the manual clock the
+	// writers' pace depends on how the goroutines are scheduled, which a loaded machine changes
+	// (seen in CI: "rate: achieved 35/s, more than 10% below 50/s; debt: l0_files 3 above 2").
 	for _, l := range got.Levels {
-		if l.Verdict != result.VerdictFail || l.Reason != "debt: l0_files 3 above 2" {
+		if l.Verdict != result.VerdictFail || !strings.HasSuffix(l.Reason, "debt: l0_files 3 above 2") {
 			t.Errorf("%s: %s %q", l.Step, l.Verdict, l.Reason)
 		}
 	}
