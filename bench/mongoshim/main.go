@@ -1,11 +1,12 @@
-// Command mongoshim sits between a MongoDB client and a FerretDB 1.24 server and answers the
-// one legacy command that FerretDB refuses and the 3.x Java drivers send in every connection's
-// handshake: buildinfo over OP_QUERY (FerretDB answers OP_QUERY for hello, isMaster and SASL
-// only, internal/handler/cmd_query.go:65-152 of FerretDB v1.24.2). It answers it with the
-// server's own buildInfo reply, fetched once over OP_MSG at start; every other message goes
-// through unchanged, byte for byte, in both directions. bench/refclients-mongo.sh puts it in
-// front of FerretDB for both LinkBench clients, LinkBenchX on mongo-java-driver 3.x and
-// enginebench, so that both reach the server through the same path (bench/README.md).
+// Command mongoshim sits between a MongoDB client and a FerretDB 1.24 server and mends the two
+// things that the 3.x Java drivers send and FerretDB refuses: buildinfo over the legacy OP_QUERY
+// opcode in every connection's handshake (FerretDB answers OP_QUERY for hello, isMaster and
+// SASL only, internal/handler/cmd_query.go:65-152 of FerretDB v1.24.2), which it answers with
+// the server's own buildInfo reply, fetched once over OP_MSG at start; and the index option
+// "ns" in createIndexes (FerretDB: Index option "ns" is unknown), which it removes. Every other
+// message goes through unchanged, byte for byte, in both directions. bench/refclients-mongo.sh
+// puts it in front of FerretDB for both LinkBench clients, LinkbenchX on mongo-java-driver 3.x
+// and enginebench, so that both reach the server by the same path (bench/README.md).
 //
 //	mongoshim -upstream 127.0.0.1:27017 -listen 127.0.0.1:0
 //	mongoshim -upstream /path/to/ferretdb.sock -listen 127.0.0.1:0
@@ -139,13 +140,14 @@ func (s *shim) handle(ctx context.Context, client net.Conn) {
 	err = s.relayRequests(client, server, &mu)
 	server.Close() // ends relayReplies' read
 	<-done
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 		s.log.Printf("%s: %v", client.RemoteAddr(), err)
 	}
 }
 
-// relayRequests reads the client's messages: an OP_QUERY buildinfo is answered with the
-// server's buildInfo, everything else is written to the server unchanged.
+// relayRequests reads the client's messages until the connection ends (the error says how):
+// an OP_QUERY buildinfo is answered with the server's buildInfo, everything else is written to
+// the server unchanged.
 func (s *shim) relayRequests(client, server net.Conn, mu *sync.Mutex) error {
 	var buf []byte
 	var err error
