@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -11,6 +12,7 @@ import (
 	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
+	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/result"
 )
@@ -32,6 +34,8 @@ func TestDocBadInput(t *testing.T) {
 		{"transactions on FerretDB", []string{"--engines", "ferretdb", "--set", "ferretdb.transactions=true"}, "multi-document transactions (it has none)"},
 		{"a write concern FerretDB ignores", []string{"--engines", "ferretdb", "--set", "ferretdb.write_concern=majority"}, "ignores them"},
 		{"hints on FerretDB", []string{"--engines", "ferretdb", "--set", "ferretdb.hints=send"}, "index hints (it ignores them"},
+		{"shards on a document server", []string{"--engines", "ferretdb", "--dsn", "mongodb://u:" + pw + "@127.0.0.1:1/", "--clients", "2", "--shard", "0/2", "--shard-run", "r"},
+			"a document server cannot be sharded yet"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -145,5 +149,92 @@ func TestFrozenFerretDBFailsTheStep(t *testing.T) {
 	}
 	if ps := serverProcesses(t, "ferretdb", data); ps != nil {
 		t.Errorf("ferretdb processes left after the stall: %v", ps)
+	}
+}
+
+// TestFerretDBRepeatsCapAndCapacity runs the Insert Benchmark on a managed FerretDB on
+// PostgreSQL with two repeats, a memory cap and a capacity search, as on the other families:
+// both repeats run and verify, each under the cap with both servers' processes in its group,
+// the search records its levels, the DBMS's CPU is both process trees', and the results name
+// FerretDB.
+func TestFerretDBRepeatsCapAndCapacity(t *testing.T) {
+	integration(t, "starts servers")
+	servertest.Require(t, server.FerretDB)
+	servertest.Require(t, server.Postgres)
+	dir := serverDataDir(t)
+	out := filepath.Join(t.TempDir(), "results")
+	runOK(t, "run", "--scale", "tiny", "--engines", "ferretdb", "--set", "ferretdb.backend=postgresql", "--rows", "300",
+		"--steps", "l.i0,l.x", "--repeat", "2", "--memory-limit", "1G", "--capacity", "--capacity-level-seconds", "2",
+		"--capacity-start", "50", "--capacity-refinements", "0", "--out", out, "--data-dir", dir)
+	r := loadRun(t, out)
+	if len(r.Configs) != 2 {
+		t.Fatalf("%d configurations, want the two repeats of ferretdb", len(r.Configs))
+	}
+	for _, c := range r.Configs {
+		if c.Repeat == nil || c.Status != result.StatusOK || !strings.Contains(c.Version, "FerretDB 1.24") || !strings.Contains(c.Version, "PostgreSQL") {
+			t.Errorf("%s: repeat %+v, status %s %q, version %q", c.Name, c.Repeat, c.Status, c.Error, c.Version)
+		}
+		if c.Memory == nil || c.Memory.LimitBytes != 1<<30 || c.Memory.Scope != "server" {
+			t.Errorf("%s: memory %+v, want a 1 GiB cap on the servers", c.Name, c.Memory)
+		}
+		if c.Capacity == nil || len(c.Capacity.Levels) == 0 {
+			t.Errorf("%s: no capacity search: %+v", c.Name, c.Capacity)
+		}
+		var verified bool
+		for _, s := range c.Steps {
+			verified = verified || s.Verify != nil && s.Verify.OK
+			if s.Name == "l.i0" && s.Usage[measure.KeyDBCPU] <= 0 {
+				t.Errorf("%s l.i0: no DBMS CPU: %v", c.Name, s.Usage)
+			}
+		}
+		if !verified {
+			t.Errorf("%s: no step verified", c.Name)
+		}
+	}
+}
+
+// TestFerretDBWorkloadCollections: each workload's Tables names exactly the collections its
+// run creates on a document server (run on an existing FerretDB with --keep), which the run
+// drops or refuses by those names.
+func TestFerretDBWorkloadCollections(t *testing.T) {
+	integration(t, "starts a server")
+	s := ferretServer()
+	servertest.Require(t, s.kind)
+	srv := servertest.Start(t, s.kind, s.settings)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"insert", []string{"--rows", "300", "--steps", "l.i0", "--clients", "2"}},
+		{"iibench", []string{"--max-rows", "300"}},
+		{"linkbench", []string{"--maxid1", "200", "--steps", "load", "--distribution-file", fewLinks(t)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args, _ := tinyArgsOn(t, s.engine, srv, append([]string{"--keep"}, c.args...)...)
+			args = slices.Insert(args, 1, c.name)
+			runOK(t, args...)
+			cmd, f := runCommand(nil, nil)
+			fl := cmd.Flags()
+			if err := fl.Parse(args[2:]); err != nil {
+				t.Fatal(err)
+			}
+			w, err := f.workload(fl, c.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := slices.Sorted(slices.Values(w.Tables()))
+			if got := collectionsOn(t, s.engine, srv.DSN()); !slices.Equal(got, want) {
+				t.Errorf("the run created %v; Tables says %v", got, want)
+			}
+			reg, _ := registry.Engines()
+			e, err := reg.Open(context.Background(), engine.Config{Name: s.engine, Engine: s.engine, DSN: srv.DSN()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if err := doc.DropCollections(context.Background(), e.(doc.DB), want); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

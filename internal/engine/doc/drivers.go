@@ -113,6 +113,7 @@ func checkGaps(name string, info ServerInfo, c Concern) error {
 // ferretGaps are FerretDB 1.24's documented gaps.
 func ferretGaps(info ServerInfo) ServerInfo {
 	info.IgnoresHints, info.IgnoresConcerns, info.NoTransactions = true, true, true
+	info.LosesConcurrentUpdates = true
 	return info
 }
 

@@ -156,7 +156,7 @@ func openMongod(ctx context.Context, cfg engine.Config, defs, client []engine.Se
 // engine name says and that it does what the configuration asks for.
 func openExisting(ctx context.Context, name string, cfg engine.Config, defs []engine.Setting) (engine.Engine, error) {
 	if cfg.DSN == "" {
-		return nil, fmt.Errorf("%s: give the server with --dsn mongodb://...", name)
+		return nil, fmt.Errorf("%s: give the server with --dsn (a mongodb:// URI)", name)
 	}
 	settings := engine.MergeSettings(defs, cfg.Settings)
 	c, pool, err := concernOf(settings)

@@ -156,10 +156,17 @@ func (s kvTables) putCount(t *testing.T, c store.Count) {
 // end; it returns the run, whose verify the test calls again.
 func verifiedRun(t *testing.T, ctx context.Context, eng engine.Engine, variant workload.Variant) *run {
 	t.Helper()
+	return verifiedRunOf(t, ctx, eng, variant, func(p *Params) { smallDegrees(t, p) })
+}
+
+// verifiedRunOf is verifiedRun with the parameters changed by size, which gives the graph's
+// size and degrees.
+func verifiedRunOf(t *testing.T, ctx context.Context, eng engine.Engine, variant workload.Variant, size func(p *Params)) *run {
+	t.Helper()
 	p := tinyParams(t)
 	// A request limit leaves most id1s untouched whatever the engine's speed.
 	p.MaxID1, p.Intervals, p.IntervalSeconds, p.Requests, p.Variant = 2001, 1, 60, 400, variant
-	smallDegrees(t, &p) // each damage is verified twice: over every link
+	size(&p) // each damage is verified twice: over every link
 	w := mustNew(t, p)
 	st, err := store.Open(eng, store.Options{Corrected: w.p.Corrected()})
 	if err != nil {

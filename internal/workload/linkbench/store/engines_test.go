@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/embeddedtest"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
@@ -28,6 +29,10 @@ type testEngine struct {
 	shared sqldb.DB
 	// newKV opens a new key-value engine for each store.
 	newKV func(t *testing.T) engine.Engine
+	// docDB is the one document engine of the test, whose collections are dropped before
+	// each store; fork runs its stores in the corrected variant (mdcallag's layout).
+	docDB doc.DB
+	fork  bool
 }
 
 // engineCase names an engine and how a test gets it.
@@ -91,14 +96,22 @@ func (e *testEngine) store(t *testing.T, opt Options) Store {
 	t.Helper()
 	ctx := context.Background()
 	var eng engine.Engine
-	if e.shared != nil {
+	switch {
+	case e.docDB != nil:
+		for _, c := range SQLTables() {
+			if err := e.docDB.DropCollection(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		eng, opt.Corrected = e.docDB, e.fork
+	case e.shared != nil:
 		for _, tbl := range []string{linkTable, countTable, nodeTable} {
 			if _, err := e.shared.SQL().ExecContext(ctx, "DROP TABLE IF EXISTS "+tbl); err != nil {
 				t.Fatalf("drop table %s: %v", tbl, err)
 			}
 		}
 		eng = e.shared
-	} else {
+	default:
 		eng = e.newKV(t)
 	}
 	st, err := Open(eng, opt)

@@ -72,12 +72,15 @@ func newKVStore(db kv.DB, opt Options) *kvStore {
 }
 
 // lock returns the mutex of (a, b).
-func (s *kvStore) lock(a, b int64) *sync.Mutex {
+func (s *kvStore) lock(a, b int64) *sync.Mutex { return &s.locks[stripe(a, b)] }
+
+// stripe is the lock stripe of (a, b): a mix of both, below lockStripes.
+func stripe(a, b int64) uint64 {
 	h := uint64(a)*0x9E3779B97F4A7C15 ^ uint64(b)*0xC2B2AE3D27D4EB4F
 	h ^= h >> 29
 	h *= 0xBF58476D1CE4E5B9
 	h ^= h >> 32
-	return &s.locks[h&(lockStripes-1)]
+	return h & (lockStripes - 1)
 }
 
 // Create declares the key ranges of the tables and the index: an engine that keeps ranges apart

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/runner"
@@ -30,13 +31,16 @@ func (opt *Options) backoff() runner.Backoff {
 }
 
 // Open returns the Store of eng: the SQL implementation for an sqldb.DB, the key-value one for
-// a kv.DB. It creates nothing: Create does.
+// a kv.DB, the document one for a doc.DB. It creates nothing: Create does.
 func Open(eng engine.Engine, opt Options) (Store, error) {
 	if opt.MaxRetries < 0 {
 		return nil, fmt.Errorf("linkbench store: MaxRetries %d is negative", opt.MaxRetries)
 	}
 	if opt.MaxRetries == 0 {
 		opt.MaxRetries = DefaultMaxRetries
+		if _, ok := eng.(doc.DB); ok && opt.Corrected {
+			opt.MaxRetries = forkMaxRetries
+		}
 	}
 	if opt.Partitions < 0 || opt.Partitions > MaxPartitions {
 		return nil, fmt.Errorf("linkbench store: %d partitions: must be 0 to %d", opt.Partitions, MaxPartitions)
@@ -52,10 +56,15 @@ func Open(eng engine.Engine, opt Options) (Store, error) {
 			return nil, errors.New("linkbench store: a key-value engine's tables cannot be partitioned (MySQL and PostgreSQL only)")
 		}
 		return newKVStore(db, opt), nil
+	case doc.DB:
+		if opt.Partitions > 0 {
+			return nil, errors.New("linkbench store: a document engine's collections cannot be partitioned (MySQL and PostgreSQL only)")
+		}
+		return newDocStore(db, opt), nil
 	case nil:
 		return nil, errors.New("linkbench store: no engine")
 	}
-	return nil, fmt.Errorf("linkbench store: engine %T is neither an SQL engine (sqldb.DB) nor a key-value engine (kv.DB)", eng)
+	return nil, fmt.Errorf("linkbench store: engine %T is not an SQL (sqldb.DB), key-value (kv.DB) or document engine (doc.DB)", eng)
 }
 
 // retryState is what the retry loops of both families share: the policy on the store's

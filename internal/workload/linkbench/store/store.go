@@ -1,6 +1,6 @@
 // Package store holds the LinkBench data model (linktable, counttable, nodetable and the
-// covering id1_type index) and its operations, written once for the SQL engine family and once
-// for the KV family. The workload (package linkbench) decides what to do; a Store does it.
+// covering id1_type index) and its operations, written once for each engine family: SQL,
+// key-value and document. The workload (package linkbench) decides what to do; a Store does it.
 package store
 
 import (
@@ -78,7 +78,8 @@ type Options struct {
 	// lists (SQL engines): a duplicate-key INSERT is rolled back on MySQL before the update,
 	// links are read and written through the primary key where the dialect has hints, and
 	// PostgreSQL deadlocks are retried. Without it the SQL store sends what the reference
-	// (mdcallag/linkbench) sends, statement for statement.
+	// (mdcallag/linkbench) sends, statement for statement. On a document engine it chooses the
+	// layout and commands of mdcallag/linkbench's MongoDB store, else Percona's LinkbenchX's.
 	Corrected bool
 	// Partitions, when > 0, hash-partitions linktable by id1 into that many partitions (the
 	// reference's README: PARTITION BY key(id1) PARTITIONS 16); MySQL and PostgreSQL only.
@@ -156,7 +157,9 @@ type Client interface {
 
 	// AddLink inserts l, or makes the existing link visible with l's data, time and version,
 	// and adds 1 to the count when a link became visible: the link and its count change in
-	// one transaction (SQL) or one atomic batch under a lock on (id1, link type) (KV).
+	// one transaction (SQL), one atomic batch under a lock on (id1, link type) (KV), or as the
+	// document store's reference writes them (in one transaction where the corrected variant's
+	// configuration has them).
 	// l.Visibility is ignored: the link is always left visible. The SQL store tries the
 	// INSERT first and updates the link when it exists (ADD_LINK of the reference).
 	AddLink(ctx context.Context, l *Link) (WriteResult, error)
@@ -173,7 +176,8 @@ type Client interface {
 	GetLinkList(ctx context.Context, id1, linkType, maxTime int64, offset, limit int) (n int, lastTime int64, err error)
 	// MultigetLinks reads the links (id1, linkType, id2) for each id2 (visible or not) and
 	// returns how many it read: the SQL store sends one id2 IN (...) and counts the rows (a
-	// repeated id2, which the reference's chooser draws, is one row), the KV store reads each.
+	// repeated id2, which the reference's chooser draws, is one row), and so does the document
+	// store's reference variant ($in); the KV store and the corrected document store read each.
 	MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64) (found int, err error)
 	// CountLinks reads counttable.count of (id1, linkType); 0 when there is no row.
 	CountLinks(ctx context.Context, id1, linkType int64) (int64, error)
