@@ -219,6 +219,7 @@ start_server() {
 	((TRACE)) && level=debug
 	mkdir -p "$W/state" "$W/sqlite" "$CG_BASE/server"
 	SERVER_LOG=$W/ferretdb.log
+	: >"$SERVER_LOG" # before the server's subshell opens it: the loop below reads it at once
 	cg_exec "$CG_BASE/server" setpriv --pdeathsig TERM -- "$FERRETDB" --handler=sqlite \
 		--listen-addr=127.0.0.1:0 --state-dir="$W/state" --sqlite-url="file:$W/sqlite/" \
 		--debug-addr=- --telemetry=disable --log-level="$level" --log-format=text \
@@ -241,6 +242,7 @@ start_server() {
 # LinkbenchX's 3.x driver sends buildinfo over OP_QUERY and "ns" in createIndexes).
 start_shim() {
 	mkdir -p "$CG_BASE/shim"
+	: >"$W/shim.out"
 	cg_exec "$CG_BASE/shim" setpriv --pdeathsig TERM -- "$MONGOSHIM" -upstream "127.0.0.1:$PORT" -listen 127.0.0.1:0 \
 		>"$W/shim.out" 2>"$OUT/logs/mongoshim.log" </dev/null &
 	SHIM_PID=$!

@@ -13,10 +13,12 @@ import (
 	"time"
 )
 
-// The Mongo rig's smallest sizes: 5 batches of 100 small documents a run.
+// The Mongo rig's smallest sizes: 5 batches of 100 small documents an iiBench run; a LinkBench
+// graph of about 300 links (the tiny CDF) and 100 requests.
 const (
-	mongoSmokeRows  = 500
-	mongoSmokeLimit = 8 * time.Minute
+	mongoSmokeRows     = 500
+	mongoSmokeRequests = 100
+	mongoSmokeLimit    = 8 * time.Minute
 )
 
 // goBuild builds pkg (a path from the module's root) into the test's temporary directory.
@@ -32,10 +34,11 @@ func goBuild(t *testing.T, pkg, name string) string {
 }
 
 // TestRefclientsMongoSmoke runs bench/refclients-mongo.sh with enginebench's clients only (CI
-// has no GitHub access, so no reference checkouts), iiBench at tiny sizes, two rounds, with
-// --trace, and checks what it produced: a row per round with the documents the sizes fix and
-// run.json's CPU, the medians, the command summaries from FerretDB's debug log (the unordered
-// 100-document inserts, the three indexes), and that it left neither its server nor its cgroup.
+// has no GitHub access, so no reference checkouts), iiBench and LinkBench (through mongoshim)
+// at tiny sizes, two rounds, with --trace, and checks what it produced: a row per round and
+// work with the operations the sizes fix and run.json's CPU, the medians, the command summaries
+// from FerretDB's debug log (iiBench's unordered 100-document inserts and three indexes,
+// LinkBench's sorted GET_LINKS_LIST find), and that it left neither its server nor its cgroup.
 func TestRefclientsMongoSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs FerretDB and the Mongo reference-client rig (-short)")
@@ -54,9 +57,10 @@ func TestRefclientsMongoSmoke(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	ctx, cancel := context.WithTimeout(context.Background(), mongoSmokeLimit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "refclients-mongo.sh", "--clients", "eb", "--work", "iibench",
+	cmd := exec.CommandContext(ctx, "bash", "refclients-mongo.sh", "--clients", "eb", "--work", "iibench,linkbench",
 		"--rounds", "2", "--settle", "0", "--rows", strconv.Itoa(mongoSmokeRows), "--insert-batch", "100",
-		"--char-fields", "2", "--char-length", "100", "--trace", "--out", out)
+		"--char-fields", "2", "--char-length", "100", "--maxid1", "101", "--requests", strconv.Itoa(mongoSmokeRequests),
+		"--trace", "--out", out)
 	cmd.Env = append(os.Environ(), "ENGINEBENCH="+eb, "MONGOSHIM="+shim)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -70,8 +74,10 @@ func TestRefclientsMongoSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^iibench\s+enginebench\s+2\s`).Match(summary) {
-		t.Errorf("summary.txt has no median line of enginebench's 2 iibench runs:\n%s", summary)
+	for _, work := range []string{"iibench", "lb-load", "linkbench"} {
+		if !regexp.MustCompile(`(?m)^` + work + `\s+enginebench\s+2\s`).Match(summary) {
+			t.Errorf("summary.txt has no median line of enginebench's 2 %s runs:\n%s", work, summary)
+		}
 	}
 	for r := 1; r <= 2; r++ {
 		path := filepath.Join(out, "commands", "r"+strconv.Itoa(r)+".iibench.enginebench.txt")
@@ -88,12 +94,19 @@ func TestRefclientsMongoSmoke(t *testing.T) {
 		if n := strings.Count(c, "createIndexes: str"); n != 3 {
 			t.Errorf("%s: %d createIndexes shapes, want the 3 secondary indexes:\n%s", path, n, c)
 		}
+		path = filepath.Join(out, "commands", "r"+strconv.Itoa(r)+".linkbench.enginebench.txt")
+		if b, err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "{find: str, filter: {id1: int64, link_type: int64, visibility: int32, time: {$gte: int64, $lte: int64}}, limit: int64(10000), sort: {time: int32(-1)}") {
+			t.Errorf("%s: no GET_LINKS_LIST find:\n%s", path, b)
+		}
 	}
 	checkMongoLeftovers(t, stdout.String())
 }
 
-// checkMongoRows: one row per round, enginebench's, with every document inserted, CPU figures
-// from the cgroup and from run.json.
+// checkMongoRows: one row per round and work, enginebench's, with the operations the sizes fix
+// (the load's links are the graph's), CPU figures from the cgroup and from run.json.
 func checkMongoRows(t *testing.T, out string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(out, "results.tsv"))
@@ -101,18 +114,21 @@ func checkMongoRows(t *testing.T, out string) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("results.tsv: %d lines, want a header and 2 rows:\n%s", len(lines), b)
+	want := [][3]string{{"1", "iibench", strconv.Itoa(mongoSmokeRows)}, {"1", "lb-load", ""}, {"1", "linkbench", strconv.Itoa(mongoSmokeRequests)},
+		{"2", "iibench", strconv.Itoa(mongoSmokeRows)}, {"2", "lb-load", ""}, {"2", "linkbench", strconv.Itoa(mongoSmokeRequests)}}
+	if len(lines) != len(want)+1 {
+		t.Fatalf("results.tsv: %d lines, want a header and %d rows:\n%s", len(lines), len(want), b)
 	}
 	for i, l := range lines[1:] {
 		f := strings.Split(l, "\t")
 		if len(f) != 9 {
 			t.Fatalf("results.tsv row %q: %d fields, want 9", l, len(f))
 		}
-		if f[0] != strconv.Itoa(i+1) || f[1] != "iibench" || f[2] != "enginebench" || f[3] != strconv.Itoa(mongoSmokeRows) {
-			t.Errorf("results.tsv row %q: want round %d, iibench, enginebench, %d documents", l, i+1, mongoSmokeRows)
+		w := want[i]
+		if f[0] != w[0] || f[1] != w[1] || f[2] != "enginebench" || (w[2] != "" && f[3] != w[2]) {
+			t.Errorf("results.tsv row %q: want round %s, %s, enginebench, %s ops", l, w[0], w[1], w[2])
 		}
-		for _, k := range []int{4, 5, 6, 8} {
+		for _, k := range []int{3, 4, 5, 6, 8} {
 			if v, err := strconv.ParseFloat(f[k], 64); err != nil || v <= 0 {
 				t.Errorf("results.tsv row %q: field %d is %q, want a positive number", l, k+1, f[k])
 			}
