@@ -199,52 +199,68 @@ func missing(what string, have uint, fields ...string) error {
 	return nil
 }
 
-// decodeLinkDoc fills l from a link document (whole, or projected to id1_type's fields); l.Data
-// aliases raw.
-func decodeLinkDoc(raw bson.Raw, l *Link) error {
+// decodeFields calls set with each element of a document of kind what (for messages); set
+// returns the bit of a field it knows (-1: not one of them) and whether its value was good. It
+// returns the bits of the fields seen.
+func decodeFields(raw bson.Raw, what string, set func(key string, v bsoncore.Value) (bit int, ok bool)) (uint, error) {
 	rem, err := elements(raw)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var have uint
 	for len(rem) > 0 {
 		e, rest, ok := bsoncore.ReadElement(rem)
 		if !ok {
-			return errors.New("corrupt link document")
+			return 0, errors.New("corrupt " + what + " document")
 		}
 		rem = rest
 		v := e.Value()
-		var bit uint
-		switch string(e.KeyBytes()) {
-		case fID1:
-			l.ID1, ok = intOf(v)
-			bit = 0
-		case fType:
-			l.LinkType, ok = intOf(v)
-			bit = 1
-		case fID2:
-			l.ID2, ok = intOf(v)
-			bit = 2
-		case fVis:
-			var vis int64
-			vis, ok = intIn(v, math.MinInt8, math.MaxInt8)
-			l.Visibility, bit = int8(vis), 3
-		case fData:
-			l.Data, ok = binOf(v)
-			bit = 4
-		case fTime:
-			l.Time, ok = intOf(v)
-			bit = 5
-		case fVersion:
-			l.Version, ok = intOf(v)
-			bit = 6
-		default:
+		bit, ok := set(string(e.KeyBytes()), v)
+		if bit < 0 {
 			continue
 		}
 		if !ok {
-			return fieldError("link", e.KeyBytes(), v)
+			return 0, fieldError(what, e.KeyBytes(), v)
 		}
 		have |= 1 << bit
+	}
+	return have, nil
+}
+
+// decodeLinkDoc fills l from a link document (whole, or projected to id1_type's fields); l.Data
+// aliases raw.
+func decodeLinkDoc(raw bson.Raw, l *Link) error {
+	have, err := decodeFields(raw, "link", func(key string, v bsoncore.Value) (int, bool) {
+		var ok bool
+		switch key {
+		case fID1:
+			l.ID1, ok = intOf(v)
+			return 0, ok
+		case fType:
+			l.LinkType, ok = intOf(v)
+			return 1, ok
+		case fID2:
+			l.ID2, ok = intOf(v)
+			return 2, ok
+		case fVis:
+			var vis int64
+			vis, ok = intIn(v, math.MinInt8, math.MaxInt8)
+			l.Visibility = int8(vis)
+			return 3, ok
+		case fData:
+			l.Data, ok = binOf(v)
+			return 4, ok
+		case fTime:
+			l.Time, ok = intOf(v)
+			return 5, ok
+		case fVersion:
+			l.Version, ok = intOf(v)
+			return 6, ok
+		}
+		return -1, false
+	})
+	if err != nil {
+		return err
 	}
 	return missing("link", have, fID1, fType, fID2, fVis, fData, fTime, fVersion)
 }
@@ -270,43 +286,30 @@ func linkVisibility(raw bson.Raw) (int8, bsoncore.Value, error) {
 // decodeCountDoc fills n from a count document. A missing version is 0: LinkbenchX's ADD_LINK
 // creates a count with none.
 func decodeCountDoc(raw bson.Raw, n *Count) error {
-	rem, err := elements(raw)
-	if err != nil {
-		return err
-	}
-	var have uint
 	n.Version = 0
-	for len(rem) > 0 {
-		e, rest, ok := bsoncore.ReadElement(rem)
-		if !ok {
-			return errors.New("corrupt count document")
-		}
-		rem = rest
-		v := e.Value()
-		var bit uint
-		switch string(e.KeyBytes()) {
+	have, err := decodeFields(raw, "count", func(key string, v bsoncore.Value) (int, bool) {
+		var ok bool
+		switch key {
 		case fCountID:
 			n.ID1, ok = intOf(v)
-			bit = 0
+			return 0, ok
 		case fType:
 			n.LinkType, ok = intOf(v)
-			bit = 1
+			return 1, ok
 		case fCount:
 			n.Count, ok = intOf(v)
-			bit = 2
+			return 2, ok
 		case fTime:
 			n.Time, ok = intOf(v)
-			bit = 3
+			return 3, ok
 		case fVersion:
 			n.Version, ok = intOf(v)
-			bit = 4
-		default:
-			continue
+			return 4, ok
 		}
-		if !ok {
-			return fieldError("count", e.KeyBytes(), v)
-		}
-		have |= 1 << bit
+		return -1, false
+	})
+	if err != nil {
+		return err
 	}
 	return missing("count", have, fCountID, fType, fCount, fTime)
 }
@@ -327,43 +330,32 @@ func countOf(raw bson.Raw) (int64, error) {
 
 // decodeNodeDoc fills n from a node document (its _id alone with idOnly); n.Data aliases raw.
 func decodeNodeDoc(raw bson.Raw, n *Node, idOnly bool) error {
-	rem, err := elements(raw)
-	if err != nil {
-		return err
-	}
-	var have uint
-	for len(rem) > 0 {
-		e, rest, ok := bsoncore.ReadElement(rem)
-		if !ok {
-			return errors.New("corrupt node document")
-		}
-		rem = rest
-		v := e.Value()
-		var bit uint
+	have, err := decodeFields(raw, "node", func(key string, v bsoncore.Value) (int, bool) {
+		var ok bool
 		var i int64
-		switch string(e.KeyBytes()) {
+		switch key {
 		case fID:
 			n.ID, ok = intOf(v)
-			bit = 0
+			return 0, ok
 		case fNodeTyp:
 			i, ok = intIn(v, math.MinInt32, math.MaxInt32)
-			n.Type, bit = int32(i), 1
+			n.Type = int32(i)
+			return 1, ok
 		case fVersion:
 			n.Version, ok = intOf(v)
-			bit = 2
+			return 2, ok
 		case fTime:
 			i, ok = intIn(v, math.MinInt32, math.MaxInt32)
-			n.Time, bit = int32(i), 3
+			n.Time = int32(i)
+			return 3, ok
 		case fData:
 			n.Data, ok = binOf(v)
-			bit = 4
-		default:
-			continue
+			return 4, ok
 		}
-		if !ok {
-			return fieldError("node", e.KeyBytes(), v)
-		}
-		have |= 1 << bit
+		return -1, false
+	})
+	if err != nil {
+		return err
 	}
 	if idOnly {
 		return missing("node", have, fID)
