@@ -297,36 +297,14 @@ func TestTmpfsNotAvailable(t *testing.T) {
 // as the DBMS's own writes; the data device, when there is one, saw at least that much.
 func TestChildWriteAttribution(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+filepath.Join(dir, "data"))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		cmd.Wait()
-	}()
-	o, err := NewOS(OSOptions{DataDir: dir, DBPID: cmd.Process.Pid})
+	child := startWriter(t, dir)
+	o, err := NewOS(OSOptions{DataDir: dir, DBPID: child.pid()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	o.Begin(ctx, time.Now())
-	if _, err := io.WriteString(stdin, "go\n"); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || line != "done\n" {
-		t.Fatalf("child said %q, %v", line, err)
-	}
+	child.write(t)
 	res := &result.Step{}
 	o.End(ctx, time.Now(), res)
 	wantKB := float64(childMB * 1024)
@@ -545,6 +523,32 @@ func TestMoreDBPIDsCharged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { root.Process.Kill(); root.Wait() }()
+	child := startWriter(t, dir)
+	o, err := NewOS(OSOptions{DataDir: dir, DBPID: root.Process.Pid, MoreDBPIDs: []int{child.pid()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	o.Begin(ctx, time.Now())
+	child.write(t)
+	res := &result.Step{}
+	o.End(ctx, time.Now(), res)
+	wantKB := float64(childMB * 1024)
+	if got := res.Usage[KeyDBWriteKB]; !approx(got, wantKB, wantKB/10) {
+		t.Errorf("second tree charged %.0f KB written, want %.0f within 10%%", got, wantKB)
+	}
+}
+
+// writer is a child process that writes and fsyncs childMB MiB under dir/data when told to.
+type writer struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+}
+
+// startWriter starts a writer child, stopped at the end of the test.
+func startWriter(t *testing.T, dir string) *writer {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+filepath.Join(dir, "data"))
 	stdin, err := cmd.StdinPipe()
@@ -558,26 +562,22 @@ func TestMoreDBPIDsCharged(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		stdin.Close()
 		cmd.Wait()
-	}()
-	o, err := NewOS(OSOptions{DataDir: dir, DBPID: root.Process.Pid, MoreDBPIDs: []int{cmd.Process.Pid}})
-	if err != nil {
+	})
+	return &writer{cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout)}
+}
+
+func (w *writer) pid() int { return w.cmd.Process.Pid }
+
+// write has the child write, and returns when it has.
+func (w *writer) write(t *testing.T) {
+	t.Helper()
+	if _, err := io.WriteString(w.stdin, "go\n"); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	o.Begin(ctx, time.Now())
-	if _, err := io.WriteString(stdin, "go\n"); err != nil {
-		t.Fatal(err)
-	}
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "done\n" {
+	if line, err := w.stdout.ReadString('\n'); err != nil || line != "done\n" {
 		t.Fatalf("child said %q, %v", line, err)
-	}
-	res := &result.Step{}
-	o.End(ctx, time.Now(), res)
-	wantKB := float64(childMB * 1024)
-	if got := res.Usage[KeyDBWriteKB]; !approx(got, wantKB, wantKB/10) {
-		t.Errorf("second tree charged %.0f KB written, want %.0f within 10%%", got, wantKB)
 	}
 }
