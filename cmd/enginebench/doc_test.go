@@ -79,45 +79,22 @@ func ferretServer() existingServer {
 	return existingServer{"ferretdb", server.FerretDB, map[string]string{"handler": "sqlite"}}
 }
 
-// TestFerretDBExistingServerCollections: a run on an existing FerretDB drops its collections
-// at its end (--keep keeps them); a run on a server that has them is refused before any work,
-// exit 2, with the commands that drop them; --drop-existing drops them and runs.
-func TestFerretDBExistingServerCollections(t *testing.T) {
-	integration(t, "starts servers")
-	s := ferretServer()
-	servertest.Require(t, s.kind)
-	srv := servertest.Start(t, s.kind, s.settings)
-	args := func(extra ...string) ([]string, string) {
-		return tinyArgsOn(t, s.engine, srv, append([]string{"--rows", "300", "--steps", "l.i0"}, extra...)...)
+// namesOn returns the tables (SQL) or collections (ferretdb) of the benchmark database of the
+// existing server dsn.
+func namesOn(t *testing.T, eng, dsn string) []string {
+	t.Helper()
+	if eng == "ferretdb" {
+		return collectionsOn(t, eng, dsn)
 	}
-	first, _ := args()
-	runOK(t, first...)
-	if got := collectionsOn(t, s.engine, srv.DSN()); len(got) != 0 {
-		t.Fatalf("the run left the collections %v", got)
+	return tablesOn(t, eng, dsn)
+}
+
+// dropOf is what the refusal of a run on a server with table left says drops it.
+func dropOf(eng, table string) string {
+	if eng == "ferretdb" {
+		return `db.getSiblingDB("enginebench").` + table + ".drop()"
 	}
-	keep, _ := args("--keep")
-	runOK(t, keep...)
-	if got := collectionsOn(t, s.engine, srv.DSN()); !slices.Equal(got, []string{"pi1"}) {
-		t.Fatalf("collections after a run with --keep: %v, want [pi1]", got)
-	}
-	refused, out := args()
-	runBad(t, `configuration ferretdb (DSN from --dsn): the existing server already has the insert workload's tables pi1 `+
-		`(an earlier run left them?): drop them (db.getSiblingDB("enginebench").pi1.drop()) or give --drop-existing`, refused...)
-	if _, err := result.Load(out); err == nil {
-		t.Error("the refused run wrote results")
-	}
-	drop, out := args("--drop-existing")
-	runOK(t, drop...)
-	notes := strings.Join(loadRun(t, out).Configs[0].Notes, "\n")
-	for _, want := range []string{"the tables pi1 that were there were dropped first (--drop-existing)",
-		"the tables pi1 were dropped at the end (--keep keeps them)"} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("notes lack %q:\n%s", want, notes)
-		}
-	}
-	if got := collectionsOn(t, s.engine, srv.DSN()); len(got) != 0 {
-		t.Errorf("collections after the run with --drop-existing: %v", got)
-	}
+	return "DROP TABLE IF EXISTS " + table
 }
 
 // TestFrozenFerretDBFailsTheStep freezes (SIGSTOP) the managed FerretDB server of an Insert

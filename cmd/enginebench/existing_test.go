@@ -83,26 +83,27 @@ func tablesOn(t *testing.T, eng, dsn string) []string {
 // work, exit 2, with the SQL that drops them; --drop-existing drops them and runs.
 func TestExistingServerTables(t *testing.T) {
 	integration(t, "starts servers")
-	for _, s := range existingServers() {
+	for _, s := range append(existingServers(), ferretServer()) {
 		t.Run(s.engine, func(t *testing.T) {
+			servertest.Require(t, s.kind)
 			srv := servertest.Start(t, s.kind, s.settings)
 			args := func(extra ...string) ([]string, string) {
 				return tinyArgsOn(t, s.engine, srv, append([]string{"--rows", "2000", "--steps", "l.i0"}, extra...)...)
 			}
 			first, _ := args()
 			runOK(t, first...)
-			if got := tablesOn(t, s.engine, srv.DSN()); len(got) != 0 {
+			if got := namesOn(t, s.engine, srv.DSN()); len(got) != 0 {
 				t.Fatalf("the run left the tables %v", got)
 			}
 			keep, _ := args("--keep")
 			runOK(t, keep...)
-			if got := tablesOn(t, s.engine, srv.DSN()); !slices.Equal(got, []string{"pi1"}) {
+			if got := namesOn(t, s.engine, srv.DSN()); !slices.Equal(got, []string{"pi1"}) {
 				t.Fatalf("tables after a run with --keep: %v, want [pi1]", got)
 			}
 			// The next run is refused before any work.
 			refused, out := args()
 			runBad(t, "configuration "+s.engine+" (DSN from --dsn): the existing server already has the insert workload's tables pi1 "+
-				"(an earlier run left them?): drop them (DROP TABLE IF EXISTS pi1) or give --drop-existing", refused...)
+				"(an earlier run left them?): drop them ("+dropOf(s.engine, "pi1")+") or give --drop-existing", refused...)
 			if _, err := result.Load(out); err == nil {
 				t.Error("the refused run wrote results")
 			}
@@ -115,7 +116,7 @@ func TestExistingServerTables(t *testing.T) {
 					t.Errorf("notes lack %q:\n%s", want, notes)
 				}
 			}
-			if got := tablesOn(t, s.engine, srv.DSN()); len(got) != 0 {
+			if got := namesOn(t, s.engine, srv.DSN()); len(got) != 0 {
 				t.Errorf("tables after the run with --drop-existing: %v", got)
 			}
 		})
