@@ -101,8 +101,10 @@ func TestPageCacheCharged(t *testing.T) {
 	if s.Limit != limit {
 		t.Errorf("Limit = %d, want %d", s.Limit, limit)
 	}
-	if s.Peak > s.Limit {
-		t.Errorf("Peak %d above the cap %d", s.Peak, s.Limit)
+	// cgroup v1's max_usage_in_bytes may record a charge of one page beyond the limit that the
+	// kernel then reverts (seen in CI: 67112960 with a cap of 67108864).
+	if s.Peak > s.Limit+int64(os.Getpagesize()) {
+		t.Errorf("Peak %d above the cap %d by more than a page", s.Peak, s.Limit)
 	}
 	if s.Cache < limit/4 {
 		t.Errorf("Cache = %d after reading %d bytes under a %d cap: the page cache is not charged", s.Cache, 3*limit, limit)
@@ -131,8 +133,10 @@ func TestAnonymousMemoryCapped(t *testing.T) {
 	}
 	s := stats(t, g)
 	t.Logf("after: %+v", s)
-	if s.Peak > s.Limit {
-		t.Errorf("Peak %d above the cap %d", s.Peak, s.Limit)
+	// cgroup v1's max_usage_in_bytes may record a charge of one page beyond the limit that the
+	// kernel then reverts (seen in CI: 67112960 with a cap of 67108864).
+	if s.Peak > s.Limit+int64(os.Getpagesize()) {
+		t.Errorf("Peak %d above the cap %d by more than a page", s.Peak, s.Limit)
 	}
 	if s.OOMKills < 1 {
 		t.Errorf("OOMKills = %d, want the kill counted", s.OOMKills)
