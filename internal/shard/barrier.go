@@ -2,7 +2,6 @@ package shard
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
-	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/runner"
 )
 
@@ -31,32 +29,32 @@ const pollEvery = 50 * time.Millisecond
 // time shard 0 chose. A shard that gives up waiting marks its row, and every shard that sees
 // the mark fails too, so one missing shard fails the step for all.
 type Barrier struct {
-	src    sqldb.DB
-	db     *sql.DB
-	d      sqldb.Dialect
+	b      board
 	shard  Shard
 	config string // the configuration's name: a step's key is "config/step"
 	alive  *alive // the shard's heartbeat, and the others' beats
 }
 
+// setupTimeout bounds the creation of the shards' tables and each statement of a barrier or
+// on the heartbeats.
+const setupTimeout = time.Minute
+
 // NewBarrier returns shard s's barrier of configuration config on eng, which must be an SQL
-// server engine: it creates the barrier table unless it is there (another shard may create it
-// at the same time), and starts the shard's heartbeat on clock (heartbeat.go), which Stop ends;
-// a failed beat is logged on log.
+// or a document server engine (board.go): it creates the barrier table unless it is there
+// (another shard may create it at the same time), and starts the shard's heartbeat on clock
+// (heartbeat.go), which Stop ends; a failed beat is logged on log.
 func NewBarrier(ctx context.Context, eng engine.Engine, s Shard, config string, clock runner.Clock, log io.Writer) (*Barrier, error) {
-	db, ok := eng.(sqldb.DB)
-	if !ok || !db.Dialect().Server() {
-		return nil, fmt.Errorf("shards meet in the database of a server engine: %s cannot be sharded across processes", config)
-	}
-	b := &Barrier{src: db, db: db.SQL(), d: db.Dialect(), shard: s, config: config}
-	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
-	defer cancel()
-	err := createTable(ctx, db, BarrierTable, "barrier", "run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL,"+
-		" arrived_at BIGINT NOT NULL, start_at BIGINT, gave_up_at BIGINT, PRIMARY KEY (run, step, shard)")
+	bd, err := boardOf(eng, s, config)
 	if err != nil {
 		return nil, err
 	}
-	if b.alive, err = startAlive(ctx, db, s, clock, log); err != nil {
+	b := &Barrier{b: bd, shard: s, config: config}
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	if err := bd.createBarrier(ctx); err != nil {
+		return nil, err
+	}
+	if b.alive, err = startAlive(ctx, bd, s, clock, log); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -64,12 +62,6 @@ func NewBarrier(ctx context.Context, eng engine.Engine, s Shard, config string, 
 
 // Stop stops the shard's heartbeat: the shard leaves the configuration.
 func (b *Barrier) Stop() { b.alive.stop() }
-
-// arrival is a shard's row of a step.
-type arrival struct {
-	shard           int
-	startAt, gaveUp sql.NullInt64
-}
 
 // Meet records the shard's arrival at step and returns at the step's start, once every shard
 // has arrived: the time shard 0 set (startLead after the last arrival, or the run's StartAt
@@ -109,14 +101,13 @@ func (b *Barrier) Meet(ctx context.Context, step string, extra time.Duration) er
 	}
 }
 
-// arrive inserts the shard's row of key.
+// arrive records the shard's arrival at key.
 func (b *Barrier) arrive(ctx context.Context, key string) error {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	_, err := b.db.ExecContext(ctx, sqldb.Bind(b.d, "INSERT INTO "+BarrierTable+" (run, step, shard, arrived_at) VALUES (?, ?, ?, ?)"),
-		b.shard.Run, key, b.shard.Index, time.Now().UnixMilli())
+	err := b.b.arrive(ctx, key, b.shard.Index, time.Now().UnixMilli(), false)
 	switch {
-	case err != nil && b.d.DuplicateKey(err):
+	case errors.Is(err, errArrived):
 		return fmt.Errorf("shard barrier: run %q already has shard %d's arrival at %s in %s: give each run its own --shard-run",
 			b.shard.Run, b.shard.Index, key, BarrierTable)
 	case err != nil:
@@ -129,24 +120,11 @@ func (b *Barrier) arrive(ctx context.Context, key string) error {
 func (b *Barrier) read(ctx context.Context, key string) ([]arrival, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	rs, err := b.db.QueryContext(ctx, sqldb.Bind(b.d, "SELECT shard, start_at, gave_up_at FROM "+BarrierTable+" WHERE run = ? AND step = ?"),
-		b.shard.Run, key)
+	rows, err := b.b.arrivals(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("shard barrier at %s: read the arrivals: %w", key, err)
 	}
-	defer rs.Close()
-	var out []arrival
-	for rs.Next() {
-		var a arrival
-		if err := rs.Scan(&a.shard, &a.startAt, &a.gaveUp); err != nil {
-			return nil, fmt.Errorf("shard barrier at %s: read the arrivals: %w", key, err)
-		}
-		out = append(out, a)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("shard barrier at %s: read the arrivals: %w", key, err)
-	}
-	return out, nil
+	return rows, nil
 }
 
 // gaveUp returns the error of a step that another shard left: it gave up waiting for the
@@ -167,18 +145,14 @@ const leaveTimeout = 10 * time.Second
 func (b *Barrier) Leave(step string) {
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
-	now := time.Now().UnixMilli()
-	b.db.ExecContext(ctx, sqldb.Bind(b.d, "INSERT INTO "+BarrierTable+" (run, step, shard, arrived_at, gave_up_at) VALUES (?, ?, ?, ?, ?)"),
-		b.shard.Run, b.config+"/"+step, b.shard.Index, now, now)
+	b.b.arrive(ctx, b.config+"/"+step, b.shard.Index, time.Now().UnixMilli(), true)
 }
 
 // mark marks the shard's row of key given up; the error is the statement's.
 func (b *Barrier) mark(key string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
-	_, err := b.db.ExecContext(ctx, sqldb.Bind(b.d, "UPDATE "+BarrierTable+" SET gave_up_at = ? WHERE run = ? AND step = ? AND shard = ?"),
-		time.Now().UnixMilli(), b.shard.Run, key, b.shard.Index)
-	return err
+	return b.b.markGaveUp(ctx, key, b.shard.Index, time.Now().UnixMilli())
 }
 
 // startOf returns the step's start once every shard has arrived and shard 0 has set it (done);
@@ -201,8 +175,7 @@ func (b *Barrier) startOf(ctx context.Context, key string, rows []arrival) (star
 	}
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	if _, err := b.db.ExecContext(ctx, sqldb.Bind(b.d, "UPDATE "+BarrierTable+" SET start_at = ? WHERE run = ? AND step = ? AND shard = 0"),
-		start.UnixMilli(), b.shard.Run, key); err != nil {
+	if err := b.b.setStart(ctx, key, start.UnixMilli()); err != nil {
 		return time.Time{}, false, fmt.Errorf("shard barrier at %s: set the start: %w", key, err)
 	}
 	return time.UnixMilli(start.UnixMilli()), true, nil

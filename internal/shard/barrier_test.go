@@ -2,7 +2,6 @@ package shard
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"slices"
@@ -11,13 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
+	"github.com/enginebench/enginebench/internal/engine/doc/doctest"
 	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/engine/sqldb/sqldbtest"
 	"github.com/enginebench/enginebench/internal/runner"
 )
 
-// TestBarrierShards: on each server engine, three shards that create the barrier table at once
+// TestBarrierShards: on each server engine (SQL and document), three shards that create the barrier table at once
 // all meet and start a step, and shard 0 sets its start, each shard's heartbeat in the
 // heartbeat table; when the others stop beating, a shard alone fails naming them as giving no
 // sign of life, and marks its row; a shard that comes later fails at once, naming the shard
@@ -27,8 +30,7 @@ func TestBarrierShards(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
-	sqldbtest.Each(t, sqldbtest.Servers(), func(t *testing.T, s sqldbtest.Server, ctx context.Context) {
-		eng, _ := s.Start(t, ctx, false)
+	eachServer(t, func(t *testing.T, ctx context.Context, eng engine.Engine) {
 		shard := func(i int, wait time.Duration) Shard {
 			return Shard{Index: i, Count: 3, Run: "r1", Timeout: wait}
 		}
@@ -53,7 +55,7 @@ func TestBarrierShards(t *testing.T) {
 				t.Fatalf("shard %d: %v", i, err)
 			}
 		}
-		if got := barrierRows(t, eng, "cfg/s1"); got != "0 start, 1, 2" {
+		if got := barrierRows(t, ctx, bs[0], "cfg/s1"); got != "0 start, 1, 2" {
 			t.Errorf("the rows of s1: %s", got)
 		}
 		ages, err := bs[0].alive.ages(ctx)
@@ -68,7 +70,7 @@ func TestBarrierShards(t *testing.T) {
 		if want := `shard barrier before s2 (run "r1", table enginebench_barrier): shard 1, 2 of 3 gave no sign of life for 1ms (its heartbeat in enginebench_alive): the step fails for every shard`; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("shard 0 alone: %v, want %q", err, want)
 		}
-		if got := barrierRows(t, eng, "cfg/s2"); got != "0 gave up" {
+		if got := barrierRows(t, ctx, b0, "cfg/s2"); got != "0 gave up" {
 			t.Errorf("the rows of s2: %s", got)
 		}
 		b2 := testBarrier(t, ctx, eng, shard(2, 5*time.Minute))
@@ -100,15 +102,14 @@ func testBarrier(t *testing.T, ctx context.Context, eng engine.Engine, s Shard) 
 	return b
 }
 
-// TestBarrierShares: on each server engine, three shards that share data at a barrier (at once,
+// TestBarrierShares: on each server engine (SQL and document), three shards that share data at a barrier (at once,
 // creating the data table at once) each get every shard's data by shard index, a long one
 // (parts of 4000 characters) whole; a shard's data that is missing from the table is an error.
 func TestBarrierShares(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
-	sqldbtest.Each(t, sqldbtest.Servers(), func(t *testing.T, s sqldbtest.Server, ctx context.Context) {
-		eng, _ := s.Start(t, ctx, false)
+	eachServer(t, func(t *testing.T, ctx context.Context, eng engine.Engine) {
 		data := []string{"", strings.Repeat("0123456789", 1000), "short"} // shard 1's is 10,000 characters
 		got := make([][]string, 3)
 		errs := make([]error, 3)
@@ -132,10 +133,7 @@ func TestBarrierShares(t *testing.T) {
 				t.Errorf("shard %d: %d pieces (%v), want the 3 shards' data", i, len(got[i]), errs[i])
 			}
 		}
-		db := eng.(sqldb.DB).SQL()
-		if _, err := db.Exec("DELETE FROM " + DataTable + " WHERE run = 'r2' AND shard = 2"); err != nil {
-			t.Fatal(err)
-		}
+		deleteData(t, ctx, eng, "r2", 2)
 		b := testBarrier(t, ctx, eng, Shard{Index: 0, Count: 3, Run: "r2", Timeout: time.Minute})
 		if _, err := b.get(ctx, "cfg/end"); err == nil || !strings.Contains(err.Error(), "shard 2 arrived without its data in "+DataTable) {
 			t.Errorf("shard 2's data missing: %v", err)
@@ -150,27 +148,49 @@ func TestBarrierNeedsAServer(t *testing.T) {
 	}
 }
 
-// barrierRows returns the rows of step key as "shard[ start][ gave up]", by shard.
-func barrierRows(t *testing.T, eng engine.Engine, key string) string {
+// eachServer runs f as a parallel subtest on each SQL server and each document server, which
+// it starts.
+func eachServer(t *testing.T, f func(t *testing.T, ctx context.Context, eng engine.Engine)) {
+	sqldbtest.Each(t, sqldbtest.Servers(), func(t *testing.T, s sqldbtest.Server, ctx context.Context) {
+		eng, _ := s.Start(t, ctx, false)
+		f(t, ctx, eng)
+	})
+	doctest.Each(t, doctest.Servers(), func(t *testing.T, s doctest.Server, ctx context.Context) {
+		eng, _ := s.Start(t, ctx, nil)
+		f(t, ctx, eng)
+	})
+}
+
+// deleteData deletes shard's data of run from DataTable on eng.
+func deleteData(t *testing.T, ctx context.Context, eng engine.Engine, run string, shard int) {
 	t.Helper()
-	db := eng.(sqldb.DB)
-	rows, err := db.SQL().Query(sqldb.Bind(db.Dialect(), "SELECT shard, start_at, gave_up_at FROM "+BarrierTable+" WHERE step = ? ORDER BY shard"), key)
+	var err error
+	switch db := eng.(type) {
+	case sqldb.DB:
+		_, err = db.SQL().ExecContext(ctx, sqldb.Bind(db.Dialect(), "DELETE FROM "+DataTable+" WHERE run = ? AND shard = ?"), run, shard)
+	case doc.DB:
+		_, err = db.Collection(DataTable).DeleteMany(ctx, bson.D{{Key: "run", Value: run}, {Key: "shard", Value: shard}})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
+}
+
+// barrierRows returns the rows of step key of b's run as "shard[ start][ gave up]", by shard.
+func barrierRows(t *testing.T, ctx context.Context, b *Barrier, key string) string {
+	t.Helper()
+	rows, err := b.b.arrivals(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(rows, func(x, y arrival) int { return x.shard - y.shard })
 	var out []string
-	for rows.Next() {
-		var shard int
-		var start, gaveUp sql.NullInt64
-		if err := rows.Scan(&shard, &start, &gaveUp); err != nil {
-			t.Fatal(err)
-		}
-		s := fmt.Sprint(shard)
-		if start.Valid {
+	for _, a := range rows {
+		s := fmt.Sprint(a.shard)
+		if a.startAt.Valid {
 			s += " start"
 		}
-		if gaveUp.Valid {
+		if a.gaveUp.Valid {
 			s += " gave up"
 		}
 		out = append(out, s)

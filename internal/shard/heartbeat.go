@@ -2,12 +2,10 @@ package shard
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/enginebench/enginebench/internal/engine/sqldb"
 	"github.com/enginebench/enginebench/internal/runner"
 )
 
@@ -31,16 +29,6 @@ func beatEvery(timeout time.Duration) time.Duration {
 
 // beatTimeout bounds one beat's statement: a beat that takes longer is a beat missed.
 func beatTimeout(every time.Duration) time.Duration { return max(every, time.Second) }
-
-// serverNowMs returns the SQL expression of the database server's clock in Unix milliseconds:
-// heartbeats are written and their ages read on the server's clock, so that the hosts'
-// clocks need not agree.
-func serverNowMs(d sqldb.Dialect) string {
-	if d.Kind() == sqldb.Postgres {
-		return "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
-	}
-	return "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
-}
 
 // heartbeat is a shard's beat: it sets the shard's alive_at every few seconds on its own
 // connection, from its own goroutine, until stopped.
@@ -83,82 +71,37 @@ func (h *heartbeat) stop() {
 	<-h.done
 }
 
-// beater writes a shard's heartbeat on a connection of its own, taken again after a failure.
-type beater struct {
-	db    *sql.DB
-	conn  *sql.Conn
-	query string
-	args  []any
-}
-
-// newBeater returns the beater of shard s on db of dialect d.
-func newBeater(db *sql.DB, d sqldb.Dialect, s Shard) *beater {
-	return &beater{db: db, args: []any{s.Run, s.Index},
-		query: sqldb.Bind(d, "UPDATE "+AliveTable+" SET alive_at = "+serverNowMs(d)+" WHERE run = ? AND shard = ?")}
-}
-
-// beat sets the shard's alive_at to the server's time.
-func (b *beater) beat(ctx context.Context) error {
-	if b.conn == nil {
-		conn, err := b.db.Conn(ctx)
-		if err != nil {
-			return err
-		}
-		b.conn = conn
-	}
-	if _, err := b.conn.ExecContext(ctx, b.query, b.args...); err != nil {
-		b.conn.Close() // the next beat takes a new connection
-		b.conn = nil
-		return err
-	}
-	return nil
-}
-
-// close returns the beater's connection.
-func (b *beater) close() {
-	if b.conn != nil {
-		b.conn.Close()
-	}
-}
-
 // alive is a shard's heartbeat in AliveTable, and what it reads of the other shards' beats.
 type alive struct {
-	db    *sql.DB
-	d     sqldb.Dialect
+	b     board
 	shard Shard
 	h     *heartbeat
-	bt    *beater
 }
 
-// startAlive creates AliveTable on src unless it is there (another shard may create it at the
+// startAlive creates AliveTable on b unless it is there (another shard may create it at the
 // same time), records shard s's first beat and starts its heartbeat (on clock, every beatEvery
 // of the shard timeout), which stop ends; failures to beat later are logged on log once.
-func startAlive(ctx context.Context, src sqldb.DB, s Shard, clock runner.Clock, log io.Writer) (*alive, error) {
-	a := &alive{db: src.SQL(), d: src.Dialect(), shard: s}
-	if err := createTable(ctx, src, AliveTable, "heartbeat", "run VARCHAR(200) NOT NULL, shard INT NOT NULL, alive_at BIGINT NOT NULL, PRIMARY KEY (run, shard)"); err != nil {
+func startAlive(ctx context.Context, b board, s Shard, clock runner.Clock, log io.Writer) (*alive, error) {
+	a := &alive{b: b, shard: s}
+	if err := b.createAlive(ctx); err != nil {
 		return nil, err
 	}
-	_, err := a.db.ExecContext(ctx, sqldb.Bind(a.d, "INSERT INTO "+AliveTable+" (run, shard, alive_at) VALUES (?, ?, "+serverNowMs(a.d)+")"),
-		s.Run, s.Index)
-	if err != nil && a.d.DuplicateKey(err) { // a later configuration of the run: beat again
-		_, err = a.db.ExecContext(ctx, newBeater(a.db, a.d, s).query, s.Run, s.Index)
-	}
-	if err != nil {
+	if err := b.firstBeat(ctx, s.Index); err != nil {
 		return nil, fmt.Errorf("shard barrier: record the shard's heartbeat in %s: %w", AliveTable, err)
 	}
-	a.bt = newBeater(a.db, a.d, s)
 	every := beatEvery(s.Timeout)
-	a.h = startHeartbeat(clock, every, beatTimeout(every), a.bt.beat, func(err error) {
+	beat := func(ctx context.Context) error { return b.beat(ctx, s.Index) }
+	a.h = startHeartbeat(clock, every, beatTimeout(every), beat, func(err error) {
 		fmt.Fprintf(log, "\nenginebench: shard %d of %d: the heartbeat in %s failed (%v); it goes on, and the other shards fail at a barrier if it gives no sign of life for %v\n",
 			s.Index, s.Count, AliveTable, err, s.Timeout)
 	})
 	return a, nil
 }
 
-// stop ends the shard's heartbeat and returns its connection.
+// stop ends the shard's heartbeat and returns what its beats held.
 func (a *alive) stop() {
 	a.h.stop()
-	a.bt.close()
+	a.b.close()
 }
 
 // ages returns the time since the last beat of each shard of the run that has beaten, by
@@ -166,22 +109,13 @@ func (a *alive) stop() {
 func (a *alive) ages(ctx context.Context) (map[int]time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	rs, err := a.db.QueryContext(ctx, sqldb.Bind(a.d, "SELECT shard, "+serverNowMs(a.d)+" - alive_at FROM "+AliveTable+" WHERE run = ?"), a.shard.Run)
+	ms, err := a.b.ages(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("shard barrier: read the heartbeats: %w", err)
 	}
-	defer rs.Close()
-	out := map[int]time.Duration{}
-	for rs.Next() {
-		var shard int
-		var ms int64
-		if err := rs.Scan(&shard, &ms); err != nil {
-			return nil, fmt.Errorf("shard barrier: read the heartbeats: %w", err)
-		}
-		out[shard] = time.Duration(ms) * time.Millisecond
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("shard barrier: read the heartbeats: %w", err)
+	out := make(map[int]time.Duration, len(ms))
+	for shard, age := range ms {
+		out[shard] = time.Duration(age) * time.Millisecond
 	}
 	return out, nil
 }

@@ -5,17 +5,15 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/enginebench/enginebench/internal/engine/sqldb"
 )
 
 // DataTable holds what the shards of a run hand each other at a barrier (Barrier.Share): a shard's
-// data, in parts of at most dataPart characters, by run, step and shard. It is created by the
+// data, in parts of at most dataChars characters, by run, step and shard. It is created by the
 // first shard that shares, and left there, as the barrier table.
 const DataTable = "enginebench_barrier_data"
 
-// dataPart is the most characters of one row of DataTable.
-const dataPart = 4000
+// dataChars is the most characters of one row of DataTable.
+const dataChars = 4000
 
 // Share records data (text) as the shard's at step, meets the others there (Meet, waiting extra
 // beyond the timeout) and returns every shard's data, by shard index.
@@ -35,15 +33,12 @@ func (b *Barrier) Share(ctx context.Context, step string, data string, extra tim
 func (b *Barrier) put(ctx context.Context, key, data string) error {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	err := createTable(ctx, b.src, DataTable, "data", "run VARCHAR(200) NOT NULL, step VARCHAR(200) NOT NULL, shard INT NOT NULL, part INT NOT NULL,"+
-		" data VARCHAR(4000) NOT NULL, PRIMARY KEY (run, step, shard, part)")
-	if err != nil {
+	if err := b.b.createData(ctx); err != nil {
 		return err
 	}
-	insert := sqldb.Bind(b.d, "INSERT INTO "+DataTable+" (run, step, shard, part, data) VALUES (?, ?, ?, ?, ?)")
-	for part := 0; part == 0 || part*dataPart < len(data); part++ {
-		chunk := data[part*dataPart : min(len(data), (part+1)*dataPart)]
-		if _, err := b.db.ExecContext(ctx, insert, b.shard.Run, key, b.shard.Index, part, chunk); err != nil {
+	for part := 0; part == 0 || part*dataChars < len(data); part++ {
+		chunk := data[part*dataChars : min(len(data), (part+1)*dataChars)]
+		if err := b.b.putData(ctx, key, b.shard.Index, part, chunk); err != nil {
 			return fmt.Errorf("shard barrier at %s: write the shard's data to %s: %w", key, DataTable, err)
 		}
 	}
@@ -54,28 +49,18 @@ func (b *Barrier) put(ctx context.Context, key, data string) error {
 func (b *Barrier) get(ctx context.Context, key string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	rs, err := b.db.QueryContext(ctx, sqldb.Bind(b.d, "SELECT shard, data FROM "+DataTable+" WHERE run = ? AND step = ? ORDER BY shard, part"),
-		b.shard.Run, key)
+	rows, err := b.b.data(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("shard barrier at %s: read the shards' data: %w", key, err)
 	}
-	defer rs.Close()
 	parts := make([]strings.Builder, b.shard.Count)
 	seen := make([]bool, b.shard.Count)
-	for rs.Next() {
-		var shard int
-		var data string
-		if err := rs.Scan(&shard, &data); err != nil {
-			return nil, fmt.Errorf("shard barrier at %s: read the shards' data: %w", key, err)
+	for _, p := range rows {
+		if p.shard < 0 || p.shard >= b.shard.Count {
+			return nil, fmt.Errorf("shard barrier at %s: %s has data of shard %d of a run of %d shards", key, DataTable, p.shard, b.shard.Count)
 		}
-		if shard < 0 || shard >= b.shard.Count {
-			return nil, fmt.Errorf("shard barrier at %s: %s has data of shard %d of a run of %d shards", key, DataTable, shard, b.shard.Count)
-		}
-		parts[shard].WriteString(data)
-		seen[shard] = true
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("shard barrier at %s: read the shards' data: %w", key, err)
+		parts[p.shard].WriteString(p.data)
+		seen[p.shard] = true
 	}
 	out := make([]string, b.shard.Count)
 	for i := range out {
