@@ -34,12 +34,17 @@ func TestDocBadInput(t *testing.T) {
 		{"transactions on FerretDB", []string{"--engines", "ferretdb", "--set", "ferretdb.transactions=true"}, "multi-document transactions (it has none)"},
 		{"a write concern FerretDB ignores", []string{"--engines", "ferretdb", "--set", "ferretdb.write_concern=majority"}, "ignores them"},
 		{"hints on FerretDB", []string{"--engines", "ferretdb", "--set", "ferretdb.hints=send"}, "index hints (it ignores them"},
-		{"shards on a document server", []string{"--engines", "ferretdb", "--dsn", "mongodb://u:" + pw + "@127.0.0.1:1/", "--clients", "2", "--shard", "0/2", "--shard-run", "r"},
-			"a document server cannot be sharded yet"},
+		{"shards on a managed FerretDB", []string{"--engines", "ferretdb", "--clients", "2", "--shard", "0/2", "--shard-run", "r"},
+			"a managed server is one process's own"},
+		{"LinkBench's requests sharded on FerretDB", []string{"linkbench", "--engines", "ferretdb", "--dsn", "mongodb://u:" + pw + "@127.0.0.1:1/",
+			"--loaders", "2", "--requesters", "2", "--shard", "1/2", "--shard-run", "r"}, "engine ferretdb loses concurrent updates of one document"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			args := append([]string{"run", "--scale", "tiny", "--out", dir + "/r"}, c.args...)
+			if c.args[0] == "linkbench" { // the workload after run
+				args = append([]string{"run", "linkbench", "--scale", "tiny", "--out", dir + "/r"}, c.args[1:]...)
+			}
 			if !strings.Contains(strings.Join(c.args, " "), "--dsn") {
 				args = append(args, "--data-dir", dir+"/d")
 			}

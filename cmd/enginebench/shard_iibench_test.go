@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -46,15 +47,16 @@ func iiDigest(t *testing.T, eng string, db *sql.DB) string {
 // purchases_index with the same rows as one process running all four threads with the same
 // seed; each shard verifies the whole table with both shards' ledgers, with the verification's
 // detail of the one process; shard 0 creates the table, and with --keep neither drops it; the
-// barrier table holds both shards' arrivals at the step, its end and after verification.
+// barrier table holds both shards' arrivals at the step, its end and after verification; the
+// shards' results merge into one run with their rows and verification.
 func TestShardsIIBenchMatchOneProcess(t *testing.T) {
 	integration(t, "starts servers and runs of the binary")
-	onEachExistingServer(t, iiShardsMatch)
+	onEachShardServer(t, iiShardsMatch)
 }
 
 // iiShardsMatch is TestShardsIIBenchMatchOneProcess on the existing server srv of engine eng.
 func iiShardsMatch(t *testing.T, eng string, srv *server.Server) {
-	db := onServer(t, eng, srv)
+	db := onTarget(t, eng, srv)
 	outs := runShards(t, "ii", func(shard string) ([]string, string) { return iiShardArgs(t, eng, srv, "--keep", "--shard", shard) })
 	var details []string
 	var units int64
@@ -70,20 +72,27 @@ func iiShardsMatch(t *testing.T, eng string, srv *server.Server) {
 		details = append(details, st.Verify.Detail)
 		units += st.Ops["insert"].Units
 	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	runOK(t, "merge", outs[0], outs[1], "--out", merged)
+	m, err := result.LoadDir(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mst := m.Configs[0].Steps[0]; m.Merged == nil || m.Merged.Count != 2 || mst.Status != result.StatusOK || mst.Verify == nil || !mst.Verify.OK || mst.Ops["insert"].Units != units {
+		t.Errorf("merged: %+v, step %s, verification %+v, %d rows inserted, want the shards' %d", m.Merged, mst.Status, mst.Verify, mst.Ops["insert"].Units, units)
+	}
 	var want []string
 	for _, s := range []string{"run", "run.end", "run.verified"} {
 		want = append(want, eng+"/"+s+" 0", eng+"/"+s+" 1")
 	}
-	if got := arrivals(t, db, "ii"); !slices.Equal(got, want) {
+	if got := db.arrivals(t, "ii"); !slices.Equal(got, want) {
 		t.Errorf("barrier table: %v, want %v", got, want)
 	}
-	if got := tablesOn(t, eng, srv.DSN()); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable, shard.DataTable, "purchases_index"}) {
+	if got := db.names(t); !slices.Equal(got, []string{shard.AliveTable, shard.BarrierTable, shard.DataTable, "purchases_index"}) {
 		t.Fatalf("tables after the shards: %v", got)
 	}
-	sharded := iiDigest(t, eng, db)
-	if _, err := db.Exec("DROP TABLE purchases_index"); err != nil {
-		t.Fatal(err)
-	}
+	sharded := db.digests(t, "purchases_index")
+	db.drop(t, "purchases_index")
 	args, out := iiShardArgs(t, eng, srv, "--keep")
 	runOK(t, args...)
 	whole := loadRun(t, out).Configs[0].Steps[0]
@@ -96,7 +105,7 @@ func iiShardsMatch(t *testing.T, eng string, srv *server.Server) {
 	if u := whole.Ops["insert"].Units; units != u {
 		t.Errorf("the shards inserted %d rows; one process %d", units, u)
 	}
-	if got := iiDigest(t, eng, db); sharded != got {
+	if got := db.digests(t, "purchases_index"); !slices.Equal(sharded, got) {
 		t.Errorf("two shards made %s; one process %s", sharded, got)
 	}
 }

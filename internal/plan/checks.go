@@ -64,8 +64,7 @@ func checkEngines(w workload.Benchmark, reg *engine.Registry, cps []Config) erro
 }
 
 // checkShardConfigs refuses a sharded run of a configuration whose shards cannot meet: an
-// embedded engine, a managed server (each process would start its own), or a document engine
-// (the shards meet in SQL tables of the target database, which a document server has not).
+// embedded engine, or a managed server (each process would start its own).
 func checkShardConfigs(o Options, reg *engine.Registry, cps []Config) error {
 	if !o.Shard.Sharded() {
 		return nil
@@ -79,8 +78,6 @@ func checkShardConfigs(o Options, reg *engine.Registry, cps []Config) error {
 			return fmt.Errorf("--shard %s: configuration %s: the embedded engine %s runs inside one process and cannot be sharded across processes", o.ShardFlag, c.Name, c.Engine)
 		case c.DSN == "":
 			return fmt.Errorf("--shard %s: configuration %s: a managed server is one process's own: the shards of a run meet on an existing server that each reaches (--dsn)", o.ShardFlag, c.Name)
-		case d.Family == engine.FamilyDoc:
-			return fmt.Errorf("--shard %s: configuration %s: the shards of a run meet in SQL tables of the target database (enginebench_barrier, enginebench_alive), and the document engine %s has none: a document server cannot be sharded yet", o.ShardFlag, c.Name, c.Engine)
 		}
 	}
 	return nil

@@ -89,6 +89,9 @@ func boolSetting(m map[string]string, name string) (bool, error) {
 	return v, nil
 }
 
+// ferretName is the ferretdb engine's name.
+const ferretName = "ferretdb"
+
 // checkGaps refuses a concern that a server with info's gaps would not honour.
 func checkGaps(name string, info ServerInfo, c Concern) error {
 	var asked []string
@@ -117,6 +120,13 @@ func ferretGaps(info ServerInfo) ServerInfo {
 	return info
 }
 
+// DriverLosesConcurrentUpdates reports whether every server of the engine d loses concurrent
+// updates of one document (ServerInfo.LosesConcurrentUpdates), known before it is opened:
+// ferretdb's (the mongodb driver refuses a FerretDB).
+func DriverLosesConcurrentUpdates(d engine.Driver) bool {
+	return d.Family == engine.FamilyDoc && d.Name == ferretName
+}
+
 // checkMongoDSN checks that dsn parses as a mongodb:// or mongodb+srv:// URI, without
 // connecting; the error never holds the DSN.
 func checkMongoDSN(dsn string) error {
@@ -140,7 +150,7 @@ func FerretDBDriver() engine.Driver {
 		Doc: "where the managed FerretDB stores: sqlite (files in its data directory) or postgresql (a managed postgres server beside it)"}},
 		append(concernSettings(), hintsSetting("omit"))...)
 	return engine.Driver{
-		Name:        "ferretdb",
+		Name:        ferretName,
 		Family:      engine.FamilyDoc,
 		Description: "FerretDB 1.24: MongoDB's wire protocol over SQLite or PostgreSQL (not MongoDB's storage engine)",
 		Settings:    settings,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/doc"
 	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/workload"
@@ -52,10 +53,15 @@ func (w *Workload) Params() map[string]any { return w.p.ParamMap() }
 func (w *Workload) Fidelity() workload.Fidelity { return w.p.Fidelity }
 
 // CheckEngine refuses, before the run starts, an engine the parameters cannot run on:
-// --partitions needs a MySQL or PostgreSQL server (the SQL server engines).
+// --partitions needs a MySQL or PostgreSQL server (the SQL server engines), and the request
+// step of a sharded run a server that keeps concurrent updates of one document (not FerretDB).
 func (w *Workload) CheckEngine(d engine.Driver) error {
 	if w.p.Partitions > 0 && (d.Family != engine.FamilySQL || !d.Server) {
 		return fmt.Errorf("--partitions: engine %s cannot partition its tables (innodb, myrocks and postgres can)", d.Name)
+	}
+	if s := w.p.Shard; s.Sharded() && slices.Contains(w.p.Steps, "run") && doc.DriverLosesConcurrentUpdates(d) {
+		return fmt.Errorf("--shard %d/%d: engine %s loses concurrent updates of one document, and the shards' requesters update the same counts from several processes, which no lock of one process serializes: shard its load only (--steps load), or run the requests in one process (docs/linkbench.md)",
+			s.Index, s.Count, d.Name)
 	}
 	return nil
 }

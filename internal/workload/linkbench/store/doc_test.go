@@ -524,3 +524,72 @@ func withoutUnits(log []string) []string {
 	}
 	return out
 }
+
+// TestDocAddNodeOfTwoProcesses: two stores on one FerretDB (two shards' processes, each with
+// its own node counter, from the same next id after the load) add nodes at once: an id the
+// other store gave is a duplicate, upon which the store moves past the largest id and inserts
+// again, so that every node is added once, under an id of its own, in both variants.
+func TestDocAddNodeOfTwoProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	doctest.Each(t, []doctest.Server{doctest.SQLite()}, func(t *testing.T, s doctest.Server, ctx context.Context) {
+		db, _ := s.Start(t, ctx, nil)
+		for _, v := range variants {
+			t.Run(v.name, func(t *testing.T) {
+				e := &testEngine{name: s.Name + "/" + v.name, docDB: db, fork: v.corrected}
+				a := e.store(t, Options{})
+				b, err := Open(db, Options{Corrected: v.corrected})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ca, cb := client(t, a), client(t, b)
+				if err := ca.InsertNodes(ctx, []Node{{ID: 1, Type: NodeType, Version: 1, Data: []byte("n")}}); err != nil {
+					t.Fatal(err)
+				}
+				for _, st := range []Store{a, b} {
+					if err := st.FinishLoad(ctx, 2); err != nil {
+						t.Fatal(err)
+					}
+				}
+				const each = 20
+				ids := make([][]int64, 2)
+				errs := make([]error, 2)
+				var wg sync.WaitGroup
+				for i, c := range []Client{ca, cb} {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for range each {
+							id, err := c.AddNode(ctx, &Node{Type: NodeType, Version: 1, Data: []byte(fmt.Sprint("of ", i))})
+							if err != nil {
+								errs[i] = err
+								return
+							}
+							ids[i] = append(ids[i], id)
+						}
+					}()
+				}
+				wg.Wait()
+				seen := map[int64]bool{1: true}
+				for i := range ids {
+					if errs[i] != nil {
+						t.Fatalf("store %d: %v", i, errs[i])
+					}
+					for _, id := range ids[i] {
+						if seen[id] {
+							t.Fatalf("id %d given twice: %v", id, ids)
+						}
+						seen[id] = true
+						if found, err := ca.GetNode(ctx, id); err != nil || !found {
+							t.Errorf("node %d: found %v (%v)", id, found, err)
+						}
+					}
+				}
+				if n, err := db.Collection(nodeTable).Count(ctx, bson.D{}, 0); err != nil || n != 1+2*each {
+					t.Errorf("%d nodes (%v), want %d", n, err, 1+2*each)
+				}
+			})
+		}
+	})
+}

@@ -585,9 +585,9 @@ func (c *docClient) readCount(raw bson.Raw) error {
 
 // AddNode inserts the node under the next id of the store's counter: bulkAddNodes of one node,
 // an unordered insert (LinkStoreMongoDBv2.java:1386-1451; LinkStoreMongoDb2.java:783-875, in a
-// transaction). A duplicate id, which another process's counter gave (a sharded run on the
-// family is refused before it starts), moves the counter past the largest id, found as the
-// references find it when they start, and the node is inserted again.
+// transaction). A duplicate id, which another process's counter gave (another shard's requester
+// in a sharded run), moves the counter past the largest id, found as the references find it
+// when they start, and the node is inserted again.
 func (c *docClient) AddNode(ctx context.Context, n *Node) (int64, error) {
 	id := c.s.nextNode.Add(1) - 1
 	for i := 0; ; i++ {
