@@ -93,11 +93,14 @@ release:
 # libraries), and make release the C++ runtime's static archive (g++ brings libstdc++.a); the
 # report's browser test needs chromium; the tests of shards on other hosts need iproute2 (ip netns).
 DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb libjemalloc2 liblmdb-dev librocksdb-dev libwiredtiger-dev g++ pkg-config chromium iproute2
-# The ferretdb engine's server is built from FerretDB's Go module (scripts/build-ferretdb.sh).
+# The ferretdb engine's server is built from FerretDB's Go module (scripts/build-ferretdb.sh);
+# a second PostgreSQL version goes into /opt/postgresql-17 (scripts/install-postgres.sh), for
+# versions side by side (configs/postgres-versions.yaml).
 deps:
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PACKAGES)
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PACKAGES) curl ca-certificates python3
 	GO=$(GO) scripts/build-ferretdb.sh
+	scripts/install-postgres.sh
 
 clean:
 	rm -rf bin

@@ -152,6 +152,12 @@ type Server interface {
 	ServerPID() int
 }
 
+// Builder is implemented by engines that know where their binary came from: a managed server's
+// path, checksum and build options (server.Server.Build), recorded in run.json.
+type Builder interface {
+	Build() map[string]string
+}
+
 // ServerTrees is implemented by server engines whose DBMS is more than one process tree (FerretDB
 // and the postgres server it stores in). ServerPIDs are the roots, ServerPID's first; the CPU,
 // IO and memory of every tree are the DBMS's.

@@ -75,9 +75,13 @@ const ClientSaturatedPct = 85
 
 // Config is one engine configuration of a run and the steps it ran.
 type Config struct {
-	Name     string            `json:"name"`
-	Engine   string            `json:"engine"`
-	Version  string            `json:"version"`
+	Name    string `json:"name"`
+	Engine  string `json:"engine"`
+	Version string `json:"version"`
+	// Build is where the engine's binary came from (engine.Builder): a managed server's
+	// binary, sha256 and, for PostgreSQL, pg_config's configure, cc and cflags; nil where
+	// not known.
+	Build    map[string]string `json:"build,omitempty"`
 	Settings map[string]string `json:"settings"`
 	Status   string            `json:"status"`
 	Error    string            `json:"error,omitempty"`

@@ -263,6 +263,9 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	}
 	defer after()
 	rc.Version = eng.Version()
+	if b, ok := eng.(engine.Builder); ok {
+		rc.Build = b.Build()
+	}
 	rc.Settings = eng.Settings()
 	mc.record(rc)
 	if d, ok := eng.(engine.Discarder); ok && d.Discards() {

@@ -250,7 +250,7 @@ func checkMongodSettings(m map[string]string, client []engine.Setting) error {
 			vars[k] = v
 		}
 	}
-	if err := server.CheckSettings(server.Mongod, vars); err != nil {
+	if err := server.CheckSettings(server.Mongod, "", vars); err != nil {
 		return fmt.Errorf("mongodb: %w", err)
 	}
 	return nil

@@ -74,7 +74,7 @@ func TestFerretDBRefusesPortAndManagedFlags(t *testing.T) {
 		{map[string]string{"listen-addr": "0.0.0.0:27017"}, "managed by enginebench"},
 		{map[string]string{"no-such-flag": "1"}, `unknown server setting "no-such-flag"`},
 	} {
-		err := server.CheckSettings(server.FerretDB, c.settings)
+		err := server.CheckSettings(server.FerretDB, "", c.settings)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("CheckSettings(%v) = %v, want %q", c.settings, err, c.want)
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -69,7 +70,7 @@ func Available(kind Kind) error {
 }
 
 // CheckSettings validates setting names (and values, where it can be done cheaply without
-// starting a server) against the installed server: an unknown name is an error that names it
+// starting a server) against the installed server, or the one in binDir (Options.BinDir): an unknown name is an error that names it
 // (e.g. "postgres: unknown server setting \"shared_bufers\""). Used before a run starts. The
 // setting "port" must be a port from 1024 that is free on 127.0.0.1 now.
 //
@@ -77,12 +78,12 @@ func Available(kind Kind) error {
 // extensions, are not checked), values by `postgres -C` on an empty configuration. MariaDB:
 // names from `mariadbd --verbose --help` (with the plugins the settings load; "-" and "_" are
 // the same, a "loose-" prefix is not checked), values by mariadbd's own option parser.
-func CheckSettings(kind Kind, settings map[string]string) error {
+func CheckSettings(kind Kind, binDir string, settings map[string]string) error {
 	k, err := kindOf(kind)
 	if err != nil {
 		return err
 	}
-	bins, err := k.binaries()
+	bins, err := findBinaries(k, binDir)
 	if err != nil {
 		return err
 	}
@@ -96,6 +97,36 @@ func CheckSettings(kind Kind, settings map[string]string) error {
 		}
 	}
 	return k.checkSettings(bins, list)
+}
+
+// binDirFlavor is a flavor whose binaries can come from a directory of the user's choosing.
+type binDirFlavor interface {
+	binariesIn(dir string) (binaries, error)
+}
+
+// findBinaries returns k's binaries: the installed ones, or dir's (Options.BinDir).
+func findBinaries(k flavor, dir string) (binaries, error) {
+	if dir == "" {
+		return k.binaries()
+	}
+	b, ok := k.(binDirFlavor)
+	if !ok {
+		return binaries{}, fmt.Errorf("%s: setting bindir: a %s server is taken from its installed binaries only", k.kind(), k.kind())
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return binaries{}, fmt.Errorf("%s: setting bindir: %s is not a directory", k.kind(), dir)
+	}
+	return b.binariesIn(dir)
+}
+
+// CheckBinDir reports whether dir holds a server of kind (Options.BinDir).
+func CheckBinDir(kind Kind, dir string) error {
+	k, err := kindOf(kind)
+	if err != nil {
+		return err
+	}
+	_, err = findBinaries(k, dir)
+	return err
 }
 
 // unknownSettings formats the error for unknown setting names.

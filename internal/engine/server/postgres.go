@@ -81,6 +81,19 @@ func (pgFlavor) binaries() (binaries, error) {
 	return binaries{server: pg, init: resolveExe(initdb)}, nil
 }
 
+// binariesIn finds postgres and initdb in dir, and checks that postgres is PostgreSQL's server.
+func (pgFlavor) binariesIn(dir string) (binaries, error) {
+	pg, initdb := filepath.Join(dir, "postgres"), filepath.Join(dir, "initdb")
+	if !isExecutable(pg) || !isExecutable(initdb) {
+		return binaries{}, fmt.Errorf("postgres: setting bindir: %s holds no PostgreSQL server (postgres and initdb)", dir)
+	}
+	out, err := exec.Command(pg, "--version").Output()
+	if v := strings.TrimSpace(string(out)); err != nil || !strings.HasPrefix(v, "postgres (PostgreSQL) ") {
+		return binaries{}, fmt.Errorf("postgres: setting bindir: %s is not PostgreSQL's server (postgres --version: %q)", pg, firstLine(v))
+	}
+	return binaries{server: resolveExe(pg), init: resolveExe(initdb)}, nil
+}
+
 // pgDirVersion is N of /usr/lib/postgresql/N/bin (versions like 9.6 sort by their float).
 func pgDirVersion(dir string) float64 {
 	v, err := strconv.ParseFloat(filepath.Base(filepath.Dir(dir)), 64)

@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -97,6 +98,10 @@ type Options struct {
 	// as on 127.0.0.1, and lets in, with Password only, clients whose address is in the
 	// network. Without a port it is an error. Empty: 127.0.0.1 only.
 	Listen []netip.Prefix
+	// BinDir, when set, is the directory of the server's binaries (an installation's bin/:
+	// /opt/postgresql-17/bin), which must hold the kind's server; "": the installed server
+	// (Available). PostgreSQL only.
+	BinDir string
 }
 
 // Server is a running managed server.
@@ -122,6 +127,7 @@ type Server struct {
 	abort    <-chan struct{}
 	cgroup   *cgroup.Group // nil: no cap
 	flags    []setting     // FerretDB: its settings, as command-line flags
+	build    map[string]string
 
 	exited  chan struct{}
 	waitErr error // set before exited is closed
@@ -168,6 +174,10 @@ func (s *Server) Database() string { return Database }
 
 // Version is the server version string (e.g. "15.18", "10.11.19-MariaDB").
 func (s *Server) Version() string { return s.version }
+
+// Build is where the server's binary came from (build.go): its path and sha256, and where the
+// installation says so, its configure options, compiler and flags. A copy.
+func (s *Server) Build() map[string]string { return maps.Clone(s.build) }
 
 // DataDir is the server's data directory (Options.DataDir, made absolute).
 func (s *Server) DataDir() string { return s.dataDir }
@@ -326,7 +336,7 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 		return nil, fmt.Errorf("%s: %w", kind, errAborted)
 	default:
 	}
-	bins, err := k.binaries()
+	bins, err := findBinaries(k, o.BinDir)
 	if err != nil {
 		return nil, err
 	}
@@ -366,6 +376,7 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 		return nil, err
 	}
 	s.started = true
+	s.build = buildOf(ctx, k, bins)
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, "%s server %s started: pid %d, socket %s, data %s\n", kind, s.version, s.pid, s.sockPath, dataDir)
 		if s.malloc != "" {

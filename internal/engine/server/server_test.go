@@ -379,7 +379,7 @@ func TestCheckSettings(t *testing.T) {
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%s/%d", c.kind, i), func(t *testing.T) {
 			servertest.Require(t, c.kind)
-			err := server.CheckSettings(c.kind, c.settings)
+			err := server.CheckSettings(c.kind, "", c.settings)
 			enginetest.CheckErr(t, fmt.Sprintf("CheckSettings(%v)", c.settings), err, c.want)
 		})
 	}
@@ -388,11 +388,11 @@ func TestCheckSettings(t *testing.T) {
 func TestCheckSettingsRocksDB(t *testing.T) {
 	servertest.RequirePlugin(t, "ha_rocksdb")
 	ok := map[string]string{"plugin_load_add": "ha_rocksdb", "rocksdb_block_cache_size": "1G", "default_storage_engine": "rocksdb"}
-	if err := server.CheckSettings(server.MariaDB, ok); err != nil {
+	if err := server.CheckSettings(server.MariaDB, "", ok); err != nil {
 		t.Errorf("CheckSettings(%v): %v", ok, err)
 	}
 	bad := map[string]string{"plugin_load_add": "ha_rocksdb", "rocksdb_block_cache_sise": "1G"}
-	if err := server.CheckSettings(server.MariaDB, bad); err == nil || !strings.Contains(err.Error(), `"rocksdb_block_cache_sise"`) {
+	if err := server.CheckSettings(server.MariaDB, "", bad); err == nil || !strings.Contains(err.Error(), `"rocksdb_block_cache_sise"`) {
 		t.Errorf("CheckSettings(%v) = %v, want an unknown setting", bad, err)
 	}
 }

@@ -177,6 +177,7 @@ func rocksCFOptions(writeBufferMB int64, partitioned bool) string {
 func postgresSettings() []engine.Setting {
 	return []engine.Setting{
 		portSetting(),
+		binDirSetting("PostgreSQL", "postgres, initdb and pg_config", "/opt/postgresql-17/bin"),
 		{Name: "huge_pages", Default: "off", Source: srcPG, Doc: "no huge pages"},
 		{Name: "max_parallel_workers_per_gather", Default: "0", Source: srcPG,
 			Doc: "no parallel query: every client is one backend"},

@@ -56,6 +56,17 @@ type serverDriverSpec struct {
 	open        func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 }
 
+// binDir names the setting of the directory a managed server's binaries come from.
+const binDir = "bindir"
+
+// binDirSetting is the setting of the directory of a managed server's binaries: an
+// installation of product (holding what), for versions and builds side by side
+// (docs/servers.md, Versions and builds).
+func binDirSetting(product, what, example string) engine.Setting {
+	return engine.Setting{Name: binDir, Default: "", Client: true, Source: "enginebench's: no reference has it (docs/servers.md, Versions and builds)",
+		Doc: fmt.Sprintf("the directory of a %s installation's binaries (%s; %s); \"\": the installed server", product, what, example)}
+}
+
 // portSetting is the setting every managed server takes first: where it listens.
 func portSetting() engine.Setting {
 	return engine.Setting{Name: "port", Default: "0", Doc: "0: unix socket only; N: also listen on 127.0.0.1:N"}
@@ -63,9 +74,10 @@ func portSetting() engine.Setting {
 
 // newServerDriver returns the engine.Driver of a server engine. Its CheckSettings checks the
 // Client settings with spec.checkClient, and passes the server settings of the defaults merged
-// with the overrides to server.CheckSettings (so that settings of a plugin the defaults load
-// are known); it accepts overrides of Client settings only, or none, without looking for the
-// server's binaries (a run on an external server has none).
+// with the overrides to server.CheckSettings, against the binaries of the setting bindir when
+// given (so that settings of a plugin the defaults load, and the published settings a version
+// does not know, are found); it accepts overrides of Client settings only, or none, without
+// looking for the server's binaries (a run on an external server has none).
 func newServerDriver(s serverDriverSpec) engine.Driver {
 	return engine.Driver{
 		Name:        s.name,
@@ -80,10 +92,15 @@ func newServerDriver(s serverDriverSpec) engine.Driver {
 					return err
 				}
 			}
-			if len(serverOnly(s.settings, overrides)) == 0 {
+			merged := engine.MergeSettings(s.settings, overrides)
+			dir := merged[binDir]
+			if len(serverOnly(s.settings, overrides)) == 0 && dir == "" {
 				return nil
 			}
-			if err := server.CheckSettings(s.kind, serverOnly(s.settings, engine.MergeSettings(s.settings, overrides))); err != nil {
+			if err := server.CheckSettings(s.kind, dir, serverOnly(s.settings, merged)); err != nil {
+				if dir != "" {
+					return fmt.Errorf("%s (%s=%s): %w", s.name, binDir, dir, err)
+				}
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
 			return nil
@@ -114,11 +131,19 @@ func startManaged(ctx context.Context, name string, kind server.Kind, cfg engine
 		return nil, fmt.Errorf("%s: open: no data directory", name)
 	}
 	srv, err := server.Start(ctx, kind, server.Options{DataDir: cfg.DataDir, Settings: serverOnly(defs, settings),
-		Log: cfg.Log, Keep: cfg.Keep, Abort: cfg.Abort, Cgroup: cfg.Cgroup})
+		Log: cfg.Log, Keep: cfg.Keep, Abort: cfg.Abort, Cgroup: cfg.Cgroup, BinDir: settings[binDir]})
 	if err != nil {
 		return nil, fmt.Errorf("%s: start the managed server: %w", name, err)
 	}
 	return srv, nil
+}
+
+// Build is the managed server's provenance (server.Server.Build); nil on an existing server.
+func (c *serverCore) Build() map[string]string {
+	if c.srv == nil {
+		return nil
+	}
+	return c.srv.Build()
 }
 
 // Family returns engine.FamilySQL.
