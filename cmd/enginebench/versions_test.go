@@ -26,7 +26,8 @@ func requirePG17(t *testing.T) {
 
 // TestPostgresVersionsSideBySide runs configs/postgres-versions.yaml: PostgreSQL 15 and 17 in
 // one run, each a managed server from its bindir that reports its own version, with the
-// published settings, and run.json records each one's binary, checksum and build options.
+// published settings of its version (vacuum_buffer_usage_limit from 16 on), and run.json
+// records each one's binary, checksum and build options.
 func TestPostgresVersionsSideBySide(t *testing.T) {
 	integration(t, "starts two servers")
 	requirePG17(t)
@@ -52,13 +53,18 @@ func TestPostgresVersionsSideBySide(t *testing.T) {
 			t.Errorf("%s: build %v, want the binary under %s with its sha256 and configure options", c.Name, b, filepath.Dir(want.bindir))
 		}
 	}
+	if _, on15 := r.Configs[0].Settings["vacuum_buffer_usage_limit"]; on15 || r.Configs[1].Settings["vacuum_buffer_usage_limit"] != "256MB" {
+		t.Errorf("vacuum_buffer_usage_limit: 15 %q, 17 %q; want it on 17 only, as the reference's pg17 file has it",
+			r.Configs[0].Settings["vacuum_buffer_usage_limit"], r.Configs[1].Settings["vacuum_buffer_usage_limit"])
+	}
 	if r.Configs[0].Build[server.BuildSHA256] == r.Configs[1].Build[server.BuildSHA256] {
 		t.Error("both configurations ran the same binary")
 	}
 }
 
-// TestBinDirBadInput: a bindir that is not a directory, one without a PostgreSQL server, and
-// one whose postgres is another program are one-line errors with exit status 2 before any work.
+// TestBinDirBadInput: a bindir that is not a directory, one without a PostgreSQL server, one
+// whose postgres is another program, and a setting that the bindir's version does not know
+// (naming the version) are one-line errors with exit status 2 before any work.
 func TestBinDirBadInput(t *testing.T) {
 	empty := t.TempDir()
 	other := t.TempDir()
@@ -67,15 +73,24 @@ func TestBinDirBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, c := range []struct{ name, dir, want string }{
-		{"missing", filepath.Join(empty, "nope"), "is not a directory"},
-		{"no server", empty, "holds no PostgreSQL server (postgres and initdb)"},
-		{"another program", other, `is not PostgreSQL's server (postgres --version: "mysqld  Ver 8.0.33")`},
+	for _, c := range []struct{ name, dir, set, want string }{
+		{"missing", filepath.Join(empty, "nope"), "", "is not a directory"},
+		{"no server", empty, "", "holds no PostgreSQL server (postgres and initdb)"},
+		{"another program", other, "", `is not PostgreSQL's server (postgres --version: "mysqld  Ver 8.0.33")`},
+		// vacuum_defer_cleanup_age is gone from PostgreSQL 16 on.
+		{"a setting the version does not know", pg17BinDir, "postgres.vacuum_defer_cleanup_age=0",
+			`postgres 17.11 (bindir=` + pg17BinDir + `): postgres: unknown server setting "vacuum_defer_cleanup_age"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.dir == pg17BinDir {
+				requirePG17(t)
+			}
 			dir := t.TempDir()
-			code, _, stderr := runCLI(t, "run", "--scale", "tiny", "--engines", "postgres", "--set", "postgres.bindir="+c.dir,
-				"--out", dir+"/r", "--data-dir", dir+"/d")
+			args := []string{"run", "--scale", "tiny", "--engines", "postgres", "--set", "postgres.bindir=" + c.dir, "--out", dir + "/r", "--data-dir", dir + "/d"}
+			if c.set != "" {
+				args = append(args, "--set", c.set)
+			}
+			code, _, stderr := runCLI(t, args...)
 			if code != exitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 				t.Fatalf("exit %d, stderr %q: want %d and one line with %q", code, stderr, exitUsage, c.want)
 			}

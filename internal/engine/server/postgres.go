@@ -81,6 +81,32 @@ func (pgFlavor) binaries() (binaries, error) {
 	return binaries{server: pg, init: resolveExe(initdb)}, nil
 }
 
+// BinaryVersion returns the version of the server binary of kind in binDir, or of the installed
+// one when binDir is "" (Options.BinDir), as the binary says it: "17.11", "15.18". PostgreSQL
+// only.
+func BinaryVersion(kind Kind, binDir string) (string, error) {
+	k, err := kindOf(kind)
+	if err != nil {
+		return "", err
+	}
+	if kind != Postgres {
+		return "", fmt.Errorf("%s: the version of its binary is not read", kind)
+	}
+	bins, err := findBinaries(k, binDir)
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command(bins.server, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", bins.server, err)
+	}
+	f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(string(out)), "postgres (PostgreSQL) "))
+	if len(f) == 0 {
+		return "", fmt.Errorf("%s --version: %q has no version", bins.server, firstLine(string(out)))
+	}
+	return f[0], nil
+}
+
 // binariesIn finds postgres and initdb in dir, and checks that postgres is PostgreSQL's server.
 func (pgFlavor) binariesIn(dir string) (binaries, error) {
 	pg, initdb := filepath.Join(dir, "postgres"), filepath.Join(dir, "initdb")

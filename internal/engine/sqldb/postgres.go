@@ -43,8 +43,24 @@ func PostgresDriver() engine.Driver {
 		available:   func() error { return server.Available(server.Postgres) },
 		checkDSN:    func(dsn string) error { _, err := parsePostgresDSN(dsn); return err },
 		capDefaults: postgresCapDefaults,
+		versioned:   postgresVersioned,
 		open:        openPostgres,
 	})
+}
+
+// postgresVersioned returns settings (the defaults merged with overrides) for the major
+// version of the postgres binary they name (postgresForVersion), and its version.
+func postgresVersioned(settings, overrides map[string]string) (map[string]string, string, error) {
+	v, err := server.BinaryVersion(server.Postgres, settings[binDir])
+	if err != nil {
+		return nil, "", err
+	}
+	majorText, _, _ := strings.Cut(v, ".")
+	major, err := strconv.Atoi(majorText)
+	if err != nil {
+		return nil, "", fmt.Errorf("postgres --version: %q is not a version", v)
+	}
+	return postgresForVersion(major, settings, overrides), v, nil
 }
 
 // postgresDialect is the Dialect of PostgreSQL. Its zero value is ready to use.
@@ -212,7 +228,10 @@ func openPostgres(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 		return openPostgresExternal(ctx, cfg)
 	}
 	defs := postgresSettings()
-	settings := engine.MergeSettings(defs, cfg.Settings)
+	settings, _, err := postgresVersioned(engine.MergeSettings(defs, cfg.Settings), cfg.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
 	srv, err := startManaged(ctx, "postgres", server.Postgres, cfg, defs, settings)
 	if err != nil {
 		return nil, err

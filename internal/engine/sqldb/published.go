@@ -210,11 +210,43 @@ func postgresSettings() []engine.Setting {
 		{Name: "autovacuum_vacuum_cost_limit", Default: "4000", Source: srcPG, Doc: "autovacuum I/O budget per cost delay"},
 		{Name: "autovacuum_vacuum_scale_factor", Default: "0.05", Source: srcPG,
 			Doc: "a table is vacuumed when 5% of its rows are dead"},
-		{Name: "autovacuum_vacuum_insert_scale_factor", Default: "0.05", Source: srcPG,
+		{Name: "autovacuum_vacuum_insert_scale_factor", Default: "0.05", Source: srcPG + "; PostgreSQL 13 and later (pg10/ to pg12/'s files have none)",
 			Doc: "a table is vacuumed when 5% of its rows were inserted since the last vacuum"},
 		{Name: "autovacuum_work_mem", Default: "256MB", Source: srcPG, Doc: "memory of each autovacuum worker for dead tuple ids"},
-		{Name: "jit", Default: "off", Source: srcPG, Doc: "no JIT compilation of queries"},
+		{Name: "jit", Default: "off", Source: srcPG + "; PostgreSQL 11 and later (pg10/'s file has none)", Doc: "no JIT compilation of queries"},
+		{Name: "vacuum_buffer_usage_limit", Default: "256MB", Source: "pg16/, pg17/ conf.diff.cx10a_c8r32: PostgreSQL 16 and later only",
+			Doc: "the ring of buffers a vacuum uses"},
 	}
+}
+
+// pgFirstMajor returns the first PostgreSQL major version that knows the published setting
+// name, for the settings that the reference's per-version files (mytools
+// bench/conf/arc/jun24.pn53/pgN/conf.diff.cx10a_c8r32, N from 10 to 17) leave out before it;
+// 0 for every other setting.
+func pgFirstMajor(name string) int {
+	switch name {
+	case "jit":
+		return 11 // pg10/ has none
+	case "autovacuum_vacuum_insert_scale_factor":
+		return 13 // pg10/ to pg12/ have none
+	case "vacuum_buffer_usage_limit":
+		return 16 // pg16/ and pg17/ add it
+	}
+	return 0
+}
+
+// postgresForVersion returns settings (the defaults merged with overrides) for a server of
+// major version major, as the reference's file of that version has them: a published default
+// that the version does not know is left out; an override is kept (the server's check then
+// refuses it, naming it).
+func postgresForVersion(major int, settings, overrides map[string]string) map[string]string {
+	out := maps.Clone(settings)
+	for name := range settings {
+		if _, given := overrides[name]; !given && major < pgFirstMajor(name) {
+			delete(out, name)
+		}
+	}
+	return out
 }
 
 // The settings of the managed servers under a memory cap C (engine.Driver.CapDefaults; the

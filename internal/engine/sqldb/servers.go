@@ -53,6 +53,10 @@ type serverDriverSpec struct {
 	checkDSN func(dsn string) error
 	// capDefaults is engine.Driver.CapDefaults.
 	capDefaults func(capBytes int64) map[string]string
+	// versioned, when set, returns the settings (defaults merged with overrides) for the
+	// version of the server binary they name (setting bindir, or the installed one), and that
+	// version.
+	versioned func(settings, overrides map[string]string) (map[string]string, string, error)
 	open        func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 }
 
@@ -97,11 +101,20 @@ func newServerDriver(s serverDriverSpec) engine.Driver {
 			if len(serverOnly(s.settings, overrides)) == 0 && dir == "" {
 				return nil
 			}
-			if err := server.CheckSettings(s.kind, dir, serverOnly(s.settings, merged)); err != nil {
-				if dir != "" {
-					return fmt.Errorf("%s (%s=%s): %w", s.name, binDir, dir, err)
+			what := s.name
+			if dir != "" {
+				what = fmt.Sprintf("%s (%s=%s)", s.name, binDir, dir)
+			}
+			if s.versioned != nil {
+				var version string
+				var err error
+				if merged, version, err = s.versioned(merged, overrides); err != nil {
+					return fmt.Errorf("%s: %w", what, err)
 				}
-				return fmt.Errorf("%s: %w", s.name, err)
+				what = fmt.Sprintf("%s %s%s", s.name, version, strings.TrimPrefix(what, s.name))
+			}
+			if err := server.CheckSettings(s.kind, dir, serverOnly(s.settings, merged)); err != nil {
+				return fmt.Errorf("%s: %w", what, err)
 			}
 			return nil
 		},

@@ -306,6 +306,20 @@ func TestServerRetryableErrorValues(t *testing.T) {
 	})
 }
 
+// forInstalled returns settings for the installed server of c: on postgres, the published
+// defaults its version knows (postgresForVersion).
+func forInstalled(t *testing.T, c serverCase, settings, overrides map[string]string) map[string]string {
+	t.Helper()
+	if c.driver.Name != "postgres" {
+		return settings
+	}
+	out, _, err := postgresVersioned(settings, overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func TestServerDrivers(t *testing.T) {
 	for _, c := range serverCases() {
 		d := c.driver
@@ -540,7 +554,7 @@ func testDescribe(t *testing.T, c serverCase, e *serverEngine) {
 		t.Errorf("Alive = %v", err)
 	}
 	// The settings are in force.
-	checkInForce(t, c, e.SQL(), engine.MergeSettings(c.driver.Settings, c.small))
+	checkInForce(t, c, e.SQL(), forInstalled(t, c, engine.MergeSettings(c.driver.Settings, c.small), c.small))
 }
 
 // testTimestamps checks that a Timestamp column stores the dialect's datetime type and reads
@@ -1351,7 +1365,7 @@ func TestServerDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("open with the defaults: %v", err)
 			}
-			want := engine.MergeSettings(c.driver.Settings, nil)
+			want := forInstalled(t, c, engine.MergeSettings(c.driver.Settings, nil), nil)
 			if got := e.Settings(); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("Settings() = %v, want the defaults %v", got, want)
 			}
