@@ -57,7 +57,7 @@ type serverDriverSpec struct {
 	// version of the server binary they name (setting bindir, or the installed one), and that
 	// version.
 	versioned func(settings, overrides map[string]string) (map[string]string, string, error)
-	open        func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
+	open      func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 }
 
 // binDir names the setting of the directory a managed server's binaries come from.
