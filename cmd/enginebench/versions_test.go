@@ -49,7 +49,8 @@ func TestPostgresVersionsSideBySide(t *testing.T) {
 		if c.Settings["bindir"] != want.bindir || c.Settings["shared_buffers"] == "" {
 			t.Errorf("%s: settings bindir %q, shared_buffers %q", c.Name, c.Settings["bindir"], c.Settings["shared_buffers"])
 		}
-		if b := c.Build; !strings.HasPrefix(b[server.BuildBinary], filepath.Dir(want.bindir)) || len(b[server.BuildSHA256]) != 64 || b[server.BuildConfigure] == "" {
+		if b := c.Build; !strings.HasPrefix(b[server.BuildBinary], filepath.Dir(want.bindir)) || len(b[server.BuildSHA256]) != 64 || b[server.BuildConfigure] == "" ||
+			b[server.BuildDebugSymbols] == "" || b[server.BuildFramePointers] == "" {
 			t.Errorf("%s: build %v, want the binary under %s with its sha256 and configure options", c.Name, b, filepath.Dir(want.bindir))
 		}
 	}
