@@ -90,7 +90,7 @@ configuration.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.engines, "engines", "sqlite,pebble", "comma-separated engines to run, one configuration each")
+	fl.StringVar(&f.engines, "engines", "sqlite,pebble", "comma-separated engines to run, one configuration each: ENGINE, or NAME=ENGINE to name it (pg15=postgres,pg17=postgres)")
 	fl.StringVar(&f.config, "config", "", "run spec (YAML): workload, scale, params and named engine configurations; see docs/run-spec.md")
 	fl.StringVar(&f.scale, "scale", "small", "size preset: "+h.scaleHelp(true))
 	fl.StringVar(&f.steps, "steps", "", "comma-separated subset of steps to run; default all ("+h.steps+")")

@@ -27,7 +27,8 @@ func requirePG17(t *testing.T) {
 // TestPostgresVersionsSideBySide runs configs/postgres-versions.yaml: PostgreSQL 15 and 17 in
 // one run, each a managed server from its bindir that reports its own version, with the
 // published settings of its version (vacuum_buffer_usage_limit from 16 on), and run.json
-// records each one's binary, checksum and build options.
+// records each one's binary, checksum and build options; the same from the command line
+// (--engines NAME=ENGINE, --set NAME.bindir).
 func TestPostgresVersionsSideBySide(t *testing.T) {
 	integration(t, "starts two servers")
 	requirePG17(t)
@@ -60,6 +61,12 @@ func TestPostgresVersionsSideBySide(t *testing.T) {
 	}
 	if r.Configs[0].Build[server.BuildSHA256] == r.Configs[1].Build[server.BuildSHA256] {
 		t.Error("both configurations ran the same binary")
+	}
+	flags := filepath.Join(t.TempDir(), "flags")
+	runOK(t, "run", "--scale", "tiny", "--engines", "pg15=postgres,pg17=postgres", "--set", "pg17.bindir="+pg17BinDir, "--rows", "1000",
+		"--steps", "l.i0", "--no-calibrate", "--out", flags, "--data-dir", serverDataDir(t))
+	if r := loadRun(t, flags); len(r.Configs) != 2 || !strings.HasPrefix(r.Configs[0].Version, "15.") || !strings.HasPrefix(r.Configs[1].Version, "17.") {
+		t.Errorf("--engines pg15=postgres,pg17=postgres: %d configurations %+v", len(r.Configs), r.Configs)
 	}
 }
 

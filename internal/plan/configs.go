@@ -63,7 +63,9 @@ func configs(reg *engine.Registry, o Options, m *result.Matrix, w workload.Workl
 }
 
 // namedConfigs returns the configurations the run names, before any flag applies: the run
-// spec's, or one per engine of o.Engines with no settings.
+// spec's, or one per entry of o.Engines with no settings: ENGINE (named for it) or NAME=ENGINE,
+// so that one engine can be several configurations (versions side by side: pg15=postgres,
+// pg17=postgres with --set pg17.bindir=...).
 func namedConfigs(o Options) ([]Config, error) {
 	var cps []Config
 	if sp := o.Spec; sp != nil {
@@ -79,10 +81,19 @@ func namedConfigs(o Options) ([]Config, error) {
 		return nil, fmt.Errorf("--engines is empty")
 	}
 	for _, n := range names {
-		if slices.ContainsFunc(cps, func(c Config) bool { return c.Name == n }) {
-			return nil, fmt.Errorf("engine %q given twice in --engines", n)
+		name, eng, named := strings.Cut(n, "=")
+		if !named {
+			eng = name
 		}
-		cps = append(cps, Config{Config: engine.Config{Name: n, Engine: n, Settings: map[string]string{}}})
+		switch {
+		case named && (!runspec.ValidName(name) || eng == ""):
+			return nil, fmt.Errorf("--engines %q: want NAME=ENGINE, NAME of letters, digits, '-', '_' and '.' starting with a letter or digit", n)
+		case slices.ContainsFunc(cps, func(c Config) bool { return c.Name == name }) && !named:
+			return nil, fmt.Errorf("engine %q given twice in --engines: name each configuration (NAME=%s)", n, n)
+		case slices.ContainsFunc(cps, func(c Config) bool { return c.Name == name }):
+			return nil, fmt.Errorf("configuration name %q given twice in --engines", name)
+		}
+		cps = append(cps, Config{Config: engine.Config{Name: name, Engine: eng, Settings: map[string]string{}}})
 	}
 	return cps, nil
 }

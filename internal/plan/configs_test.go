@@ -120,6 +120,14 @@ func TestConfigsFromFlagsAndEnvironment(t *testing.T) {
 			want: []planned{{"base", "srv", map[string]string{"shared_buffers": "1GB"}, "", "", 0, false},
 				{"env", "srv2", none, "flag", "--dsn", pid, false},
 				{"file", "srv", none, "host=/run/db user=bench", "dsn: in " + spec, pid, false}}},
+		{name: "NAME=ENGINE: one engine, two configurations", f: Options{Engines: "a=srv,b=srv,srv2", Set: []string{"b.shared_buffers=2GB"}},
+			want: []planned{{"a", "srv", none, "", "", 0, false}, {"b", "srv", map[string]string{"shared_buffers": "2GB"}, "", "", 0, false},
+				{"srv2", "srv2", none, "", "", 0, false}}},
+		{name: "an engine twice", f: Options{Engines: "srv,srv"}, err: `engine "srv" given twice in --engines: name each configuration (NAME=srv)`},
+		{name: "a name twice", f: Options{Engines: "a=srv,a=srv2"}, err: `configuration name "a" given twice in --engines`},
+		{name: "NAME= without an engine", f: Options{Engines: "a="}, err: `--engines "a=": want NAME=ENGINE`},
+		{name: "=ENGINE without a name", f: Options{Engines: "=srv"}, err: `--engines "=srv": want NAME=ENGINE`},
+		{name: "NAME=ENGINE of no engine", f: Options{Engines: "a=nope"}, err: `nope`},
 		{name: "spec: dsn_env unset", spec: true, err: "spec.yaml:5: configuration env: dsn_env: the environment variable TEST_SRV2_DSN is not set"},
 	}
 	for _, c := range cases {
