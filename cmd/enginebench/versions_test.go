@@ -71,20 +71,29 @@ func TestPostgresVersionsSideBySide(t *testing.T) {
 }
 
 // TestBinDirBadInput: a bindir that is not a directory, one without a PostgreSQL server, one
-// whose postgres is another program, and a setting that the bindir's version does not know
-// (naming the version) are one-line errors with exit status 2 before any work.
+// whose postgres is another program, one of a version older or newer than the published
+// settings, and a setting that the bindir's version does not know (naming the version) are
+// one-line errors with exit status 2 before any work.
 func TestBinDirBadInput(t *testing.T) {
 	empty := t.TempDir()
-	other := t.TempDir()
-	for _, name := range []string{"postgres", "initdb"} { // a program that is not PostgreSQL's
-		if err := os.WriteFile(filepath.Join(other, name), []byte("#!/bin/sh\necho 'mysqld  Ver 8.0.33'\n"), 0o755); err != nil {
-			t.Fatal(err)
+	// Programs that say they are another server, or PostgreSQL versions the published settings
+	// were not made for (they are never started: the run is refused before).
+	say := func(version string) string {
+		dir := t.TempDir()
+		for _, name := range []string{"postgres", "initdb"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\necho '"+version+"'\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
 		}
+		return dir
 	}
+	other := say("mysqld  Ver 8.0.33")
 	for _, c := range []struct{ name, dir, set, want string }{
 		{"missing", filepath.Join(empty, "nope"), "", "is not a directory"},
 		{"no server", empty, "", "holds no PostgreSQL server (postgres and initdb)"},
 		{"another program", other, "", `is not PostgreSQL's server (postgres --version: "mysqld  Ver 8.0.33")`},
+		{"too old", say("postgres (PostgreSQL) 9.6.24"), "", "PostgreSQL 9.6.24: the published settings are for PostgreSQL 10 to 18"},
+		{"too new", say("postgres (PostgreSQL) 19.1"), "", "PostgreSQL 19.1: the published settings are for PostgreSQL 10 to 18"},
 		// vacuum_defer_cleanup_age is gone from PostgreSQL 16 on.
 		{"a setting the version does not know", pg17BinDir, "postgres.vacuum_defer_cleanup_age=0",
 			`postgres 17.11 (bindir=` + pg17BinDir + `): postgres: unknown server setting "vacuum_defer_cleanup_age"`},

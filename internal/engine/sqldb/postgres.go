@@ -60,6 +60,9 @@ func postgresVersioned(settings, overrides map[string]string) (map[string]string
 	if err != nil {
 		return nil, "", fmt.Errorf("postgres --version: %q is not a version", v)
 	}
+	if err := checkPublishedVersion(v, major); err != nil {
+		return nil, "", err
+	}
 	return postgresForVersion(major, settings, overrides), v, nil
 }
 

@@ -235,6 +235,23 @@ func pgFirstMajor(name string) int {
 	return 0
 }
 
+// The PostgreSQL versions the reference has published configurations for: pg10/ to pg17/ of
+// mytools bench/conf/arc/jun24.pn53, and pg18_o2nofp/ of bench/conf/arc/oct24/c8r32.
+const (
+	pgOldestPublished = 10
+	pgNewestPublished = 18
+)
+
+// checkPublishedVersion refuses a PostgreSQL major version that the published settings were
+// not made for.
+func checkPublishedVersion(version string, major int) error {
+	if major < pgOldestPublished || major > pgNewestPublished {
+		return fmt.Errorf("PostgreSQL %s: the published settings are for PostgreSQL %d to %d (the reference's per-version files, docs/fidelity.md), not this version",
+			version, pgOldestPublished, pgNewestPublished)
+	}
+	return nil
+}
+
 // postgresForVersion returns settings (the defaults merged with overrides) for a server of
 // major version major, as the reference's file of that version has them: a published default
 // that the version does not know is left out; an override is kept (the server's check then
