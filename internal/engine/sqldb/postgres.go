@@ -37,7 +37,7 @@ func PostgresDriver() engine.Driver {
 	return newServerDriver(serverDriverSpec{
 		name: "postgres",
 		description: "PostgreSQL (heap + B-tree indexes, MVCC with vacuum) through github.com/jackc/pgx; " +
-			"a managed server, or an existing one with --dsn",
+			"a managed server (the installed one, or any installation's with bindir, its build recorded), or an existing one with --dsn",
 		kind:        server.Postgres,
 		settings:    defs,
 		available:   func() error { return server.Available(server.Postgres) },
