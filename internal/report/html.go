@@ -62,6 +62,8 @@ type htmlCell struct {
 	Swatch int
 	// Src is where the value was read (Source), or "".
 	Src string
+	// Full is the whole value of a cell whose Text abbreviates it (Table.Full), or "".
+	Full string
 }
 
 // SrcAttrs are the cell's title and data-src, both its source. They are written escaped here:
@@ -123,6 +125,9 @@ func (hp htmlPage) table(t Table) *htmlTable {
 			cells[j] = htmlCell{Text: text, Swatch: -1}
 			if i < len(t.Class) && j < len(t.Class[i]) {
 				cells[j].Class = t.Class[i][j]
+			}
+			if i < len(t.Full) && j < len(t.Full[i]) {
+				cells[j].Full = t.Full[i][j]
 			}
 			if i < len(t.Src) && j < len(t.Src[i]) {
 				cells[j].Src = t.Src[i][j].String()

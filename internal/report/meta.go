@@ -49,13 +49,13 @@ func redactCommand(args []string) string {
 }
 
 // metadataSection describes where and how the runs ran: the tool, the command line, the host,
-// the workload's parameters, the memory caps of the configurations of merged (the runs'
-// configurations, labelled) and each configuration's engine version and settings, with
+// the workload's parameters, the memory caps and builds of the configurations of merged (the
+// runs' configurations, labelled) and each configuration's engine version and settings, with
 // credentials removed.
 func metadataSection(runs []Input, merged *result.Run) Section {
 	labels := runLabels(runs)
 	sec := Section{ID: "metadata", Title: "Metadata"}
-	for _, t := range nonEmpty([]Table{runsTable(runs, labels), hostsTable(runs, labels), fingerprintTable(runs, labels), paramsTable(runs, labels), memoryTable(merged)}) {
+	for _, t := range nonEmpty([]Table{runsTable(runs, labels), hostsTable(runs, labels), fingerprintTable(runs, labels), paramsTable(runs, labels), memoryTable(merged), buildsTable(merged)}) {
 		sec.Blocks = append(sec.Blocks, Block{Table: &t})
 	}
 	for _, t := range settingsTables(runs, labels) {

@@ -141,9 +141,11 @@ func scrub(p *Page) {
 	for _, s := range p.Sections {
 		for _, b := range s.Blocks {
 			if t := b.Table; t != nil {
-				for _, row := range t.Rows {
-					for j := range row {
-						row[j] = redact.Text(row[j])
+				for _, rows := range [][][]string{t.Rows, t.Full} {
+					for _, row := range rows {
+						for j := range row {
+							row[j] = redact.Text(row[j])
+						}
 					}
 				}
 			}

@@ -33,6 +33,10 @@ type Table struct {
 	// Src, when set, has the shape of Rows: where each cell's value was read (source.go); a
 	// zero Source is none, and the page infers one from the table's layout (traceSources).
 	Src [][]Source
+	// Full, when set, has the shape of Rows: the whole value of each cell that shows it
+	// abbreviated (a build's configure options), "" for a cell that shows all of it. The HTML
+	// page folds it under the cell; markdown and the terminal show the cell alone.
+	Full [][]string
 }
 
 // Summary is the whole summary of a run.
@@ -83,12 +87,14 @@ func header(r *result.Run) []string {
 	return append(lines, configLines(r.Configs)...)
 }
 
-// configLines describe each configuration: engine, version, status, error, its memory cap
-// (with a warning when processes were OOM-killed under it), its notes and its steps' notes
-// (what the cleanup did).
+// configLines describe each configuration: engine, version, status, error, its build (when
+// any configuration has one), its memory cap (with a warning when processes were OOM-killed
+// under it), its notes and its steps' notes (what the cleanup did); then a warning for each
+// configuration of a version another has but of a different build.
 func configLines(configs []result.Config) []string {
 	var lines []string
-	for _, c := range configs {
+	builds := buildLines(configs)
+	for i, c := range configs {
 		v := c.Version
 		if v == "" {
 			v = "version unknown"
@@ -98,6 +104,9 @@ func configLines(configs []result.Config) []string {
 			line += ": " + c.Error
 		}
 		lines = append(lines, line)
+		if builds != nil {
+			lines = append(lines, builds[i])
+		}
 		lines = append(lines, memoryLines(c)...)
 		for _, n := range c.Notes {
 			lines = append(lines, c.Name+": "+n)
@@ -108,7 +117,7 @@ func configLines(configs []result.Config) []string {
 			}
 		}
 	}
-	return lines
+	return append(lines, buildWarnings(configs)...)
 }
 
 // Markdown returns the summary of r (Build) as markdown.
