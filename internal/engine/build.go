@@ -11,7 +11,7 @@ const (
 	// library in Go, its module's version), e.g. "3.46.1", "v1.1.5".
 	BuildLibraryVersion = "library_version"
 	// BuildLibraryBanner is the library's own version string, where it has one, e.g.
-	// "WiredTiger 3.2.1: (December 5, 2019)".
+	// "WiredTiger 3.2.1: (August 27, 2019)".
 	BuildLibraryBanner = "library_banner"
 	// BuildCompileOptions are the options the library was compiled with, space-separated
 	// (SQLite's PRAGMA compile_options).
