@@ -152,8 +152,10 @@ type Server interface {
 	ServerPID() int
 }
 
-// Builder is implemented by engines that know where their binary came from: a managed server's
-// path, checksum and build options (server.Server.Build), recorded in run.json.
+// Builder is implemented by engines that know where their binary came from, recorded in
+// run.json: a managed server's path, checksum and build options (server.Server.Build); an
+// embedded engine's library, its version and build, and its Go module (the Build keys of
+// build.go, EmbeddedBuild).
 type Builder interface {
 	Build() map[string]string
 }

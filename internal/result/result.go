@@ -79,8 +79,9 @@ type Config struct {
 	Engine  string `json:"engine"`
 	Version string `json:"version"`
 	// Build is where the engine's binary came from (engine.Builder): a managed server's
-	// binary, sha256 and, for PostgreSQL, pg_config's configure, cc and cflags; nil where
-	// not known.
+	// binary, sha256 and, for PostgreSQL, pg_config's configure, cc and cflags; an embedded
+	// engine's library, its version and build, and its Go module (engine.BuildLibrary ...);
+	// nil where not known.
 	Build    map[string]string `json:"build,omitempty"`
 	Settings map[string]string `json:"settings"`
 	Status   string            `json:"status"`

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/mattn/go-sqlite3"
 
@@ -24,6 +25,9 @@ import (
 // a connection, so a connection that is closed and reopened between two steps starts cold; the
 // pool keeps enough of them for every client of the largest presets.
 const sqliteMaxIdleConns = 64
+
+// sqliteModule is the Go module that compiles SQLite in and drives it.
+const sqliteModule = "github.com/mattn/go-sqlite3"
 
 // sqliteAvailable reports that SQLite is always available in a cgo build: it is compiled in.
 func sqliteAvailable() error { return nil }
@@ -57,6 +61,8 @@ type sqliteDB struct {
 	path    string
 	cfg     sqliteConfig
 	version string
+	// compileOptions is PRAGMA compile_options' answer, space-separated.
+	compileOptions string
 }
 
 var (
@@ -64,6 +70,7 @@ var (
 	_ engine.Cleaner   = (*sqliteDB)(nil)
 	_ engine.Statser   = (*sqliteDB)(nil)
 	_ engine.DataFiler = (*sqliteDB)(nil)
+	_ engine.Builder   = (*sqliteDB)(nil)
 )
 
 // openSQLite opens <cfg.DataDir>/sqlite.db with a pool whose connections all carry the pragmas of
@@ -105,7 +112,7 @@ func openSQLite(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 }
 
 // init opens the first connection (which creates the database with its page size and journal
-// mode), reads the version, and checks the settings that SQLite may ignore without an error.
+// mode), reads the version and the compile options, and checks the settings that SQLite may ignore without an error.
 func (e *sqliteDB) init(ctx context.Context) error {
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
@@ -114,6 +121,9 @@ func (e *sqliteDB) init(ctx context.Context) error {
 	defer conn.Close()
 	if err := conn.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&e.version); err != nil {
 		return fmt.Errorf("sqlite: select sqlite_version(): %w", err)
+	}
+	if e.compileOptions, err = compileOptions(ctx, conn); err != nil {
+		return err
 	}
 	var pageSize, mmapSize int64
 	if err := conn.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
@@ -131,6 +141,27 @@ func (e *sqliteDB) init(ctx context.Context) error {
 			sqliteMmapMB, e.cfg.mmapMB, mmapSize)
 	}
 	return nil
+}
+
+// compileOptions returns PRAGMA compile_options' rows, space-separated.
+func compileOptions(ctx context.Context, conn *sql.Conn) (string, error) {
+	rows, err := conn.QueryContext(ctx, "PRAGMA compile_options")
+	if err != nil {
+		return "", fmt.Errorf("sqlite: pragma compile_options: %w", err)
+	}
+	defer rows.Close()
+	var opts []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return "", fmt.Errorf("sqlite: pragma compile_options: %w", err)
+		}
+		opts = append(opts, o)
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("sqlite: pragma compile_options: %w", err)
+	}
+	return strings.Join(opts, " "), nil
 }
 
 // configure runs the pragmas on a new connection of the pool and checks the answers of those
@@ -201,6 +232,16 @@ func (e *sqliteDB) Family() engine.Family { return engine.FamilySQL }
 
 // Version is the SQLite library version, from select sqlite_version().
 func (e *sqliteDB) Version() string { return e.version }
+
+// Build records the SQLite library's version and compile options, and go-sqlite3's module,
+// which compiles it in.
+func (e *sqliteDB) Build() map[string]string {
+	b := engine.EmbeddedBuild("sqlite", e.version, sqliteModule)
+	if e.compileOptions != "" {
+		b[engine.BuildCompileOptions] = e.compileOptions
+	}
+	return b
+}
 
 // Settings returns every effective setting, normalized (lower case, decimal integers).
 func (e *sqliteDB) Settings() map[string]string { return e.cfg.settings() }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 )
 
 // openSQLiteTest opens the sqlite engine through a registry on a new temporary directory and
@@ -535,5 +536,18 @@ func TestSQLiteCleanupStatsVersion(t *testing.T) {
 	}
 	if db.Family() != engine.FamilySQL {
 		t.Errorf("Family() = %q", db.Family())
+	}
+}
+
+// TestSQLiteBuild checks that Build records the version the engine reports, SQLite's compile
+// options and go-sqlite3's module.
+func TestSQLiteBuild(t *testing.T) {
+	db := openSQLiteTest(t, nil)
+	b := enginetest.CheckBuild(t, db, "sqlite", db.Version(), sqliteModule)
+	if !regexp.MustCompile(`^3\.\d+\.\d+$`).MatchString(db.Version()) {
+		t.Errorf("version %q", db.Version())
+	}
+	if opts := b[engine.BuildCompileOptions]; !strings.Contains(" "+opts+" ", " THREADSAFE=1 ") {
+		t.Errorf("compile options %q: no THREADSAFE=1", opts)
 	}
 }

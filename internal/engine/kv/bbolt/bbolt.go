@@ -26,6 +26,9 @@ import (
 // modulePath is the module whose version Version reports.
 const modulePath = "go.etcd.io/bbolt"
 
+// unknownVersion is Version's answer when the binary carries no module information.
+const unknownVersion = "v1 (unknown)"
+
 // fileName is the database file in the data directory.
 const fileName = "bbolt.db"
 
@@ -60,6 +63,7 @@ var (
 	_ engine.Cleaner   = (*db)(nil)
 	_ engine.Statser   = (*db)(nil)
 	_ engine.DataFiler = (*db)(nil)
+	_ engine.Builder   = (*db)(nil)
 )
 
 // open opens (or creates) the database file in cfg.DataDir and its bucket.
@@ -82,7 +86,13 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 		return nil, fmt.Errorf("bbolt: open %s: create the bucket: %w", path, err)
 	}
 	return &db{bdb: bdb, path: path, cfg: c,
-		Base: kv.NewBase("bbolt", engine.ModuleVersion(modulePath, "v1 (unknown)"), c.settings())}, nil
+		Base: kv.NewBase("bbolt", engine.ModuleVersion(modulePath, unknownVersion), c.settings())}, nil
+}
+
+// Build records bbolt and its module's version (Version's, left out where the binary carries
+// none).
+func (d *db) Build() map[string]string {
+	return engine.EmbeddedBuild("bbolt", engine.ModuleVersion(modulePath, ""), modulePath)
 }
 
 // Close closes the database file. A second Close fails.

@@ -154,3 +154,14 @@ func TestNoCapDefaults(t *testing.T) {
 		t.Errorf("bbolt has CapDefaults")
 	}
 }
+
+// TestBuild checks that Build records the version Version reports, and leaves it out where the
+// binary carries none (a test binary).
+func TestBuild(t *testing.T) {
+	d := openTest(t, t.TempDir(), nil)
+	version := d.Version()
+	if version == unknownVersion {
+		version = ""
+	}
+	enginetest.CheckBuild(t, d, "bbolt", version, modulePath)
+}

@@ -163,6 +163,7 @@ var (
 	_ engine.Cleaner   = (*db)(nil)
 	_ engine.Statser   = (*db)(nil)
 	_ engine.DataFiler = (*db)(nil)
+	_ engine.Builder   = (*db)(nil)
 )
 
 // available checks that the linked liblmdb is the LMDB version the binding was compiled against
@@ -206,9 +207,27 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 
 // version returns liblmdb's version, e.g. "0.9.24".
 func version() string {
+	v, _ := versions()
+	return v
+}
+
+// versions returns liblmdb's version and its own version string,
+// e.g. "LMDB 0.9.24: (July 24, 2019)".
+func versions() (version, banner string) {
 	var major, minor, patch C.int
-	C.mdb_version(&major, &minor, &patch)
-	return fmt.Sprintf("%d.%d.%d", major, minor, patch)
+	b := C.mdb_version(&major, &minor, &patch)
+	return fmt.Sprintf("%d.%d.%d", major, minor, patch), C.GoString(b)
+}
+
+// Build records liblmdb's version and version string: the binding is enginebench's own, no Go
+// module.
+func (d *db) Build() map[string]string {
+	v, banner := versions()
+	b := engine.EmbeddedBuild("lmdb", v, "")
+	if banner != "" {
+		b[engine.BuildLibraryBanner] = banner
+	}
+	return b
 }
 
 // Close closes the environment once no operation runs. It fails while iterators are open, and

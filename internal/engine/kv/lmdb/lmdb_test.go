@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
@@ -100,5 +101,15 @@ func TestNoLeakOverReopens(t *testing.T) {
 func TestAvailable(t *testing.T) {
 	if err := Driver().Available(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBuild checks that Build records the version the engine reports, and LMDB's version
+// string, which names it.
+func TestBuild(t *testing.T) {
+	d := openTest(t, t.TempDir(), nil)
+	b := enginetest.CheckBuild(t, d, "lmdb", d.Version(), "")
+	if banner := b[engine.BuildLibraryBanner]; !strings.HasPrefix(banner, "LMDB "+d.Version()) {
+		t.Errorf("version string %q does not name LMDB %s", banner, d.Version())
 	}
 }

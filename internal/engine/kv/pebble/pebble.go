@@ -61,6 +61,7 @@ var (
 	_ kv.DB          = (*db)(nil)
 	_ engine.Cleaner = (*db)(nil)
 	_ engine.Statser = (*db)(nil)
+	_ engine.Builder = (*db)(nil)
 )
 
 // open opens (or creates) the database in cfg.DataDir.
@@ -101,6 +102,12 @@ func open(ctx context.Context, cfg engine.Config) (*db, error) {
 	}
 	d.pdb = pdb
 	return d, nil
+}
+
+// Build records pebble and its module's version (Version's, left out where the binary carries
+// none).
+func (d *db) Build() map[string]string {
+	return engine.EmbeddedBuild("pebble", engine.ModuleVersion(modulePath, ""), modulePath)
 }
 
 // Close closes the database; it fails if iterators are still open. A second Close fails too.

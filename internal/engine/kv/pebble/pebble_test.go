@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/pebble"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
 )
@@ -503,4 +504,16 @@ func TestSettled(t *testing.T) {
 			t.Errorf("%s: settled %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// TestBuild checks that Build records the version Version reports, and leaves it out where the
+// binary carries none (a test binary).
+func TestBuild(t *testing.T) {
+	d := openTest(t, t.TempDir(), nil)
+	closeAtEnd(t, d)
+	version := d.Version()
+	if version == unknownVersion {
+		version = ""
+	}
+	enginetest.CheckBuild(t, d, "pebble", version, modulePath)
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -40,6 +41,8 @@ type db struct {
 	trim *malloc.Trimmer
 	// guard keeps Close from freeing the handles under an operation or an iterator.
 	guard kv.Guard
+	// build is Build's answer, asked of the library at open.
+	build map[string]string
 }
 
 // Compile-time checks of the interfaces the engine implements.
@@ -47,6 +50,7 @@ var (
 	_ kv.DB          = (*db)(nil)
 	_ engine.Cleaner = (*db)(nil)
 	_ engine.Statser = (*db)(nil)
+	_ engine.Builder = (*db)(nil)
 )
 
 // compressionOf returns RocksDB's compression called name (a validated setting value).
@@ -120,6 +124,7 @@ func open(ctx context.Context, cfg engine.Config) (engine.Engine, error) {
 	d.wo.SetSync(c.sync)
 	d.ro = grocksdb.NewDefaultReadOptions()
 	d.Base = kv.NewBase("rocksdb", optionsVersion(cfg.DataDir), c.settings())
+	d.build = build()
 	if cfg.MemoryLimit > 0 {
 		d.trim = malloc.StartTrimmer()
 	}
@@ -161,7 +166,7 @@ func (d *db) free() {
 }
 
 // optionsVersion reads the library's version from the newest OPTIONS file RocksDB wrote in dir
-// ("rocksdb_version=7.8.3"): the C API has no version call.
+// ("rocksdb_version=7.8.3"); Build asks the library itself (build.cc).
 func optionsVersion(dir string) string {
 	files, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
 	sort.Strings(files)
@@ -181,6 +186,10 @@ func optionsVersion(dir string) string {
 	}
 	return "unknown"
 }
+
+// Build records the linked librocksdb's version and the compressions it was built with, and
+// grocksdb's module.
+func (d *db) Build() map[string]string { return maps.Clone(d.build) }
 
 // Close closes the database once no operation runs. It fails while iterators are open, and a
 // second time.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
 	"github.com/enginebench/enginebench/internal/engine/kv"
 	"github.com/enginebench/enginebench/internal/engine/kv/kvtest"
@@ -151,4 +152,17 @@ func TestNoLeakOverReopens(t *testing.T) {
 	// leaking them would add hundreds of MiB.
 	kvtest.CheckReopens(t, Driver(), kvtest.Reopens{Settings: map[string]string{"cache_mb": "8", "memtable_mb": "4"},
 		Keys: 2000, ValueBytes: 1000, Warmup: 10, Rounds: 100, LimitMB: 64})
+}
+
+// TestBuild checks that Build records the library's version as the OPTIONS file (Version) has
+// it, and the compressions the engine's settings use.
+func TestBuild(t *testing.T) {
+	d := openTest(t, t.TempDir(), nil)
+	b := enginetest.CheckBuild(t, d, "rocksdb", d.Version(), grocksdbModule)
+	comps := " " + b[engine.BuildCompressions] + " "
+	for _, c := range []string{"kSnappyCompression", "kLZ4Compression", "kZSTD"} {
+		if !strings.Contains(comps, " "+c+" ") {
+			t.Errorf("compressions %q lack %s", comps, c)
+		}
+	}
 }

@@ -288,6 +288,7 @@ var (
 	_ kv.Ranger      = (*db)(nil)
 	_ engine.Cleaner = (*db)(nil)
 	_ engine.Statser = (*db)(nil)
+	_ engine.Builder = (*db)(nil)
 )
 
 // open opens (or creates) the database in cfg.DataDir and its default table, and finds the
@@ -484,9 +485,27 @@ func available() error { return nil }
 
 // version returns libwiredtiger's version, e.g. "3.2.1".
 func version() string {
+	v, _ := versions()
+	return v
+}
+
+// versions returns libwiredtiger's version and its own version string,
+// e.g. "WiredTiger 3.2.1: (August 27, 2019)".
+func versions() (version, banner string) {
 	var major, minor, patch C.int
-	C.wiredtiger_version(&major, &minor, &patch)
-	return fmt.Sprintf("%d.%d.%d", major, minor, patch)
+	b := C.wiredtiger_version(&major, &minor, &patch)
+	return fmt.Sprintf("%d.%d.%d", major, minor, patch), C.GoString(b)
+}
+
+// Build records libwiredtiger's version and version string: the binding is enginebench's own, no Go
+// module.
+func (d *db) Build() map[string]string {
+	v, banner := versions()
+	b := engine.EmbeddedBuild("wiredtiger", v, "")
+	if banner != "" {
+		b[engine.BuildLibraryBanner] = banner
+	}
+	return b
 }
 
 // Close closes the connection (and every session) once no operation runs. It fails while

@@ -293,3 +293,13 @@ func TestRangesTables(t *testing.T) {
 		t.Errorf("no LSM work for the index: %v", st)
 	}
 }
+
+// TestBuild checks that Build records the version the engine reports, and WiredTiger's version
+// string, which names it.
+func TestBuild(t *testing.T) {
+	d := openTest(t, t.TempDir(), nil)
+	b := enginetest.CheckBuild(t, d, "wiredtiger", d.Version(), "")
+	if banner := b[engine.BuildLibraryBanner]; !strings.HasPrefix(banner, "WiredTiger "+d.Version()) {
+		t.Errorf("version string %q does not name WiredTiger %s", banner, d.Version())
+	}
+}
