@@ -307,13 +307,15 @@ func TestServerRetryableErrorValues(t *testing.T) {
 }
 
 // forInstalled returns settings for the installed server of c: on postgres, the published
-// defaults its version knows (postgresForVersion).
+// defaults its version knows (postgresForVersion); on MariaDB, without MySQL's
+// (mysqlForProduct).
 func forInstalled(t *testing.T, c serverCase, settings, overrides map[string]string) map[string]string {
 	t.Helper()
+	versioned := postgresVersioned
 	if c.driver.Name != "postgres" {
-		return settings
+		versioned = mysqlVersioned(c.driver.Name)
 	}
-	out, _, err := postgresVersioned(settings, overrides)
+	out, _, err := versioned(settings, overrides)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +330,7 @@ func TestServerDrivers(t *testing.T) {
 		}
 		seen := map[string]bool{}
 		for _, s := range d.Settings {
-			if s.Doc == "" || s.Default == "" && s.Name != binDir || seen[s.Name] { // bindir "": the installed server
+			if s.Doc == "" || s.Default == "" && s.Name != binDir && s.Name != baseDir || seen[s.Name] { // "": the installed server
 				t.Errorf("%s: setting %s has no doc or default, or is listed twice", d.Name, s.Name)
 			}
 			seen[s.Name] = true
@@ -538,6 +540,12 @@ func testDescribe(t *testing.T, c serverCase, e *serverEngine) {
 	}
 	st := e.Settings()
 	for _, s := range c.driver.Settings {
+		if c.kind == server.MariaDB && mysqlOnly(s.Name) {
+			if v, ok := st[s.Name]; ok {
+				t.Errorf("Settings()[%s] = %q: a MySQL-only default on MariaDB", s.Name, v)
+			}
+			continue
+		}
 		wantV := s.Default
 		if v, ok := c.small[s.Name]; ok {
 			wantV = v
