@@ -117,3 +117,74 @@ func TestBinDirBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestMariaDBBaseDir runs the innodb engine from Debian's MariaDB named as an installation
+// (basedir=/usr: /usr/sbin/mariadbd, /usr/bin/mariadb-install-db): the managed server starts
+// from it, reports its version, and run.json records its binary and product.
+func TestMariaDBBaseDir(t *testing.T) {
+	integration(t, "starts a server")
+	if err := server.CheckBinDir(server.MariaDB, "/usr"); err != nil {
+		t.Skipf("no MariaDB in /usr: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	runOK(t, "run", "--engines", "innodb", "--set", "innodb.basedir=/usr", "--set", "innodb.innodb_buffer_pool_size=128M",
+		"--set", "innodb.innodb_log_file_size=256M", "--rows", "1000", "--steps", "l.i0", "--no-calibrate", "--out", out, "--data-dir", serverDataDir(t))
+	r := loadRun(t, out)
+	if len(r.Configs) != 1 {
+		t.Fatalf("%d configurations, want 1", len(r.Configs))
+	}
+	c := r.Configs[0]
+	if c.Status != result.StatusOK || !strings.HasSuffix(c.Version, "-MariaDB") || c.Settings["basedir"] != "/usr" {
+		t.Errorf("%s %s (%s): version %q, basedir %q; want a MariaDB from /usr", c.Name, c.Status, c.Error, c.Version, c.Settings["basedir"])
+	}
+	if _, ok := c.Settings["innodb_redo_log_capacity"]; ok {
+		t.Errorf("a MySQL-only default on MariaDB: %v", c.Settings)
+	}
+	if b := c.Build; b[server.BuildBinary] != "/usr/sbin/mariadbd" || len(b[server.BuildSHA256]) != 64 || b[server.BuildProduct] != string(server.ProductMariaDB) {
+		t.Errorf("build %v, want /usr/sbin/mariadbd with its sha256, product MariaDB", b)
+	}
+}
+
+// TestBaseDirBadInput: for innodb and myrocks, a basedir without a MySQL-family server, one
+// whose mysqld is another program, a setting that a MySQL 8.0 does not know, and MyRocks on a
+// MySQL are one-line errors with exit status 2 before any work.
+func TestBaseDirBadInput(t *testing.T) {
+	stub := func(version string) string {
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		help, err := filepath.Abs(filepath.Join("..", "..", "internal", "engine", "server", "testdata", "mysqld-8.0-help.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in --version) echo '" + version + "'; exit 0;; --help) cat '" + help + "'; exit 0;; esac; done\nexit 1\n"
+		if err := os.WriteFile(filepath.Join(dir, "bin", "mysqld"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	mysql80 := stub("/opt/mysql/bin/mysqld  Ver 8.0.33 for Linux on x86_64 (MySQL Community Server - GPL)")
+	for _, c := range []struct{ name, engine, dir, set, want string }{
+		{"no server", "innodb", t.TempDir(), "", "holds no MySQL or MariaDB server (mariadbd or mysqld in its sbin/ or bin/)"},
+		{"another program", "innodb", stub("postgres (PostgreSQL) 15.18"), "", `is not a MySQL or MariaDB server (--version: "postgres (PostgreSQL) 15.18")`},
+		{"a setting MySQL 8.0 does not know", "innodb", mysql80, "innodb.query_cache_type=1",
+			"innodb MySQL 8.0.33 (basedir=" + mysql80 + "): mysql: unknown server setting \"query_cache_type\""},
+		{"MyRocks on MySQL", "myrocks", mysql80, "", "MyRocks on MySQL (Facebook's MySQL, built in; Percona Server, the plugin ha_rocksdb) is not run managed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"run", "--scale", "tiny", "--engines", c.engine, "--set", c.engine + ".basedir=" + c.dir, "--out", dir + "/r", "--data-dir", dir + "/d"}
+			if c.set != "" {
+				args = append(args, "--set", c.set)
+			}
+			code, _, stderr := runCLI(t, args...)
+			if code != exitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Fatalf("exit %d, stderr %q: want %d and one line with %q", code, stderr, exitUsage, c.want)
+			}
+			if _, err := os.Stat(dir + "/r"); err == nil {
+				t.Error("a results directory for bad input")
+			}
+		})
+	}
+}

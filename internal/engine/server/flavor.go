@@ -39,8 +39,15 @@ type flavor interface {
 
 // binaries are the installed programs of a kind of server.
 type binaries struct {
-	server string // postgres, mariadbd: absolute, symlinks resolved
-	init   string // initdb, mariadb-install-db
+	server string // postgres, mariadbd, mysqld: absolute, symlinks resolved
+	init   string // initdb, mariadb-install-db; for MySQL, mysqld itself (--initialize-insecure)
+	// base is the installation the binaries came from (Options.BinDir), "" for the installed
+	// ones; the MySQL family gives it to its programs as --basedir.
+	base string
+	// product and version are what the server binary's --version says, where it is read
+	// (the MySQL family from a basedir): MariaDB, MySQL or Percona Server, "8.0.33".
+	product Product
+	version string
 }
 
 func kindOf(kind Kind) (flavor, error) {
@@ -83,12 +90,15 @@ func CheckSettings(kind Kind, binDir string, settings map[string]string) error {
 	if err != nil {
 		return err
 	}
-	bins, err := findBinaries(k, binDir)
+	k, bins, err := resolveFlavor(k, binDir)
 	if err != nil {
 		return err
 	}
 	port, list, err := splitSettings(k, settings)
 	if err != nil {
+		return err
+	}
+	if err := checkTCP(k, port); err != nil {
 		return err
 	}
 	if port > 0 {
@@ -102,6 +112,39 @@ func CheckSettings(kind Kind, binDir string, settings map[string]string) error {
 // binDirFlavor is a flavor whose binaries can come from a directory of the user's choosing.
 type binDirFlavor interface {
 	binariesIn(dir string) (binaries, error)
+	// dirSetting names the engines' setting of that directory in messages (bindir, basedir).
+	dirSetting() string
+}
+
+// productFlavor is a flavor whose kind has several products (MariaDB, MySQL, Percona Server):
+// the binaries found tell which flavor runs them.
+type productFlavor interface {
+	forBinaries(b binaries) flavor
+}
+
+// tcpRefuser is a flavor that listens on its socket only: it says why a port is refused.
+type tcpRefuser interface {
+	refuseTCP() string
+}
+
+// resolveFlavor returns the binaries of k (findBinaries) and the flavor that runs them.
+func resolveFlavor(k flavor, dir string) (flavor, binaries, error) {
+	bins, err := findBinaries(k, dir)
+	if err != nil {
+		return nil, binaries{}, err
+	}
+	if p, ok := k.(productFlavor); ok {
+		k = p.forBinaries(bins)
+	}
+	return k, bins, nil
+}
+
+// checkTCP refuses a TCP port for a flavor that listens on its socket only.
+func checkTCP(k flavor, port int) error {
+	if r, ok := k.(tcpRefuser); ok && port > 0 {
+		return fmt.Errorf("%s: setting port: %s", k.kind(), r.refuseTCP())
+	}
+	return nil
 }
 
 // findBinaries returns k's binaries: the installed ones, or dir's (Options.BinDir).
@@ -114,7 +157,7 @@ func findBinaries(k flavor, dir string) (binaries, error) {
 		return binaries{}, fmt.Errorf("%s: setting bindir: a %s server is taken from its installed binaries only", k.kind(), k.kind())
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return binaries{}, fmt.Errorf("%s: setting bindir: %s is not a directory", k.kind(), dir)
+		return binaries{}, fmt.Errorf("%s: setting %s: %s is not a directory", k.kind(), b.dirSetting(), dir)
 	}
 	return b.binariesIn(dir)
 }

@@ -77,6 +77,8 @@ func (mariaFlavor) reserved(name string) string {
 	case "datadir", "pid-file", "log-error", "user", "defaults-file", "defaults-extra-file",
 		"no-defaults", "defaults-group-suffix":
 		return "the data directory, its option file and server.log are managed"
+	case "basedir":
+		return "the installation is Options.BinDir (the engines' setting basedir)"
 	}
 	return ""
 }
@@ -95,6 +97,58 @@ func (mariaFlavor) binaries() (binaries, error) {
 	return binaries{server: server, init: init}, nil
 }
 
+func (mariaFlavor) dirSetting() string { return "basedir" }
+
+// forBinaries: a MySQL or Percona Server mysqld runs as MySQL (mysql.go).
+func (k mariaFlavor) forBinaries(b binaries) flavor {
+	if b.product == ProductMySQL || b.product == ProductPercona {
+		return mysqlFlavor{}
+	}
+	return k
+}
+
+// binariesIn finds the server of the installation dir (a basedir): mariadbd or mysqld in
+// its sbin/ or bin/ (or libexec/), and tells MariaDB, MySQL and Percona Server apart by what
+// `--version` says. MariaDB's also needs mariadb-install-db (bin/, or scripts/ of a binary
+// tarball); MySQL's initialises itself, from 5.7.6 on.
+func (mariaFlavor) binariesIn(dir string) (binaries, error) {
+	server := firstExecutable(dir, []string{"sbin", "bin", "libexec"}, []string{"mariadbd", "mysqld"})
+	if server == "" {
+		return binaries{}, fmt.Errorf("mariadb: setting basedir: %s holds no MySQL or MariaDB server (mariadbd or mysqld in its sbin/ or bin/)", dir)
+	}
+	out, _ := exec.Command(server, "--no-defaults", "--version").Output()
+	v, err := parseServerVersion(string(out))
+	if err != nil {
+		return binaries{}, fmt.Errorf("mariadb: setting basedir: %s is not a MySQL or MariaDB server (--version: %q)", server, firstLine(strings.TrimSpace(string(out))))
+	}
+	b := binaries{server: resolveExe(server), base: dir, product: v.product, version: v.version}
+	if v.product != ProductMariaDB {
+		if !v.atLeast(5, 7, 6) {
+			return binaries{}, fmt.Errorf("mariadb: setting basedir: %s is %s %s: a managed MySQL needs 5.7.6 or later (mysqld --initialize-insecure)", server, v.product, v.version)
+		}
+		b.init = b.server
+		return b, nil
+	}
+	init := firstExecutable(dir, []string{"bin", "scripts"}, []string{"mariadb-install-db", "mysql_install_db"})
+	if init == "" {
+		return binaries{}, fmt.Errorf("mariadb: setting basedir: %s has MariaDB's server but no mariadb-install-db (in its bin/ or scripts/)", dir)
+	}
+	b.init = resolveExe(init)
+	return b, nil
+}
+
+// firstExecutable returns the first executable dir/sub/name, by sub then name; "" if none.
+func firstExecutable(dir string, subs, names []string) string {
+	for _, sub := range subs {
+		for _, n := range names {
+			if p := filepath.Join(dir, sub, n); isExecutable(p) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
 // findBinary looks for name in dir, then on PATH.
 func findBinary(name, dir string) (string, bool) {
 	if p := filepath.Join(dir, name); isExecutable(p) {
@@ -110,7 +164,7 @@ func findBinary(name, dir string) (string, bool) {
 // the accounts for TCP connections when the server has a password.
 func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, id identity, settings []setting) error {
 	cnf := filepath.Join(s.dataDir, mariaConfigFile)
-	if err := os.WriteFile(cnf, []byte(mariaOptions(s, settings)), 0o640); err != nil {
+	if err := os.WriteFile(cnf, []byte(mariaOptions(s, mariaSection, bins.base, settings)), 0o640); err != nil {
 		return fmt.Errorf("mariadb: write %s: %w", cnf, err)
 	}
 	if err := id.chown(cnf, 0o640); err != nil {
@@ -119,6 +173,10 @@ func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, i
 	// The bootstrap reads the same option file, so that creation-time settings
 	// (innodb_page_size, plugins) apply from the start.
 	args := []string{"--defaults-file=" + cnf, "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"}
+	if bins.base != "" {
+		// Without it, mariadb-install-db runs the mariadbd of its compiled-in basedir.
+		args = append(args, "--basedir="+bins.base)
+	}
 	if s.password != "" {
 		// mariadb-install-db pipes this file into the bootstrap's standard input.
 		extra, err := writeSecretFile(s.sockDir, "accounts.sql", id, mariaAccountsSQL(s.password, s.listen))
@@ -131,10 +189,17 @@ func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, i
 	return installDB(ctx, s, bins, id, args)
 }
 
-// mariaOptions returns the server's option file: its paths, its network, and settings.
-func mariaOptions(s *Server, settings []setting) string {
+// mariaSection is the section of MariaDB's option file that only mariadbd reads.
+const mariaSection = "mariadbd"
+
+// mariaOptions returns the server's option file, in section: its installation (base, when
+// given), its paths, its network, and settings.
+func mariaOptions(s *Server, section, base string, settings []setting) string {
 	var b strings.Builder
-	b.WriteString("# enginebench managed server; read with --defaults-file only (no other option file)\n[mariadbd]\n")
+	fmt.Fprintf(&b, "# enginebench managed server; read with --defaults-file only (no other option file)\n[%s]\n", section)
+	if base != "" {
+		fmt.Fprintf(&b, "basedir=%s\n", mariaQuote(base))
+	}
 	fmt.Fprintf(&b, "datadir=%s\n", mariaQuote(s.dataDir))
 	fmt.Fprintf(&b, "pid-file=%s\n", mariaQuote(filepath.Join(s.dataDir, "mariadbd.pid")))
 	// A kept data directory outlives the socket directory (Stop removes it): the file says how
@@ -299,11 +364,20 @@ func (mariaFlavor) ready(ctx context.Context, s *Server) (string, bool, error) {
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		return "", true, fmt.Errorf("mariadb: version: %w", err)
 	}
-	// "10.11.19-MariaDB-0+deb12u1" -> "10.11.19-MariaDB"
-	if i := strings.Index(version, "-MariaDB"); i >= 0 {
-		version = version[:i+len("-MariaDB")]
+	return mariaVersion(version), true, nil
+}
+
+// mariaVersion is the version a MySQL-family server's VERSION() reports, without the
+// distribution's part and the suffixes of MySQL's options: "10.11.19-MariaDB-0+deb12u1" ->
+// "10.11.19-MariaDB", "5.7.44-log" -> "5.7.44"; Percona Server's release stays ("8.0.33-25").
+func mariaVersion(v string) string {
+	if i := strings.Index(v, "-MariaDB"); i >= 0 {
+		return v[:i+len("-MariaDB")]
 	}
-	return version, true, nil
+	for _, suffix := range []string{"-log", "-debug", "-valgrind"} {
+		v = strings.TrimSuffix(v, suffix)
+	}
+	return v
 }
 
 // mariaOpen returns a handle on database db through the socket at path as root.
@@ -327,13 +401,19 @@ func mariaOpen(path, password, db string) (*sql.DB, error) {
 // checkSettings checks the settings before the server starts: mariadbd must know each one's
 // name (with the plugins the settings load) and accept its value.
 func (k mariaFlavor) checkSettings(bins binaries, settings []setting) error {
+	return checkFamilySettings(MariaDB, bins, settings)
+}
+
+// checkFamilySettings is checkSettings of the MySQL family; label (mariadb, mysql) starts
+// its messages.
+func checkFamilySettings(label Kind, bins binaries, settings []setting) error {
 	if len(settings) == 0 {
 		return nil
 	}
 	// Plugins add options: list the options with the plugins the settings load.
 	var pluginArgs []string
 	for _, st := range settings {
-		switch k.normalize(st.name) {
+		switch (mariaFlavor{}).normalize(st.name) {
 		case "plugin-load", "plugin-load-add", "plugin-dir", "plugin-maturity":
 			pluginArgs = append(pluginArgs, mariaArg(st))
 		}
@@ -344,24 +424,30 @@ func (k mariaFlavor) checkSettings(bins binaries, settings []setting) error {
 	}
 	known := mariaOptionNames(help)
 	if len(known) == 0 {
-		return fmt.Errorf("mariadb: %s --verbose --help listed no options:%s", bins.server, indentLines(relevantLines(MariaDB, splitLines(stderr))))
+		return fmt.Errorf("%s: %s --verbose --help listed no options:%s", label, bins.server, indentLines(relevantLines(MariaDB, splitLines(stderr))))
 	}
+	if unknown := unknownOptions(known, settings); len(unknown) > 0 {
+		return unknownSettings(label, unknown)
+	}
+	return checkMariaValues(label, bins, settings)
+}
+
+// unknownOptions returns the names of settings that are not among the known options of a
+// server's help (mariaOptionNames).
+func unknownOptions(known map[string]bool, settings []setting) []string {
 	var unknown []string
 	for _, st := range settings {
-		if !mariaKnown(known, k.normalize(st.name)) {
+		if !mariaKnown(known, mariaFlavor{}.normalize(st.name)) {
 			unknown = append(unknown, st.name)
 		}
 	}
-	if len(unknown) > 0 {
-		return unknownSettings(MariaDB, unknown)
-	}
-	return checkMariaValues(bins, settings)
+	return unknown
 }
 
 // checkMariaValues has mariadbd parse the settings' values: it parses every option before
 // printing its help, and a bad value is an [ERROR] line (or a non-zero exit status), a bad
 // boolean a warning.
-func checkMariaValues(bins binaries, settings []setting) error {
+func checkMariaValues(label Kind, bins binaries, settings []setting) error {
 	args := make([]string, 0, len(settings))
 	for _, st := range settings {
 		args = append(args, mariaArg(st))
@@ -380,7 +466,7 @@ func checkMariaValues(bins binaries, settings []setting) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("mariadb: server settings rejected by mariadbd:%s", indentLines(bad))
+		return fmt.Errorf("%s: server settings rejected by %s:%s", label, filepath.Base(bins.server), indentLines(bad))
 	}
 	return nil
 }
@@ -399,7 +485,12 @@ func mariaArg(st setting) string {
 func mariaHelp(bins binaries, extra []string) (string, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	args := append([]string{"--no-defaults", "--verbose", "--help"}, extra...)
+	args := []string{"--no-defaults", "--verbose", "--help"}
+	if bins.base != "" {
+		// Its messages file (lc-messages-dir) and plugins are found from the basedir.
+		args = append(args, "--basedir="+bins.base)
+	}
+	args = append(args, extra...)
 	cmd := exec.CommandContext(ctx, bins.server, args...)
 	cmd.Env = serverEnv()
 	var stdout, stderr bytes.Buffer

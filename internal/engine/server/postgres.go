@@ -107,6 +107,8 @@ func BinaryVersion(kind Kind, binDir string) (string, error) {
 	return f[0], nil
 }
 
+func (pgFlavor) dirSetting() string { return "bindir" }
+
 // binariesIn finds postgres and initdb in dir, and checks that postgres is PostgreSQL's server.
 func (pgFlavor) binariesIn(dir string) (binaries, error) {
 	pg, initdb := filepath.Join(dir, "postgres"), filepath.Join(dir, "initdb")

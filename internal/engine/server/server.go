@@ -98,9 +98,11 @@ type Options struct {
 	// as on 127.0.0.1, and lets in, with Password only, clients whose address is in the
 	// network. Without a port it is an error. Empty: 127.0.0.1 only.
 	Listen []netip.Prefix
-	// BinDir, when set, is the directory of the server's binaries (an installation's bin/:
-	// /opt/postgresql-17/bin), which must hold the kind's server; "": the installed server
-	// (Available). PostgreSQL only.
+	// BinDir, when set, names the installation the server comes from; "": the installed
+	// server (Available). PostgreSQL: the directory of its binaries (an installation's bin/:
+	// /opt/postgresql-17/bin). MariaDB: the installation's basedir (/usr, /opt/mysql-8.0),
+	// whose bin/ or sbin/ holds mariadbd or mysqld; a MySQL or Percona Server mysqld there is
+	// initialised and run as MySQL (mysql.go). FerretDB and mongod: not taken.
 	BinDir string
 }
 
@@ -336,12 +338,15 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 		return nil, fmt.Errorf("%s: %w", kind, errAborted)
 	default:
 	}
-	bins, err := findBinaries(k, o.BinDir)
+	k, bins, err := resolveFlavor(k, o.BinDir)
 	if err != nil {
 		return nil, err
 	}
 	port, settings, err := splitSettings(k, o.Settings)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkTCP(k, port); err != nil {
 		return nil, err
 	}
 	dataDir, id, err := ownDataDir(kind, k, o.DataDir)
@@ -377,6 +382,9 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 	}
 	s.started = true
 	s.build = buildOf(ctx, k, bins)
+	if bins.product != "" {
+		s.build[BuildProduct] = string(bins.product)
+	}
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, "%s server %s started: pid %d, socket %s, data %s\n", kind, s.version, s.pid, s.sockPath, dataDir)
 		if s.malloc != "" {

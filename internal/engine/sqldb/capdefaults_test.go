@@ -135,7 +135,7 @@ func TestServerStartsUnderCapDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("open with CapDefaults %v: %v", cd, err)
 			}
-			want := engine.MergeSettings(c.driver.Settings, cd)
+			want := forInstalled(t, c, engine.MergeSettings(c.driver.Settings, cd), cd)
 			if got := e.Settings(); !maps.Equal(got, want) {
 				t.Errorf("Settings() = %v, want %v", got, want)
 			}

@@ -50,7 +50,9 @@ func InnoDBDriver() engine.Driver {
 		description: "MariaDB InnoDB (clustered B-tree, MVCC with purge) through github.com/go-sql-driver/mysql; " +
 			"a managed server, or an existing one with --dsn",
 		kind:        server.MariaDB,
+		install:     baseDir,
 		settings:    innodbSettings(),
+		versioned:   mysqlVersioned("innodb"),
 		available:   func() error { return server.Available(server.MariaDB) },
 		checkClient: checkMySQLClient("innodb"),
 		checkDSN:    func(dsn string) error { _, err := parseMySQLDSN("innodb", dsn); return err },
@@ -70,7 +72,9 @@ func MyRocksDriver() engine.Driver {
 		description: "MariaDB MyRocks (RocksDB LSM) through github.com/go-sql-driver/mysql; " +
 			"a managed server, or an existing one with --dsn",
 		kind:        server.MariaDB,
+		install:     baseDir,
 		settings:    myrocksSettings(),
+		versioned:   mysqlVersioned("myrocks"),
 		checkClient: checkMySQLClient("myrocks"),
 		checkDSN:    func(dsn string) error { _, err := parseMySQLDSN("myrocks", dsn); return err },
 		capDefaults: myrocksCapDefaults,
@@ -275,7 +279,11 @@ func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) 
 	e := &mysqlDB{serverCore: serverCore{name: name, dialect: mysqlDialect{storage: tableEngine}}, rocks: rocks}
 	var mc *mysql.Config
 	if cfg.DSN == "" {
-		srv, err := startManaged(ctx, name, server.MariaDB, cfg, defs, settings)
+		settings, _, err := mysqlVersioned(name)(settings, cfg.Settings)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		srv, err := startManaged(ctx, name, server.MariaDB, baseDir, cfg, defs, settings)
 		if err != nil {
 			return nil, err
 		}

@@ -39,6 +39,7 @@ func PostgresDriver() engine.Driver {
 		description: "PostgreSQL (heap + B-tree indexes, MVCC with vacuum) through github.com/jackc/pgx; " +
 			"a managed server (the installed one, or any installation's with bindir, its build recorded), or an existing one with --dsn",
 		kind:        server.Postgres,
+		install:     binDir,
 		settings:    defs,
 		available:   func() error { return server.Available(server.Postgres) },
 		checkDSN:    func(dsn string) error { _, err := parsePostgresDSN(dsn); return err },
@@ -235,7 +236,7 @@ func openPostgres(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	srv, err := startManaged(ctx, "postgres", server.Postgres, cfg, defs, settings)
+	srv, err := startManaged(ctx, "postgres", server.Postgres, binDir, cfg, defs, settings)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,11 @@ package sqldb
 import (
 	"fmt"
 	"maps"
+	"strconv"
+	"strings"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/server"
 )
 
 // The defaults of the managed servers are the configurations of the published Insert Benchmark
@@ -22,6 +25,12 @@ const (
 	srcMyRocks = "my.cnf.cza1_c8r32"     // myrocks8032/: FB MySQL 8.0.32, MyRocks
 	srcPG      = "conf.diff.cx10a_c8r32" // pg15/: PostgreSQL 15
 	srcIIBench = "iibench.py --engine (engine= of its CREATE TABLE)"
+	// MySQL's files of the same configuration (cz11a), for a managed MySQL from a basedir.
+	srcMy57    = "my5744/my.cnf.cz11a_c8r32"                        // MySQL 5.7.44
+	srcMy8028  = "my8028/my.cnf.cz11a_c8r32"                        // MySQL 8.0.28
+	srcMy8032  = "my8032/, my8036/, my8037/ my.cnf.cz11a_c8r32"     // MySQL 8.0.32 to 8.0.37 (the same file)
+	srcMyAll   = "my5744/, my8028/, my8032/ my.cnf.cz11a_c8r32"     // every MySQL file
+	notOnMySQL = "; left out on MySQL (" + srcMyAll + " have none)" // a MariaDB-only default
 	srcScaled  = " (size scaled to this machine)"
 )
 
@@ -58,13 +67,14 @@ func mysqlCommon(src string, maxBinlog string) []engine.Setting {
 func innodbSettings() []engine.Setting {
 	s := []engine.Setting{
 		portSetting(),
+		baseDirSetting(),
 		{Name: tableEngineSetting, Default: "InnoDB", Client: true, Source: srcIIBench,
 			Doc: "storage engine of the benchmark tables (CREATE TABLE ... ENGINE=); also with --dsn, e.g. TokuDB"},
 	}
 	s = append(s, mysqlCommon(srcInnoDB, "256M")...)
-	return append(s, []engine.Setting{
-		{Name: "query_cache_type", Default: "0", Source: srcInnoDB, Doc: "no query cache"},
-		{Name: "query_cache_size", Default: "0", Source: srcInnoDB, Doc: "no query cache memory"},
+	s = append(s, []engine.Setting{
+		{Name: "query_cache_type", Default: "0", Source: srcInnoDB + notOnMySQL, Doc: "no query cache"},
+		{Name: "query_cache_size", Default: "0", Source: srcInnoDB + notOnMySQL, Doc: "no query cache memory"},
 		{Name: "slow_query_log", Default: "1", Source: srcInnoDB, Doc: "slow query log on (data directory/<host>-slow.log)"},
 		{Name: "innodb_file_per_table", Default: "1", Source: srcInnoDB, Doc: "a tablespace file per table"},
 		{Name: "innodb_data_file_path", Default: "ibdata1:12M:autoextend", Source: srcInnoDB + ": ibdata1:512M:autoextend" + srcScaled,
@@ -83,8 +93,9 @@ func innodbSettings() []engine.Setting {
 			Doc: "a commit writes the redo log; it is synced once a second"},
 		{Name: "innodb_buffer_pool_size", Default: "8G", Source: srcInnoDB + ": 23G" + srcScaled,
 			Doc: "buffer pool; the cached scale (about 2 GB per table with its indexes) fits in it"},
-		{Name: "innodb_log_file_size", Default: "2G", Source: srcInnoDB + ": 30G" + srcScaled,
-			Doc: "redo log size (one file, preallocated): checkpoints are driven by it"},
+		{Name: "innodb_log_file_size", Default: "2G", Source: srcInnoDB + ": 30G" + srcScaled +
+			"; MySQL before 8.0.30: 128M (" + srcMy57 + ", " + srcMy8028 + ": 2G, of 15 files" + srcScaled + "); none from 8.0.30 (innodb_redo_log_capacity)",
+			Doc: "redo log size (one file, preallocated; MySQL: each of innodb_log_files_in_group): checkpoints are driven by it"},
 		{Name: "innodb_max_dirty_pages_pct_lwm", Default: "80", Source: srcInnoDB, Doc: "dirty page percentage from which pre-flushing starts"},
 		{Name: "innodb_max_dirty_pages_pct", Default: "90", Source: srcInnoDB, Doc: "dirty pages allowed in the buffer pool, in percent"},
 		{Name: "innodb_io_capacity", Default: "10000", Source: srcInnoDB, Doc: "background flush rate in pages per second (an SSD)"},
@@ -92,15 +103,166 @@ func innodbSettings() []engine.Setting {
 		{Name: "innodb_adaptive_hash_index", Default: "OFF", Source: srcInnoDB, Doc: "no adaptive hash index"},
 		{Name: "innodb_read_io_threads", Default: "4", Source: srcInnoDB, Doc: "background read threads"},
 		{Name: "innodb_write_io_threads", Default: "4", Source: srcInnoDB, Doc: "background write threads"},
-		{Name: "innodb_undo_tablespaces", Default: "32", Source: srcInnoDB,
+		{Name: "innodb_undo_tablespaces", Default: "32", Source: srcInnoDB + notOnMySQL,
 			Doc: "undo logs in 32 undo tablespaces (undo001..undo032), set when the server is initialised"},
-		{Name: "innodb_change_buffering", Default: "none", Source: srcInnoDB, Doc: "no change buffering of secondary index changes"},
-		{Name: "innodb_checksum_algorithm", Default: "crc32", Source: srcInnoDB, Doc: "page checksums"},
-		{Name: "innodb_lru_scan_depth", Default: "5000", Source: srcInnoDB, Doc: "pages the page cleaner scans per buffer pool instance for free pages"},
+		{Name: "innodb_change_buffering", Default: "none", Source: srcInnoDB + notOnMySQL, Doc: "no change buffering of secondary index changes"},
+		{Name: "innodb_checksum_algorithm", Default: "crc32", Source: srcInnoDB + notOnMySQL, Doc: "page checksums"},
+		{Name: "innodb_lru_scan_depth", Default: "5000", Source: srcInnoDB + notOnMySQL, Doc: "pages the page cleaner scans per buffer pool instance for free pages"},
 		{Name: "innodb_max_purge_lag", Default: "500000", Source: srcInnoDB,
 			Doc: "history list length above which DML is delayed so that purge keeps up"},
 		{Name: "innodb_max_purge_lag_delay", Default: "1000000", Source: srcInnoDB, Doc: "the longest such delay, in microseconds"},
 	}...)
+	return append(s, mysqlOnlySettings()...)
+}
+
+// mysqlOnlySettings are the defaults of the innodb engine that MySQL's files of the published
+// configuration (cz11a) have and MariaDB's has not: set on a managed MySQL of the versions
+// whose file has them (mysqlVersions), left out on MariaDB.
+func mysqlOnlySettings() []engine.Setting {
+	return []engine.Setting{
+		{Name: "default_authentication_plugin", Default: "mysql_native_password", Source: srcMyAll + "; MySQL 5.7 to 8.3 (8.4 has no such option)",
+			Doc: "MySQL only: the authentication of new accounts (MariaDB's is already mysql_native_password)"},
+		{Name: "innodb_buffer_pool_instances", Default: "4", Source: srcMyAll + "; MySQL only", Doc: "MySQL only: buffer pool instances"},
+		{Name: "innodb_page_cleaners", Default: "4", Source: srcMyAll + "; MySQL only", Doc: "MySQL only: page cleaner threads"},
+		{Name: "innodb_log_files_in_group", Default: "15", Source: srcMy57 + ", " + srcMy8028 + "; MySQL 5.7 to 8.0.29 (innodb_redo_log_capacity from 8.0.30)",
+			Doc: "MySQL before 8.0.30: redo log files, each of innodb_log_file_size"},
+		{Name: "innodb_redo_log_capacity", Default: "2G", Source: srcMy8032 + ": 30G" + srcScaled + "; MySQL 8.0.30 and later",
+			Doc: "MySQL from 8.0.30: redo log size, in place of innodb_log_file_size and innodb_log_files_in_group"},
+		{Name: "innodb_dedicated_server", Default: "ON", Source: srcMy8028 + ", " + srcMy8032 + "; MySQL 8.0 and later",
+			Doc: "MySQL from 8.0: sizes what is not set from the host's memory (the buffer pool and redo log are set)"},
+		{Name: "innodb_idle_flush_pct", Default: "1", Source: srcMy8028 + ", " + srcMy8032 + "; MySQL 8.0.18 and later",
+			Doc: "MySQL from 8.0.18: share of innodb_io_capacity flushed when the server is idle"},
+		{Name: "loose_innodb_log_writer_threads", Default: "OFF", Source: srcMy8028 + ", " + srcMy8032 + "; MySQL 8.0.22 and later",
+			Doc: "MySQL from 8.0.22: no dedicated redo log writer threads (loose: ignored where unknown)"},
+	}
+}
+
+// mysqlVersion is a MySQL version as a number: 8.0.30 is 80030.
+type mysqlVersion int
+
+// parseMySQLVersion reads "8.0.33", "8.0.33-25" or "5.7.44" as a mysqlVersion.
+func parseMySQLVersion(v string) (mysqlVersion, error) {
+	num, _, _ := strings.Cut(v, "-")
+	parts := strings.Split(num, ".")
+	if len(parts) != 3 {
+		return 0, fmt.Errorf("%q is not a MySQL version", v)
+	}
+	n := 0
+	for _, p := range parts {
+		d, err := strconv.Atoi(p)
+		if err != nil || d < 0 || d > 99 {
+			return 0, fmt.Errorf("%q is not a MySQL version", v)
+		}
+		n = n*100 + d
+	}
+	return mysqlVersion(n), nil
+}
+
+// mysqlVersions returns the MySQL versions [from, before) that have the published default
+// name (before 0: no end), and whether it is a default for MySQL at all: the MariaDB-only
+// defaults are not; innodb_log_file_size is, before 8.0.30 (with another value, mysqlValue).
+func mysqlVersions(name string) (from, before mysqlVersion, ok bool) {
+	switch name {
+	case "query_cache_type", "query_cache_size", "innodb_undo_tablespaces", "innodb_change_buffering",
+		"innodb_checksum_algorithm", "innodb_lru_scan_depth":
+		return 0, 0, false
+	case "default_authentication_plugin":
+		return 0, 80400, true
+	case "ssl":
+		return 0, 80400, true // MySQL 8.4 has no --ssl
+	case "innodb_log_file_size", "innodb_log_files_in_group":
+		return 0, 80030, true
+	case "innodb_redo_log_capacity":
+		return 80030, 0, true
+	case "innodb_dedicated_server":
+		return 80000, 0, true
+	case "innodb_idle_flush_pct":
+		return 80018, 0, true
+	case "loose_innodb_log_writer_threads":
+		return 80022, 0, true
+	}
+	return 0, 0, true
+}
+
+// mysqlValue returns the MySQL default of a published setting whose value there differs
+// from MariaDB's, or "".
+func mysqlValue(name string) string {
+	if name == "innodb_log_file_size" {
+		return "128M" // 15 files of 2G published, scaled as MariaDB's 30G to 2G
+	}
+	return ""
+}
+
+// mysqlOnly reports whether name is a default of the innodb engine for MySQL only.
+func mysqlOnly(name string) bool {
+	for _, s := range mysqlOnlySettings() {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// mysqlForProduct returns settings (the defaults of engine name merged with overrides) for
+// a server of product at version: on MariaDB without the MySQL-only defaults; on MySQL and
+// Percona Server without the MariaDB-only ones and the ones version does not know, with
+// MySQL's values where they differ. An override always stays (the server's check then
+// refuses a name it does not know).
+func mysqlForProduct(product server.Product, version mysqlVersion, settings, overrides map[string]string) map[string]string {
+	out := maps.Clone(settings)
+	for name := range settings {
+		if _, given := overrides[name]; given {
+			continue
+		}
+		if product == server.ProductMariaDB {
+			if mysqlOnly(name) {
+				delete(out, name)
+			}
+			continue
+		}
+		from, before, ok := mysqlVersions(name)
+		switch {
+		case !ok || version < from || before > 0 && version >= before:
+			delete(out, name)
+		case mysqlValue(name) != "":
+			out[name] = mysqlValue(name)
+		}
+	}
+	return out
+}
+
+// mysqlVersioned is the versioned of the innodb and myrocks drivers: the settings for the
+// product and version of the server of the setting basedir (mysqlForProduct), and that
+// product and version when a basedir is given. MyRocks is run on MariaDB only: Facebook's
+// MySQL and Percona Server's MyRocks are refused.
+func mysqlVersioned(name string) func(settings, overrides map[string]string) (map[string]string, string, error) {
+	return func(settings, overrides map[string]string) (map[string]string, string, error) {
+		dir := settings[baseDir]
+		if dir == "" {
+			return mysqlForProduct(server.ProductMariaDB, 0, settings, overrides), "", nil
+		}
+		product, v, err := server.MySQLBinary(dir)
+		if err != nil {
+			return nil, "", err
+		}
+		label := v
+		if product != server.ProductMariaDB {
+			label = string(product) + " " + v
+		}
+		if product == server.ProductMariaDB {
+			return mysqlForProduct(product, 0, settings, overrides), label, nil
+		}
+		if name == "myrocks" {
+			return nil, "", fmt.Errorf("%s %s: MyRocks on MySQL (Facebook's MySQL, built in; Percona Server, the plugin ha_rocksdb) is not run managed: "+
+				"the published MyRocks settings are carried over to MariaDB only and could not be checked on a MySQL here; "+
+				"use a MariaDB basedir, or such a server with --dsn", product, v)
+		}
+		version, err := parseMySQLVersion(v)
+		if err != nil {
+			return nil, "", err
+		}
+		return mysqlForProduct(product, version, settings, overrides), label, nil
+	}
 }
 
 // myrocksSettings are the defaults of the myrocks engine: its table engine, the plugin, and the
@@ -109,6 +271,7 @@ func innodbSettings() []engine.Setting {
 func myrocksSettings() []engine.Setting {
 	s := []engine.Setting{
 		portSetting(),
+		baseDirSetting(),
 		{Name: tableEngineSetting, Default: "ROCKSDB", Client: true, Source: srcIIBench,
 			Doc: "storage engine of the benchmark tables (CREATE TABLE ... ENGINE=)"},
 		{Name: "plugin_load_add", Default: "ha_rocksdb", Source: srcMyRocks + ": rocksdb (FB MySQL has MyRocks built in)",

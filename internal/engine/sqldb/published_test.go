@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/engine/server"
 )
 
 // Every default has its source, and the sizes scaled to this machine say so.
@@ -78,7 +79,7 @@ func checkInForce(t *testing.T, c serverCase, db *sql.DB, want map[string]string
 	t.Helper()
 	n := 0
 	for _, s := range c.driver.Settings {
-		if _, in := want[s.Name]; s.Client || notVariables[s.Name] || !in && pgFirstMajor(s.Name) > 0 { // a version's published settings only
+		if _, in := want[s.Name]; s.Client || notVariables[s.Name] || !in && (pgFirstMajor(s.Name) > 0 || mysqlOnly(s.Name)) { // a version's or product's published settings only
 			continue
 		}
 		checkVariable(t, c, db, s.Name, want[s.Name])
@@ -235,5 +236,61 @@ func TestNormalForms(t *testing.T) {
 		if tt.a == tt.b {
 			t.Errorf("differ %d: both %q", i, tt.a)
 		}
+	}
+}
+
+// TestMySQLForProduct: on a managed MySQL the published defaults are MySQL's file of its
+// version (cz11a of my5744/, my8028/, my8032/): no query cache and none of MariaDB's own
+// settings; 15 redo log files before 8.0.30, innodb_redo_log_capacity from it; on MariaDB
+// none of MySQL's. An override stays.
+func TestMySQLForProduct(t *testing.T) {
+	defs := engine.MergeSettings(innodbSettings(), nil)
+	for _, c := range []struct {
+		product   server.Product
+		version   string
+		overrides map[string]string
+		want      map[string]string
+		without   []string
+	}{
+		{server.ProductMariaDB, "", nil, map[string]string{"innodb_log_file_size": "2G", "query_cache_type": "0", "innodb_undo_tablespaces": "32"},
+			[]string{"innodb_redo_log_capacity", "innodb_log_files_in_group", "innodb_dedicated_server", "default_authentication_plugin", "innodb_page_cleaners"}},
+		{server.ProductMySQL, "5.7.44", nil,
+			map[string]string{"innodb_log_file_size": "128M", "innodb_log_files_in_group": "15", "innodb_page_cleaners": "4", "ssl": "0",
+				"default_authentication_plugin": "mysql_native_password", "innodb_buffer_pool_size": "8G"},
+			[]string{"innodb_redo_log_capacity", "innodb_dedicated_server", "innodb_idle_flush_pct", "loose_innodb_log_writer_threads",
+				"query_cache_type", "query_cache_size", "innodb_undo_tablespaces", "innodb_change_buffering", "innodb_lru_scan_depth"}},
+		{server.ProductMySQL, "8.0.28", nil,
+			map[string]string{"innodb_log_file_size": "128M", "innodb_dedicated_server": "ON", "innodb_idle_flush_pct": "1", "loose_innodb_log_writer_threads": "OFF"},
+			[]string{"innodb_redo_log_capacity", "query_cache_type"}},
+		{server.ProductPercona, "8.0.33-25", nil,
+			map[string]string{"innodb_redo_log_capacity": "2G", "innodb_buffer_pool_instances": "4", "default_authentication_plugin": "mysql_native_password"},
+			[]string{"innodb_log_file_size", "innodb_log_files_in_group", "query_cache_type", "innodb_checksum_algorithm"}},
+		{server.ProductMySQL, "8.4.0", map[string]string{"query_cache_type": "1"}, map[string]string{"innodb_redo_log_capacity": "2G", "query_cache_type": "1"},
+			[]string{"default_authentication_plugin", "ssl"}},
+	} {
+		var v mysqlVersion
+		if c.version != "" {
+			var err error
+			if v, err = parseMySQLVersion(c.version); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := mysqlForProduct(c.product, v, engine.MergeSettings(innodbSettings(), c.overrides), c.overrides)
+		for name, want := range c.want {
+			if got[name] != want {
+				t.Errorf("%s %s: %s = %q, want %q", c.product, c.version, name, got[name], want)
+			}
+		}
+		for _, name := range c.without {
+			if v, ok := got[name]; ok {
+				t.Errorf("%s %s: %s = %q, want it left out", c.product, c.version, name, v)
+			}
+		}
+		if len(got) >= len(defs) {
+			t.Errorf("%s %s: %d settings of %d: none left out", c.product, c.version, len(got), len(defs))
+		}
+	}
+	if v, err := parseMySQLVersion("8.0.30"); err != nil || v != 80030 {
+		t.Errorf("8.0.30 = %d (%v)", v, err)
 	}
 }

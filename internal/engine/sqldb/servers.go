@@ -45,8 +45,11 @@ type serverCore struct {
 type serverDriverSpec struct {
 	name, description string
 	kind              server.Kind
-	settings          []engine.Setting
-	available         func() error
+	// install names the Client setting of the installation a managed server comes from
+	// (bindir, basedir: server.Options.BinDir).
+	install   string
+	settings  []engine.Setting
+	available func() error
 	// checkClient, when set, validates the values of the engine's Client settings in overrides.
 	checkClient func(overrides map[string]string) error
 	// checkDSN validates the syntax of an existing server's DSN (engine.Driver.CheckDSN).
@@ -54,14 +57,25 @@ type serverDriverSpec struct {
 	// capDefaults is engine.Driver.CapDefaults.
 	capDefaults func(capBytes int64) map[string]string
 	// versioned, when set, returns the settings (defaults merged with overrides) for the
-	// version of the server binary they name (setting bindir, or the installed one), and that
-	// version.
+	// version of the server binary they name (setting install, or the installed one), and that
+	// version as messages name it ("": not named).
 	versioned func(settings, overrides map[string]string) (map[string]string, string, error)
 	open      func(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 }
 
-// binDir names the setting of the directory a managed server's binaries come from.
+// binDir names the setting of the directory a managed PostgreSQL's binaries come from.
 const binDir = "bindir"
+
+// baseDir names the setting of the installation a managed MySQL-family server comes from:
+// MySQL's basedir, which mysqld and mariadb-install-db take themselves (bin/ or sbin/ with
+// the server, share/ and lib/plugin/), where PostgreSQL's programs need only their bin/.
+const baseDir = "basedir"
+
+// baseDirSetting is the setting of a managed MySQL-family server's installation.
+func baseDirSetting() engine.Setting {
+	return engine.Setting{Name: baseDir, Default: "", Client: true, Source: "enginebench's: no reference has it (docs/servers.md, Versions and builds)",
+		Doc: "the basedir of a MariaDB, MySQL (5.7.6 or later) or Percona Server installation (its bin/ or sbin/ holds mariadbd or mysqld; /usr, /opt/mysql-8.0); \"\": the installed MariaDB"}
+}
 
 // binDirSetting is the setting of the directory of a managed server's binaries: an
 // installation of product (holding what), for versions and builds side by side
@@ -97,13 +111,13 @@ func newServerDriver(s serverDriverSpec) engine.Driver {
 				}
 			}
 			merged := engine.MergeSettings(s.settings, overrides)
-			dir := merged[binDir]
+			dir := merged[s.install]
 			if len(serverOnly(s.settings, overrides)) == 0 && dir == "" {
 				return nil
 			}
 			what := s.name
 			if dir != "" {
-				what = fmt.Sprintf("%s (%s=%s)", s.name, binDir, dir)
+				what = fmt.Sprintf("%s (%s=%s)", s.name, s.install, dir)
 			}
 			if s.versioned != nil {
 				var version string
@@ -111,7 +125,9 @@ func newServerDriver(s serverDriverSpec) engine.Driver {
 				if merged, version, err = s.versioned(merged, overrides); err != nil {
 					return fmt.Errorf("%s: %w", what, err)
 				}
-				what = fmt.Sprintf("%s %s%s", s.name, version, strings.TrimPrefix(what, s.name))
+				if version != "" {
+					what = fmt.Sprintf("%s %s%s", s.name, version, strings.TrimPrefix(what, s.name))
+				}
 			}
 			if err := server.CheckSettings(s.kind, dir, serverOnly(s.settings, merged)); err != nil {
 				return fmt.Errorf("%s: %w", what, err)
@@ -138,13 +154,14 @@ func serverOnly(defs []engine.Setting, m map[string]string) map[string]string {
 }
 
 // startManaged starts the managed server of cfg with the server variables of settings (defaults
-// merged with overrides; defs tells which are Client settings).
-func startManaged(ctx context.Context, name string, kind server.Kind, cfg engine.Config, defs []engine.Setting, settings map[string]string) (*server.Server, error) {
+// merged with overrides; defs tells which are Client settings), from the installation the
+// setting install names.
+func startManaged(ctx context.Context, name string, kind server.Kind, install string, cfg engine.Config, defs []engine.Setting, settings map[string]string) (*server.Server, error) {
 	if cfg.DataDir == "" {
 		return nil, fmt.Errorf("%s: open: no data directory", name)
 	}
 	srv, err := server.Start(ctx, kind, server.Options{DataDir: cfg.DataDir, Settings: serverOnly(defs, settings),
-		Log: cfg.Log, Keep: cfg.Keep, Abort: cfg.Abort, Cgroup: cfg.Cgroup, BinDir: settings[binDir]})
+		Log: cfg.Log, Keep: cfg.Keep, Abort: cfg.Abort, Cgroup: cfg.Cgroup, BinDir: settings[install]})
 	if err != nil {
 		return nil, fmt.Errorf("%s: start the managed server: %w", name, err)
 	}

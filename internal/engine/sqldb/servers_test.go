@@ -307,13 +307,15 @@ func TestServerRetryableErrorValues(t *testing.T) {
 }
 
 // forInstalled returns settings for the installed server of c: on postgres, the published
-// defaults its version knows (postgresForVersion).
+// defaults its version knows (postgresForVersion); on MariaDB, without MySQL's
+// (mysqlForProduct).
 func forInstalled(t *testing.T, c serverCase, settings, overrides map[string]string) map[string]string {
 	t.Helper()
+	versioned := postgresVersioned
 	if c.driver.Name != "postgres" {
-		return settings
+		versioned = mysqlVersioned(c.driver.Name)
 	}
-	out, _, err := postgresVersioned(settings, overrides)
+	out, _, err := versioned(settings, overrides)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +330,7 @@ func TestServerDrivers(t *testing.T) {
 		}
 		seen := map[string]bool{}
 		for _, s := range d.Settings {
-			if s.Doc == "" || s.Default == "" && s.Name != binDir || seen[s.Name] { // bindir "": the installed server
+			if s.Doc == "" || s.Default == "" && s.Name != binDir && s.Name != baseDir || seen[s.Name] { // "": the installed server
 				t.Errorf("%s: setting %s has no doc or default, or is listed twice", d.Name, s.Name)
 			}
 			seen[s.Name] = true
@@ -349,15 +351,16 @@ func TestServerCheckSettings(t *testing.T) {
 		t.Run(c.driver.Name, func(t *testing.T) {
 			c.require(t)
 			// The defaults, and every default set explicitly, are accepted by the server.
-			if err := server.CheckSettings(c.kind, "", serverOnly(c.driver.Settings, engine.MergeSettings(c.driver.Settings, nil))); err != nil {
+			// (Those of the installed server's version and product: forInstalled.)
+			if err := server.CheckSettings(c.kind, "", serverOnly(c.driver.Settings, forInstalled(t, c, engine.MergeSettings(c.driver.Settings, nil), nil))); err != nil {
 				t.Errorf("defaults rejected: %v", err)
 			}
-			if err := c.driver.CheckSettings(engine.MergeSettings(c.driver.Settings, c.small)); err != nil {
+			if err := c.driver.CheckSettings(forInstalled(t, c, engine.MergeSettings(c.driver.Settings, c.small), c.small)); err != nil {
 				t.Errorf("defaults as overrides rejected: %v", err)
 			}
 			unknown := map[string]string{"no_such_setting_xyz": "1"}
 			err := c.driver.CheckSettings(unknown)
-			if err == nil || !strings.Contains(err.Error(), "no_such_setting_xyz") || !strings.HasPrefix(err.Error(), c.driver.Name+":") {
+			if err == nil || !strings.Contains(err.Error(), "no_such_setting_xyz") || !strings.HasPrefix(err.Error(), c.driver.Name+" ") && !strings.HasPrefix(err.Error(), c.driver.Name+":") {
 				t.Errorf("unknown setting: %v", err)
 			}
 			// A registry refuses server settings for an external server, naming them.
@@ -537,7 +540,14 @@ func testDescribe(t *testing.T, c serverCase, e *serverEngine) {
 		}
 	}
 	st := e.Settings()
+	applies := forInstalled(t, c, engine.MergeSettings(c.driver.Settings, c.small), c.small)
 	for _, s := range c.driver.Settings {
+		if _, ok := applies[s.Name]; !ok { // another version's or product's default
+			if v, ok := st[s.Name]; ok {
+				t.Errorf("Settings()[%s] = %q: a default of another version or product", s.Name, v)
+			}
+			continue
+		}
 		wantV := s.Default
 		if v, ok := c.small[s.Name]; ok {
 			wantV = v
@@ -1284,7 +1294,11 @@ func testExternal(t, outer *testing.T, c serverCase, e *serverEngine) *serverEng
 	}
 	st := x.Settings()
 	noSecret("Settings", fmt.Sprint(st))
+	applies := forInstalled(t, c, engine.MergeSettings(c.driver.Settings, nil), nil)
 	for _, s := range c.driver.Settings {
+		if _, in := applies[s.Name]; !in {
+			continue // another version's or product's default
+		}
 		if _, ok := st[s.Name]; !ok && !notVariables[s.Name] && mariaVariable[s.Name] == "" && !s.Client {
 			t.Errorf("external Settings() lacks %s: %v", s.Name, st)
 		}
