@@ -158,7 +158,8 @@ func (r *bgRun) waitFor(t *testing.T, what string, reached func() bool) {
 		}
 		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.cmd.Process.Pid)); err == nil {
 			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
-				t.Fatalf("the run ended before %s: %s", what, r.stderr.String())
+				err := r.cmd.Wait() // reaps it once its output is copied: all of stderr is in the message
+				t.Fatalf("the run ended (%v) before %s: %s", err, what, r.stderr.String())
 			}
 		}
 		return false
