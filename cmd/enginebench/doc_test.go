@@ -163,11 +163,13 @@ func TestFerretDBRepeatsCapAndCapacity(t *testing.T) {
 			t.Errorf("%s: no capacity search: %+v", c.Name, c.Capacity)
 		}
 		var verified bool
+		var dbCPU float64 // over every step: one short step's may be less than a clock tick per process
 		for _, s := range c.Steps {
 			verified = verified || s.Verify != nil && s.Verify.OK
-			if s.Name == "l.i0" && s.Usage[measure.KeyDBCPU] <= 0 {
-				t.Errorf("%s l.i0: no DBMS CPU: %v", c.Name, s.Usage)
-			}
+			dbCPU += s.Usage[measure.KeyDBCPU]
+		}
+		if dbCPU <= 0 {
+			t.Errorf("%s: no DBMS CPU in any step: %+v", c.Name, c.Steps)
 		}
 		if !verified {
 			t.Errorf("%s: no step verified", c.Name)
