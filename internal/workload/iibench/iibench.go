@@ -91,8 +91,10 @@ type run struct {
 	// logs are what each insert thread wrote, for verification; each is its thread's alone
 	// until the step has ended.
 	logs []insertLog
-	// opCtx is the context of engine calls: cancelled on interrupt but not at the normal end
-	// of the step, so that an operation in flight then completes and is not an error.
+	// opCtx is the context of engine calls outside the operations (sessions): cancelled on
+	// interrupt but not at the normal end of the step. An operation takes its recorder's
+	// OpContext, so that the recorder sees the interrupt before the operation's error, which
+	// is then none of the engine's.
 	opCtx context.Context
 	start time.Time // the start of the run: the first dateandtime
 	hooks *testHooks
@@ -380,7 +382,7 @@ func (r *run) inserter(ctx context.Context, rec *runner.Recorder, c int, rows in
 		written.made(gen.Next(), t)
 		batch := gen.Batch(n, t)
 		if err := r.do(ctx, rec, opInsert, intended, func() (int64, error) {
-			return int64(n), sess.insert(r.opCtx, batch)
+			return int64(n), sess.insert(rec.OpContext(), batch)
 		}); err != nil {
 			return err
 		}
@@ -477,7 +479,7 @@ func (r *run) querier(ctx context.Context, rec *runner.Recorder, q, idx int) err
 	for ctx.Err() == nil {
 		k := sk.next(idx, r.runRows(), rec.Now())
 		if err := r.do(ctx, rec, opQuery, time.Time{}, func() (int64, error) {
-			out, err = sess.query(r.opCtx, idx, k, r.p.QueryLimit, out)
+			out, err = sess.query(rec.OpContext(), idx, k, r.p.QueryLimit, out)
 			return 1, err
 		}); err != nil {
 			return err

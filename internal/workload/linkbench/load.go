@@ -229,7 +229,7 @@ func (l *linkLoad) flushLinks() error {
 	}
 	l.op = opLoadLink
 	err := l.rec.Do(l.op, time.Time{}, func() (int64, error) {
-		return int64(len(l.links)), l.cl.InsertLinks(l.r.opCtx, l.links)
+		return int64(len(l.links)), l.cl.InsertLinks(l.rec.OpContext(), l.links)
 	})
 	l.links = l.links[:0]
 	l.a.reset()
@@ -243,7 +243,7 @@ func (l *linkLoad) flushCounts() error {
 	}
 	l.op = opLoadCount
 	err := l.rec.Do(l.op, time.Time{}, func() (int64, error) {
-		return int64(len(l.counts)), l.cl.InsertCounts(l.r.opCtx, l.counts)
+		return int64(len(l.counts)), l.cl.InsertCounts(l.rec.OpContext(), l.counts)
 	})
 	l.counts = l.counts[:0]
 	return err
@@ -277,7 +277,7 @@ func (r *run) nodeLoader(ctx context.Context, rec *runner.Recorder, t *tally) (e
 			t.bytes += nodeFixedBytes + int64(len(a.scratch))
 		}
 		if err := rec.Do(opLoadNode, time.Time{}, func() (int64, error) {
-			return int64(len(nodes)), cl.InsertNodes(r.opCtx, nodes)
+			return int64(len(nodes)), cl.InsertNodes(rec.OpContext(), nodes)
 		}); err != nil {
 			return err
 		}
