@@ -40,7 +40,7 @@ type flavor interface {
 // binaries are the installed programs of a kind of server.
 type binaries struct {
 	server string // postgres, mariadbd, mysqld: absolute, symlinks resolved
-	init   string // initdb, mariadb-install-db; for MySQL, mysqld itself (--initialize-insecure)
+	init   string // initdb, mariadb-install-db; for MySQL, mysqld itself (--initialize-insecure) or 5.6's mysql_install_db
 	// base is the installation the binaries came from (Options.BinDir), "" for the installed
 	// ones; the MySQL family gives it to its programs as --basedir.
 	base string
@@ -48,6 +48,8 @@ type binaries struct {
 	// (the MySQL family from a basedir): MariaDB, MySQL or Percona Server, "8.0.33".
 	product Product
 	version string
+	// release is that version as numbers (the MySQL family from a basedir).
+	release serverVersion
 }
 
 func kindOf(kind Kind) (flavor, error) {

@@ -110,7 +110,8 @@ func (k mariaFlavor) forBinaries(b binaries) flavor {
 // binariesIn finds the server of the installation dir (a basedir): mariadbd or mysqld in
 // its sbin/ or bin/ (or libexec/), and tells MariaDB, MySQL and Percona Server apart by what
 // `--version` says. MariaDB's also needs mariadb-install-db (bin/, or scripts/ of a binary
-// tarball); MySQL's initialises itself, from 5.7.6 on.
+// tarball); MySQL's initialises itself from 5.7.6 on, and 5.6 is initialised by its
+// mysql_install_db (mysqlBinaries).
 func (mariaFlavor) binariesIn(dir string) (binaries, error) {
 	server := firstExecutable(dir, []string{"sbin", "bin", "libexec"}, []string{"mariadbd", "mysqld"})
 	if server == "" {
@@ -121,13 +122,9 @@ func (mariaFlavor) binariesIn(dir string) (binaries, error) {
 	if err != nil {
 		return binaries{}, fmt.Errorf("mariadb: setting basedir: %s is not a MySQL or MariaDB server (--version: %q)", server, firstLine(strings.TrimSpace(string(out))))
 	}
-	b := binaries{server: resolveExe(server), base: dir, product: v.product, version: v.version}
+	b := binaries{server: resolveExe(server), base: dir, product: v.product, version: v.version, release: v}
 	if v.product != ProductMariaDB {
-		if !v.atLeast(5, 7, 6) {
-			return binaries{}, fmt.Errorf("mariadb: setting basedir: %s is %s %s: a managed MySQL needs 5.7.6 or later (mysqld --initialize-insecure)", server, v.product, v.version)
-		}
-		b.init = b.server
-		return b, nil
+		return mysqlBinaries(dir, server, b)
 	}
 	init := firstExecutable(dir, []string{"bin", "scripts"}, []string{"mariadb-install-db", "mysql_install_db"})
 	if init == "" {

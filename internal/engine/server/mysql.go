@@ -3,19 +3,22 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 )
 
-// MySQL's own mysqld (MySQL 5.7.6 and later, 8.x, Percona Server) from a basedir
+// MySQL's own mysqld (MySQL 5.6, 5.7.6 and later, 8.x, Percona Server) from a basedir
 // (Options.BinDir): a mode of the MariaDB kind, since the engines, the protocol, the option
 // files and the settings check are the same. What differs is here: the product is told from
 // `mysqld --version`, the data directory is initialised by `mysqld --initialize-insecure`
-// rather than mariadb-install-db, the option file's section is [mysqld], and the server
-// listens on its socket only (root@localhost without a password there).
+// (5.7.6 on) or by the installation's mysql_install_db (5.6, a Perl script) rather than
+// mariadb-install-db, the option file's section is [mysqld], and the server listens on its
+// socket only (root@localhost without a password there).
 //
 // None of this was run against a real MySQL here: the machine it was built on has only
 // MariaDB (docs/servers.md, Versions and builds).
@@ -105,8 +108,8 @@ type mysqlFlavor struct{ mariaFlavor }
 // mysqlSection is the section of the option file that mysqld reads.
 const mysqlSection = "mysqld"
 
-// initConfigFile is the option file of `mysqld --initialize-insecure`, in the socket
-// directory: MySQL refuses to initialise a data directory that holds any file.
+// initConfigFile is the option file of the initialisation, in the socket directory: `mysqld
+// --initialize-insecure` refuses to initialise a data directory that holds any file.
 const initConfigFile = "init.cnf"
 
 func (mysqlFlavor) refuseTCP() string {
@@ -122,25 +125,94 @@ func (k mysqlFlavor) reserved(name string) string {
 	return k.mariaFlavor.reserved(name)
 }
 
+// mysqlBinaries completes b, the binaries of a MySQL or Percona Server mysqld found in the
+// basedir dir, with its initialisation program: mysqld itself from 5.7.6 on; for 5.6, the
+// installation's mysql_install_db (scripts/ of a binary tarball, or bin/) and the interpreter
+// it names (perl), each missing one a one-line error. Before 5.6, and 5.7's development
+// releases before 5.7.6 (their mysql_install_db took other options from one release to the
+// next), it is refused.
+func mysqlBinaries(dir, server string, b binaries) (binaries, error) {
+	v := b.release
+	switch {
+	case v.atLeast(5, 7, 6):
+		b.init = b.server
+		return b, nil
+	case v.major == 5 && v.minor == 6:
+	case v.major == 5 && v.minor == 7:
+		return binaries{}, fmt.Errorf("mariadb: setting basedir: %s is %s %s, a development release of 5.7: a managed MySQL 5.7 needs 5.7.6 or later (mysqld --initialize-insecure)", server, v.product, v.version)
+	default:
+		return binaries{}, fmt.Errorf("mariadb: setting basedir: %s is %s %s: a managed MySQL needs 5.6 (mysql_install_db) or 5.7.6 and later (mysqld --initialize-insecure)", server, v.product, v.version)
+	}
+	script := firstExecutable(dir, []string{"scripts", "bin"}, []string{"mysql_install_db"})
+	if script == "" {
+		return binaries{}, fmt.Errorf("mariadb: setting basedir: %s has %s %s's server but no mysql_install_db (in its scripts/ or bin/), which initialises a MySQL 5.6", dir, v.product, v.version)
+	}
+	if err := checkInterpreter(script); err != nil {
+		return binaries{}, fmt.Errorf("mariadb: setting basedir: %w", err)
+	}
+	b.init = resolveExe(script)
+	return b, nil
+}
+
+// checkInterpreter checks that the interpreter a script names in its first line ("#!/usr/bin/perl",
+// "#!/usr/bin/env perl") is installed; a program that is not a script has none.
+func checkInterpreter(script string) error {
+	f, err := os.Open(script)
+	if err != nil {
+		return fmt.Errorf("%s: %w", script, err)
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	line, ok := strings.CutPrefix(firstLine(string(head[:n])), "#!")
+	if !ok {
+		return nil
+	}
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return fmt.Errorf("%s: an empty #! line", script)
+	}
+	interp := fields[0]
+	if filepath.Base(interp) == "env" && len(fields) > 1 {
+		interp = fields[1]
+		if _, err := exec.LookPath(interp); err != nil {
+			return fmt.Errorf("%s needs %s (#!%s), which is not on PATH (install: apt-get install %s)", script, interp, line, interp)
+		}
+		return nil
+	}
+	if !isExecutable(interp) {
+		return fmt.Errorf("%s needs %s (#!%s), which is not installed (install: apt-get install %s)", script, interp, line, filepath.Base(interp))
+	}
+	return nil
+}
+
+// installsWithScript reports whether a MySQL's data directory is initialised by
+// mysql_install_db (MySQL 5.6) rather than by mysqld itself.
+func (b binaries) installsWithScript() bool { return b.init != b.server }
+
 // initialise writes the server's option file, first in the socket directory, and
-// initialises the data directory with it (mysqlInitArgs); then the file moves into the data
-// directory, where the server reads it.
+// initialises the data directory with it (mysqlInitArgs, or mysqlInstallDBArgs for 5.6);
+// then the file moves into the data directory, where the server reads it.
 func (mysqlFlavor) initialise(ctx context.Context, s *Server, bins binaries, id identity, settings []setting) error {
 	if s.tcpPort > 0 {
 		return fmt.Errorf("%s: setting port: %s", mysqlLabel, mysqlFlavor{}.refuseTCP())
 	}
-	opts := mysqlOptions(s, bins.base, settings)
+	opts := mysqlOptions(s, bins.base, bins.release, settings)
 	tmp := filepath.Join(s.sockDir, initConfigFile)
 	if err := writeOwned(tmp, id, opts); err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
-	out, err := s.runInit(ctx, id, bins.init, mysqlInitArgs(tmp, bins.base, s.dataDir, id.name)...)
+	program, args := "mysqld --initialize-insecure", mysqlInitArgs(tmp, bins.base, s.dataDir, id.name)
+	if bins.installsWithScript() {
+		program, args = "mysql_install_db", mysqlInstallDBArgs(tmp, bins.base, s.dataDir, id.name, bins.release)
+	}
+	out, err := s.runInit(ctx, id, bins.init, args...)
 	if werr := writeLog(s.logPath, id, out); werr != nil && err == nil {
 		err = werr
 	}
 	if err != nil {
-		return fmt.Errorf("%s: mysqld --initialize-insecure failed (%v):%s", mysqlLabel, err, indentLines(installFailure(splitLines(string(out)))))
+		return fmt.Errorf("%s: %s failed (%v):%s", mysqlLabel, program, err, indentLines(installFailure(splitLines(string(out)))))
 	}
 	return writeOwned(filepath.Join(s.dataDir, mariaConfigFile), id, opts)
 }
@@ -164,13 +236,32 @@ func mysqlInitArgs(cnf, base, dataDir, user string) []string {
 	return []string{"--defaults-file=" + cnf, "--initialize-insecure", "--basedir=" + base, "--datadir=" + dataDir, "--user=" + user}
 }
 
+// mysqlInstallDBArgs are the arguments of MySQL 5.6's mysql_install_db: the option file (it
+// hands it to my_print_defaults and to the bootstrap's mysqld), the installation (without it
+// the script looks for its compiled-in prefix), the data directory and the user. --force skips
+// its check that the host name resolves (the server listens on its socket only), and
+// --keep-my-cnf (5.6.20 on) keeps it from writing a my.cnf into the basedir. It creates
+// root@localhost without a password, and anonymous accounts, which nobody can use: only root
+// and the server's user reach the private socket, and enginebench connects as root.
+func mysqlInstallDBArgs(cnf, base, dataDir, user string, v serverVersion) []string {
+	args := []string{"--defaults-file=" + cnf, "--basedir=" + base, "--datadir=" + dataDir, "--user=" + user, "--force"}
+	if v.atLeast(5, 6, 20) {
+		args = append(args, "--keep-my-cnf")
+	}
+	return args
+}
+
 // mysqlOptions returns a MySQL server's option file: MariaDB's (mariaOptions) in section
 // [mysqld], without the X Protocol (MySQL 8.0 starts it by default, on TCP port 33060 and a
 // socket in /tmp that servers side by side would share) and with file import and export off
 // (secure_file_priv: a package's default directory may not exist, and the server then does
-// not start).
-func mysqlOptions(s *Server, base string, settings []setting) string {
-	own := []setting{{"loose-mysqlx", "OFF"}, {"secure-file-priv", "NULL"}}
+// not start) where the version v has that value (5.6.34 on, 5.7.6 on); before, the default
+// is "" and nothing checks a directory.
+func mysqlOptions(s *Server, base string, v serverVersion, settings []setting) string {
+	own := []setting{{"loose-mysqlx", "OFF"}}
+	if v.atLeast(5, 7, 6) || v.major == 5 && v.minor == 6 && v.patch >= 34 {
+		own = append(own, setting{"secure-file-priv", "NULL"})
+	}
 	return mariaOptions(s, mysqlSection, base, append(own, settings...))
 }
 
