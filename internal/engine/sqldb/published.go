@@ -26,11 +26,14 @@ const (
 	srcPG      = "conf.diff.cx10a_c8r32" // pg15/: PostgreSQL 15
 	srcIIBench = "iibench.py --engine (engine= of its CREATE TABLE)"
 	// MySQL's files of the same configuration (cz11a), for a managed MySQL from a basedir.
-	srcMy57    = "my5744/my.cnf.cz11a_c8r32"                        // MySQL 5.7.44
-	srcMy8028  = "my8028/my.cnf.cz11a_c8r32"                        // MySQL 8.0.28
-	srcMy8032  = "my8032/, my8036/, my8037/ my.cnf.cz11a_c8r32"     // MySQL 8.0.32 to 8.0.37 (the same file)
-	srcMyAll   = "my5744/, my8028/, my8032/ my.cnf.cz11a_c8r32"     // every MySQL file
-	notOnMySQL = "; left out on MySQL (" + srcMyAll + " have none)" // a MariaDB-only default
+	srcMy56    = "my5651/my.cnf.cz11a_c8r32"                             // MySQL 5.6.51
+	srcMy57    = "my5744/my.cnf.cz11a_c8r32"                             // MySQL 5.7.44
+	srcMy8028  = "my8028/my.cnf.cz11a_c8r32"                             // MySQL 8.0.28
+	srcMy8032  = "my8032/, my8036/, my8037/ my.cnf.cz11a_c8r32"          // MySQL 8.0.32 to 8.0.37 (the same file)
+	srcMyAll   = "my5651/, my5744/, my8028/, my8032/ my.cnf.cz11a_c8r32" // every MySQL file
+	srcMy57On  = "my5744/, my8028/, my8032/ my.cnf.cz11a_c8r32"          // the MySQL files from 5.7
+	notOnMySQL = "; left out on MySQL (" + srcMyAll + " have none)"      // a MariaDB-only default
+	notOnMy56  = "; left out on MySQL 5.6 (not set in " + srcMy56 + ")"  // a default from MySQL 5.7 on
 	srcScaled  = " (size scaled to this machine)"
 )
 
@@ -41,6 +44,10 @@ const tableEngineSetting = "table_engine"
 // mysqlCommon are the server settings the InnoDB and MyRocks configurations share, with src the
 // file they come from.
 func mysqlCommon(src string, maxBinlog string) []engine.Setting {
+	perfSchema := src + ": performance_schema=1"
+	if src == srcInnoDB {
+		perfSchema += notOnMy56 + ": commented out there, 5.6's default is ON"
+	}
 	return []engine.Setting{
 		{Name: "log_bin", Default: "binlog", Source: src + ": log_bin (here in the data directory)",
 			Doc: "binary log on, as the references ran (their scripts run RESET MASTER): data directory/binlog.NNNNNN"},
@@ -52,7 +59,7 @@ func mysqlCommon(src string, maxBinlog string) []engine.Setting {
 			Doc: "no strict mode; an unknown table engine is an error, not a silent substitution"},
 		{Name: "default_tmp_storage_engine", Default: "MyISAM", Source: src, Doc: "engine of CREATE TEMPORARY TABLE"},
 		{Name: "long_query_time", Default: "5", Source: src, Doc: "slow query threshold in seconds"},
-		{Name: "performance_schema", Default: "ON", Source: src + ": performance_schema=1", Doc: "performance schema on"},
+		{Name: "performance_schema", Default: "ON", Source: perfSchema, Doc: "performance schema on"},
 		{Name: "ssl", Default: "0", Source: src, Doc: "no TLS"},
 		{Name: "character_set_server", Default: "latin1", Source: src, Doc: "server character set"},
 		{Name: "collation_server", Default: "latin1_swedish_ci", Source: src, Doc: "server collation"},
@@ -86,15 +93,17 @@ func innodbSettings() []engine.Setting {
 		{Name: "innodb_autoinc_lock_mode", Default: "2", Source: srcInnoDB,
 			Doc: "interleaved auto-increment locking: concurrent inserts into one table do not serialize on it"},
 		{Name: "innodb_flush_neighbors", Default: "0", Source: srcInnoDB, Doc: "a page flush does not flush its neighbours (SSD)"},
-		{Name: "innodb_buffer_pool_load_at_startup", Default: "OFF", Source: srcInnoDB, Doc: "no buffer pool load when the server starts"},
-		{Name: "innodb_buffer_pool_dump_at_shutdown", Default: "OFF", Source: srcInnoDB, Doc: "no buffer pool dump when the server stops"},
+		{Name: "innodb_buffer_pool_load_at_startup", Default: "OFF", Source: srcInnoDB + notOnMy56 + ", 5.6's default is OFF",
+			Doc: "no buffer pool load when the server starts"},
+		{Name: "innodb_buffer_pool_dump_at_shutdown", Default: "OFF", Source: srcInnoDB + notOnMy56 + ", 5.6's default is OFF",
+			Doc: "no buffer pool dump when the server stops"},
 		{Name: "innodb_purge_threads", Default: "4", Source: srcInnoDB, Doc: "purge threads"},
 		{Name: "innodb_flush_log_at_trx_commit", Default: "2", Source: srcInnoDB,
 			Doc: "a commit writes the redo log; it is synced once a second"},
 		{Name: "innodb_buffer_pool_size", Default: "8G", Source: srcInnoDB + ": 23G" + srcScaled,
 			Doc: "buffer pool; the cached scale (about 2 GB per table with its indexes) fits in it"},
 		{Name: "innodb_log_file_size", Default: "2G", Source: srcInnoDB + ": 30G" + srcScaled +
-			"; MySQL before 8.0.30: 128M (" + srcMy57 + ", " + srcMy8028 + ": 2G, of 15 files" + srcScaled + "); none from 8.0.30 (innodb_redo_log_capacity)",
+			"; MySQL before 8.0.30: 128M (" + srcMy56 + ", " + srcMy57 + ", " + srcMy8028 + ": 2G, of 15 files" + srcScaled + "); none from 8.0.30 (innodb_redo_log_capacity)",
 			Doc: "redo log size (one file, preallocated; MySQL: each of innodb_log_files_in_group): checkpoints are driven by it"},
 		{Name: "innodb_max_dirty_pages_pct_lwm", Default: "80", Source: srcInnoDB, Doc: "dirty page percentage from which pre-flushing starts"},
 		{Name: "innodb_max_dirty_pages_pct", Default: "90", Source: srcInnoDB, Doc: "dirty pages allowed in the buffer pool, in percent"},
@@ -106,7 +115,8 @@ func innodbSettings() []engine.Setting {
 		{Name: "innodb_undo_tablespaces", Default: "32", Source: srcInnoDB + notOnMySQL,
 			Doc: "undo logs in 32 undo tablespaces (undo001..undo032), set when the server is initialised"},
 		{Name: "innodb_change_buffering", Default: "none", Source: srcInnoDB + notOnMySQL, Doc: "no change buffering of secondary index changes"},
-		{Name: "innodb_checksum_algorithm", Default: "crc32", Source: srcInnoDB + notOnMySQL, Doc: "page checksums"},
+		{Name: "innodb_checksum_algorithm", Default: "crc32", Source: srcInnoDB + "; on MySQL 5.6 only (" + srcMy56 + "; " + srcMy57On + " have none)",
+			Doc: "page checksums"},
 		{Name: "innodb_lru_scan_depth", Default: "5000", Source: srcInnoDB + notOnMySQL, Doc: "pages the page cleaner scans per buffer pool instance for free pages"},
 		{Name: "innodb_max_purge_lag", Default: "500000", Source: srcInnoDB,
 			Doc: "history list length above which DML is delayed so that purge keeps up"},
@@ -120,11 +130,16 @@ func innodbSettings() []engine.Setting {
 // whose file has them (mysqlVersions), left out on MariaDB.
 func mysqlOnlySettings() []engine.Setting {
 	return []engine.Setting{
-		{Name: "default_authentication_plugin", Default: "mysql_native_password", Source: srcMyAll + "; MySQL 5.7 to 8.3 (8.4 has no such option)",
+		{Name: "default_authentication_plugin", Default: "mysql_native_password", Source: srcMyAll + "; MySQL 5.6 to 8.3 (8.4 has no such option)",
 			Doc: "MySQL only: the authentication of new accounts (MariaDB's is already mysql_native_password)"},
 		{Name: "innodb_buffer_pool_instances", Default: "4", Source: srcMyAll + "; MySQL only", Doc: "MySQL only: buffer pool instances"},
-		{Name: "innodb_page_cleaners", Default: "4", Source: srcMyAll + "; MySQL only", Doc: "MySQL only: page cleaner threads"},
-		{Name: "innodb_log_files_in_group", Default: "15", Source: srcMy57 + ", " + srcMy8028 + "; MySQL 5.7 to 8.0.29 (innodb_redo_log_capacity from 8.0.30)",
+		{Name: "innodb_page_cleaners", Default: "4", Source: srcMy57On + "; MySQL 5.7.4 and later (" + srcMy56 + ": commented out, 5.6 has no such option)",
+			Doc: "MySQL from 5.7.4: page cleaner threads"},
+		{Name: "innodb_file_format", Default: "Barracuda", Source: srcMy56 + "; MySQL 5.6 only (" + srcMy57On + " have none)",
+			Doc: "MySQL 5.6 only: the file format of new tables (Barracuda: compressed and dynamic rows)"},
+		{Name: "innodb_file_format_max", Default: "Barracuda", Source: srcMy56 + "; MySQL 5.6 only (" + srcMy57On + " have none)",
+			Doc: "MySQL 5.6 only: the newest file format the system tablespace is marked with"},
+		{Name: "innodb_log_files_in_group", Default: "15", Source: srcMy56 + ", " + srcMy57 + ", " + srcMy8028 + "; MySQL 5.6 to 8.0.29 (innodb_redo_log_capacity from 8.0.30)",
 			Doc: "MySQL before 8.0.30: redo log files, each of innodb_log_file_size"},
 		{Name: "innodb_redo_log_capacity", Default: "2G", Source: srcMy8032 + ": 30G" + srcScaled + "; MySQL 8.0.30 and later",
 			Doc: "MySQL from 8.0.30: redo log size, in place of innodb_log_file_size and innodb_log_files_in_group"},
@@ -161,11 +176,18 @@ func parseMySQLVersion(v string) (mysqlVersion, error) {
 // mysqlVersions returns the MySQL versions [from, before) that have the published default
 // name (before 0: no end), and whether it is a default for MySQL at all: the MariaDB-only
 // defaults are not; innodb_log_file_size is, before 8.0.30 (with another value, mysqlValue).
+// The ranges follow the files of my5651/ (5.6.51), my5744/, my8028/ and my8032/ on.
 func mysqlVersions(name string) (from, before mysqlVersion, ok bool) {
 	switch name {
 	case "query_cache_type", "query_cache_size", "innodb_undo_tablespaces", "innodb_change_buffering",
-		"innodb_checksum_algorithm", "innodb_lru_scan_depth":
+		"innodb_lru_scan_depth":
 		return 0, 0, false
+	case "innodb_checksum_algorithm", "innodb_file_format", "innodb_file_format_max":
+		return 0, 50700, true // my5651/ only
+	case "performance_schema", "innodb_buffer_pool_load_at_startup", "innodb_buffer_pool_dump_at_shutdown":
+		return 50700, 0, true // commented out or absent in my5651/
+	case "innodb_page_cleaners":
+		return 50704, 0, true // new in 5.7.4; commented out in my5651/
 	case "default_authentication_plugin":
 		return 0, 80400, true
 	case "ssl":

@@ -240,9 +240,10 @@ func TestNormalForms(t *testing.T) {
 }
 
 // TestMySQLForProduct: on a managed MySQL the published defaults are MySQL's file of its
-// version (cz11a of my5744/, my8028/, my8032/): no query cache and none of MariaDB's own
-// settings; 15 redo log files before 8.0.30, innodb_redo_log_capacity from it; on MariaDB
-// none of MySQL's. An override stays.
+// version (cz11a of my5651/, my5744/, my8028/, my8032/): no query cache and none of MariaDB's
+// own settings; on 5.6 the Barracuda file format and crc32 checksums, no page cleaners and no
+// performance schema or buffer pool dump settings; 15 redo log files before 8.0.30,
+// innodb_redo_log_capacity from it; on MariaDB none of MySQL's. An override stays.
 func TestMySQLForProduct(t *testing.T) {
 	defs := engine.MergeSettings(innodbSettings(), nil)
 	for _, c := range []struct {
@@ -252,13 +253,26 @@ func TestMySQLForProduct(t *testing.T) {
 		want      map[string]string
 		without   []string
 	}{
-		{server.ProductMariaDB, "", nil, map[string]string{"innodb_log_file_size": "2G", "query_cache_type": "0", "innodb_undo_tablespaces": "32"},
-			[]string{"innodb_redo_log_capacity", "innodb_log_files_in_group", "innodb_dedicated_server", "default_authentication_plugin", "innodb_page_cleaners"}},
+		{server.ProductMariaDB, "", nil, map[string]string{"innodb_log_file_size": "2G", "query_cache_type": "0", "innodb_undo_tablespaces": "32",
+			"innodb_checksum_algorithm": "crc32"},
+			[]string{"innodb_redo_log_capacity", "innodb_log_files_in_group", "innodb_dedicated_server", "default_authentication_plugin", "innodb_page_cleaners",
+				"innodb_file_format", "innodb_file_format_max"}},
+		{server.ProductMySQL, "5.6.51", nil,
+			map[string]string{"innodb_log_file_size": "128M", "innodb_log_files_in_group": "15", "innodb_buffer_pool_instances": "4",
+				"default_authentication_plugin": "mysql_native_password", "innodb_checksum_algorithm": "crc32", "innodb_file_format": "Barracuda",
+				"innodb_file_format_max": "Barracuda", "ssl": "0", "innodb_flush_method": "O_DIRECT_NO_FSYNC", "innodb_buffer_pool_size": "8G"},
+			[]string{"innodb_page_cleaners", "performance_schema", "innodb_buffer_pool_load_at_startup", "innodb_buffer_pool_dump_at_shutdown",
+				"innodb_redo_log_capacity", "innodb_dedicated_server", "innodb_idle_flush_pct", "loose_innodb_log_writer_threads",
+				"query_cache_type", "query_cache_size", "innodb_undo_tablespaces", "innodb_change_buffering", "innodb_lru_scan_depth"}},
+		{server.ProductMySQL, "5.6.51", map[string]string{"performance_schema": "OFF", "innodb_page_cleaners": "2"},
+			map[string]string{"performance_schema": "OFF", "innodb_page_cleaners": "2"}, []string{"innodb_buffer_pool_dump_at_shutdown"}},
 		{server.ProductMySQL, "5.7.44", nil,
 			map[string]string{"innodb_log_file_size": "128M", "innodb_log_files_in_group": "15", "innodb_page_cleaners": "4", "ssl": "0",
-				"default_authentication_plugin": "mysql_native_password", "innodb_buffer_pool_size": "8G"},
+				"default_authentication_plugin": "mysql_native_password", "innodb_buffer_pool_size": "8G", "performance_schema": "ON",
+				"innodb_buffer_pool_dump_at_shutdown": "OFF"},
 			[]string{"innodb_redo_log_capacity", "innodb_dedicated_server", "innodb_idle_flush_pct", "loose_innodb_log_writer_threads",
-				"query_cache_type", "query_cache_size", "innodb_undo_tablespaces", "innodb_change_buffering", "innodb_lru_scan_depth"}},
+				"query_cache_type", "query_cache_size", "innodb_undo_tablespaces", "innodb_change_buffering", "innodb_lru_scan_depth",
+				"innodb_checksum_algorithm", "innodb_file_format", "innodb_file_format_max"}},
 		{server.ProductMySQL, "8.0.28", nil,
 			map[string]string{"innodb_log_file_size": "128M", "innodb_dedicated_server": "ON", "innodb_idle_flush_pct": "1", "loose_innodb_log_writer_threads": "OFF"},
 			[]string{"innodb_redo_log_capacity", "query_cache_type"}},

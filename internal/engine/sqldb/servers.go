@@ -74,7 +74,7 @@ const baseDir = "basedir"
 // baseDirSetting is the setting of a managed MySQL-family server's installation.
 func baseDirSetting() engine.Setting {
 	return engine.Setting{Name: baseDir, Default: "", Client: true, Source: "enginebench's: no reference has it (docs/servers.md, Versions and builds)",
-		Doc: "the basedir of a MariaDB, MySQL (5.7.6 or later) or Percona Server installation (its bin/ or sbin/ holds mariadbd or mysqld; /usr, /opt/mysql-8.0); \"\": the installed MariaDB"}
+		Doc: "the basedir of a MariaDB, MySQL (5.6, 5.7.6 or later) or Percona Server installation (its bin/ or sbin/ holds mariadbd or mysqld; /usr, /opt/mysql-8.0); \"\": the installed MariaDB"}
 }
 
 // binDirSetting is the setting of the directory of a managed server's binaries: an
