@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -11,11 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
-	"github.com/enginebench/enginebench/internal/engine/sqldb"
-	"github.com/enginebench/enginebench/internal/registry"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/shard"
 )
@@ -103,19 +99,10 @@ func exitOf(t *testing.T, r *bgRun) int {
 	return -1
 }
 
-// onServer opens the benchmark database of the existing server srv of engine eng.
+// onServer opens the benchmark database of the existing SQL server srv of engine eng.
 func onServer(t *testing.T, eng string, srv *server.Server) *sql.DB {
 	t.Helper()
-	reg, err := registry.Engines()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := reg.Open(context.Background(), engine.Config{Name: eng, Engine: eng, DSN: srv.DSN()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e.(sqldb.DB).SQL()
+	return onTarget(t, eng, srv).sql
 }
 
 // digest returns table's row count and a digest of its rows' generated columns in insert

@@ -102,18 +102,7 @@ func TestBinDirBadInput(t *testing.T) {
 			if c.dir == pg17BinDir {
 				requirePG17(t)
 			}
-			dir := t.TempDir()
-			args := []string{"run", "--scale", "tiny", "--engines", "postgres", "--set", "postgres.bindir=" + c.dir, "--out", dir + "/r", "--data-dir", dir + "/d"}
-			if c.set != "" {
-				args = append(args, "--set", c.set)
-			}
-			code, _, stderr := runCLI(t, args...)
-			if code != exitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-				t.Fatalf("exit %d, stderr %q: want %d and one line with %q", code, stderr, exitUsage, c.want)
-			}
-			if _, err := os.Stat(dir + "/r"); err == nil {
-				t.Error("a results directory for bad input")
-			}
+			badInstallation(t, "postgres", "bindir", c.dir, c.set, c.want)
 		})
 	}
 }
@@ -173,18 +162,26 @@ func TestBaseDirBadInput(t *testing.T) {
 		{"MyRocks on MySQL", "myrocks", mysql80, "", "MyRocks on MySQL (Facebook's MySQL, built in; Percona Server, the plugin ha_rocksdb) is not run managed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			args := []string{"run", "--scale", "tiny", "--engines", c.engine, "--set", c.engine + ".basedir=" + c.dir, "--out", dir + "/r", "--data-dir", dir + "/d"}
-			if c.set != "" {
-				args = append(args, "--set", c.set)
-			}
-			code, _, stderr := runCLI(t, args...)
-			if code != exitUsage || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-				t.Fatalf("exit %d, stderr %q: want %d and one line with %q", code, stderr, exitUsage, c.want)
-			}
-			if _, err := os.Stat(dir + "/r"); err == nil {
-				t.Error("a results directory for bad input")
-			}
+			badInstallation(t, c.engine, "basedir", c.dir, c.set, c.want)
 		})
+	}
+}
+
+// badInstallation runs engine with its installation setting (bindir, basedir) at dir, and the
+// --set set when given, and checks that it is refused before any work: exit status 2, one line
+// with want, no results directory.
+func badInstallation(t *testing.T, engine, setting, dir, set, want string) {
+	t.Helper()
+	tmp := t.TempDir()
+	args := []string{"run", "--scale", "tiny", "--engines", engine, "--set", engine + "." + setting + "=" + dir, "--out", tmp + "/r", "--data-dir", tmp + "/d"}
+	if set != "" {
+		args = append(args, "--set", set)
+	}
+	code, _, stderr := runCLI(t, args...)
+	if code != exitUsage || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("exit %d, stderr %q: want %d and one line with %q", code, stderr, exitUsage, want)
+	}
+	if _, err := os.Stat(tmp + "/r"); err == nil {
+		t.Error("a results directory for bad input")
 	}
 }

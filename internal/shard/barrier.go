@@ -29,7 +29,7 @@ const pollEvery = 50 * time.Millisecond
 // time shard 0 chose. A shard that gives up waiting marks its row, and every shard that sees
 // the mark fails too, so one missing shard fails the step for all.
 type Barrier struct {
-	b      board
+	board  board // where the rows are kept: SQL tables or collections (board.go)
 	shard  Shard
 	config string // the configuration's name: a step's key is "config/step"
 	alive  *alive // the shard's heartbeat, and the others' beats
@@ -48,7 +48,7 @@ func NewBarrier(ctx context.Context, eng engine.Engine, s Shard, config string, 
 	if err != nil {
 		return nil, err
 	}
-	b := &Barrier{b: bd, shard: s, config: config}
+	b := &Barrier{board: bd, shard: s, config: config}
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	if err := bd.createBarrier(ctx); err != nil {
@@ -105,7 +105,7 @@ func (b *Barrier) Meet(ctx context.Context, step string, extra time.Duration) er
 func (b *Barrier) arrive(ctx context.Context, key string) error {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	err := b.b.arrive(ctx, key, b.shard.Index, time.Now().UnixMilli(), false)
+	err := b.board.arrive(ctx, key, b.shard.Index, time.Now().UnixMilli(), false)
 	switch {
 	case errors.Is(err, errArrived):
 		return fmt.Errorf("shard barrier: run %q already has shard %d's arrival at %s in %s: give each run its own --shard-run",
@@ -120,7 +120,7 @@ func (b *Barrier) arrive(ctx context.Context, key string) error {
 func (b *Barrier) read(ctx context.Context, key string) ([]arrival, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	rows, err := b.b.arrivals(ctx, key)
+	rows, err := b.board.arrivals(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("shard barrier at %s: read the arrivals: %w", key, err)
 	}
@@ -145,14 +145,14 @@ const leaveTimeout = 10 * time.Second
 func (b *Barrier) Leave(step string) {
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
-	b.b.arrive(ctx, b.config+"/"+step, b.shard.Index, time.Now().UnixMilli(), true)
+	b.board.arrive(ctx, b.config+"/"+step, b.shard.Index, time.Now().UnixMilli(), true)
 }
 
 // mark marks the shard's row of key given up; the error is the statement's.
 func (b *Barrier) mark(key string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
-	return b.b.markGaveUp(ctx, key, b.shard.Index, time.Now().UnixMilli())
+	return b.board.markGaveUp(ctx, key, b.shard.Index, time.Now().UnixMilli())
 }
 
 // startOf returns the step's start once every shard has arrived and shard 0 has set it (done);
@@ -175,7 +175,7 @@ func (b *Barrier) startOf(ctx context.Context, key string, rows []arrival) (star
 	}
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	if err := b.b.setStart(ctx, key, start.UnixMilli()); err != nil {
+	if err := b.board.setStart(ctx, key, start.UnixMilli()); err != nil {
 		return time.Time{}, false, fmt.Errorf("shard barrier at %s: set the start: %w", key, err)
 	}
 	return time.UnixMilli(start.UnixMilli()), true, nil

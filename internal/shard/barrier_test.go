@@ -179,7 +179,7 @@ func deleteData(t *testing.T, ctx context.Context, eng engine.Engine, run string
 // barrierRows returns the rows of step key of b's run as "shard[ start][ gave up]", by shard.
 func barrierRows(t *testing.T, ctx context.Context, b *Barrier, key string) string {
 	t.Helper()
-	rows, err := b.b.arrivals(ctx, key)
+	rows, err := b.board.arrivals(ctx, key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,12 +33,12 @@ func (b *Barrier) Share(ctx context.Context, step string, data string, extra tim
 func (b *Barrier) put(ctx context.Context, key, data string) error {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	if err := b.b.createData(ctx); err != nil {
+	if err := b.board.createData(ctx); err != nil {
 		return err
 	}
 	for part := 0; part == 0 || part*dataChars < len(data); part++ {
 		chunk := data[part*dataChars : min(len(data), (part+1)*dataChars)]
-		if err := b.b.putData(ctx, key, b.shard.Index, part, chunk); err != nil {
+		if err := b.board.putData(ctx, key, b.shard.Index, part, chunk); err != nil {
 			return fmt.Errorf("shard barrier at %s: write the shard's data to %s: %w", key, DataTable, err)
 		}
 	}
@@ -49,7 +49,7 @@ func (b *Barrier) put(ctx context.Context, key, data string) error {
 func (b *Barrier) get(ctx context.Context, key string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	rows, err := b.b.data(ctx, key)
+	rows, err := b.board.data(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("shard barrier at %s: read the shards' data: %w", key, err)
 	}
