@@ -181,6 +181,11 @@ type Step struct {
 	// Notes say what the step did where its figures do not (the cleanup: each statement and
 	// its seconds, and the wait).
 	Notes []string `json:"notes,omitempty"`
+	// Profile is the step's CPU profile (--cpu-profile): its file and what divides it; nil
+	// when none was asked for.
+	Profile *Profile `json:"cpu_profile,omitempty"`
+	// Counters are the step's perf stat events (--counters); nil when none were asked for.
+	Counters *Counters `json:"counters,omitempty"`
 	// Intervals is the per-second series (nil: none); it is written to intervals.csv, not to
 	// run.json.
 	Intervals *Series `json:"-"`
