@@ -159,7 +159,7 @@ func (s *session) command(ctx context.Context, c string) error {
 		return fmt.Errorf("%s: no ack from perf: %w", c, context.Cause(ctx))
 	case err != nil:
 		return fmt.Errorf("%s: read perf's ack: %w", c, err)
-	case strings.TrimSpace(line) != "ack":
+	case strings.Trim(line, "\x00 \n") != "ack": // perf writes "ack\n\x00"
 		return fmt.Errorf("%s: perf answered %q, not ack", c, line)
 	}
 	return nil
