@@ -94,7 +94,10 @@ func start(ctx context.Context, perfPath, parent string, pids []int, args func(d
 		return nil, err
 	}
 	if err := s.command(ctx, "ping"); err != nil {
-		s.close()
+		defer s.close()
+		if s.exited() {
+			return nil, fmt.Errorf("perf did not start: %s", s.reason())
+		}
 		return nil, fmt.Errorf("perf did not start: %w", err)
 	}
 	return s, nil
@@ -154,6 +157,10 @@ func (s *session) command(ctx context.Context, c string) error {
 	line, err := s.acks.ReadString('\n')
 	switch {
 	case err == io.EOF:
+		select { // perf closed its end: it is exiting
+		case <-s.done:
+		case <-time.After(time.Second):
+		}
 		return fmt.Errorf("%s: perf exited: %s", c, s.reason())
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s: no ack from perf: %w", c, context.Cause(ctx))
@@ -179,7 +186,7 @@ func (s *session) reason() string {
 	b, _ := os.ReadFile(filepath.Join(s.dir, "perf.stderr"))
 	line := oneLine(string(b))
 	if line == "" && s.exited() && s.err != nil {
-		return s.err.Error()
+		return "perf printed nothing and ended: " + s.err.Error()
 	}
 	if line == "" {
 		return "perf printed nothing"

@@ -59,7 +59,7 @@ func StartRecord(ctx context.Context, o RecordOptions) (*Recording, error) {
 	}
 	s, err := start(ctx, o.Perf, o.Dir, o.PIDs, args)
 	if err != nil {
-		return nil, fmt.Errorf("perf record: %w", err)
+		return nil, fmt.Errorf("perf record -e %s: %w", event, err)
 	}
 	return &Recording{s: s}, nil
 }
