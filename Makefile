@@ -92,7 +92,7 @@ release:
 # static archives make release links too, and librocksdb-dev brings those of its compression
 # libraries), and make release the C++ runtime's static archive (g++ brings libstdc++.a); the
 # report's browser test needs chromium; the tests of shards on other hosts need iproute2 (ip netns).
-DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb libjemalloc2 liblmdb-dev librocksdb-dev libwiredtiger-dev g++ pkg-config chromium iproute2
+DEB_PACKAGES := postgresql mariadb-server mariadb-plugin-rocksdb libjemalloc2 liblmdb-dev librocksdb-dev libwiredtiger-dev g++ pkg-config chromium iproute2 linux-perf
 # The ferretdb engine's server is built from FerretDB's Go module (scripts/build-ferretdb.sh);
 # a second PostgreSQL version goes into /opt/postgresql-17 (scripts/install-postgres.sh), for
 # versions side by side (configs/postgres-versions.yaml).

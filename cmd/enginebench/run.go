@@ -45,6 +45,12 @@ type runFlags struct {
 	clientCPULimit float64
 	// stallTimeout is the stall watchdog's limit; 0 turns it off.
 	stallTimeout time.Duration
+	// cpuProfile, cpuProfileHz and counters are --cpu-profile, --cpu-profile-hz and
+	// --counters as given; profiling, set by checkFlags, what they ask for.
+	cpuProfile   string
+	cpuProfileHz int
+	counters     string
+	profiling    workload.Profiling
 	// owner maps each workload-specific flag to the workloads it belongs to.
 	owner flagOwners
 
@@ -99,6 +105,11 @@ configuration.`,
 	fl.StringVar(&f.verify, "verify", string(workload.VerifyEnd), "when to check that nothing written was lost: end (after the last step) or each-step (also after every step that writes)")
 	fl.Float64Var(&f.clientCPULimit, "client-cpu-limit", measure.DefaultClientCPULimitPct, "client-saturation check: a step in which the client (this process; server engines only) used more than `PCT` percent of all CPUs is marked client-bound, as the client may have limited the engine (more than 0, at most 100)")
 	fl.DurationVar(&f.stallTimeout, "stall-timeout", 5*time.Minute, "stall watchdog: fail a step in which no operation completes for this long (a frozen or stuck engine), cancel its clients and close the engine; 0 turns the watchdog off")
+	fl.StringVar(&f.cpuProfile, "cpu-profile", "off", "a CPU profile of the DBMS per step (a server's process tree, or this process for an embedded engine), written to profiles/ and drawn as flame graphs in the report: `MODE` step (the whole measured time; --cpu-profile alone), windows (10 s every 60 s, as the reference's scripts) or off (docs/efficiency.md)")
+	fl.Lookup("cpu-profile").NoOptDefVal = "step"
+	fl.IntVar(&f.cpuProfileHz, "cpu-profile-hz", workload.DefaultProfileHz, "perf's sampling frequency for --cpu-profile, samples per CPU second (Go's runtime/pprof, for the embedded engines in Go, samples at 100)")
+	fl.StringVar(&f.counters, "counters", "off", "perf stat's counters of the DBMS per step, divided by its operations: `SET` all (the reference's groups of hardware events and the software events; --counters alone), software (task-clock, context switches, migrations, page faults) or off")
+	fl.Lookup("counters").NoOptDefVal = "all"
 	fl.StringVar(&f.configIndexFlag, "config-index", "", "run only configuration `K` (0-based) of the run spec, for a matrix across machines (docs/scale-out.md); default $"+shard.JobIndexEnv+" with --config")
 	f.sh.add(fl)
 	fl.StringVar(&f.repeatFlag, "repeat", "1", "run each configuration `K` times, interleaved (A B A B ...), each on a fresh engine; the summary and the report show each cell's median and spread (docs/results.md, Repeats)")
@@ -168,7 +179,11 @@ func (f *runFlags) runAll(sig runSignals, pl *plan.Plan, run *result.Run, dir *r
 	wp := pl.Execution(dir, run, workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
 		Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit, StallTimeout: f.stallTimeout,
 		Histograms: hdrlog.NewDir(filepath.Join(dir.Path(), hdrlog.DirName))}})
+	wp.Profiling = f.profiling
 	pl.Announce(log)
+	if f.profiling.On() {
+		fmt.Fprintf(log, "profiling every step: %s\n", f.profiling)
+	}
 	if !f.noCalibrate {
 		run.Calibration = calibrate(sig.ctx, pl.DataRoot, log)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/enginebench/enginebench/internal/runspec"
+	"github.com/enginebench/enginebench/internal/workload"
 )
 
 // checkFlags applies the run spec's scale and params (the command line wins) and checks the
@@ -27,6 +28,9 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runspec.Spec, name string) 
 	}
 	var err error
 	if f.repeat, err = checkRepeat(fl, f.repeatFlag); err != nil {
+		return err
+	}
+	if f.profiling, err = workload.ParseProfiling(f.cpuProfile, f.cpuProfileHz, f.counters); err != nil {
 		return err
 	}
 	if f.stallTimeout < 0 {

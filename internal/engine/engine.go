@@ -160,6 +160,13 @@ type Builder interface {
 	Build() map[string]string
 }
 
+// Cgo is implemented by embedded engines whose library is C or C++ reached through cgo
+// (sqlite, lmdb, rocksdb, wiredtiger): Go's profiler does not see their frames, so a CPU
+// profile of the enginebench process is taken with perf, which does.
+type Cgo interface {
+	Cgo()
+}
+
 // ServerTrees is implemented by server engines whose DBMS is more than one process tree (FerretDB
 // and the postgres server it stores in). ServerPIDs are the roots, ServerPID's first; the CPU,
 // IO and memory of every tree are the DBMS's.

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 )
 
@@ -31,16 +31,7 @@ func NewDir(root string) *Dir { return &Dir{root: root} }
 
 // Path returns the log of operation op of step of configuration config under root.
 func Path(root, config, step, op string) string {
-	return filepath.Join(root, fileName(config), fileName(step), fileName(op)+Ext)
-}
-
-// fileName returns name as one path element: a slash, a NUL, "." and ".." would not be one.
-func fileName(name string) string {
-	name = strings.NewReplacer("/", "_", "\x00", "_").Replace(name)
-	if name == "" || name == "." || name == ".." {
-		return "_" + name
-	}
-	return name
+	return filepath.Join(root, result.FileName(config), result.FileName(step), result.FileName(op)+Ext)
 }
 
 // Step implements runner.HistogramLog: the logs of one step, created as its operation types

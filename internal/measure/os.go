@@ -581,3 +581,14 @@ func DirSize(dir string, isData func(rel string) bool) (data, all int64, err err
 	}
 	return data, all, nil
 }
+
+// ProcessTree returns roots and every process descended from them now, roots first: the
+// processes of a server whose CPU a profiler samples.
+func ProcessTree(roots []int) ([]int, error) {
+	pfs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil, fmt.Errorf("process tree: %w", err)
+	}
+	o := &OS{fs: pfs}
+	return o.tree(roots), nil
+}

@@ -100,8 +100,9 @@ type Basis struct {
 	LiveBytes float64
 }
 
-// Derive fills st.Efficiency and st.Size.Samp from st.Usage, and adds the same per-operation
-// metrics of every second to its intervals. A metric whose input was not measured, or whose
+// Derive fills st.Efficiency and st.Size.Samp from st.Usage, says what divides the step's
+// CPU profile and counters, and adds the same per-operation metrics of every second to its
+// intervals. A metric whose input was not measured, or whose
 // divisor is zero, is left out.
 func Derive(st *result.Step, b Basis) {
 	if b.PerWrite == "" {
@@ -134,6 +135,7 @@ func Derive(st *result.Step, b Basis) {
 			st.Size.Samp = &samp
 		}
 	}
+	divideSampled(st, b)
 	deriveIntervals(st.Intervals, b)
 }
 

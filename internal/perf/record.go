@@ -19,7 +19,8 @@ type RecordOptions struct {
 	// Perf is perf's binary; "" is "perf" on PATH.
 	Perf string
 	// PIDs are the processes to sample: their threads and the children they fork later are
-	// sampled too (perf's inherit).
+	// sampled too (perf's inherit). The first is the main one: the recording is partial when
+	// it exits before Stop, not when another does.
 	PIDs []int
 	// Hz is the sampling frequency (perf's -F), samples per CPU second; 0 is DefaultHz.
 	Hz int

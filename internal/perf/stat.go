@@ -39,7 +39,8 @@ func ReferenceEvents() [][]string {
 type StatOptions struct {
 	// Perf is perf's binary; "" is "perf" on PATH.
 	Perf string
-	// PIDs are the processes counted, with their threads and the children they fork later.
+	// PIDs are the processes counted, with their threads and the children they fork later;
+	// the first is the main one, as RecordOptions.PIDs'.
 	PIDs []int
 	// Events are perf's event names; none is SoftwareEvents.
 	Events []string

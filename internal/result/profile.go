@@ -1,6 +1,9 @@
 package result
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // What a profile or a set of counters samples (Profile.Of, Counters.Of).
 const (
@@ -113,4 +116,23 @@ func (cs *Counters) Each(c Counter) *float64 {
 	}
 	v := *c.Value / cs.Ops
 	return &v
+}
+
+// ProfilesDir is the run directory's subdirectory of CPU profiles.
+const ProfilesDir = "profiles"
+
+// ProfileFile returns the path of a step's CPU profile, relative to the run directory:
+// profiles/<configuration>/<step>.pb.gz, each name made a file name by FileName.
+func ProfileFile(config, step string) string {
+	return ProfilesDir + "/" + FileName(config) + "/" + FileName(step) + ".pb.gz"
+}
+
+// FileName returns name as one file name of a run directory: "/" and NUL become "_", and "",
+// "." and ".." get a leading "_".
+func FileName(name string) string {
+	name = strings.NewReplacer("/", "_", "\x00", "_").Replace(name)
+	if name == "" || name == "." || name == ".." {
+		return "_" + name
+	}
+	return name
 }

@@ -47,6 +47,11 @@ func SLA(target, achieved float64) *result.Target {
 // the time since the last tick; each entry's Time is its end.
 func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	clock, tick := r.clockAndTick()
+	for _, sm := range r.Samplers {
+		if p, ok := sm.(Preparer); ok {
+			p.Prepare(ctx, s.Name)
+		}
+	}
 	start := clock.Now()
 	res := &result.Step{Name: s.Name, Status: result.StatusRunning, StartedAt: start}
 	if r.Progress != nil {

@@ -97,6 +97,13 @@ type Sampler interface {
 	End(ctx context.Context, now time.Time, res *result.Step)
 }
 
+// Preparer is a Sampler with work to do before a step's clock starts (a profiler attaching to
+// the DBMS's processes), so that the step's measured time does not include it. Prepare is
+// called before Begin, and End follows whatever Prepare did.
+type Preparer interface {
+	Prepare(ctx context.Context, step string)
+}
+
 // Progress shows a running step to the user. The runner names a step by its label: the
 // configuration and the step ("innodb l.i1"), or the step alone when Runner.Config is empty;
 // StepDone ends the step the last StepStarted began.

@@ -84,3 +84,38 @@ func configRunner(base *runner.Runner, eng engine.Engine, dataDir string) (*runn
 	}
 	return &r, notes
 }
+
+// addProfiler adds to r the profiler of --cpu-profile and --counters for the configuration
+// named config of eng, when the plan asks for one, and returns the notes on what it cannot do.
+func addProfiler(ctx context.Context, p Plan, eng engine.Engine, config string, r *runner.Runner) []string {
+	if !p.Profiling.On() {
+		return nil
+	}
+	var modules []string
+	var pids []int
+	s, server := eng.(engine.Server)
+	if server {
+		if pid := s.ServerPID(); pid != 0 {
+			pids = []int{pid}
+		}
+		if t, ok := eng.(engine.ServerTrees); ok && len(pids) > 0 {
+			pids = t.ServerPIDs()
+		}
+		if len(pids) == 0 {
+			return []string{"no CPU profile or counters: the DBMS's process is not on this host (--db-pid names it)"}
+		}
+	}
+	if b, ok := eng.(engine.Builder); ok && !server {
+		if m := b.Build()[engine.BuildModule]; m != "" {
+			modules = append(modules, m)
+		}
+	}
+	_, cgo := eng.(engine.Cgo)
+	pr := newProfiler(ctx, p.Profiling, p.Dir.Path(), config, pids, !server && !cgo)
+	pr.engineModules = modules
+	r.Samplers = append(r.Samplers, pr)
+	if pr.noPerf != "" {
+		return []string{"no perf profile or counters: " + pr.noPerf}
+	}
+	return nil
+}

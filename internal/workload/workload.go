@@ -104,6 +104,8 @@ type Plan struct {
 	// more, the configurations run interleaved (A#1 B#1 A#2 B#2 ...), each repeat on a
 	// fresh engine in a data directory of its own (DataDir + "#<index>").
 	Repeat int
+	// Profiling is what every step profiles and counts (--cpu-profile, --counters).
+	Profiling Profiling
 }
 
 // dropTimeout bounds the dropping of a configuration's tables on an existing server at its
@@ -281,6 +283,7 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	env.Runner, notes = configRunner(p.Env.Runner, eng, cfg.DataDir)
 	env.Runner.Config = cfg.Name // a stall's error names the configuration
 	rc.Notes = append(rc.Notes, notes...)
+	rc.Notes = append(rc.Notes, addProfiler(ctx, p, eng, cfg.Name, env.Runner)...)
 	save()
 	err = p.Workload.Run(ctx, env, eng, stepDone(eng, mc, rc, save))
 	if down := serverDown(eng); err != nil && down != nil && ctx.Err() == nil {

@@ -301,3 +301,6 @@ func fileSize(name string) (int64, error) {
 	}
 	return fi.Size(), nil
 }
+
+// Cgo implements engine.Cgo: the library is C, reached through cgo.
+func (*sqliteDB) Cgo() {}

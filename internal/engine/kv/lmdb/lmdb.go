@@ -438,3 +438,6 @@ func (c config) settings() map[string]string {
 		settingWriteMap:   strconv.FormatBool(c.writeMap),
 	}
 }
+
+// Cgo implements engine.Cgo: the library is C, reached through cgo.
+func (*db) Cgo() {}

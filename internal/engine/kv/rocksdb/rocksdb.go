@@ -513,3 +513,6 @@ func (c config) settings() map[string]string {
 		settingPartitionIndex:       strconv.FormatBool(c.partitionIndex),
 	}
 }
+
+// Cgo implements engine.Cgo: the library is C, reached through cgo.
+func (*db) Cgo() {}

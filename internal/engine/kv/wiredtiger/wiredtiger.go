@@ -834,3 +834,6 @@ func (c config) settings() map[string]string {
 		settingDirectIO:        strings.Join(c.directIO, ","),
 	}
 }
+
+// Cgo implements engine.Cgo: the library is C, reached through cgo.
+func (*db) Cgo() {}
