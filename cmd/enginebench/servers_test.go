@@ -138,7 +138,7 @@ func TestExternalServer(t *testing.T) {
 func TestServerKilledMidStep(t *testing.T) {
 	integration(t, "starts servers")
 	run, out, data := startOnServer(t, server.Postgres, "run", "--scale", "tiny", "--engines", "postgres", "--steps", "l.i0,l.x,l.i1",
-		"--rows-l.i1", "100000000", "--set", "postgres.shared_buffers=128MB")
+		"--rows-l.i1", "100000000", "--set", "postgres.shared_buffers=128MB", "--cpu-profile", "--counters=software")
 	run.waitForStep(t, out, 2)
 	pid := postmasterPID(t, filepath.Join(data, "postgres"))
 	run.waitForStarted(t, "l.i1")
@@ -156,6 +156,21 @@ func TestServerKilledMidStep(t *testing.T) {
 	if ps := serverProcesses(t, "postgres", data); ps != nil {
 		t.Errorf("server processes left: %v", ps)
 	}
+	// The profile and the counters of the failed step are kept as far as they went, marked so.
+	for _, s := range steps {
+		pr, cs := s.Profile, s.Counters
+		if pr == nil || pr.File == "" || pr.Of != result.OfDBMS || cs == nil || cs.Error != "" || len(cs.Events) == 0 {
+			t.Errorf("%s: profile %+v, counters %+v", s.Name, pr, cs)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(out, pr.File)); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+		failed := s.Status == result.StatusFailed
+		if pr.Partial != failed || cs.Partial != failed || failed && (pr.Note == "" || cs.Note == "") {
+			t.Errorf("%s (%s): profile partial %v %q, counters partial %v %q", s.Name, s.Status, pr.Partial, pr.Note, cs.Partial, cs.Note)
+		}
+	}
 }
 
 // TestInterruptStopsTheServer sends Ctrl-C during a run on a managed MariaDB server: the run
@@ -163,14 +178,20 @@ func TestServerKilledMidStep(t *testing.T) {
 func TestInterruptStopsTheServer(t *testing.T) {
 	integration(t, "starts servers")
 	run, out, data := startOnServer(t, server.MariaDB, "run", "--scale", "tiny", "--engines", "innodb", "--rows", "100000000",
-		"--set", "innodb.innodb_buffer_pool_size=128M")
+		"--set", "innodb.innodb_buffer_pool_size=128M", "--cpu-profile")
 	if serverProcesses(t, "mariadbd", data) == nil {
 		t.Fatal("no mariadbd running during the run")
 	}
 	run.waitForProgress(t, "l.i0")
 	r := run.interrupt(t, out)
 	if r.Status != result.StatusInterrupted || len(r.Configs[0].Steps) != 1 || r.Configs[0].Steps[0].Ops["insert"] == nil {
-		t.Errorf("run %s, steps %+v", r.Status, r.Configs[0].Steps)
+		t.Fatalf("run %s, steps %+v", r.Status, r.Configs[0].Steps)
+	}
+	// The interrupted step's profile is written as far as it went, and marked so.
+	if pr := r.Configs[0].Steps[0].Profile; pr == nil || pr.File == "" || !pr.Partial || !strings.Contains(pr.Note, "interrupted") {
+		t.Errorf("the interrupted step's profile: %+v", pr)
+	} else if _, err := os.Stat(filepath.Join(out, pr.File)); err != nil {
+		t.Error(err)
 	}
 	if ps := serverProcesses(t, "mariadbd", data); ps != nil {
 		t.Errorf("server processes left after Ctrl-C: %v", ps)

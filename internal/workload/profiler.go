@@ -79,12 +79,20 @@ func newProfiler(ctx context.Context, opt Profiling, runDir, config string, root
 func (p *profiler) Prepare(ctx context.Context, step string) {
 	p.st = stepProfile{name: step}
 	st := &p.st
-	usesPerf := p.opt.Counters != "" || p.opt.CPU != "" && !p.goOnly
-	if !usesPerf {
+	record, count := p.opt.CPU != "" && !p.goOnly, p.opt.Counters != ""
+	if !record && !count {
 		return
 	}
+	fail := func(why string) {
+		if record {
+			st.recErr = why
+		}
+		if count {
+			st.statErr = why
+		}
+	}
 	if p.noPerf != "" {
-		st.recErr, st.statErr = p.noPerf, p.noPerf
+		fail(p.noPerf)
 		return
 	}
 	pids, err := p.pids()
@@ -92,16 +100,16 @@ func (p *profiler) Prepare(ctx context.Context, step string) {
 		st.tmp, err = os.MkdirTemp("", "enginebench-perf-")
 	}
 	if err != nil {
-		st.recErr, st.statErr = err.Error(), err.Error()
+		fail(err.Error())
 		return
 	}
-	if p.opt.CPU != "" && !p.goOnly {
+	if record {
 		st.rec, err = perf.StartRecord(ctx, perf.RecordOptions{Perf: p.opt.Perf, PIDs: pids, Hz: p.opt.Hz, Dir: st.tmp})
 		if err != nil {
 			st.recErr = err.Error()
 		}
 	}
-	if p.opt.Counters != "" {
+	if count {
 		st.stat, err = perf.StartStat(ctx, perf.StatOptions{Perf: p.opt.Perf, PIDs: pids, Events: p.events(), Dir: st.tmp})
 		if err != nil {
 			st.statErr = err.Error()
@@ -198,9 +206,9 @@ func (p *profiler) disable(ctx context.Context, now time.Time) {
 		pprof.StopCPUProfile()
 		return
 	}
-	if err := st.rec.Disable(ctx); err != nil && st.recErr == "" {
-		st.recErr = err.Error()
-	}
+	// A perf that cannot be disabled has exited (every sampled process has): Stop says so and
+	// keeps what it recorded.
+	_ = st.rec.Disable(ctx)
 }
 
 // End implements runner.Sampler: sampling stops, the profile is written and the counters are
@@ -211,9 +219,7 @@ func (p *profiler) End(ctx context.Context, now time.Time, res *result.Step) {
 	st := &p.st
 	p.disable(ctx, now)
 	if st.stat != nil {
-		if err := st.stat.Disable(ctx); err != nil && st.statErr == "" {
-			st.statErr = err.Error()
-		}
+		_ = st.stat.Disable(ctx) // as the recording's: Stop says why
 	}
 	if p.opt.CPU != "" {
 		res.Profile = p.finishProfile(ctx, res)
