@@ -13,7 +13,7 @@ import (
 
 // Options say how SVG draws a tree.
 type Options struct {
-	// ID is the svg element's id; Title a line above the graph.
+	// ID is the svg element's id; Title a line above the graph (none when empty).
 	ID, Title string
 	// Width is the graph's width in SVG units (1200 when 0); the element scales to its box.
 	Width float64
@@ -59,7 +59,11 @@ func SVG(w io.Writer, t *Tree, o Options) error {
 		o.PerOp = "op"
 	}
 	levels := t.Depth() + 1
-	height := titleHeight + float64(levels)*frameHeight + 2*margin
+	top := 0.0
+	if o.Title != "" {
+		top = titleHeight
+	}
+	height := top + float64(levels)*frameHeight + 2*margin
 	bw := bufio.NewWriter(w)
 	id := ""
 	if o.ID != "" {
@@ -71,7 +75,9 @@ func SVG(w io.Writer, t *Tree, o Options) error {
 	}
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg"%s class="%s" width="100%%" viewBox="0 0 %g %g" preserveAspectRatio="xMinYMin meet" font-family="sans-serif" font-size="%d">`+"\n",
 		id, kind, o.Width, height, fontSize)
-	fmt.Fprintf(bw, `<text x="%g" y="%d" font-size="%d">%s</text>`+"\n", float64(margin), titleHeight-8, fontSize+2, text(o.Title))
+	if o.Title != "" {
+		fmt.Fprintf(bw, `<text x="%g" y="%d" font-size="%d">%s</text>`+"\n", float64(margin), titleHeight-8, fontSize+2, text(o.Title))
+	}
 	d := drawer{w: bw, t: t, o: o, scale: 0, bottom: height - margin - frameHeight}
 	if t.Root.Value > 0 {
 		d.scale = (o.Width - 2*margin) / t.Root.Value
