@@ -410,3 +410,31 @@ func TestPackage(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultPruneBoundsALargeProfile(t *testing.T) {
+	var s Stacks
+	s.Unit = UnitSeconds
+	for i := range 5000 { // 5000 stacks, 10 levels, most of them tiny
+		frames := []string{"main"}
+		for d := range 10 {
+			frames = append(frames, "f"+strings.Repeat("x", (i>>d)%7)+string(rune('a'+d)))
+		}
+		s.Stacks = append(s.Stacks, Stack{Frames: frames, Value: float64(1 + i%13)})
+	}
+	tree := Build(s, 1)
+	frames := tree.Count()
+	Prune(tree, DefaultPrune())
+	if n := tree.Count(); n > 600 || n >= frames || tree.Root.Value != s.Total() {
+		t.Errorf("%d frames of %d after pruning, root %g of %g: want at most 600 and the total kept", n, frames, tree.Root.Value, s.Total())
+	}
+	if tree.Pruned.Frames != frames-tree.Count() || tree.Pruned.Value <= 0 {
+		t.Errorf("pruned %+v, want the %d frames taken out and their CPU", tree.Pruned, frames-tree.Count())
+	}
+	var buf bytes.Buffer
+	if err := SVG(&buf, tree, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(svgFrames(t, buf.Bytes())); n > 600 {
+		t.Errorf("%d frames drawn, want at most 600", n)
+	}
+}
