@@ -51,6 +51,8 @@ func metricDirection(name string) (d direction, ok bool) {
 		"load s", "probe", "min_trxid_seconds", "fairness", "pct", "errors", "retries", "OOM kills",
 		"run cost", "$ per billion inserts", "per_billion_inserts",
 		"CPU/op vs base", // the top summary (top.go): cpupq relative to the base
+		// where the CPU went (profiles.go, counters.go): CPU and counters per operation
+		"self/op", "total/op", "base self/op", "base total/op", "self vs base", "total vs base", "counter/op",
 		// engine debt (debtKeys): purge lag, dirty pages, dead tuples, compaction debt, stalls
 		"history_list_length", "dirty_pages", "checkpoint_age_bytes", "pending_reads", "pending_writes",
 		"dead_tuples", "pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables",
@@ -60,7 +62,7 @@ func metricDirection(name string) (d direction, ok bool) {
 	case
 		// labels and descriptions
 		"config", "step", "op", "unit", "status", "error", "engine", "index", "counter", "rows", "verify", "met",
-		"run", "parameter", "setting", "value",
+		"run", "parameter", "setting", "value", "function", "self %",
 		// counts and sizes of the work, targets, times that the workload sets
 		"count", "units", "found", "links", "nodes", "links/node", "clients", "time", "total time", "run time", "seconds",
 		"target ins/s", "ins/qry", "$/hour", "min", "diff", "before", "after",

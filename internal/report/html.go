@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/enginebench/enginebench/internal/flame"
 	"github.com/enginebench/enginebench/internal/report/chart"
 )
 
@@ -35,6 +36,8 @@ type htmlPage struct {
 	Colour   map[string]int
 	// Scripts draw the interactive charts (interactive.go); empty on a page without one.
 	Scripts template.HTML
+	// FlameScripts search the flame graphs (internal/flame); empty on a page without one.
+	FlameScripts template.HTML
 	// Lines are the header lines shown; MoreLines the rest, folded (foldLines).
 	Lines, MoreLines []string
 }
@@ -48,6 +51,14 @@ type htmlBlock struct {
 	Text   string
 	Table  *htmlTable
 	Charts []template.HTML
+	Flame  *htmlFlame
+	Search bool
+}
+
+// htmlFlame is a flame graph drawn (SVG) with its caption and lines.
+type htmlFlame struct {
+	*Flame
+	SVG template.HTML
 }
 
 type htmlTable struct {
@@ -88,7 +99,15 @@ func WriteHTML(w io.Writer, p *Page) error {
 	for _, s := range p.Sections {
 		hs := htmlSection{ID: s.ID, Title: s.Title}
 		for _, b := range s.Blocks {
-			hb := htmlBlock{Text: b.Text}
+			hb := htmlBlock{Text: b.Text, Search: b.Search}
+			if b.Flame != nil {
+				svg, err := drawFlame(b.Flame)
+				if err != nil {
+					return fmt.Errorf("report flame graph %s: %w", b.Flame.ID, err)
+				}
+				hb.Flame = &htmlFlame{Flame: b.Flame, SVG: svg}
+				hp.FlameScripts = flameScripts()
+			}
 			if b.Table != nil {
 				hb.Table = hp.table(*b.Table)
 			}
@@ -142,6 +161,29 @@ func (hp htmlPage) table(t Table) *htmlTable {
 		ht.Rows = append(ht.Rows, cells)
 	}
 	return ht
+}
+
+// drawFlame draws a flame graph as an inline SVG element with its id.
+func drawFlame(f *Flame) (template.HTML, error) {
+	var b strings.Builder
+	if err := flame.SVG(&b, f.Tree, flame.Options{ID: f.ID, PerOp: f.PerOp}); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil // drawn by flame, which escapes every name and text
+}
+
+// flameFigureCSS lays a flame graph out across the page, its notes small under it.
+const flameFigureCSS = `
+figure.flame { max-width: none; margin: .5em 0 1.5em; }
+figure.flame figcaption { font-weight: bold; margin-bottom: .2em; }
+ul.flame-notes { font-size: .85em; margin: .2em 0; }
+p.flame-search input { width: 20em; }
+`
+
+// flameScripts are the style and the search of the flame graphs, once on a page that has one.
+func flameScripts() template.HTML {
+	// Our own files: no "</script" or "</style" in them (TestFlameAssets).
+	return template.HTML("<style>" + flame.Style() + flameFigureCSS + "</style>\n<script>" + flame.Script() + "</script>\n")
 }
 
 // drawChart draws one chart as an inline SVG element with the chart's id.

@@ -35,11 +35,14 @@ type Section struct {
 	Blocks    []Block
 }
 
-// Block is a paragraph, a table or a row of charts.
+// Block is a paragraph, a table, a row of charts, a flame graph or the search box of the
+// page's flame graphs.
 type Block struct {
 	Text   string
 	Table  *Table
 	Charts []Chart
+	Flame  *Flame
+	Search bool
 }
 
 // Chart is the data of one chart; the HTML page draws it (internal/report/chart).
@@ -79,6 +82,9 @@ type Options struct {
 	Ratio bool
 	// Layouts looks up the runs' workload's layout; it must be set.
 	Layouts Layouts
+	// HTMLDir is the directory the HTML page is written in, for its links to the run
+	// directories' files (the pprof files); empty is the current directory.
+	HTMLDir string
 }
 
 // NewPage builds the report of runs, which must all be of one workload. Several runs combine
@@ -120,6 +126,7 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 		p.Sections = append(p.Sections, ratioSection(runs[0], runs[1], l))
 	}
 	p.Sections = append(p.Sections, l.sections(r, p)...)
+	p.Sections = append(p.Sections, cpuSections(runs, r, p.Base, o.HTMLDir)...)
 	p.Sections = append(p.Sections, metadataSection(runs, r))
 	p.Legend = append(colourLegend(), summaryOf(l, r, sp).Legend...)
 	p.Legend = append(p.Legend, topLegend...)
@@ -153,7 +160,14 @@ func scrub(p *Page) {
 	}
 	for i := range p.Sections {
 		for j := range p.Sections[i].Blocks {
-			p.Sections[i].Blocks[j].Text = redact.Text(p.Sections[i].Blocks[j].Text)
+			b := &p.Sections[i].Blocks[j]
+			b.Text = redact.Text(b.Text)
+			if f := b.Flame; f != nil {
+				f.Title = redact.Text(f.Title)
+				for k := range f.Lines {
+					f.Lines[k] = redact.Text(f.Lines[k])
+				}
+			}
 		}
 	}
 }
@@ -215,6 +229,12 @@ func findBase(runs []Input, r *result.Run, want string) (string, error) {
 	if want == "" {
 		return r.Configs[0].Name, nil
 	}
+	return findLabel(runs, r, want, "--base")
+}
+
+// findLabel resolves want, named by flag, to a configuration's label: a label, or a
+// configuration name that only one run has.
+func findLabel(runs []Input, r *result.Run, want, flag string) (string, error) {
 	var labels, matches []string
 	for _, c := range r.Configs {
 		labels = append(labels, c.Name)
@@ -229,9 +249,9 @@ func findBase(runs []Input, r *result.Run, want string) (string, error) {
 		return matches[0], nil
 	}
 	if len(matches) > 1 {
-		return "", fmt.Errorf("--base %s is in several runs; name one of: %s", want, strings.Join(matches, ", "))
+		return "", fmt.Errorf("%s %s is in several runs; name one of: %s", flag, want, strings.Join(matches, ", "))
 	}
-	return "", fmt.Errorf("--base %s: no such configuration; the configurations are: %s", want, strings.Join(labels, ", "))
+	return "", fmt.Errorf("%s %s: no such configuration; the configurations are: %s", flag, want, strings.Join(labels, ", "))
 }
 
 // mergedHeader is the page's header lines: each run's, or one run's summary header.
@@ -287,6 +307,8 @@ func MarkdownPage(p *Page) string {
 			case bl.Table != nil:
 				b.WriteString("\n### " + bl.Table.Title + "\n\n")
 				writeMarkdownTable(&b, judged(*bl.Table))
+			case bl.Flame != nil:
+				writeMarkdownFlame(&b, bl.Flame)
 			}
 		}
 	}
@@ -295,6 +317,18 @@ func MarkdownPage(p *Page) string {
 		b.WriteString("- " + l + "\n")
 	}
 	return b.String()
+}
+
+// writeMarkdownFlame writes what a flame graph is of and where its profile is; the graph
+// itself is in the HTML page.
+func writeMarkdownFlame(b *strings.Builder, f *Flame) {
+	b.WriteString("\n" + f.Title + " (flame graph in the HTML report)\n\n")
+	for _, l := range f.Lines {
+		b.WriteString("- " + l + "\n")
+	}
+	if f.Path != "" {
+		b.WriteString("- the whole profile: " + f.Path + " (`go tool pprof -top " + f.Path + "`)\n")
+	}
 }
 
 // judged is t with the verdict of each relative cell in words, for report.md, which has no

@@ -94,7 +94,7 @@ func Paths(dirs []string, out string) (html, md string) {
 // WriteRunReport writes the report of res, a run whose directory is dir, into it:
 // report.html and its tables as report.md, each workload read with its layout of ls.
 func WriteRunReport(dir *result.Dir, res *result.Run, ls Layouts) error {
-	page, err := NewPage([]Input{{Dir: dir.Path(), Run: res}}, Options{Layouts: ls})
+	page, err := NewPage([]Input{{Dir: dir.Path(), Run: res}}, Options{Layouts: ls, HTMLDir: dir.Path()})
 	if err != nil {
 		return err
 	}
