@@ -209,7 +209,20 @@ func opsCell(ops float64, op string) string {
 	if ops <= 0 {
 		return missing
 	}
-	return numfmt.Count(ops) + " " + op + "s"
+	return numfmt.Count(ops) + " " + plural(op)
+}
+
+// plural is the plural of an operation's name: "queries", "inserts", "indexes", "requests".
+func plural(op string) string {
+	switch {
+	case strings.HasSuffix(op, "s"):
+		return op
+	case strings.HasSuffix(op, "y"):
+		return strings.TrimSuffix(op, "y") + "ies"
+	case strings.HasSuffix(op, "x"):
+		return op + "es"
+	}
+	return op + "s"
 }
 
 // sharesCell is an embedded engine's shares of its profile's CPU: "engine 60%, harness 30%".
