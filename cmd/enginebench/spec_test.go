@@ -257,3 +257,25 @@ func TestRunSpecFromAFIFOIsRefused(t *testing.T) {
 	runBad(t, "run spec "+fifo+": not a regular file (a named pipe)",
 		"run", "--config", fifo, "--out", filepath.Join(dir, "r"), "--data-dir", filepath.Join(dir, "d"))
 }
+
+// TestSpecProfiling: a run spec asks for CPU profiles and counters under params, as any flag
+// (iiBench on the null engine: runtime/pprof, which needs no perf); a bad value there is bad
+// input naming the spec's line.
+func TestSpecProfiling(t *testing.T) {
+	spec := writeSpec(t, "workload: iibench\nscale: tiny\nparams:\n  cpu-profile: step\n  cpu-profile-hz: 199\nconfigs:\n  - name: n1\n    engine: \"null\"\n")
+	out := filepath.Join(t.TempDir(), "results")
+	if code, stdout, stderr := runCLI(t, "run", "--config", spec, "--out", out, "--data-dir", filepath.Join(t.TempDir(), "d")); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	run := loadRun(t, out)
+	for _, s := range run.Configs[0].Steps {
+		if pr := s.Profile; pr == nil || pr.Tool != "runtime/pprof" || pr.File == "" || pr.Shares == nil {
+			t.Errorf("%s: profile %+v", s.Name, pr)
+		}
+	}
+	bad := writeSpec(t, "workload: iibench\nscale: tiny\nparams:\n  counters: hardware\nconfigs:\n  - name: n1\n    engine: \"null\"\n")
+	code, _, stderr := runCLI(t, "run", "--config", bad, "--out", filepath.Join(t.TempDir(), "r2"))
+	if code != exitUsage || !strings.Contains(stderr, `--counters "hardware": want off, software or all`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
