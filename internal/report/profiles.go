@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -292,19 +293,21 @@ func prunedLine(t *flame.Tree) []string {
 		t.Pruned.Frames, 100*t.Pruned.Value/t.Root.Value, 100*t.Pruned.Merged/t.Root.Value)}
 }
 
-// href is path relative to the HTML page's directory, with forward slashes; path itself when
-// it cannot be made relative.
+// href is path relative to the HTML page's directory, with forward slashes and escaped as a
+// URL's path (a repeat's "pebble#2" is a directory, not a fragment); path itself when it cannot
+// be made relative.
 func href(htmlDir, path string) string {
+	esc := func(p string) string { return (&url.URL{Path: filepath.ToSlash(p)}).EscapedPath() }
 	from, err1 := filepath.Abs(htmlDir)
 	to, err2 := filepath.Abs(path)
 	if err1 != nil || err2 != nil {
-		return filepath.ToSlash(path)
+		return esc(path)
 	}
 	rel, err := filepath.Rel(from, to)
 	if err != nil {
-		return filepath.ToSlash(path)
+		return esc(path)
 	}
-	return filepath.ToSlash(rel)
+	return esc(rel)
 }
 
 // diffBlock is pr's differential flame graph against base, or why it has none.

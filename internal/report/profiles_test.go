@@ -378,3 +378,17 @@ func TestFlameAssets(t *testing.T) {
 		}
 	}
 }
+
+// A profile's link is relative to the page and escaped as a URL's path: a repeat's directory
+// "pebble#2" is not a fragment.
+func TestProfileHref(t *testing.T) {
+	for _, c := range []struct{ dir, path, want string }{
+		{"/r", "/r/profiles/pebble/l.i1.pb.gz", "profiles/pebble/l.i1.pb.gz"},
+		{"/r", "/r/profiles/pebble#2/l.i1.pb.gz", "profiles/pebble%232/l.i1.pb.gz"},
+		{"/out", "/r/profiles/a b/qr100.pb.gz", "../r/profiles/a%20b/qr100.pb.gz"},
+	} {
+		if got := href(c.dir, c.path); got != c.want {
+			t.Errorf("href(%q, %q) = %q, want %q", c.dir, c.path, got, c.want)
+		}
+	}
+}
