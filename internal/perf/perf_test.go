@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -311,5 +312,43 @@ func TestStartRecordOfNoProcessSaysWhy(t *testing.T) {
 	_, err := StartRecord(ctx, RecordOptions{PIDs: []int{cmd.Process.Pid}})
 	if err == nil || strings.Contains(err.Error(), "\n") {
 		t.Errorf("StartRecord of an exited process: %v, want perf's reason in one line", err)
+	}
+}
+
+// A perf that the kernel refuses (run as another user than the sampled process's, without
+// CAP_PERFMON: a managed server's processes when enginebench is not root) says so in one line.
+func TestStartRecordRefusedSaysWhy(t *testing.T) {
+	ctx := needPerf(t)
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and setpriv to run perf as another user")
+	}
+	bin, err := lookPerf("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(t.TempDir(), "perf")
+	// The wrapper lets nobody write perf's output where the package put it (a directory of
+	// root's), so that what refuses is the kernel.
+	script := "#!/bin/sh\nprev=\nfor a; do [ \"$prev\" = -o ] && chmod 777 \"$(dirname \"$a\")\"; prev=$a; done\n" +
+		"exec " + setpriv + " --reuid=nobody --regid=nogroup --clear-groups " + bin + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := spinner(t)
+	for _, start := range []func() error{
+		func() error {
+			_, err := StartRecord(ctx, RecordOptions{Perf: wrapper, PIDs: []int{cmd.Process.Pid}, Dir: os.TempDir()})
+			return err
+		},
+		func() error {
+			_, err := StartStat(ctx, StatOptions{Perf: wrapper, PIDs: []int{cmd.Process.Pid}, Dir: os.TempDir()})
+			return err
+		},
+	} {
+		err := start()
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "perf_event_paranoid") {
+			t.Errorf("perf as nobody on root's process: %v, want perf's reason in one line", err)
+		}
 	}
 }
