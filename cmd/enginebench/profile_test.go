@@ -116,3 +116,28 @@ func requirePerfTool(t *testing.T) {
 		t.Skip("perf is not installed")
 	}
 }
+
+// TestCPUProfileWithoutPerf runs with --cpu-profile and --counters on a managed server
+// without perf (--perf names a binary that is not there): the run goes on and succeeds, the configuration's notes and every step
+// say why there is no profile and no counters, in one line, and the report shows the reason.
+func TestCPUProfileWithoutPerf(t *testing.T) {
+	integration(t, "starts a server")
+	servertest.Require(t, server.Postgres)
+	out, missing := filepath.Join(t.TempDir(), "results"), filepath.Join(t.TempDir(), "perf")
+	runOK(t, "run", "--scale", "tiny", "--engines", "postgres", "--steps", "l.i0", "--cpu-profile", "--counters", "--perf", missing,
+		"--out", out, "--data-dir", serverDataDir(t), "--no-calibrate")
+	run := loadRun(t, out)
+	c := run.Configs[0]
+	why := "perf not found at " + missing + ": install linux-perf"
+	if !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, why) }) {
+		t.Errorf("notes %q, want %q", c.Notes, why)
+	}
+	s := c.Steps[0]
+	if s.Status != result.StatusOK || s.Profile == nil || s.Profile.Error != why || s.Profile.File != "" || s.Counters == nil || s.Counters.Error != why {
+		t.Errorf("l.i0 %s: profile %+v, counters %+v", s.Status, s.Profile, s.Counters)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil || !strings.Contains(string(page), why) {
+		t.Errorf("the report does not say why there is no profile: %v", err)
+	}
+}

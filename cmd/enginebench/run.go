@@ -50,6 +50,7 @@ type runFlags struct {
 	cpuProfile   string
 	cpuProfileHz int
 	counters     string
+	perf         string
 	profiling    workload.Profiling
 	// owner maps each workload-specific flag to the workloads it belongs to.
 	owner flagOwners
@@ -110,6 +111,7 @@ configuration.`,
 	fl.IntVar(&f.cpuProfileHz, "cpu-profile-hz", workload.DefaultProfileHz, "perf's sampling frequency for --cpu-profile, samples per CPU second (Go's runtime/pprof, for the embedded engines in Go, samples at 100)")
 	fl.StringVar(&f.counters, "counters", "off", "perf stat's counters of the DBMS per step, divided by its operations: `SET` all (the reference's groups of hardware events and the software events; --counters alone), software (task-clock, context switches, migrations, page faults) or off")
 	fl.Lookup("counters").NoOptDefVal = "all"
+	fl.StringVar(&f.perf, "perf", "", "the perf binary --cpu-profile and --counters run, a path or a name found on PATH (default: perf on PATH)")
 	fl.StringVar(&f.configIndexFlag, "config-index", "", "run only configuration `K` (0-based) of the run spec, for a matrix across machines (docs/scale-out.md); default $"+shard.JobIndexEnv+" with --config")
 	f.sh.add(fl)
 	fl.StringVar(&f.repeatFlag, "repeat", "1", "run each configuration `K` times, interleaved (A B A B ...), each on a fresh engine; the summary and the report show each cell's median and spread (docs/results.md, Repeats)")

@@ -33,6 +33,7 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runspec.Spec, name string) 
 	if f.profiling, err = workload.ParseProfiling(f.cpuProfile, f.cpuProfileHz, f.counters); err != nil {
 		return err
 	}
+	f.profiling.Perf = f.perf
 	if f.stallTimeout < 0 {
 		return fmt.Errorf("--stall-timeout %v: want a duration of 0 (no watchdog) or more", f.stallTimeout)
 	}
