@@ -128,9 +128,14 @@ func (p *profiler) pids() ([]int, error) {
 // events returns the perf stat events of --counters.
 func (p *profiler) events() []string {
 	events := perf.SoftwareEvents()
+	// The reference's names of two software events are perf's aliases of those events.
+	alias := map[string]string{"migrations": "cpu-migrations", "faults": "page-faults"}
 	if p.opt.Counters == CountersAll {
 		for _, g := range perf.ReferenceEvents() {
 			for _, e := range g {
+				if a, ok := alias[e]; ok {
+					e = a
+				}
 				if !slices.Contains(events, e) {
 					events = append(events, e)
 				}

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -81,5 +82,27 @@ func TestParseProfiling(t *testing.T) {
 		if _, err := ParseProfiling(bad.cpu, bad.hz, bad.counters); err == nil || err.Error()[:len(bad.flag)] != bad.flag {
 			t.Errorf("%+v: %v, want an error naming %s", bad, err, bad.flag)
 		}
+	}
+}
+
+// --counters=all asks for the software events and the reference's groups once each, the
+// reference's aliases of software events as the software events.
+func TestCounterEvents(t *testing.T) {
+	all := (&profiler{opt: Profiling{Counters: CountersAll}}).events()
+	soft := (&profiler{opt: Profiling{Counters: CountersSoftware}}).events()
+	seen := map[string]bool{}
+	for _, e := range all {
+		if seen[e] || e == "migrations" || e == "faults" {
+			t.Errorf("%s asked twice or by its alias: %v", e, all)
+		}
+		seen[e] = true
+	}
+	for _, e := range append(soft, "cycles", "instructions", "LLC-load-misses", "iTLB-load-misses", "alignment-faults") {
+		if !seen[e] {
+			t.Errorf("all lacks %s: %v", e, all)
+		}
+	}
+	if len(soft) == 0 || slices.Contains(soft, "cycles") {
+		t.Errorf("software events %v", soft)
 	}
 }
