@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1383,5 +1384,37 @@ func TestHistogramLogGetsEveryInterval(t *testing.T) {
 	res = run(&fakeHistLog{stepErr: errors.New("cannot create")})
 	if res.Status != result.StatusOK || len(res.Notes) != 1 || res.Notes[0] != "latency histograms not logged: cannot create" {
 		t.Errorf("unopened log: step %s, notes %q", res.Status, res.Notes)
+	}
+}
+
+// preparer records its calls; its Prepare takes an hour of the clock.
+type preparer struct {
+	clock *ManualClock
+	calls []string
+}
+
+func (p *preparer) Prepare(_ context.Context, step string) {
+	p.calls = append(p.calls, "prepare "+step)
+	p.clock.Advance(time.Hour)
+}
+func (p *preparer) Begin(context.Context, time.Time) { p.calls = append(p.calls, "begin") }
+func (p *preparer) Sample(context.Context, time.Time) map[string]float64 {
+	return nil
+}
+func (p *preparer) End(context.Context, time.Time, *result.Step) { p.calls = append(p.calls, "end") }
+
+// A Preparer's Prepare runs before the step's clock starts: the time it takes is not the
+// step's.
+func TestPreparerRunsBeforeTheStepStarts(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := NewManualClock(t0)
+	p := &preparer{clock: clock}
+	r := &Runner{Clock: clock, Tick: time.Hour, Samplers: []Sampler{p}}
+	res := r.Run(context.Background(), Step{Name: "l.i0", Workers: []Worker{{Run: func(context.Context, *Recorder) error { return nil }}}})
+	if !res.StartedAt.Equal(t0.Add(time.Hour)) || res.Seconds != 0 {
+		t.Errorf("started at %v after %v s, want %v and 0: the preparation counted", res.StartedAt, res.Seconds, t0.Add(time.Hour))
+	}
+	if want := []string{"prepare l.i0", "begin", "end"}; !slices.Equal(p.calls, want) {
+		t.Errorf("calls %q, want %q", p.calls, want)
 	}
 }
