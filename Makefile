@@ -43,7 +43,9 @@ test:
 	$(GO) test $(GOTAGS) -count=1 -timeout 30m ./...
 	$(if $(strip $(TAGS)),$(GO) test -count=1 ./internal/engine/kv/lmdb/ ./internal/engine/kv/rocksdb/ ./internal/engine/kv/wiredtiger/)
 
-# The harness's own cost (null engine) and the micro-benchmarks; then the client CPU per
+# The harness's own cost (null engine) and the micro-benchmarks, among them each embedded
+# engine's BenchmarkAdapterFloor (its adapter beside a bare loop of its own API, with the
+# tagged engines when their libraries are installed); then the client CPU per
 # statement of enginebench's path beside a bare driver loop on the managed servers
 # (BenchmarkClientCPU), CLIENTCPU_OPS statements or requests per sub-benchmark. See
 # docs/performance.md.

@@ -26,11 +26,14 @@ var errIterClosed = errors.New("iterator is closed")
 // the bounds.
 func NewBoundedIter(c Cursor, lower, upper []byte) Iter {
 	it := &boundedIter{c: c}
+	// Both copies in one buffer, within the iterator when they fit: no allocation of their own.
+	buf := append(it.inline[:0], lower...)
+	buf = append(buf, upper...)
 	if lower != nil {
-		it.lower = append([]byte{}, lower...)
+		it.lower = buf[:len(lower):len(lower)]
 	}
 	if upper != nil {
-		it.upper = append([]byte{}, upper...)
+		it.upper = buf[len(lower):len(buf):len(buf)]
 	}
 	return it
 }
@@ -38,7 +41,8 @@ func NewBoundedIter(c Cursor, lower, upper []byte) Iter {
 type boundedIter struct {
 	c            Cursor
 	lower, upper []byte
-	k, v         []byte // the current entry; k nil when not valid
+	inline       [32]byte // holds the bounds' copies when they fit
+	k, v         []byte   // the current entry; k nil when not valid
 	err          error
 	closed       bool
 }

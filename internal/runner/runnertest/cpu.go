@@ -81,3 +81,21 @@ func (c *CPU) Sample(context.Context, time.Time) map[string]float64 { return nil
 func (c *CPU) End(_ context.Context, _ time.Time, res *result.Step) {
 	c.Used[res.Name] = ProcessCPU() - c.begin
 }
+
+// Loop runs op b.N times and reports, beside ns/op, the allocations and this process's CPU time
+// per op (cpu-ns/op: every thread's, an engine's background work included).
+func Loop(b *testing.B, op func()) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := ProcessCPU()
+	for range b.N {
+		op()
+	}
+	used := ProcessCPU() - start
+	b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+// PairOrder is the order in which a benchmark runs the two things it compares, each twice as
+// sub-benchmarks (the second run's name ends in #01): what they run on drifts as the benchmark
+// goes (caches warm, an LSM's debt grows with the writes), and each is first and last once.
+func PairOrder(a, b string) []string { return []string{a, b, b, a} }

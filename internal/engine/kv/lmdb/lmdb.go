@@ -441,3 +441,65 @@ func (c config) settings() map[string]string {
 
 // Cgo implements engine.Cgo: the library is C, reached through cgo.
 func (*db) Cgo() {}
+
+// bareEnv calls the binding's C functions directly, without the engine's Go layers (the
+// guard, kv.Iter's bounds, the batch's buffer type): the floor that BenchmarkAdapterFloor puts
+// kv.DB beside. One goroutine uses it.
+type bareEnv struct {
+	env *C.MDB_env
+	dbi C.MDB_dbi
+	// txn, cur, k and v receive results from C (fields: no allocation per call).
+	txn    *C.MDB_txn
+	cur    *C.MDB_cursor
+	k, v   C.MDB_val
+	failed C.int
+	buf    []byte
+	ops    []int64
+}
+
+// get appends key's value to dst: one read transaction, as eb_get makes it.
+func (e *bareEnv) get(key, dst []byte) ([]byte, bool, error) {
+	g := C.eb_get(e.env, e.dbi, cbytes(key), C.size_t(len(key)))
+	if g.rc == C.MDB_NOTFOUND {
+		return dst, false, nil
+	}
+	if err := lmdbErr("get", g.rc); err != nil {
+		return dst, false, err
+	}
+	dst = append(dst, goBytes(g.val)...)
+	C.mdb_txn_abort(g.txn)
+	return dst, true, nil
+}
+
+// scan reads at most n entries from the first key >= start below upper, with a cursor in a read
+// transaction of its own.
+func (e *bareEnv) scan(_, upper, start []byte, n int) (int, error) {
+	if rc := C.eb_cursor(e.env, e.dbi, &e.txn, &e.cur); rc != 0 {
+		return 0, lmdbErr("cursor", rc)
+	}
+	got := 0
+	e.k, e.v = C.MDB_val{}, C.MDB_val{}
+	rc := C.eb_seek(e.cur, cbytes(start), C.size_t(len(start)), C.MDB_SET_RANGE, &e.k, &e.v)
+	for rc == 0 && got < n && string(goBytes(e.k)) < string(upper) {
+		got++
+		rc = C.eb_seek(e.cur, nil, 0, C.MDB_NEXT, &e.k, &e.v)
+	}
+	C.eb_close_cursor(e.txn, e.cur)
+	if rc != 0 && rc != C.MDB_NOTFOUND {
+		return got, lmdbErr("iterate", rc)
+	}
+	return got, nil
+}
+
+// write puts every key = val in one write transaction: eb_apply, on the keys and values laid
+// out as it reads them.
+func (e *bareEnv) write(keys [][]byte, val []byte) error {
+	e.buf, e.ops = e.buf[:0], e.ops[:0]
+	for _, k := range keys {
+		off := int64(len(e.buf))
+		e.buf = append(append(e.buf, k...), val...)
+		e.ops = append(e.ops, kv.OpSet, off, int64(len(k)), off+int64(len(k)), int64(len(val)))
+	}
+	rc := C.eb_apply(e.env, e.dbi, cbytes(e.buf), (*C.int64_t)(unsafe.Pointer(&e.ops[0])), C.int(len(keys)), &e.failed)
+	return lmdbErr("commit", rc)
+}

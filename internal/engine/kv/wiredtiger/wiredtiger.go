@@ -837,3 +837,81 @@ func (c config) settings() map[string]string {
 
 // Cgo implements engine.Cgo: the library is C, reached through cgo.
 func (*db) Cgo() {}
+
+// bareSession calls the binding's C functions directly on one session's cursor of one table,
+// without the engine's Go layers (the guard, the session pool, the tables' lookup, kv.Iter's
+// bounds, the batch's buffer type): the floor that BenchmarkAdapterFloor puts kv.DB beside.
+// One goroutine uses it.
+type bareSession struct {
+	s *session
+	c *C.WT_CURSOR
+	// cs, tables, key, val and failed are eb_apply's and eb_seek's arguments and results.
+	cs       [1]*C.WT_CURSOR
+	tables   []C.int
+	key, val C.WT_ITEM
+	failed   C.int
+	buf      []byte
+	ops      []int64
+}
+
+// get appends key's value to dst and resets the cursor, as a point read does.
+func (e *bareSession) get(key, dst []byte) ([]byte, bool, error) {
+	rc := C.eb_get(e.c, cbytes(key), C.size_t(len(key)), &e.s.item)
+	if rc == 0 {
+		dst = append(dst, goBytes(e.s.item)...)
+	}
+	C.eb_reset(e.c)
+	if rc == C.WT_NOTFOUND {
+		return dst, false, nil
+	}
+	return dst, rc == 0, wtErr("get", rc)
+}
+
+// scan reads at most n entries from the first key >= start below upper, in a snapshot
+// transaction of its own.
+func (e *bareSession) scan(_, upper, start []byte, n int) (int, error) {
+	if rc := C.eb_begin(e.s.s); rc != 0 {
+		return 0, wtErr("begin", rc)
+	}
+	got := 0
+	rc := C.eb_seek(e.c, C.EB_GE, cbytes(start), C.size_t(len(start)), &e.key, &e.val)
+	for rc == 0 && got < n && string(goBytes(e.key)) < string(upper) {
+		got++
+		rc = C.eb_seek(e.c, C.EB_NEXT, nil, 0, &e.key, &e.val)
+	}
+	C.eb_reset(e.c)
+	if rc2 := C.eb_rollback(e.s.s); rc == 0 || rc == C.WT_NOTFOUND {
+		rc = rc2
+	}
+	return got, wtErr("iterate", rc)
+}
+
+// write puts every key = val in one transaction: eb_apply, on the keys and values laid out as
+// it reads them.
+func (e *bareSession) write(keys [][]byte, val []byte) error {
+	e.buf, e.ops, e.tables = e.buf[:0], e.ops[:0], e.tables[:0]
+	for _, k := range keys {
+		off := int64(len(e.buf))
+		e.buf = append(append(e.buf, k...), val...)
+		e.ops = append(e.ops, kv.OpSet, off, int64(len(k)), off+int64(len(k)), int64(len(val)))
+		e.tables = append(e.tables, 0)
+	}
+	rc := C.eb_apply(e.s.s, &e.cs[0], 1, &e.tables[0], cbytes(e.buf),
+		(*C.int64_t)(unsafe.Pointer(&e.ops[0])), C.int(len(keys)), &e.failed)
+	return wtErr("commit", rc)
+}
+
+// newBare opens a session of d with its cursor on the table that holds key.
+func (d *db) newBare(key []byte) (*bareSession, error) {
+	s, err := d.newSession()
+	if err != nil {
+		return nil, err
+	}
+	t := d.tables.Load()
+	c, err := s.cursor(t, t.ids[t.layout.Find(key)])
+	if err != nil {
+		d.put(s)
+		return nil, err
+	}
+	return &bareSession{s: s, c: c, cs: [1]*C.WT_CURSOR{c}}, nil
+}
