@@ -8,10 +8,12 @@ Subcommands (each prints one tab-separated line, or the table):
   eb RUN_JSON SAMPLES STEP... per STEP: step ops seconds client_ns server_ns runjson_client_cpu_s,
                               the cgroup figures interpolated from SAMPLES over the step's window
   summary RESULTS_TSV         the per-run table and the medians
+  per-request RESULTS_TSV LOGS the server's counters (and CPU) per LinkBench request of each client run
 """
 
 import datetime
 import json
+import os
 import re
 import statistics
 import sys
@@ -163,6 +165,41 @@ def summary(path):
     _table(med)
 
 
+def per_request(path, logs):
+    """The server's counters over each LinkBench request phase (logs/r<round>.<ref|eb>.linkbench-requests.statements)
+    per request: one column per client run, then enginebench's median over the reference's."""
+    runs = []
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "round" or f[1] != "linkbench":
+            continue
+        side = "eb" if f[2] == "enginebench" else "ref"
+        name = os.path.join(logs, f"r{f[0]}.{side}.linkbench-requests.statements")
+        if not os.path.exists(name) or int(f[3]) == 0:
+            continue
+        counts = {}
+        for c in open(name):
+            k, v = c.split()
+            counts[k] = int(v)
+        counts["server CPU us"] = int(f[6]) / 1000
+        runs.append((f"r{f[0]} {f[2]}", side, int(f[3]), counts))
+    if not runs:
+        return
+    print("the server's counters per LinkBench request (each client's request phase; enginebench's also hold the reads")
+    print("of its verification after the requests: Handler_read_next, Innodb_buffer_pool_read_requests)")
+    keys = [k for k in runs[0][3] if any(r[3].get(k) for r in runs)]
+    out = [["counter"] + [r[0] for r in runs] + ["eb vs ref"]]
+    for k in keys:
+        row = [k] + [_num(r[3].get(k, 0) / r[2], 3) for r in runs]
+        ref = [r[3].get(k, 0) / r[2] for r in runs if r[1] == "ref"]
+        eb = [r[3].get(k, 0) / r[2] for r in runs if r[1] == "eb"]
+        vs = "-"
+        if ref and eb and statistics.median(ref) > 0:
+            vs = f"{statistics.median(eb) / statistics.median(ref):.2f}x"
+        out.append(row + [vs])
+    _table(out, left=1)
+
+
 def _medians(rs):
     def med(k):
         v = [r[k] for r in rs if r[k] is not None]
@@ -170,10 +207,10 @@ def _medians(rs):
     return {"n": len(rs), "rate": med("rate"), "cpu": med("cpu"), "srv": med("srv")}
 
 
-def _table(rows):
+def _table(rows, left=3):
     w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        print("  ".join(c.ljust(w[i]) if i < 3 else c.rjust(w[i]) for i, c in enumerate(r)).rstrip())
+        print("  ".join(c.ljust(w[i]) if i < left else c.rjust(w[i]) for i, c in enumerate(r)).rstrip())
 
 
 def main(argv):
@@ -190,6 +227,8 @@ def main(argv):
         eb(args[0], args[1], args[2:])
     elif cmd == "summary":
         summary(args[0])
+    elif cmd == "per-request" and len(args) == 2:
+        per_request(args[0], args[1])
     else:
         fail(f"unknown subcommand or arguments: {' '.join(argv[1:])}")
 
