@@ -293,6 +293,33 @@ STATUS_VARS="'Questions','Queries','Com_stmt_prepare','Com_stmt_execute','Com_st
 status_counters() {
 	sql -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN ($STATUS_VARS) OR Variable_name LIKE 'Handler\_%' \
 OR Variable_name LIKE 'Innodb\_rows\_%'" >"$1"
+	server_sched >>"$1"
+}
+
+# server_sched: the server's user and system CPU time (its cgroup, ns) and its threads' context
+# switches, voluntary (a wait) and not (preempted): the sums over the threads it has now (the
+# kernel keeps no count for a thread that has ended; the server keeps its connection threads
+# in its thread cache).
+server_sched() {
+	local t k v vol=0 invol=0 user sys
+	for t in /proc/"$SERVER_PID"/task/*/status; do
+		while read -r k v; do
+			case $k in
+			voluntary_ctxt_switches:) vol=$((vol + v)) ;;
+			nonvoluntary_ctxt_switches:) invol=$((invol + v)) ;;
+			esac
+		done <"$t" 2>/dev/null || true
+	done
+	if [[ $CG_KIND == v1 ]]; then
+		read -r user <"$CG_BASE/server/cpuacct.usage_user"
+		read -r sys <"$CG_BASE/server/cpuacct.usage_sys"
+	else
+		while read -r k v; do
+			case $k in user_usec) user=$((v * 1000)) ;; system_usec) sys=$((v * 1000)) ;; esac
+		done <"$CG_BASE/server/cpu.stat"
+	fi
+	printf 'server_user_ns\t%s\nserver_system_ns\t%s\nserver_voluntary_cs\t%s\nserver_involuntary_cs\t%s\n' \
+		"$user" "$sys" "$vol" "$invol"
 }
 
 # statements NAME BEFORE AFTER: the counters' increase over a client's sequence.
@@ -313,12 +340,18 @@ SUM_CREATED_TMP_TABLES AS tmp, SUM_SORT_ROWS AS sorted, SCHEMA_NAME AS db, LEFT(
 FROM performance_schema.events_statements_summary_by_digest ORDER BY COUNT_STAR DESC" >"$OUT/logs/$1.digests" || true
 }
 
-# profile NAME: with --server-profile S, perf record of every thread of the server (cpu-clock at
-# 499 Hz, call graphs) for S seconds, into perf/NAME.data; it runs in the background.
+# profile NAME: with --server-profile S, for S seconds: perf record of every thread of the
+# server (cpu-clock at 499 Hz, call graphs) into perf/NAME.data, and the whole machine's
+# scheduler counters (CPU time, context switches, migrations, page faults) into
+# perf/NAME.machine.stat (perf stat -p would miss the threads a process starts after it).
+# In the background.
 profile() {
 	((PROFILE > 0)) || return 0
-	perf record -q -e cpu-clock -F 499 -g -p "$SERVER_PID" -o "$OUT/perf/$1.data" -- sleep "$PROFILE" \
-		>"$OUT/perf/$1.log" 2>&1 &
+	local f=$OUT/perf/$1
+	perf record -q -e cpu-clock -F 499 -g -p "$SERVER_PID" -o "$f.data" -- sleep "$PROFILE" >"$f.log" 2>&1 &
+	echo "$!" >>"$W/perf.pids"
+	perf stat -x, -e task-clock,context-switches,cpu-migrations,page-faults -a -o "$f.machine.stat" \
+		-- sleep "$PROFILE" >>"$f.log" 2>&1 &
 	echo "$!" >>"$W/perf.pids"
 }
 
@@ -776,6 +809,10 @@ main() {
 	if has_work linkbench; then
 		echo
 		"$REF_PYTHON" "$PARSE" per-request "$OUT/results.tsv" "$OUT/logs" | tee -a "$OUT/summary.txt"
+		if ((PROFILE > 0)); then
+			echo
+			"$REF_PYTHON" "$PARSE" sched "$OUT/results.tsv" "$OUT/perf" "$PROFILE" | tee -a "$OUT/summary.txt"
+		fi
 	fi
 	echo
 	echo "results: $OUT (results.tsv, summary.txt, logs/, eb/ run directories, ddl/)"

@@ -9,6 +9,7 @@ Subcommands (each prints one tab-separated line, or the table):
                               the cgroup figures interpolated from SAMPLES over the step's window
   summary RESULTS_TSV         the per-run table and the medians
   per-request RESULTS_TSV LOGS the server's counters (and CPU) per LinkBench request of each client run
+  sched RESULTS_TSV PERF S    the perf stat counters of --server-profile S per LinkBench request
 """
 
 import datetime
@@ -200,6 +201,47 @@ def per_request(path, logs):
     _table(out, left=1)
 
 
+def sched(path, perf_dir, seconds):
+    """Per LinkBench request, from the perf stat files of --server-profile (S seconds from the start
+    of each client's requests): the machine's CPU time, context switches, migrations and page faults,
+    divided by the requests the client's average rate makes in S seconds."""
+    seconds = float(seconds)
+    runs = []
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "round" or f[1] != "linkbench" or float(f[4]) <= 0:
+            continue
+        side = "eb" if f[2] == "enginebench" else "ref"
+        reqs = int(f[3]) / float(f[4]) * seconds
+        vals = {}
+        for who in ("machine",):
+            name = os.path.join(perf_dir, f"r{f[0]}.{side}.linkbench-requests.{who}.stat")
+            if not os.path.exists(name):
+                continue
+            for c in open(name):
+                c = c.strip().split(",")
+                if len(c) < 3 or c[0].startswith("#") or not re.match(r"^[0-9.]+$", c[0]):
+                    continue
+                v = float(c[0]) * (1000 if c[2] == "task-clock" else 1)  # task-clock: ms -> us
+                vals[f"{who} {c[2]}"] = v / reqs
+        if vals:
+            runs.append((f"r{f[0]} {f[2]}", side, vals))
+    if not runs:
+        return
+    print(f"per LinkBench request over {seconds:g} s from the start of each client's requests (perf stat; "
+          "task-clock in us; the requests: the client's average rate x the seconds)")
+    keys = list(dict.fromkeys(k for r in runs for k in r[2]))
+    out = [["counter"] + [r[0] for r in runs] + ["eb vs ref"]]
+    for k in keys:
+        ref = [r[2][k] for r in runs if r[1] == "ref" and k in r[2]]
+        eb = [r[2][k] for r in runs if r[1] == "eb" and k in r[2]]
+        vs = "-"
+        if ref and eb and statistics.median(ref) > 0:
+            vs = f"{statistics.median(eb) / statistics.median(ref):.2f}x"
+        out.append([k] + [_num(r[2].get(k), 3) for r in runs] + [vs])
+    _table(out, left=1)
+
+
 def _medians(rs):
     def med(k):
         v = [r[k] for r in rs if r[k] is not None]
@@ -229,6 +271,8 @@ def main(argv):
         summary(args[0])
     elif cmd == "per-request" and len(args) == 2:
         per_request(args[0], args[1])
+    elif cmd == "sched" and len(args) == 3:
+        sched(args[0], args[1], args[2])
     else:
         fail(f"unknown subcommand or arguments: {' '.join(argv[1:])}")
 
