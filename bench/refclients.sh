@@ -466,7 +466,13 @@ measure_eb() {
 	wait "$SAMPLER_PID" 2>/dev/null || true
 	SAMPLER_PID=""
 	if [[ -n $WATCHER_PID ]]; then
-		if ((rc == 0)); then wait "$WATCHER_PID" 2>/dev/null || true; fi
+		# The log is whole now: the watcher reads it to its end within moments; a log without
+		# its lines (a failed run) leaves it waiting, and it is ended.
+		local i
+		for ((i = 0; rc == 0 && i < 100; i++)); do
+			kill -0 "$WATCHER_PID" 2>/dev/null || break
+			sleep 0.1
+		done
 		kill "$WATCHER_PID" 2>/dev/null || true
 		wait "$WATCHER_PID" 2>/dev/null || true
 		WATCHER_PID=""
