@@ -41,6 +41,7 @@ SAMPLE_SECONDS=0.1
 CGROUP=auto
 OUT=""
 KEEP=0
+PROFILE=0
 SERVER_SET=()
 
 usage() {
@@ -68,6 +69,8 @@ flags (defaults in brackets):
   --cgroup v1|v2|auto   cgroup accounting: v1 cpuacct or v2 cpu.stat [$CGROUP]
   --out DIR             results (must not exist) [results/refclients-<time>]
   --keep                keep the server's temporary directory (data directory, log)
+  --server-profile S    perf record of the server for S seconds from the start of each client's
+                        LinkBench requests (perf/)
 environment: REF_IIBENCH REF_PYTHON REF_LINKBENCH REF_LINKBENCH_SRC REF_JARS ENGINEBENCH MARIADBD
 EOF
 }
@@ -85,7 +88,7 @@ parse_flags() {
 		case $1 in
 		--rounds | --work | --refs | --rows | --query-seconds | --maxid1 | --loaders | --requesters | --requests | \
 			--distribution-file | \
-			--settle | --sample-seconds | --server-set | --cgroup | --out)
+			--settle | --sample-seconds | --server-set | --server-profile | --cgroup | --out)
 			(($# >= 2)) || die "$1 needs a value"
 			set_flag "$1" "$2"
 			shift 2
@@ -98,6 +101,7 @@ parse_flags() {
 	posint --rounds "$ROUNDS"; posint --rows "$ROWS"; posint --query-seconds "$QUERY_SECONDS"
 	posint --maxid1 "$MAXID1"; posint --loaders "$LOADERS"; posint --requesters "$REQUESTERS"
 	posint --requests "$REQUESTS"; posnum --sample-seconds "$SAMPLE_SECONDS"
+	[[ $PROFILE =~ ^[0-9]+$ ]] || die "--server-profile must be a whole number of seconds, not '$PROFILE'"
 	[[ $SETTLE =~ ^[0-9]+$ ]] || die "--settle must be a whole number of seconds, not '$SETTLE'"
 	[[ $CGROUP =~ ^(v1|v2|auto)$ ]] || die "--cgroup must be v1, v2 or auto, not '$CGROUP'"
 	if [[ -n $DIST_FILE ]]; then
@@ -123,7 +127,7 @@ set_flag() {
 	--rounds) ROUNDS=$2 ;; --work) WORK=$2 ;; --refs) REFS=$2 ;; --rows) ROWS=$2 ;; --query-seconds) QUERY_SECONDS=$2 ;;
 	--maxid1) MAXID1=$2 ;; --loaders) LOADERS=$2 ;; --requesters) REQUESTERS=$2 ;; --requests) REQUESTS=$2 ;;
 	--distribution-file) DIST_FILE=$2 ;;
-	--settle) SETTLE=$2 ;; --sample-seconds) SAMPLE_SECONDS=$2 ;; --cgroup) CGROUP=$2 ;; --out) OUT=$2 ;;
+	--settle) SETTLE=$2 ;; --server-profile) PROFILE=$2 ;; --sample-seconds) SAMPLE_SECONDS=$2 ;; --cgroup) CGROUP=$2 ;; --out) OUT=$2 ;;
 	--server-set)
 		[[ $2 =~ ^[A-Za-z0-9_-]+=.*$ ]] || die "--server-set wants NAME=VALUE, not '$2'"
 		SERVER_SET+=(--set "innodb.$2")
@@ -212,6 +216,7 @@ sweep_cgroups() {
 
 SERVER_PID=""
 SAMPLER_PID=""
+WATCHER_PID=""
 W=""
 
 # start_server: enginebench initialises a managed InnoDB server with its defaults (and
@@ -279,15 +284,125 @@ dump_ddl() {
 }
 
 # status_counters FILE: the server's statement counters (SHOW GLOBAL STATUS), for the
-# statements each client sent (logs/*.statements).
-STATUS_VARS="'Questions','Com_stmt_prepare','Com_stmt_execute','Com_stmt_close','Com_select','Com_insert',\
-'Com_update','Com_delete','Com_begin','Com_commit','Com_rollback','Com_set_option','Com_show_status'"
-status_counters() { sql -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN ($STATUS_VARS)" >"$1"; }
+# statements each client sent and the rows the server read and wrote for them (logs/*.statements).
+STATUS_VARS="'Questions','Queries','Com_stmt_prepare','Com_stmt_execute','Com_stmt_close','Com_stmt_reset',\
+'Com_stmt_fetch','Com_select','Com_insert','Com_update','Com_delete','Com_begin','Com_commit','Com_rollback',\
+'Com_set_option','Com_show_status','Com_show_variables','Com_change_db','Bytes_received','Bytes_sent',\
+'Connections','Threads_created','Binlog_commits','Innodb_buffer_pool_read_requests','Innodb_log_writes',\
+'Created_tmp_tables','Select_scan','Select_range','Sort_rows'"
+status_counters() {
+	sql -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN ($STATUS_VARS) OR Variable_name LIKE 'Handler\_%' \
+OR Variable_name LIKE 'Innodb\_rows\_%'" >"$1"
+	server_sched >>"$1"
+}
+
+# server_sched: the server's user and system CPU time (its cgroup, ns) and its threads' context
+# switches, voluntary (a wait) and not (preempted): the sums over the threads it has now (the
+# kernel keeps no count for a thread that has ended; the server keeps its connection threads
+# in its thread cache).
+server_sched() {
+	local t k v vol=0 invol=0 user sys
+	for t in /proc/"$SERVER_PID"/task/*/status; do
+		while read -r k v; do
+			case $k in
+			voluntary_ctxt_switches:) vol=$((vol + v)) ;;
+			nonvoluntary_ctxt_switches:) invol=$((invol + v)) ;;
+			esac
+		done <"$t" 2>/dev/null || true
+	done
+	if [[ $CG_KIND == v1 ]]; then
+		read -r user <"$CG_BASE/server/cpuacct.usage_user"
+		read -r sys <"$CG_BASE/server/cpuacct.usage_sys"
+	else
+		while read -r k v; do
+			case $k in user_usec) user=$((v * 1000)) ;; system_usec) sys=$((v * 1000)) ;; esac
+		done <"$CG_BASE/server/cpu.stat"
+	fi
+	printf 'server_user_ns\t%s\nserver_system_ns\t%s\nserver_voluntary_cs\t%s\nserver_involuntary_cs\t%s\n' \
+		"$user" "$sys" "$vol" "$invol"
+}
 
 # statements NAME BEFORE AFTER: the counters' increase over a client's sequence.
 statements() {
 	awk 'NR == FNR { a[$1] = $2; next } { printf "%-20s %d\n", $1, $2 - a[$1] }' "$2" "$3" >"$OUT/logs/$1.statements"
 	rm -f "$2" "$3"
+}
+
+# digests_reset, digests NAME: the server's statements by shape (performance_schema's digest
+# summary: executions, rows examined, sent and affected, time) since the reset, into
+# logs/NAME.digests.
+# Without performance_schema the file is empty.
+digests_reset() { sql -e 'TRUNCATE TABLE performance_schema.events_statements_summary_by_digest' || true; }
+digests() {
+	sql -B -e "SELECT COUNT_STAR AS n, SUM_ROWS_EXAMINED AS examined, SUM_ROWS_SENT AS sent,
+ROUND(SUM_TIMER_WAIT / 1e6) AS us, SUM_ROWS_AFFECTED AS affected, SUM_SELECT_SCAN AS scans,
+SUM_CREATED_TMP_TABLES AS tmp, SUM_SORT_ROWS AS sorted, SCHEMA_NAME AS db, LEFT(DIGEST_TEXT, 300) AS statement
+FROM performance_schema.events_statements_summary_by_digest ORDER BY COUNT_STAR DESC" >"$OUT/logs/$1.digests" || true
+}
+
+# profile NAME: with --server-profile S, for S seconds: perf record of every thread of the
+# server (cpu-clock at 499 Hz, call graphs) into perf/NAME.data, and the whole machine's
+# scheduler counters (CPU time, context switches, migrations, page faults) into
+# perf/NAME.machine.stat (perf stat -p would miss the threads a process starts after it).
+# In the background.
+profile() {
+	((PROFILE > 0)) || return 0
+	local f=$OUT/perf/$1
+	perf record -q -e cpu-clock -F 499 -g -p "$SERVER_PID" -o "$f.data" -- sleep "$PROFILE" >"$f.log" 2>&1 &
+	echo "$!" >>"$W/perf.pids"
+	perf stat -x, -e task-clock,context-switches,cpu-migrations,page-faults -a -o "$f.machine.stat" \
+		-- sleep "$PROFILE" >>"$f.log" 2>&1 &
+	echo "$!" >>"$W/perf.pids"
+}
+
+# profile_reports: each profile's functions by their own share (perf/NAME.txt), once every
+# client has run.
+profile_reports() {
+	((PROFILE > 0)) || return 0
+	local f p
+	if [[ -s $W/perf.pids ]]; then # the profiles still running (children of the watchers)
+		while read -r p; do
+			while kill -0 "$p" 2>/dev/null; do sleep 0.2; done
+		done <"$W/perf.pids"
+	fi
+	for f in "$OUT"/perf/*.data; do
+		[[ -e $f ]] || continue
+		perf report -i "$f" --stdio --no-children --sort sym 2>/dev/null | head -120 >"${f%.data}.txt" || true
+	done
+}
+
+# follow LOG PATTERN CMD...: runs CMD once a line of LOG matches PATTERN (a glob), reading the
+# log as the client writes it; forks nothing while it waits. In the background.
+follow() {
+	local log=$1 pat=$2 fd tick line part=""
+	shift 2
+	exec {tick}<>"$W/tick" {fd}<"$log"
+	while :; do
+		if ! IFS= read -r line <&"$fd"; then # the end of the log for now; line is a partial line
+			part+=$line
+			read -r -t 0.002 -u "$tick" _ || true
+			continue
+		fi
+		line=$part$line part=""
+		# shellcheck disable=SC2053 # PATTERN is a glob
+		if [[ $line == $pat ]]; then
+			"$@"
+			return
+		fi
+	done
+}
+
+# eb_requests LOG NAME: while enginebench runs, the server's counters from its load's end
+# ("load: ok", some milliseconds before run.1 starts) to its request interval's line, which
+# it writes after the verification of the last step: logs/NAME.statements holds the requests'
+# statements and the verification's reads (a scan of every table); and the profile from
+# run.1's start.
+eb_requests() {
+	local log=$1 name=$2
+	follow "$log" "* load: ok *" status_counters "$W/rq0"
+	follow "$log" "* run.1: started*" profile "$name"
+	follow "$log" "* run.1: [a-z]* in *" status_counters "$W/rq1"
+	statements "$name" "$W/rq0" "$W/rq1"
 }
 
 # ---- measuring -------------------------------------------------------------------------------
@@ -340,11 +455,28 @@ measure_eb() {
 	mkdir "$cg"
 	sampler "$cg" >"$samples" &
 	SAMPLER_PID=$!
+	: >"$log"
+	if [[ -n ${EB_REQUESTS:-} ]]; then
+		eb_requests "$log" "$EB_REQUESTS" &
+		WATCHER_PID=$!
+	fi
 	cg_exec "$cg" "$@" >"$log" 2>&1 &
 	wait $! || rc=$?
 	kill "$SAMPLER_PID" 2>/dev/null || true
 	wait "$SAMPLER_PID" 2>/dev/null || true
 	SAMPLER_PID=""
+	if [[ -n $WATCHER_PID ]]; then
+		# The log is whole now: the watcher reads it to its end within moments; a log without
+		# its lines (a failed run) leaves it waiting, and it is ended.
+		local i
+		for ((i = 0; rc == 0 && i < 100; i++)); do
+			kill -0 "$WATCHER_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$WATCHER_PID" 2>/dev/null || true
+		wait "$WATCHER_PID" 2>/dev/null || true
+		WATCHER_PID=""
+	fi
 	cg_read u "$cg"
 	cg_read s "$CG_BASE/server"
 	printf '%s %s %s\n' "$EPOCHREALTIME" "$u" "$s" >>"$samples"
@@ -471,7 +603,20 @@ linkbench_ref() {
 	parse f lb-load "$log"
 	record "$r" lb-load java "${f[0]}" "${f[1]}" "$M_CLIENT_NS" "$M_SERVER_NS"
 	log=$OUT/logs/r$r.java.request.log
+	status_counters "$W/rq0"
+	: >"$log"
+	if ((PROFILE > 0)); then
+		follow "$log" "*Requester thread #0 started*" profile "r$r.ref.linkbench-requests" &
+		WATCHER_PID=$!
+	fi
 	measure "Java LinkBench requests" "$log" linkbench_java -r
+	if [[ -n $WATCHER_PID ]]; then
+		kill "$WATCHER_PID" 2>/dev/null || true
+		wait "$WATCHER_PID" 2>/dev/null || true
+		WATCHER_PID=""
+	fi
+	status_counters "$W/rq1"
+	statements "r$r.ref.linkbench-requests" "$W/rq0" "$W/rq1"
 	parse f lb-req "$log"
 	record "$r" linkbench java "${f[0]}" "${f[1]}" "$M_CLIENT_NS" "$M_SERVER_NS"
 	dump_ddl linkdb0 linktable counttable nodetable >"$OUT/ddl/linkbench.java.r$r.sql"
@@ -484,7 +629,7 @@ linkbench_eb() {
 	local r=$1 line
 	fresh_db linkdb0
 	local dir=$OUT/eb/r$r.linkbench
-	ENGINEBENCH_DSN="root@unix($SOCK)/linkdb0" measure_eb "enginebench linkbench" \
+	ENGINEBENCH_DSN="root@unix($SOCK)/linkdb0" EB_REQUESTS="r$r.eb.linkbench-requests" measure_eb "enginebench linkbench" \
 		"$OUT/logs/r$r.enginebench.linkbench.log" "$OUT/logs/r$r.enginebench.linkbench.samples" \
 		"$ENGINEBENCH" run linkbench --engines innodb --profile fb2017 --maxid1 "$MAXID1" --loaders "$LOADERS" \
 		--requesters "$REQUESTERS" --requests "$REQUESTS" --intervals 1 --interval-seconds 100000 \
@@ -509,6 +654,7 @@ preflight() {
 	command -v "$MARIADB" >/dev/null || die "the mariadb client is not installed (apt-get install mariadb-client)"
 	command -v "$MARIADB_DUMP" >/dev/null || die "mariadb-dump is not installed (apt-get install mariadb-client)"
 	command -v setpriv >/dev/null || die "setpriv is not installed (apt-get install util-linux)"
+	if ((PROFILE > 0)); then command -v perf >/dev/null || die "--server-profile: perf is not installed (apt-get install linux-perf)"; fi
 	id mysql >/dev/null 2>&1 || die "there is no mysql user (apt-get install mariadb-server)"
 	[[ -x $ENGINEBENCH ]] || die "no enginebench binary at $ENGINEBENCH (make build, or bench/refclients.sh setup)"
 	"$REF_PYTHON" -c 'import sys; assert sys.version_info >= (3, 8)' 2>/dev/null || die "$REF_PYTHON is not Python 3.8 or later"
@@ -586,6 +732,11 @@ cleanup() {
 	local status=$?
 	trap - EXIT INT TERM
 	if [[ -n $SAMPLER_PID ]]; then kill "$SAMPLER_PID" 2>/dev/null || true; fi
+	if [[ -n $WATCHER_PID ]]; then kill "$WATCHER_PID" 2>/dev/null || true; fi
+	if [[ -n $W && -s $W/perf.pids ]]; then
+		local p
+		while read -r p; do kill -INT "$p" 2>/dev/null || true; done <"$W/perf.pids"
+	fi
 	if [[ -n ${CG_BASE:-} && -d $CG_BASE ]]; then
 		local cg
 		for cg in "$CG_BASE"/c*; do [[ -d $cg ]] && cg_kill "$cg"; done
@@ -616,6 +767,7 @@ main() {
 	parse_flags "$@"
 	preflight
 	mkdir -p "$OUT/logs" "$OUT/ddl" "$OUT/eb"
+	if ((PROFILE > 0)); then mkdir -p "$OUT/perf"; fi
 	printf 'round\twork\tclient\tops\tseconds\tclient_ns\tserver_ns\trunjson_client_cpu_s\n' >"$OUT/results.tsv"
 	W=$(mktemp -d "${TMPDIR:-/tmp}/refclients.XXXXXX")
 	chmod 0711 "$W" # mysql reaches its data directory and socket directory (both 0700) through it
@@ -648,15 +800,26 @@ main() {
 				sleep "$SETTLE"
 				say "round $r: LinkBench, $([[ $c == ref ]] && echo Java || echo enginebench)"
 				status_counters "$W/st0"
+				digests_reset
 				"linkbench_$c" "$r"
+				digests "r$r.$c.linkbench"
 				status_counters "$W/st1"
 				statements "r$r.$c.linkbench" "$W/st0" "$W/st1"
 			fi
 		done
 	done
 	check_ddl
+	profile_reports
 	echo
 	"$REF_PYTHON" "$PARSE" summary "$OUT/results.tsv" | tee "$OUT/summary.txt"
+	if has_work linkbench; then
+		echo
+		"$REF_PYTHON" "$PARSE" per-request "$OUT/results.tsv" "$OUT/logs" | tee -a "$OUT/summary.txt"
+		if ((PROFILE > 0)); then
+			echo
+			"$REF_PYTHON" "$PARSE" sched "$OUT/results.tsv" "$OUT/perf" "$PROFILE" | tee -a "$OUT/summary.txt"
+		fi
+	fi
 	echo
 	echo "results: $OUT (results.tsv, summary.txt, logs/, eb/ run directories, ddl/)"
 }

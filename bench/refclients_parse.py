@@ -8,10 +8,13 @@ Subcommands (each prints one tab-separated line, or the table):
   eb RUN_JSON SAMPLES STEP... per STEP: step ops seconds client_ns server_ns runjson_client_cpu_s,
                               the cgroup figures interpolated from SAMPLES over the step's window
   summary RESULTS_TSV         the per-run table and the medians
+  per-request RESULTS_TSV LOGS the server's counters (and CPU) per LinkBench request of each client run
+  sched RESULTS_TSV PERF S    the perf stat counters of --server-profile S per LinkBench request
 """
 
 import datetime
 import json
+import os
 import re
 import statistics
 import sys
@@ -163,6 +166,82 @@ def summary(path):
     _table(med)
 
 
+def per_request(path, logs):
+    """The server's counters over each LinkBench request phase (logs/r<round>.<ref|eb>.linkbench-requests.statements)
+    per request: one column per client run, then enginebench's median over the reference's."""
+    runs = []
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "round" or f[1] != "linkbench":
+            continue
+        side = "eb" if f[2] == "enginebench" else "ref"
+        name = os.path.join(logs, f"r{f[0]}.{side}.linkbench-requests.statements")
+        if not os.path.exists(name) or int(f[3]) == 0:
+            continue
+        counts = {}
+        for c in open(name):
+            k, v = c.split()
+            counts[k] = int(v)
+        counts["server CPU us"] = int(f[6]) / 1000
+        runs.append((f"r{f[0]} {f[2]}", side, int(f[3]), counts))
+    if not runs:
+        return
+    print("the server's counters per LinkBench request (each client's request phase; enginebench's also hold the reads")
+    print("of its verification after the requests: Handler_read_next, Innodb_buffer_pool_read_requests)")
+    keys = [k for k in runs[0][3] if any(r[3].get(k) for r in runs)]
+    out = [["counter"] + [r[0] for r in runs] + ["eb vs ref"]]
+    for k in keys:
+        row = [k] + [_num(r[3].get(k, 0) / r[2], 3) for r in runs]
+        ref = [r[3].get(k, 0) / r[2] for r in runs if r[1] == "ref"]
+        eb = [r[3].get(k, 0) / r[2] for r in runs if r[1] == "eb"]
+        vs = "-"
+        if ref and eb and statistics.median(ref) > 0:
+            vs = f"{statistics.median(eb) / statistics.median(ref):.2f}x"
+        out.append(row + [vs])
+    _table(out, left=1)
+
+
+def sched(path, perf_dir, seconds):
+    """Per LinkBench request, from the perf stat files of --server-profile (S seconds from the start
+    of each client's requests): the machine's CPU time, context switches, migrations and page faults,
+    divided by the requests the client's average rate makes in S seconds."""
+    seconds = float(seconds)
+    runs = []
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "round" or f[1] != "linkbench" or float(f[4]) <= 0:
+            continue
+        side = "eb" if f[2] == "enginebench" else "ref"
+        reqs = int(f[3]) / float(f[4]) * seconds
+        vals = {}
+        for who in ("machine",):
+            name = os.path.join(perf_dir, f"r{f[0]}.{side}.linkbench-requests.{who}.stat")
+            if not os.path.exists(name):
+                continue
+            for c in open(name):
+                c = c.strip().split(",")
+                if len(c) < 3 or c[0].startswith("#") or not re.match(r"^[0-9.]+$", c[0]):
+                    continue
+                v = float(c[0]) * (1000 if c[2] == "task-clock" else 1)  # task-clock: ms -> us
+                vals[f"{who} {c[2]}"] = v / reqs
+        if vals:
+            runs.append((f"r{f[0]} {f[2]}", side, vals))
+    if not runs:
+        return
+    print(f"per LinkBench request over {seconds:g} s from the start of each client's requests (perf stat; "
+          "task-clock in us; the requests: the client's average rate x the seconds)")
+    keys = list(dict.fromkeys(k for r in runs for k in r[2]))
+    out = [["counter"] + [r[0] for r in runs] + ["eb vs ref"]]
+    for k in keys:
+        ref = [r[2][k] for r in runs if r[1] == "ref" and k in r[2]]
+        eb = [r[2][k] for r in runs if r[1] == "eb" and k in r[2]]
+        vs = "-"
+        if ref and eb and statistics.median(ref) > 0:
+            vs = f"{statistics.median(eb) / statistics.median(ref):.2f}x"
+        out.append([k] + [_num(r[2].get(k), 3) for r in runs] + [vs])
+    _table(out, left=1)
+
+
 def _medians(rs):
     def med(k):
         v = [r[k] for r in rs if r[k] is not None]
@@ -170,10 +249,10 @@ def _medians(rs):
     return {"n": len(rs), "rate": med("rate"), "cpu": med("cpu"), "srv": med("srv")}
 
 
-def _table(rows):
+def _table(rows, left=3):
     w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        print("  ".join(c.ljust(w[i]) if i < 3 else c.rjust(w[i]) for i, c in enumerate(r)).rstrip())
+        print("  ".join(c.ljust(w[i]) if i < left else c.rjust(w[i]) for i, c in enumerate(r)).rstrip())
 
 
 def main(argv):
@@ -190,6 +269,10 @@ def main(argv):
         eb(args[0], args[1], args[2:])
     elif cmd == "summary":
         summary(args[0])
+    elif cmd == "per-request" and len(args) == 2:
+        per_request(args[0], args[1])
+    elif cmd == "sched" and len(args) == 3:
+        sched(args[0], args[1], args[2])
     else:
         fail(f"unknown subcommand or arguments: {' '.join(argv[1:])}")
 

@@ -296,13 +296,14 @@ func checkDDL(t *testing.T, out string, refs map[string]bool, stdout string) {
 
 var questionsRE = regexp.MustCompile(`(?m)^Questions +(\d+)$`)
 
-// checkStatements: each client's sequence has its server statement counters.
+// checkStatements: each client's sequence, and its LinkBench request phase, has its server
+// statement counters; the summary shows the request phases' counters per request.
 func checkStatements(t *testing.T, out string, refs map[string]bool) {
 	t.Helper()
 	for r := 1; r <= smokeRounds; r++ {
-		for _, kind := range []string{"insert", "linkbench"} {
+		for _, kind := range []string{"insert", "linkbench", "linkbench-requests"} {
 			seqs := []string{"eb"}
-			if (kind == "insert" && refs["iibench.py"]) || (kind == "linkbench" && refs["java"]) {
+			if (kind == "insert" && refs["iibench.py"]) || (kind != "insert" && refs["java"]) {
 				seqs = append(seqs, "ref")
 			}
 			for _, s := range seqs {
@@ -316,10 +317,25 @@ func checkStatements(t *testing.T, out string, refs map[string]bool) {
 				if m == nil || string(m[1]) == "0" {
 					t.Errorf("logs/%s: no statements counted:\n%s", name, data)
 				}
+				if kind == "linkbench-requests" && !executeRE.Match(data) {
+					t.Errorf("logs/%s: no prepared statement executed in the requests:\n%s", name, data)
+				}
 			}
 		}
 	}
+	data, err := os.ReadFile(filepath.Join(out, "summary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !perRequestRE.Match(data) {
+		t.Errorf("summary.txt: no server counters per LinkBench request:\n%s", data)
+	}
 }
+
+var (
+	executeRE    = regexp.MustCompile(`(?m)^Com_stmt_execute +[1-9]\d*$`)
+	perRequestRE = regexp.MustCompile(`(?m)^Com_stmt_execute +(\d[\d,]*\.\d+ +)+`)
+)
 
 // checkSummary: the medians table has a line per work and client, of every round.
 func checkSummary(t *testing.T, out string, refs map[string]bool) {
