@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -11,7 +12,7 @@ import (
 // Check returns nil when perf can sample and count processes here, else an error whose
 // message is a one-line reason a user can act on: perf is missing, the kernel refuses
 // (kernel.perf_event_paranoid), or what perf printed in a short trial record and count of
-// this process. It is bounded by ctx (and ControlTimeout and StopTimeout).
+// a child process of its own. It is bounded by ctx (and ControlTimeout and StopTimeout).
 func Check(ctx context.Context, perfPath string) error {
 	bin, err := lookPerf(perfPath)
 	if err != nil {
@@ -21,7 +22,17 @@ func Check(ctx context.Context, perfPath string) error {
 		return fmt.Errorf("kernel.perf_event_paranoid is %d and enginebench is not root: "+
 			"run it as root, or sysctl -w kernel.perf_event_paranoid=1 (needs CAP_PERFMON or root for other users' processes)", p)
 	}
-	self := []int{os.Getpid()}
+	// The trial samples a child that waits: this process's own threads may come and go (Go
+	// ends a thread a goroutine locked), which would fail a trial that is not about them.
+	child := exec.CommandContext(ctx, "sleep", "60")
+	if err := child.Start(); err != nil {
+		return fmt.Errorf("perf's trial: %w", err)
+	}
+	defer func() {
+		_ = child.Process.Kill()
+		_ = child.Wait()
+	}()
+	self := []int{child.Process.Pid}
 	r, err := StartRecord(ctx, RecordOptions{Perf: bin, PIDs: self})
 	if err != nil {
 		return fmt.Errorf("perf cannot sample here: %w", err)

@@ -95,26 +95,50 @@ func (p *profiler) Prepare(ctx context.Context, step string) {
 		fail(p.noPerf)
 		return
 	}
-	pids, err := p.pids()
-	if err == nil {
-		st.tmp, err = os.MkdirTemp("", "enginebench-perf-")
-	}
-	if err != nil {
+	var err error
+	if st.tmp, err = os.MkdirTemp("", "enginebench-perf-"); err != nil {
 		fail(err.Error())
 		return
 	}
 	if record {
-		st.rec, err = perf.StartRecord(ctx, perf.RecordOptions{Perf: p.opt.Perf, PIDs: pids, Hz: p.opt.Hz, Dir: st.tmp})
+		st.rec, err = attach(p, func(pids []int) (*perf.Recording, error) {
+			return perf.StartRecord(ctx, perf.RecordOptions{Perf: p.opt.Perf, PIDs: pids, Hz: p.opt.Hz, Dir: st.tmp})
+		})
 		if err != nil {
 			st.recErr = err.Error()
 		}
 	}
 	if count {
-		st.stat, err = perf.StartStat(ctx, perf.StatOptions{Perf: p.opt.Perf, PIDs: pids, Events: p.events(), Dir: st.tmp})
+		st.stat, err = attach(p, func(pids []int) (*perf.Stat, error) {
+			return perf.StartStat(ctx, perf.StatOptions{Perf: p.opt.Perf, PIDs: pids, Events: p.events(), Dir: st.tmp})
+		})
 		if err != nil {
 			st.statErr = err.Error()
 		}
 	}
+}
+
+// attachTries bounds the attempts to attach perf: a process or thread that exits between the
+// listing of the processes and perf's opening of its events (a connection's backend, a
+// thread the Go runtime ends) makes perf refuse them all, and a new listing has it no more.
+const attachTries = 3
+
+// attach starts perf on the processes to sample now with start, listing them again and
+// retrying when it fails; the error is the last attempt's.
+func attach[T any](p *profiler, start func(pids []int) (T, error)) (T, error) {
+	var zero T
+	var err error
+	for range attachTries {
+		var pids []int
+		if pids, err = p.pids(); err != nil {
+			return zero, err
+		}
+		var s T
+		if s, err = start(pids); err == nil {
+			return s, nil
+		}
+	}
+	return zero, err
 }
 
 // pids returns the processes to sample now: the DBMS's trees, or this process.

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,5 +217,29 @@ func requirePerf(t *testing.T) {
 			t.Fatal("perf is not installed (.ci/run installs linux-perf)")
 		}
 		t.Skip("perf is not installed")
+	}
+}
+
+// attach lists the processes again and retries a perf that failed to start (a thread that
+// exited in between), at most attachTries times, and gives the last error.
+func TestAttachRetries(t *testing.T) {
+	p := &profiler{}
+	calls := 0
+	got, err := attach(p, func(pids []int) (int, error) {
+		calls++
+		if len(pids) != 1 || pids[0] != os.Getpid() {
+			t.Errorf("pids %v, want this process", pids)
+		}
+		if calls < attachTries {
+			return 0, errors.New("perf did not start")
+		}
+		return 7, nil
+	})
+	if got != 7 || err != nil || calls != attachTries {
+		t.Errorf("%d, %v after %d calls; want 7 after %d", got, err, calls, attachTries)
+	}
+	calls = 0
+	if _, err := attach(p, func([]int) (int, error) { calls++; return 0, errors.New("refused") }); err == nil || err.Error() != "refused" || calls != attachTries {
+		t.Errorf("%v after %d calls, want refused after %d", err, calls, attachTries)
 	}
 }
