@@ -5,19 +5,19 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/enginebench/enginebench/internal/flame"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
 // ourPrefix begins the names of enginebench's own functions.
 const ourPrefix = "github.com/enginebench/enginebench/"
 
-// profileTotals returns prof's samples and the CPU seconds they stand for (its cpu value, in
-// nanoseconds, or samples times the period).
+// profileTotals returns prof's samples and the CPU seconds they stand for, as the report's
+// flame graphs count them (flame.Fold).
 func profileTotals(prof *profile.Profile) (samples int64, cpuSeconds float64) {
 	if prof == nil {
 		return 0, 0
 	}
-	cpu := valueIndex(prof, "cpu")
 	count := valueIndex(prof, "samples")
 	for _, s := range prof.Sample {
 		if count >= 0 {
@@ -25,14 +25,8 @@ func profileTotals(prof *profile.Profile) (samples int64, cpuSeconds float64) {
 		} else {
 			samples++
 		}
-		if cpu >= 0 {
-			cpuSeconds += float64(s.Value[cpu]) / 1e9
-		}
 	}
-	if cpu < 0 {
-		cpuSeconds = float64(samples) * float64(prof.Period) / 1e9
-	}
-	return samples, cpuSeconds
+	return samples, flame.Fold(prof).Total()
 }
 
 // valueIndex returns the index of prof's sample type typ, or -1.
