@@ -39,7 +39,7 @@ func (s slowKV) Stats(context.Context) (map[string]float64, error) {
 }
 
 func (s slowKV) NewIter(lower, upper []byte) (kv.Iter, error) {
-	time.Sleep(s.perQuery)
+	time.Sleep(s.perQuery) // the bubble's virtual time: the query's cost, not a wait for anything
 	return s.DB.NewIter(lower, upper)
 }
 
@@ -50,7 +50,7 @@ type slowBatch struct {
 
 func (b *slowBatch) Commit() error {
 	b.s.engine <- struct{}{}
-	time.Sleep(time.Duration(b.Len()) * b.s.perWrite)
+	time.Sleep(time.Duration(b.Len()) * b.s.perWrite) // virtual time: the commit's cost
 	<-b.s.engine
 	return b.Batch.Commit()
 }
