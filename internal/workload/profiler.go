@@ -51,6 +51,8 @@ type stepProfile struct {
 	windows []result.Window
 	recErr  string
 	statErr string
+	// enableErr is why perf could not be enabled, the profile's note if Stop has none.
+	enableErr string
 }
 
 // newProfiler returns the profiler of a configuration, or nil when nothing is profiled.
@@ -213,9 +215,10 @@ func (p *profiler) enable(ctx context.Context, now time.Time) {
 		}
 		st.gop = append(st.gop, &b)
 	case st.rec != nil:
-		if err := st.rec.Enable(ctx); err != nil {
-			st.recErr = err.Error()
-			return
+		// A perf that cannot be enabled has most likely exited with the processes it samples
+		// (a server that died as the step began): Stop keeps what it has and says why.
+		if err := st.rec.Enable(ctx); err != nil && st.enableErr == "" {
+			st.enableErr = err.Error()
 		}
 	}
 	st.on = true
@@ -288,6 +291,9 @@ func (p *profiler) finishProfile(ctx context.Context, res *result.Step) *result.
 	pr.Samples, pr.CPUSeconds = profileTotals(prof)
 	if p.of == result.OfEnginebench {
 		pr.Shares = profileShares(prof, p.engineModules)
+	}
+	if note == "" && st.enableErr != "" {
+		note = "perf could not be enabled: " + st.enableErr
 	}
 	pr.Note = note
 	pr.Partial = note != "" || res.Status != result.StatusOK

@@ -243,3 +243,28 @@ func TestAttachRetries(t *testing.T) {
 		t.Errorf("%v after %d calls, want refused after %d", err, calls, attachTries)
 	}
 }
+
+// A server that dies between perf's attaching and the step's start (perf ends with it, so it
+// cannot be enabled) still gets its profile file, empty, marked partial with perf's note.
+func TestProfilerServerGoneBeforeBegin(t *testing.T) {
+	requirePerf(t)
+	srv := exec.Command("sleep", "1000")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := newProfiler(context.Background(), Profiling{CPU: result.ModeStep, Hz: 99}, dir, "innodb", []int{srv.Process.Pid}, false)
+	ctx := context.Background()
+	p.Prepare(ctx, "l.i1")
+	srv.Process.Kill()
+	srv.Wait()
+	t0 := time.Now()
+	p.Begin(ctx, t0)
+	res := &result.Step{Name: "l.i1", Status: result.StatusFailed}
+	p.End(ctx, t0.Add(time.Second), res)
+	pr := res.Profile
+	if pr == nil || pr.Error != "" || pr.File == "" || !pr.Partial || pr.Note == "" || pr.Samples != 0 {
+		t.Fatalf("profile %+v", pr)
+	}
+	readProfile(t, dir, pr)
+}
