@@ -13,8 +13,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -128,14 +130,23 @@ func (s *session) spawn(bin string, args []string) error {
 	s.cmd.Stdout, s.cmd.Stderr = out, out
 	s.cmd.ExtraFiles = []*os.File{ctlR, ackW}
 	s.cmd.SysProcAttr = sysProcAttr()
-	if err := s.cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", bin, err)
-	}
+	// The kernel kills perf when the thread that started it ends (Pdeathsig), and Go ends a
+	// thread whose locked goroutine returns. perf is started and waited for by a goroutine
+	// locked to its thread, so that thread lives exactly as long as perf: no other goroutine
+	// can lock it and end it under perf (which killed perf in the middle of writing its data).
+	started := make(chan error)
 	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := s.cmd.Start(); err != nil {
+			started <- fmt.Errorf("start %s: %w", bin, err)
+			return
+		}
+		started <- nil
 		s.err = s.cmd.Wait()
 		close(s.done)
 	}()
-	return nil
+	return <-started
 }
 
 // command sends perf a control command and waits for its ack, bounded by ctx and
@@ -238,6 +249,9 @@ func (s *session) stop(ctx context.Context) (out Outcome, killed bool) {
 		<-s.done
 		return Outcome{Partial: true, Note: "perf did not exit after SIGINT and was killed: " + context.Cause(ctx).Error()}, true
 	}
+	if sig, ok := killedBy(s.err); ok && sig != syscall.SIGINT {
+		return Outcome{Partial: true, Note: fmt.Sprintf("perf was killed by %v before it ended its data", sig)}, false
+	}
 	// The first process is the one the caller named (a server's main process): the others, its
 	// children then, come and go (a connection's backend) without ending the measurement.
 	if len(s.pids) > 0 && len(exitedPIDs(s.pids[:1])) > 0 {
@@ -291,4 +305,17 @@ func exitedPIDs(pids []int) []int {
 		gone = append(gone, p)
 	}
 	return gone
+}
+
+// killedBy returns the signal that ended a process whose Wait returned err, if one did.
+func killedBy(err error) (syscall.Signal, bool) {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return 0, false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return 0, false
+	}
+	return ws.Signal(), true
 }
