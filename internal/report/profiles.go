@@ -52,6 +52,22 @@ func (pr *profiled) hasStacks() bool {
 	return pr.profile() != nil && pr.profile().File != "" && pr.err == nil
 }
 
+// unsampled reports whether pr's profile was read and holds no CPU: a step shorter than a few
+// sampling periods (tiny scales' loads can take 10 ms) may have no sample at all.
+func (pr *profiled) unsampled() bool {
+	return pr.hasStacks() && len(pr.stacks.Stacks) == 0
+}
+
+// unsampledText says that pr's profile has no samples, and what it sampled.
+func (pr *profiled) unsampledText() string {
+	p, seconds := pr.profile(), 0.0
+	for _, w := range p.Windows {
+		seconds += w.Seconds
+	}
+	return fmt.Sprintf("%s: no CPU sampled in this step (%s profiled at %d Hz, too short for a sample; %s holds the empty profile)",
+		pr.label, numfmt.Seconds(seconds), p.Hz, pr.path())
+}
+
 // path is the profile's file as named from the current directory.
 func (pr *profiled) path() string { return filepath.Join(pr.dir, pr.profile().File) }
 
@@ -254,6 +270,9 @@ func flameBlock(pr *profiled, id, htmlDir string) Block {
 		}
 		return Block{Text: fmt.Sprintf("%s: no CPU profile of this step: %s", pr.label, orMissing(why))}
 	}
+	if pr.unsampled() {
+		return Block{Text: pr.unsampledText()}
+	}
 	tree := flame.Build(pr.stacks, p.Ops)
 	flame.Prune(tree, flame.DefaultPrune())
 	f := &Flame{ID: id, Tree: tree, PerOp: pr.perOp(), Path: pr.path(), Href: href(htmlDir, pr.path())}
@@ -314,10 +333,12 @@ func href(htmlDir, path string) string {
 func diffBlock(base, pr *profiled, id string) Block {
 	bp, p := base.profile(), pr.profile()
 	switch {
-	case !pr.hasStacks():
-		return Block{}
+	case !pr.hasStacks() || pr.unsampled():
+		return Block{} // its own block says why
 	case !base.hasStacks():
 		return Block{Text: fmt.Sprintf("%s against %s: no differential graph, the base has no profile of this step", pr.label, base.label)}
+	case base.unsampled():
+		return Block{Text: fmt.Sprintf("%s against %s: no differential graph, the base's profile of this step has no samples", pr.label, base.label)}
 	case bp.Ops <= 0 || p.Ops <= 0:
 		return Block{Text: fmt.Sprintf("%s against %s: no differential graph, the operations of one of them are unknown (CPU per operation cannot compare)", pr.label, base.label)}
 	}

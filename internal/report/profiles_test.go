@@ -87,7 +87,8 @@ func profiledRunDir(t *testing.T) string {
 	} {
 		s := result.Step{Name: "l.i1", Status: result.StatusOK, StartedAt: t0, Seconds: 10, Primary: "insert",
 			Ops: map[string]*result.Op{"insert": {Count: int64(c.ops), Units: int64(c.ops), PerSec: c.ops / 10}}}
-		s.Profile = &result.Profile{Tool: "runtime/pprof", Of: result.OfEnginebench, Hz: 100, Mode: result.ModeStep, PerOp: "insert", Ops: c.ops}
+		s.Profile = &result.Profile{Tool: "runtime/pprof", Of: result.OfEnginebench, Hz: 100, Mode: result.ModeStep, PerOp: "insert", Ops: c.ops,
+			Windows: []result.Window{{Start: t0, Seconds: 10}}}
 		s.Counters = &result.Counters{Tool: "perf stat", Of: result.OfEnginebench, Mode: result.ModeStep, PerOp: "insert", Ops: c.ops}
 		if c.failed != "" {
 			s.Profile.Error, s.Counters.Error = c.failed, c.countFail
@@ -312,6 +313,41 @@ func TestWhereTheCPUWentSaysAnUnreadableProfile(t *testing.T) {
 	}
 	if findTable(sec, "Top functions by CPU per insert: pebble, step l.i1") == nil {
 		t.Error("no top table of pebble alone, the only profile read")
+	}
+}
+
+// TestWhereTheCPUWentSaysAnUnsampledProfile: a profile file without samples (a step too short
+// for its sampling) is said in a line, not drawn as an empty graph, and neither is a
+// differential graph against it; the other profiles are still drawn.
+func TestWhereTheCPUWentSaysAnUnsampledProfile(t *testing.T) {
+	for _, empty := range []string{"rocksdb", "pebble"} {
+		t.Run(empty, func(t *testing.T) {
+			dir := profiledRunDir(t)
+			writePprof(t, dir, "profiles/"+empty+"/l.i1.pb.gz", nil)
+			sec := findSection(profiledPage(t, dir), "cpu-l.i1")
+			var drawn, texts []string
+			for _, b := range sec.Blocks {
+				if b.Flame != nil {
+					drawn = append(drawn, b.Flame.Title)
+				}
+				if b.Text != "" {
+					texts = append(texts, b.Text)
+				}
+			}
+			other := map[string]string{"rocksdb": "pebble", "pebble": "rocksdb"}[empty]
+			if len(drawn) != 1 || !strings.HasPrefix(drawn[0], other+": CPU of") {
+				t.Errorf("graphs %q, want only %s's own", drawn, other)
+			}
+			want := []string{empty + ": no CPU sampled in this step (10s profiled at 100 Hz, too short for a sample; " + filepath.Join(dir, "profiles", empty, "l.i1.pb.gz")}
+			if empty == "pebble" {
+				want = append(want, "rocksdb against pebble: no differential graph, the base's profile of this step has no samples")
+			}
+			for _, w := range want {
+				if !slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, w) }) {
+					t.Errorf("texts %q\nwant one starting %q", texts, w)
+				}
+			}
+		})
 	}
 }
 
