@@ -167,6 +167,14 @@ type Cgo interface {
 	Cgo()
 }
 
+// BlockingClient is implemented by server engines whose client connections wait for each
+// reply in a blocking system call, an OS thread per waiting client (the SQL servers' pool
+// connections, as the references' C and Java clients wait): the runner then gives Go's
+// scheduler a processor per client (runner.Runner.WorkersWait).
+type BlockingClient interface {
+	BlockingClient()
+}
+
 // ServerTrees is implemented by server engines whose DBMS is more than one process tree (FerretDB
 // and the postgres server it stores in). ServerPIDs are the roots, ServerPID's first; the CPU,
 // IO and memory of every tree are the DBMS's.

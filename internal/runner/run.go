@@ -52,6 +52,9 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 			p.Prepare(ctx, s.Name)
 		}
 	}
+	if r.WorkersWait && s.Requests {
+		defer procsForWaits(s.Workers)()
+	}
 	start := clock.Now()
 	res := &result.Step{Name: s.Name, Status: result.StatusRunning, StartedAt: start}
 	if r.Progress != nil {

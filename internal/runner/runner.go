@@ -73,6 +73,12 @@ type Step struct {
 	// before it is stored: it may add the workload's own figures (Rows) and show the period.
 	// It must return quickly.
 	OnPeriod func(p *result.Period)
+	// Requests says that the step's foreground workers are request loops, each waiting for
+	// the server's reply most of its time and computing little between (LinkBench's
+	// requesters, the Insert Benchmark's query clients), as a load's makers of rows are not:
+	// on a Runner whose workers wait in blocking calls (WorkersWait), such a step gets
+	// processors of its own (procsForWaits).
+	Requests bool
 	// StallTimeout, when > 0, is the step's stall limit instead of Runner.StallTimeout; < 0
 	// turns the watchdog off for the step (its operations are long by nature, and nothing
 	// calls Heartbeat while they run).
@@ -151,6 +157,12 @@ type Runner struct {
 	// Config names the engine configuration the steps run on, in a stall's error and in
 	// every progress line.
 	Config string
+	// WorkersWait says that the steps' workers wait for a server's replies in blocking system
+	// calls (engine.BlockingClient): during a step of requests (Step.Requests) with at least
+	// as many foreground workers as Go's scheduler has processors, it has a processor per
+	// worker and two more, so that a wait does not make the runtime hand processors between
+	// threads, which preempts the server where the two share CPUs (procsForWaits).
+	WorkersWait bool
 	// Histograms, when set, gets the latency histograms of every interval of every step as
 	// the runner collects them (the run directory's HdrHistogram logs, package hdrlog).
 	Histograms HistogramLog

@@ -67,6 +67,7 @@ func configRunner(base *runner.Runner, eng engine.Engine, dataDir string) (*runn
 			opt.MoreDBPIDs = t.ServerPIDs()[1:]
 		}
 	}
+	_, r.WorkersWait = eng.(engine.BlockingClient)
 	if df, ok := eng.(engine.DataFiler); ok {
 		opt.IsDataFile = df.IsDataFile
 	}

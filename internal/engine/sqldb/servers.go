@@ -200,6 +200,12 @@ func (c *serverCore) ServerPID() int {
 	return c.dbPID
 }
 
+var _ engine.BlockingClient = (*serverCore)(nil)
+
+// BlockingClient marks the engine's pool connections as waiting in blocking reads
+// (clientConn).
+func (c *serverCore) BlockingClient() {}
+
 // Alive returns nil while the server runs. For a managed server, an error says that its
 // process exited and gives the last error line of its log; for an external one, that a ping
 // failed.

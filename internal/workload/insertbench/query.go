@@ -45,7 +45,7 @@ func (r *run) query(ctx context.Context, name string) *result.Step {
 // reference's rate limit.
 func (r *run) queryAt(ctx context.Context, name string, rate float64, point bool, span time.Duration) *result.Step {
 	batch := r.p.queryBatch(int(math.Ceil(rate)))
-	s := runner.Step{Name: name, ProgressOp: opQuery, Duration: span,
+	s := runner.Step{Name: name, ProgressOp: opQuery, Duration: span, Requests: true,
 		Ops: []runner.OpSpec{{Name: "insert", Background: true}, {Name: "delete", Background: true}, {Name: "query"}}}
 	open := span > 0
 	r.writers = r.writers[:0]

@@ -195,7 +195,7 @@ func (r *run) allDone(reqs []*requester) bool {
 // interval runs one request step of secs seconds.
 func (r *run) interval(ctx context.Context, reqs []*requester, name string, secs float64, warmup bool) *result.Step {
 	s := runner.Step{Name: name, Ops: requestOps(), Duration: time.Duration(secs * float64(time.Second)),
-		ProgressOp: opTotal}
+		ProgressOp: opTotal, Requests: true}
 	for _, q := range own(reqs) {
 		s.Workers = append(s.Workers, runner.Worker{Client: q.i, Run: func(ctx context.Context, rec *runner.Recorder) error {
 			return q.loop(ctx, rec, warmup)
