@@ -169,6 +169,11 @@ func TestShardsLinkBenchKilledShard(t *testing.T) {
 	runs, outs := startShards(t, "killed", func(shard string) ([]string, string) {
 		return lbShardArgs(t, "postgres", srv, "load,run", "--requests", "0", "--interval-seconds", "5", "--shard", shard, "--shard-timeout", "45s")
 	})
+	t.Cleanup(func() {
+		if t.Failed() { // what the other shard said, when one of them ended too soon
+			t.Logf("shard 0's output:\n%s", runs[0].stderr.String())
+		}
+	})
 	runs[1].waitForStarted(t, "run.1")
 	if err := runs[1].cmd.Process.Kill(); err != nil {
 		t.Fatal(err)

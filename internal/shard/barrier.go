@@ -68,13 +68,23 @@ func (b *Barrier) Stop() { b.alive.stop() }
 // if later). It fails at once when a shard that has not arrived gave no sign of life (its
 // heartbeat) for the shard timeout. It waits for the others at most the shard timeout plus
 // extra (what the others may take longer: a step only shard 0 does before it, this shard's
-// step), liveFactor times that while each of them beats, and until ctx ends; then it marks
-// the shard's row given up and fails, naming the shards that did not arrive.
+// step), liveFactor times that while each of them beats, and until ctx ends; then it fails,
+// naming the shards that did not arrive. A Meet that fails once the shard has arrived (a wait
+// that ends, a statement that fails, an interrupt) marks the shard's row given up, so that the
+// others fail at once instead of waiting for a start that shard 0 will not set.
 func (b *Barrier) Meet(ctx context.Context, step string, extra time.Duration) error {
 	key := b.config + "/" + step
 	if err := b.arrive(ctx, key); err != nil {
 		return err
 	}
+	if err := b.wait(ctx, key, step, extra); err != nil {
+		return errors.Join(err, b.mark(key))
+	}
+	return nil
+}
+
+// wait is Meet's wait at key, once the shard has arrived.
+func (b *Barrier) wait(ctx context.Context, key, step string, extra time.Duration) error {
 	arrived := time.Now()
 	for {
 		rows, err := b.read(ctx, key)
@@ -91,12 +101,11 @@ func (b *Barrier) Meet(ctx context.Context, step string, extra time.Duration) er
 		if done {
 			return runner.SystemClock().SleepUntil(ctx, start)
 		}
-		if err := b.overdue(ctx, key, step, rows, time.Since(arrived), extra); err != nil {
+		if err := b.overdue(ctx, step, rows, time.Since(arrived), extra); err != nil {
 			return err
 		}
 		if err := runner.SystemClock().SleepUntil(ctx, time.Now().Add(pollEvery)); err != nil {
-			b.mark(key) // interrupted: the others need not wait for this shard
-			return err
+			return err // interrupted: Meet marks the row, and the others need not wait for this shard
 		}
 	}
 }
@@ -181,11 +190,10 @@ func (b *Barrier) startOf(ctx context.Context, key string, rows []arrival) (star
 	return time.UnixMilli(start.UnixMilli()), true, nil
 }
 
-// overdue returns the error of a wait at key (rows read) that must end, having waited so far:
+// overdue returns the error of a wait at step (rows read) that must end, having waited so far:
 // a shard that has not arrived and gave no sign of life for the shard timeout, or a wait
-// beyond its bound (judge); nil while the wait goes on. A wait that ends marks the shard's row
-// given up, so that the shards that arrive later fail at once.
-func (b *Barrier) overdue(ctx context.Context, key, step string, rows []arrival, waited, extra time.Duration) error {
+// beyond its bound (judge); nil while the wait goes on.
+func (b *Barrier) overdue(ctx context.Context, step string, rows []arrival, waited, extra time.Duration) error {
 	miss := missing(rows, b.shard.Count)
 	var ages map[int]time.Duration
 	if len(miss) > 0 {
@@ -209,8 +217,8 @@ func (b *Barrier) overdue(ctx context.Context, key, step string, rows []arrival,
 	default:
 		what = fmt.Sprintf("shard %s did not arrive within %v", shardList(miss, b.shard.Count), v.bound)
 	}
-	return errors.Join(fmt.Errorf("shard barrier before %s (run %q, table %s): %s: the step fails for every shard",
-		step, b.shard.Run, BarrierTable, what), b.mark(key))
+	return fmt.Errorf("shard barrier before %s (run %q, table %s): %s: the step fails for every shard",
+		step, b.shard.Run, BarrierTable, what)
 }
 
 // missing returns the shards of n that have no row among rows, in order.

@@ -197,3 +197,47 @@ func barrierRows(t *testing.T, ctx context.Context, b *Barrier, key string) stri
 	}
 	return strings.Join(out, ", ")
 }
+
+// failingStart is a board whose setStart fails, as a statement of shard 0's may.
+type failingStart struct{ board }
+
+func (failingStart) setStart(context.Context, string, int64) error {
+	return fmt.Errorf("connection reset by peer")
+}
+
+// TestBarrierShardThatFailsAfterArriving: on each server engine, shard 0 arrives at a step and
+// then fails to set its start (a statement error): its Meet fails with that error and marks
+// its row, and shard 1, arrived too, fails naming shard 0 as having left the run instead of
+// waiting for a start that will not come (until its shard timeout, a minute, which would fail
+// it with another message).
+func TestBarrierShardThatFailsAfterArriving(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	eachServer(t, func(t *testing.T, ctx context.Context, eng engine.Engine) {
+		bs := make([]*Barrier, 2)
+		for i := range bs {
+			bs[i] = testBarrier(t, ctx, eng, Shard{Index: i, Count: 2, Run: "failed", Timeout: time.Minute})
+		}
+		bs[0].board = failingStart{bs[0].board}
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, b := range bs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = b.Meet(ctx, "s1", 0)
+			}()
+		}
+		wg.Wait()
+		if want := "set the start: connection reset by peer"; errs[0] == nil || !strings.Contains(errs[0].Error(), want) {
+			t.Errorf("shard 0: %v, want %q", errs[0], want)
+		}
+		if want := "shard barrier before s1: shard 0 left the run"; errs[1] == nil || !strings.Contains(errs[1].Error(), want) {
+			t.Errorf("shard 1: %v, want %q", errs[1], want)
+		}
+		if got := barrierRows(t, ctx, bs[1], "cfg/s1"); got != "0 gave up, 1 gave up" {
+			t.Errorf("the rows of s1: %s", got)
+		}
+	})
+}
