@@ -142,7 +142,7 @@ func iiShardMissing(t *testing.T, eng string, srv *server.Server) {
 	if res := loadRun(t, out); res.Status != result.StatusFailed {
 		t.Errorf("the late shard's run: %s", res.Status)
 	}
-	if got := arrivals(t, db, "alone"); !slices.Equal(got, []string{eng + "/run 0 gave up", eng + "/run 1"}) {
+	if got := arrivals(t, db, "alone"); !slices.Equal(got, []string{eng + "/run 0 gave up", eng + "/run 1 gave up"}) {
 		t.Errorf("barrier table: %v", got)
 	}
 }
