@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/enginebench/enginebench/internal/runspec"
+	"github.com/enginebench/enginebench/internal/verdict"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
@@ -34,6 +35,9 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runspec.Spec, name string) 
 		return err
 	}
 	f.profiling.Perf = f.perf
+	if f.thresholds, err = verdict.Parse(f.thresholdFlag); err != nil {
+		return err
+	}
 	if f.stallTimeout < 0 {
 		return fmt.Errorf("--stall-timeout %v: want a duration of 0 (no watchdog) or more", f.stallTimeout)
 	}

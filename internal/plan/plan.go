@@ -17,6 +17,7 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runspec"
 	"github.com/enginebench/enginebench/internal/shard"
+	"github.com/enginebench/enginebench/internal/verdict"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
@@ -50,6 +51,9 @@ type Options struct {
 	ShardFlag string
 	// ClientCPULimitPct is the client-saturation check's limit, recorded in run.json.
 	ClientCPULimitPct float64
+	// Thresholds are the verdicts' limits (--threshold), recorded in run.json; nil: the
+	// defaults.
+	Thresholds verdict.Thresholds
 	// Getenv reads the environment (ENGINEBENCH_DSN, a run spec's dsn_env).
 	Getenv func(string) string
 }

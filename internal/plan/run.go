@@ -12,6 +12,7 @@ import (
 	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/redact"
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/verdict"
 	"github.com/enginebench/enginebench/internal/workload"
 )
 
@@ -20,6 +21,11 @@ import (
 func (p *Plan) NewRun(dir *result.Dir, tool result.Tool, command, secrets []string) (*result.Run, error) {
 	run := &result.Run{Tool: tool, RunID: p.RunID, StartedAt: p.Started, Command: command, Host: host.Read(p.HostDir),
 		ClientCPULimitPct: p.opts.ClientCPULimitPct, Matrix: p.Matrix, Shard: p.Shard}
+	th := p.opts.Thresholds
+	if th == nil {
+		th = verdict.Defaults()
+	}
+	run.Thresholds, run.Verdicts = th, verdict.Host(&run.Host, th)
 	if p.Spec != nil {
 		if err := dir.WriteFile("run-spec.yaml", p.Spec.Copy(secrets)); err != nil {
 			return nil, err

@@ -43,10 +43,16 @@ type Run struct {
 	// ClientCPULimitPct is the client-saturation check's limit (--client-cpu-limit): a step
 	// whose client used more than this percentage of all CPUs is ClientBound. 0 in runs made
 	// before the check existed.
-	ClientCPULimitPct float64  `json:"client_cpu_limit_pct,omitempty"`
-	Workload          Workload `json:"workload"`
-	Configs           []Config `json:"configs"`
-	Notes             []string `json:"notes,omitempty"`
+	ClientCPULimitPct float64 `json:"client_cpu_limit_pct,omitempty"`
+	// Thresholds are the limits the verdicts were held to (--threshold and the defaults of
+	// package verdict), by check; nil in runs made before verdicts existed.
+	Thresholds map[string]float64 `json:"verdict_thresholds,omitempty"`
+	// Verdicts are the checks of the host the whole run ran on (governor, boost, SMT,
+	// transparent huge pages, the data device's settings); a step's own are in its Verdicts.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+	Workload Workload  `json:"workload"`
+	Configs  []Config  `json:"configs"`
+	Notes    []string  `json:"notes,omitempty"`
 }
 
 // Tool identifies the enginebench build that produced a run.
@@ -186,6 +192,9 @@ type Step struct {
 	Profile *Profile `json:"cpu_profile,omitempty"`
 	// Counters are the step's perf stat events (--counters); nil when none were asked for.
 	Counters *Counters `json:"counters,omitempty"`
+	// Verdicts are the checks of the step's environment, of what it declared against what it
+	// measured and of its steady state (docs/results.md, Verdicts).
+	Verdicts []Verdict `json:"verdicts,omitempty"`
 	// Intervals is the per-second series (nil: none); it is written to intervals.csv, not to
 	// run.json.
 	Intervals *Series `json:"-"`

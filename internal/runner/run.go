@@ -9,6 +9,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/verdict"
 )
 
 // SLA returns the target of a rate-limited writer and whether the achieved rate met it: at
@@ -92,6 +93,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 		sm.End(endCtx, st.last, res)
 	}
 	res.ClientBound = measure.ClientBound(res.Usage, r.ClientCPULimitPct)
+	res.Verdicts = append(res.Verdicts, verdict.Step(res, r.Thresholds)...)
 	if r.Progress != nil {
 		r.Progress.StepDone(res)
 	}

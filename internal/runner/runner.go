@@ -9,6 +9,7 @@ import (
 
 	"github.com/enginebench/enginebench/internal/measure"
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/verdict"
 )
 
 // SLAThreshold is the share of a target rate that a rate-limited writer must achieve.
@@ -150,6 +151,9 @@ type Runner struct {
 	// ClientCPULimitPct is the client-saturation check's limit: a step whose samplers measured
 	// the client using more than this percentage of all CPUs is marked ClientBound. 0: no check.
 	ClientCPULimitPct float64
+	// Thresholds are the limits of the step's verdicts (package verdict), judged after its
+	// samplers end; nil: the defaults.
+	Thresholds verdict.Thresholds
 	// StallTimeout is the stall watchdog's limit: a step in which no worker made progress (an
 	// operation that succeeded, a Heartbeat, a return) for this long on Clock fails with a
 	// *StallError, and its workers are cancelled (see Run). 0 turns the watchdog off.
