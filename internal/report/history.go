@@ -24,8 +24,15 @@ type HistoryOptions struct {
 	// Z is the robust z-score a change must reach, in either direction (default 3).
 	Z float64
 	// MinChange is the least relative change from the baseline median that is flagged
-	// (default 0.05: 5%).
+	// (default 0.05: 5%), and the least relative change of the means of a change point's
+	// levels that is shown.
 	MinChange float64
+	// ChangeSigLevel, ChangePermutations and ChangeMinRuns are the parameters of the
+	// change-point search (historychange.go): the permutation test's level (default 0.05),
+	// its most permutations (199) and the fewest runs of a level (3).
+	ChangeSigLevel     float64
+	ChangePermutations int
+	ChangeMinRuns      int
 }
 
 // The defaults of HistoryOptions.
@@ -56,6 +63,15 @@ func (o HistoryOptions) withDefaults() HistoryOptions {
 	}
 	if o.MinChange <= 0 {
 		o.MinChange = DefaultHistoryMinChange
+	}
+	if o.ChangeSigLevel <= 0 || o.ChangeSigLevel >= 1 {
+		o.ChangeSigLevel = DefaultChangeSigLevel
+	}
+	if o.ChangePermutations <= 0 {
+		o.ChangePermutations = DefaultChangePermutations
+	}
+	if o.ChangeMinRuns < 2 {
+		o.ChangeMinRuns = DefaultChangeMinRuns
 	}
 	return o
 }
@@ -92,6 +108,8 @@ type HistorySeries struct {
 	primary              bool // the step's headline rate
 	// Points has one point per run of the history, oldest first.
 	Points []HistoryPoint
+	// Changes are the series' change points, oldest first (historychange.go).
+	Changes []HistoryChange
 }
 
 // judge compares each measured point of vals (NaN: not measured) with the measured points
@@ -224,7 +242,7 @@ func NewHistory(runs []Input, o HistoryOptions) (*History, error) {
 }
 
 // build makes the series of h's runs, in the order the newest runs name their
-// configurations, steps and metrics, and judges them.
+// configurations, steps and metrics, judges them and finds their change points.
 func (h *History) build() {
 	index := map[[3]string]int{}
 	var vals [][]float64
@@ -252,6 +270,7 @@ func (h *History) build() {
 	}
 	for k, hs := range h.Series {
 		hs.Points = judge(vals[k], hs.dir, h.opts)
+		hs.Changes = changes(vals[k], hs.dir, h.opts)
 	}
 }
 

@@ -195,8 +195,8 @@ func checkHistoryPage(t *testing.T, h *History, run, verdict string) {
 }
 
 // TestHistoryNoiseIsNotFlagged: figures that only vary within their noise (±3%, uniform,
-// seeded, as a quiet machine's nightly runs) are never flagged, although many nights differ
-// from the median by 3% or more.
+// seeded, as a quiet machine's nightly runs) are never flagged and have no change point,
+// although many nights differ from the median by 3% or more.
 func TestHistoryNoiseIsNotFlagged(t *testing.T) {
 	for seed := range uint64(5) {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -216,6 +216,9 @@ func TestHistoryNoiseIsNotFlagged(t *testing.T) {
 				if p.Judged && math.Abs(p.Change) >= 0.03 {
 					big++
 				}
+			}
+			if len(hs.Changes) > 0 {
+				t.Errorf("seed %d: %s %s has change points in noise alone: %+v", seed, hs.Config, hs.Metric, hs.Changes)
 			}
 		}
 		if big == 0 {
@@ -394,7 +397,7 @@ func TestHistorySources(t *testing.T) {
 	if !found {
 		t.Fatalf("no flagged row of a's insert rate at night14: %v", flagged.Rows)
 	}
-	for _, tb := range []*Table{flagged, newest} {
+	for _, tb := range []*Table{flagged, newest, h.changeTable()} {
 		if len(tb.Src) != len(tb.Rows) {
 			t.Fatalf("%s: %d rows of sources for %d rows", tb.Title, len(tb.Src), len(tb.Rows))
 		}
@@ -410,5 +413,143 @@ func TestHistorySources(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestHistoryChangePoints: in the history of stepChangeHistory, e-divisive finds one change
+// point in each series that changed, at night 14, with the verdict of its direction and the
+// means of the levels either side (within their ±2% noise); none in the series that did not
+// change. Both of a's are regressions among the newest runs; the terminal names them, the
+// page lists them and marks them on the charts.
+func TestHistoryChangePoints(t *testing.T) {
+	h := stepChangeHistory(t)
+	for _, c := range []struct {
+		config, metric, verdict string
+		before, after           float64
+	}{
+		{"a", "insert per_sec", VerdictRegression, 10000, 8000},
+		{"a", "cpupq", VerdictRegression, 50, 65},
+		{"b", "insert per_sec", VerdictImprovement, 10000, 12000},
+	} {
+		hs := series(t, h, c.config, c.metric)
+		if len(hs.Changes) != 1 {
+			t.Errorf("%s %s: change points %+v, want one at night %d", c.config, c.metric, hs.Changes, stepChangeNight)
+			continue
+		}
+		ch := hs.Changes[0]
+		if ch.Run != stepChangeNight || ch.Verdict != c.verdict || ch.From != 0 || ch.To != len(hs.Points) || ch.P > DefaultChangeSigLevel {
+			t.Errorf("%s %s: %+v, want a %s at night %d over all the runs", c.config, c.metric, ch, c.verdict, stepChangeNight)
+		}
+		if math.Abs(ch.Before-c.before) > 0.02*c.before || math.Abs(ch.After-c.after) > 0.02*c.after {
+			t.Errorf("%s %s: means %g before, %g after, want %g and %g within 2%%", c.config, c.metric, ch.Before, ch.After, c.before, c.after)
+		}
+	}
+	for _, m := range []string{"insert p99", "cpupq"} {
+		if hs := series(t, h, "b", m); len(hs.Changes) > 0 {
+			t.Errorf("b %s has change points though it did not change: %+v", m, hs.Changes)
+		}
+	}
+	var regs []string
+	for _, hs := range h.ChangeRegressions() {
+		regs = append(regs, hs.Config+" "+hs.Metric)
+	}
+	if want := []string{"a insert per_sec", "a cpupq"}; !slices.Equal(regs, want) {
+		t.Errorf("change-point regressions %v, want %v", regs, want)
+	}
+	term := strings.Join(h.Terminal(), "\n")
+	for _, want := range []string{"CHANGE POINT, REGRESSION: a l.i1 insert per_sec: from run 15 night14", "change point, improvement: b l.i1 insert per_sec: from run 15 night14",
+		"change points: 2 regressions, 1 improvements, 2 regressions among the newest 10 runs"} {
+		if !strings.Contains(term, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, term)
+		}
+	}
+	checkChangePage(t, h, "15 night14")
+}
+
+// checkChangePage renders h's page and checks its table of change points (a row of run for
+// each change point, its verdict painted) and the charts' change-point rules with their labels.
+func checkChangePage(t *testing.T, h *History, run string) {
+	t.Helper()
+	p := h.Page()
+	var table *Table
+	for _, b := range p.Sections[0].Blocks {
+		if b.Table != nil && b.Table.Title == "Change points" {
+			table = b.Table
+		}
+	}
+	if table == nil {
+		t.Fatal("no table of change points")
+	}
+	n := 0
+	for _, hs := range h.Series {
+		n += len(hs.Changes)
+	}
+	if len(table.Rows) != n {
+		t.Errorf("%d rows of change points, %d change points", len(table.Rows), n)
+	}
+	for i, row := range table.Rows {
+		if row[0] != run {
+			t.Errorf("change point row %v, want run %s", row, run)
+		}
+		if cls := table.Class[i][len(row)-1]; (row[len(row)-1] == VerdictRegression) != (cls == ClassBad) {
+			t.Errorf("row %v: class %q", row, cls)
+		}
+	}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"change point, regression", "change point, improvement", "level mean", "run " + run + ": "} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if md := MarkdownPage(p); !strings.Contains(md, "Change points") || !strings.Contains(md, "e-divisive") {
+		t.Error("report.md lacks the change points")
+	}
+}
+
+// TestHistoryChangeRecovered: a's rate drops 20% at night 10 and comes back at night 20 of
+// 30: two change points, a regression then an improvement; the newest change point is the
+// improvement, so no change-point regression is among the newest runs. In a history of 22
+// nights without the recovery, the regression at night 10 is older than the newest 10 runs:
+// not judged.
+func TestHistoryChangeRecovered(t *testing.T) {
+	figs := func(back int) func(string, int) nightly {
+		rng := rand.New(rand.NewPCG(5, 6))
+		return func(c string, i int) nightly {
+			rate := 10000.0
+			if c == "a" && i >= 10 && i < back {
+				rate = 8000
+			}
+			return nightly{noisy(rng, rate, 2), noisy(rng, 900, 2), noisy(rng, 50, 2)}
+		}
+	}
+	h, err := NewHistory(historyRuns(30, figs(20)), HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := series(t, h, "a", "insert per_sec")
+	var got []string
+	for _, c := range hs.Changes {
+		got = append(got, fmt.Sprintf("%d %s", c.Run, c.Verdict))
+	}
+	if want := []string{"10 regression", "20 improvement"}; !slices.Equal(got, want) {
+		t.Fatalf("change points %v, want %v", got, want)
+	}
+	if c0, c1 := hs.Changes[0], hs.Changes[1]; c0.To != 20 || c1.From != 10 || c0.After != c1.Before {
+		t.Errorf("the level between the change points: %+v, %+v", c0, c1)
+	}
+	if regs := h.ChangeRegressions(); len(regs) != 0 {
+		t.Errorf("change-point regressions after a recovery: %v", regs)
+	}
+	if h, err = NewHistory(historyRuns(22, figs(99)), HistoryOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if hs := series(t, h, "a", "insert per_sec"); len(hs.Changes) != 1 || hs.Changes[0].Run != 10 || hs.Changes[0].Verdict != VerdictRegression {
+		t.Fatalf("change points %+v, want a regression at night 10", hs.Changes)
+	}
+	if regs := h.ChangeRegressions(); len(regs) != 0 {
+		t.Errorf("a regression 12 runs old is judged: %v", regs)
 	}
 }

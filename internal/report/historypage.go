@@ -44,6 +44,7 @@ func (h *History) Page() *Page {
 	p.Sections = []Section{h.section(p.Configs)}
 	p.Legend = []string{
 		h.methodText(),
+		h.changeMethodText(),
 		"Verdict: red, regression (the value moved in the metric's worse direction: a rate down, a cost, latency or size up); green, improvement. A flagged run after the first run of its change says \"since run N\".",
 		"\"-\": not measured in that run (the configuration or the step did not run or finish), never a zero.",
 	}
@@ -65,8 +66,10 @@ func (h *History) summaryLine() string {
 			imp++
 		}
 	}
-	return fmt.Sprintf("%d series (configuration x step x metric); in the newest run: %d regressions, %d improvements, %d series without enough history",
-		len(h.Series), reg, imp, short)
+	creg, cimp := h.changeCounts()
+	return fmt.Sprintf("%d series (configuration x step x metric); in the newest run: %d regressions, %d improvements, %d series without enough history; "+
+		"change points: %d regressions, %d improvements, %d regressions among the newest %d runs",
+		len(h.Series), reg, imp, short, creg, cimp, len(h.ChangeRegressions()), h.opts.Window)
 }
 
 // methodText says how the runs are judged, with the options in force.
@@ -88,13 +91,19 @@ func (h *History) section(configs []string) Section {
 	} else {
 		s.Blocks = append(s.Blocks, Block{Text: noneFlagged})
 	}
+	s.Blocks = append(s.Blocks, Block{Text: h.changeMethodText()})
+	if ct := h.changeTable(); len(ct.Rows) > 0 {
+		s.Blocks = append(s.Blocks, Block{Table: ct})
+	} else {
+		s.Blocks = append(s.Blocks, Block{Text: noChanges})
+	}
 	if short := h.shortTable(); len(short.Rows) > 0 {
 		s.Blocks = append(s.Blocks, Block{Table: short})
 	}
 	s.Blocks = append(s.Blocks, Block{Table: h.newestTable()})
 	var charts []Chart
 	for _, hs := range h.Series {
-		if hs.flagged() || hs.headline() {
+		if hs.flagged() || hs.headline() || len(hs.Changes) > 0 {
 			charts = append(charts, h.chart(hs, colourOf(configs, hs.Config)))
 		}
 	}
@@ -107,6 +116,9 @@ func (h *History) section(configs []string) Section {
 
 // noneFlagged stands for the table of regressions and improvements when no run is flagged.
 const noneFlagged = "Regressions and improvements: none flagged in any run."
+
+// noChanges stands for the table of change points when no series has one.
+const noChanges = "Change points: none found in any series."
 
 // colourOf is the palette index of a configuration: its place among configs.
 func colourOf(configs []string, name string) int {
@@ -271,7 +283,9 @@ func orDefault(s, def string) string {
 }
 
 // chart is a series' values over the runs (x: the run's number, oldest first), with its
-// regressions and improvements marked.
+// regressions and improvements marked, and its change points: a dashed vertical line at the
+// run that introduced each, labelled with the run and the means either side, and the means of
+// the levels between them as thin dashed lines.
 func (h *History) chart(hs *HistorySeries, colour int) Chart {
 	n := len(hs.Points)
 	x := make([]float64, n)
@@ -296,8 +310,43 @@ func (h *History) chart(hs *HistorySeries, colour int) Chart {
 	if hasValue(imp) {
 		series = append(series, chart.Series{Name: VerdictImprovement, Color: improvementColour, X: x, Y: imp, Marks: true})
 	}
+	series = append(series, h.changeSeries(hs, colour)...)
 	return Chart{ID: chartID("history", hs.Config, hs.Step, hs.Metric), Series: series,
 		Options: chart.Options{Title: hs.Config + " " + hs.Step + ": " + hs.Metric, XLabel: "run (oldest first)", YLabel: hs.Metric, Legend: true, WholeX: true}}
+}
+
+// changeSeries are the chart series of hs's change points: the means of its levels (in the
+// configuration's colour), and a rule for the regressions and one for the improvements.
+func (h *History) changeSeries(hs *HistorySeries, colour int) []chart.Series {
+	if len(hs.Changes) == 0 {
+		return nil
+	}
+	level := chart.Series{Name: "level mean", Color: colour, Level: true}
+	for _, c := range hs.Changes {
+		if n := len(level.X); n == 0 || level.X[n-1] != float64(c.Run) { // the level before c, unless it was drawn
+			level.X = append(level.X, float64(c.From+1), float64(c.Run), math.NaN())
+			level.Y = append(level.Y, c.Before, c.Before, math.NaN())
+		}
+		level.X = append(level.X, float64(c.Run+1), float64(c.To), math.NaN())
+		level.Y = append(level.Y, c.After, c.After, math.NaN())
+	}
+	out := []chart.Series{level}
+	for _, v := range []struct {
+		verdict string
+		colour  int
+	}{{VerdictRegression, regressionColour}, {VerdictImprovement, improvementColour}} {
+		rule := chart.Series{Name: "change point, " + v.verdict, Color: v.colour, Rule: true}
+		for _, c := range hs.Changes {
+			if c.Verdict == v.verdict {
+				rule.X, rule.Y = append(rule.X, float64(c.Run+1)), append(rule.Y, c.After)
+				rule.Labels = append(rule.Labels, h.changeLabel(c))
+			}
+		}
+		if len(rule.X) > 0 {
+			out = append(out, rule)
+		}
+	}
+	return out
 }
 
 // hasValue reports whether vs holds any value that is not NaN.
@@ -312,7 +361,8 @@ func hasValue(vs []float64) bool {
 
 // Terminal returns the lines `enginebench report --history` prints: the runs left out, the
 // series without enough history (grouped by configuration and step), every regression and
-// improvement of the newest run, and a count.
+// improvement of the newest run, every series' newest change point when it is among the
+// newest runs (HistoryOptions.Window), and a count.
 func (h *History) Terminal() []string {
 	lines := append([]string{}, h.Excluded...)
 	for _, g := range h.shortGroups() {
@@ -333,6 +383,11 @@ func (h *History) Terminal() []string {
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s %s %s: %s in run %s vs baseline median %s of %d runs (%s, z %.1f%s)",
 			word, hs.Config, hs.Step, hs.Metric, numfmt.Num(p.Value), h.runName(len(hs.Points)-1), numfmt.Num(p.Baseline), p.N, percent(p.Change), p.Z, since))
+	}
+	for _, hs := range h.Series {
+		if c := hs.recentChange(h.opts.Window); c != nil {
+			lines = append(lines, h.changeTerminal(hs, c))
+		}
 	}
 	return append(lines, "history: "+h.summaryLine())
 }

@@ -26,6 +26,14 @@ type Series struct {
 	// Marks draws each point as a large dot, with no line: points marked on other series' lines
 	// (the history's regressions).
 	Marks bool
+	// Rule draws each point as a dashed vertical line across the plot at its x, with
+	// Labels[i], when there is one, written beside its foot: events at an x (the history's
+	// change points). Its y places nothing and does not widen the axis.
+	Rule   bool
+	Labels []string
+	// Level draws the series as a thin dashed line: a level the points are compared with
+	// (the history's means between change points).
+	Level bool
 }
 
 // Options are a chart's texts and size.
@@ -108,7 +116,16 @@ func Line(series []Series, o Options) ([]byte, error) {
 	}
 	var all span
 	entries := 0
+	var rules []Series
 	for _, s := range series {
+		if s.Rule {
+			rules = append(rules, s)
+			if o.Legend && s.Name != "" {
+				p.Legend.Add(s.Name, legendThumb(s))
+				entries++
+			}
+			continue
+		}
 		sp, err := addSeries(p, s, o.LogY)
 		if err != nil {
 			return nil, fmt.Errorf("chart %q: series %q: %w", o.Title, s.Name, err)
@@ -128,7 +145,77 @@ func Line(series []Series, o Options) ([]byte, error) {
 		room = 0.08 + 0.07*float64(entries)
 	}
 	p.Y.Min, p.Y.Max = all.yRange(o.LogY, room)
+	xlo, xhi := xRange(series)
+	if err := addRules(p, rules, xlo, xhi, o.LogY); err != nil {
+		return nil, fmt.Errorf("chart %q: %w", o.Title, err)
+	}
 	return render(p, o)
+}
+
+// xRange is the lowest and highest finite x of the series.
+func xRange(series []Series) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for _, x := range s.X {
+			if finite(x) {
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+		}
+	}
+	return lo, hi
+}
+
+// addRules draws the rules' points as vertical lines from the y axis' bottom to its top, and
+// their labels beside their feet: left-aligned right of the line in the left half of the x
+// range, right-aligned left of it in the right half, stacked in three rows so that labels of
+// close rules do not overlap.
+func addRules(p *plot.Plot, rules []Series, xlo, xhi float64, logY bool) error {
+	k := 0 // the labels so far
+	for _, s := range rules {
+		style := ruleStyle(s)
+		for i, x := range s.X {
+			if !finite(x) {
+				continue
+			}
+			l, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
+			if err != nil {
+				return fmt.Errorf("series %q: %w", s.Name, err)
+			}
+			l.LineStyle = style
+			p.Add(l)
+			if i >= len(s.Labels) || s.Labels[i] == "" {
+				continue
+			}
+			if err := addRuleLabel(p, s, x, s.Labels[i], k, x > (xlo+xhi)/2, logY); err != nil {
+				return fmt.Errorf("series %q: %w", s.Name, err)
+			}
+			k++
+		}
+	}
+	return nil
+}
+
+// addRuleLabel writes text beside the foot of a rule at x, in row k%3 above the x axis, on the
+// rule's left when left.
+func addRuleLabel(p *plot.Plot, s Series, x float64, text string, k int, left, logY bool) error {
+	f := 0.04 + 0.07*float64(k%3)
+	y := p.Y.Min + (p.Y.Max-p.Y.Min)*f
+	if logY {
+		y = p.Y.Min * math.Pow(p.Y.Max/p.Y.Min, f)
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{text}})
+	if err != nil {
+		return err
+	}
+	lb.TextStyle[0].Font = font.From(sans, 9)
+	lb.TextStyle[0].Color = rgba(s.Color)
+	lb.Offset = vg.Point{X: vg.Points(3)}
+	if left {
+		lb.TextStyle[0].XAlign = draw.XRight
+		lb.Offset.X = -vg.Points(3)
+	}
+	p.Add(lb)
+	return nil
 }
 
 // span is the drawn points of a chart: how many, and their lowest and highest y.
@@ -177,6 +264,16 @@ func lineStyle(s Series) draw.LineStyle {
 	return style
 }
 
+// ruleStyle is the dashed line of a Rule series.
+func ruleStyle(s Series) draw.LineStyle {
+	return draw.LineStyle{Color: rgba(s.Color), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+}
+
+// levelStyle is the thin dashed line of a Level series.
+func levelStyle(s Series) draw.LineStyle {
+	return draw.LineStyle{Color: rgba(s.Color), Width: vg.Points(0.75), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
+}
+
 // markStyle is the dot of a Marks series' points.
 func markStyle(s Series) draw.GlyphStyle {
 	return draw.GlyphStyle{Color: rgba(s.Color), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
@@ -184,8 +281,13 @@ func markStyle(s Series) draw.GlyphStyle {
 
 // legendThumb is a series' sample in the legend: its line, or its dot.
 func legendThumb(s Series) plot.Thumbnailer {
-	if s.Marks {
+	switch {
+	case s.Marks:
 		return &plotter.Scatter{GlyphStyle: markStyle(s)}
+	case s.Rule:
+		return &plotter.Line{LineStyle: ruleStyle(s)}
+	case s.Level:
+		return &plotter.Line{LineStyle: levelStyle(s)}
 	}
 	return &plotter.Line{LineStyle: lineStyle(s)}
 }
@@ -195,6 +297,9 @@ func legendThumb(s Series) plot.Thumbnailer {
 // drawn.
 func addSeries(p *plot.Plot, s Series, logY bool) (span, error) {
 	style := lineStyle(s)
+	if s.Level {
+		style = levelStyle(s)
+	}
 	var sp span
 	for _, seg := range segments(s, logY) {
 		for _, pt := range seg {

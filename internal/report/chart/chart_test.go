@@ -591,3 +591,58 @@ func TestWholeTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestLineRules: a Rule series draws a dashed vertical line at each x with its label beside
+// its foot, and its y does not widen the axis; a Level series is a dashed line of its own.
+func TestLineRules(t *testing.T) {
+	nan := math.NaN()
+	series := []Series{
+		{Name: "a", Color: 0, X: []float64{1, 2, 3, 4, 5, 6, 7, 8}, Y: []float64{100, 101, 99, 80, 81, 79, 80, 80}},
+		{Name: "level", Color: 0, Level: true, X: []float64{1, 3, nan, 4, 8}, Y: []float64{100, 100, nan, 80, 80}},
+		{Name: "change", Color: 2, Rule: true, X: []float64{4}, Y: []float64{1e6}, Labels: []string{"run 4: 100 → 80"}},
+	}
+	svg, err := Line(series, Options{Title: "t", Legend: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := parse(t, svg)
+	var rules []string
+	root.walk(func(e element) {
+		st := e.attr("style")
+		if e.XMLName.Local == "path" && strings.Contains(st, "stroke:"+Color(2)) && strings.Contains(st, "stroke-dasharray") {
+			rules = append(rules, e.attr("d"))
+		}
+	})
+	if len(rules) != 2 { // the rule and its legend sample
+		t.Fatalf("%d dashed paths in the rule's colour, want the rule and its legend sample: %v", len(rules), rules)
+	}
+	vertical := regexp.MustCompile(`^M([-0-9.]+),[-0-9.]+L([-0-9.]+),[-0-9.]+$`)
+	found := false
+	for _, d := range rules {
+		if m := vertical.FindStringSubmatch(d); m != nil && m[1] == m[2] {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no vertical rule among %v", rules)
+	}
+	tx := texts(root)
+	if !contains(tx, "run 4: 100 → 80") || !contains(tx, "change") || !contains(tx, "level") {
+		t.Errorf("texts %q lack the rule's label or the legend", tx)
+	}
+	for _, s := range tx {
+		if strings.HasSuffix(s, "k") || strings.HasSuffix(s, "M") {
+			t.Errorf("tick %q: the rule's y widened the axis", s)
+		}
+	}
+	dashed := 0
+	root.walk(func(e element) {
+		st := e.attr("style")
+		if e.XMLName.Local == "path" && strings.Contains(st, "stroke:"+Color(0)) && strings.Contains(st, "stroke-dasharray") {
+			dashed++
+		}
+	})
+	if dashed != 3 { // two levels and the legend sample
+		t.Errorf("%d dashed paths in the level's colour, want 3", dashed)
+	}
+}
