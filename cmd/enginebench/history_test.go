@@ -58,18 +58,14 @@ func TestReportHistoryOfTinyRuns(t *testing.T) {
 	}
 }
 
-// TestReportHistoryFailOnRegression writes eight nightly runs (built from result types) whose
-// newest insert rate is 30% below the others: report --history exits 0 and names the
-// regression; with --fail-on-regression it exits 1 after writing the page.
-func TestReportHistoryFailOnRegression(t *testing.T) {
-	base := t.TempDir()
+// writeNights writes one sqlite run directory per rate under base, a day apart (nightN, its
+// step l.i0 at that insert rate), built from result types as a run writes them, and returns
+// their paths, oldest first.
+func writeNights(t *testing.T, base string, rates []float64) []string {
+	t.Helper()
 	var dirs []string
 	t0 := time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC)
-	for i := range 8 {
-		rate := 10000 + float64(100*(i%3)) // ±1% from night to night
-		if i == 7 {
-			rate = 7000
-		}
+	for i, rate := range rates {
 		r := &result.Run{Tool: result.Tool{Version: "t"}, RunID: fmt.Sprintf("night%d", i), StartedAt: t0.AddDate(0, 0, i),
 			Status: result.StatusOK, Workload: result.Workload{Name: "insert", Scale: "tiny"},
 			Configs: []result.Config{{Name: "sqlite", Engine: "sqlite", Status: result.StatusOK, Steps: []result.Step{{
@@ -84,13 +80,85 @@ func TestReportHistoryFailOnRegression(t *testing.T) {
 		}
 		dirs = append(dirs, d.Path())
 	}
+	return dirs
+}
+
+// TestReportHistoryFailOnRegression writes eight nightly runs (built from result types) whose
+// newest insert rate is 30% below the others: report --history exits 0 and names the
+// regression; with --fail-on-regression it exits 1 after writing the page, by the lookback
+// test (the default) or both; one bad night is no change point, so --regression-method
+// changepoint exits 0.
+func TestReportHistoryFailOnRegression(t *testing.T) {
+	base := t.TempDir()
+	var rates []float64
+	for i := range 8 {
+		rates = append(rates, 10000+float64(100*(i%3))) // ±1% from night to night
+	}
+	rates[7] = 7000
+	dirs := writeNights(t, base, rates)
 	args := append([]string{"report", "--history", "--out", filepath.Join(base, "h.html")}, dirs...)
 	stdout, _ := runOK(t, args...)
 	if !strings.Contains(stdout, "REGRESSION: sqlite l.i0 insert per_sec: 7000 in run 8 night7") {
 		t.Errorf("stdout does not name the regression:\n%s", stdout)
 	}
-	code, stdout, stderr := runCLI(t, append(args, "--fail-on-regression")...)
-	if code != exitFailed || !strings.Contains(stderr, "1 regressions in the newest run") || !strings.Contains(stdout, "report: ") {
-		t.Errorf("--fail-on-regression: exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	for _, method := range []string{"", "lookback", "both"} {
+		a := append(args, "--fail-on-regression")
+		if method != "" {
+			a = append(a, "--regression-method", method)
+		}
+		code, stdout, stderr := runCLI(t, a...)
+		if code != exitFailed || !strings.Contains(stderr, "1 regressions in the newest run") || !strings.Contains(stdout, "report: ") {
+			t.Errorf("--fail-on-regression (method %q): exit %d, stderr %q, stdout %q", method, code, stderr, stdout)
+		}
+	}
+	runOK(t, append(args, "--fail-on-regression", "--regression-method", "changepoint")...)
+}
+
+// TestReportHistoryChangePoint writes 20 nightly runs whose insert rate drops 20% at night 13
+// (±1% from night to night): by the newest run the lookback test's median has moved to the
+// new level, so it flags nothing, but the change point is found at night 13, in the page's
+// table and in the terminal, and --fail-on-regression fails on it with --regression-method
+// changepoint or both, not lookback. Then the bad input of --regression-method.
+func TestReportHistoryChangePoint(t *testing.T) {
+	base := t.TempDir()
+	var rates []float64
+	for i := range 20 {
+		rate := 10000.0
+		if i >= 13 {
+			rate = 8000
+		}
+		rates = append(rates, rate*(1+0.01*float64(i%3-1)))
+	}
+	dirs := writeNights(t, base, rates)
+	out := filepath.Join(base, "h.html")
+	args := append([]string{"report", "--history", "--out", out}, dirs...)
+	stdout, _ := runOK(t, append(args, "--fail-on-regression")...) // lookback, the default
+	if want := "CHANGE POINT, REGRESSION: sqlite l.i0 insert per_sec: from run 14 night13"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	if !strings.Contains(stdout, "in the newest run: 0 regressions") {
+		t.Errorf("the lookback test flags the newest run:\n%s", stdout)
+	}
+	md, err := os.ReadFile(filepath.Join(base, "h.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| 14 night13 | sqlite | l.i0 | insert per_sec |") {
+		t.Errorf("h.md has no change point at run 14 night13:\n%s", md)
+	}
+	for _, method := range []string{"changepoint", "both"} {
+		code, _, stderr := runCLI(t, append(args, "--fail-on-regression", "--regression-method", method)...)
+		if code != exitFailed || !strings.Contains(stderr, "1 series whose newest change point is a regression among the newest 10 runs") {
+			t.Errorf("--regression-method %s: exit %d, stderr %q", method, code, stderr)
+		}
+	}
+	for _, c := range []struct {
+		want string
+		args []string
+	}{
+		{`--regression-method "zscore": want one of lookback, changepoint, both`, []string{"--fail-on-regression", "--regression-method", "zscore"}},
+		{"--regression-method chooses what --fail-on-regression fails on", []string{"--regression-method", "both"}},
+	} {
+		t.Run(c.want, func(t *testing.T) { runBad(t, c.want, append(args, c.args...)...) })
 	}
 }

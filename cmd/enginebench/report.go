@@ -44,11 +44,11 @@ step by step (or --step's): their top functions, B's over A's, naming the files 
 			if df.step != "" {
 				return usagef("--step needs --diff")
 			}
+			if err := hf.check(cmd.Flags().Changed("regression-method")); err != nil {
+				return err
+			}
 			if hf.on {
 				return writeHistory(stdout, args, out, o, hf)
-			}
-			if hf.failOnRegression {
-				return usagef("--fail-on-regression needs --history")
 			}
 			return writeReport(stdout, args, out, o)
 		},
@@ -59,7 +59,8 @@ step by step (or --step's): their top functions, B's over A's, naming the files 
 	cmd.Flags().BoolVar(&hf.on, "history", false, "the runs are a history (nightly runs of the same configurations): judge each run against the runs before it (docs/report.md, History)")
 	cmd.Flags().StringSliceVar(&df.configs, "diff", nil, "two configurations (--diff A B RUN_DIR..., or --diff A,B): print their CPU profiles' top functions and their counters per operation side by side, step by step, instead of the report")
 	cmd.Flags().StringVar(&df.step, "step", "", "with --diff: only this step")
-	cmd.Flags().BoolVar(&hf.failOnRegression, "fail-on-regression", false, "with --history: exit 1 when the newest run has a regression")
+	cmd.Flags().BoolVar(&hf.failOnRegression, "fail-on-regression", false, "with --history: exit 1 when the newest run has a regression (by --regression-method)")
+	cmd.Flags().StringVar(&hf.method, "regression-method", report.MethodLookback, "with --fail-on-regression: what is a regression: lookback (the newest run against the runs before it), changepoint (a series' newest change point, among the newest 10 runs, made it worse) or both (either) (docs/report.md, History)")
 	return cmd
 }
 

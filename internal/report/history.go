@@ -359,6 +359,9 @@ func figures(v any) []metricValue {
 	return out
 }
 
+// Options are the options h judges by, with the defaults filled in.
+func (h *History) Options() HistoryOptions { return h.opts }
+
 // Newest returns the series' point of the newest run.
 func (hs *HistorySeries) Newest() HistoryPoint { return hs.Points[len(hs.Points)-1] }
 

@@ -45,16 +45,27 @@ func tableText(caption string, out *string) browsertest.Act {
 // TestHistoryInBrowser opens the history page of nightly runs with a step change (a's rate
 // down 20% and its cpupq up 30% at night 14, b's rate up 20%) in headless Chromium: its charts
 // are drawn, each in its configuration's colour with the regression and improvement marks in
-// theirs, the verdicts are painted red and green, and the flagged table is shown.
+// theirs, the verdicts are painted red and green, the flagged table and the table of change
+// points are shown, and each change point's rule on the charts is labelled with its run.
 func TestHistoryInBrowser(t *testing.T) {
 	p := stepChangeHistory(t).Page()
-	var flagged, title string
+	var flagged, changes, title string
+	var labels []string
 	res := openPage(t, p, "history", func(ctx context.Context) error {
 		if err := tableText("Regressions and improvements", &flagged)(ctx); err != nil {
 			return err
 		}
+		if err := tableText("Change points", &changes)(ctx); err != nil {
+			return err
+		}
 		var err error // the title of the first flagged row's value: a hover shows it
 		title, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#history table tbody tr td:nth-child(5)").title`))
+		if err != nil {
+			return err
+		}
+		// The texts drawn on the charts with an arrow: the change points' labels.
+		labels, err = chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#history svg text")]
+  .map(e => e.textContent.trim()).filter(s => s.includes(" → "))`))
 		return err
 	})
 	if want := "results/night14/run.json: config a, step l.i1, ops.insert.per_sec"; title != want {
@@ -75,6 +86,12 @@ func TestHistoryInBrowser(t *testing.T) {
 		if !strings.Contains(flagged, want) {
 			t.Errorf("the flagged table as shown lacks %q:\n%s", want, flagged)
 		}
+	}
+	if n := strings.Count(changes, "15 night14"); n != 3 || !strings.Contains(changes, "Change points") {
+		t.Errorf("the table of change points as shown has %d rows of night14, want 3:\n%s", n, changes)
+	}
+	if len(labels) != 3 || slices.ContainsFunc(labels, func(l string) bool { return !strings.HasPrefix(l, "run 15 night14: ") }) {
+		t.Errorf("change-point labels on the charts %q, want 3 of run 15 night14", labels)
 	}
 	if res.Width != 1280 || res.Height < 900 {
 		t.Errorf("screenshot %dx%d", res.Width, res.Height)
