@@ -14,15 +14,15 @@ import (
 // historyFlags are report's flags for --history.
 type historyFlags struct {
 	on, failOnRegression bool
-	// method is the test --fail-on-regression fails by (report.RegressionMethods).
+	// method is the test --fail-on-regression fails by (report.RegressionMethods()).
 	method string
 }
 
 // check refuses history flags given without what they need, and an unknown method;
 // methodSet says --regression-method was given.
 func (hf historyFlags) check(methodSet bool) error {
-	if !slices.Contains(report.RegressionMethods, hf.method) {
-		return usagef("--regression-method %q: want one of %s", hf.method, strings.Join(report.RegressionMethods, ", "))
+	if !slices.Contains(report.RegressionMethods(), hf.method) {
+		return usagef("--regression-method %q: want one of %s", hf.method, strings.Join(report.RegressionMethods(), ", "))
 	}
 	if hf.failOnRegression && !hf.on {
 		return usagef("--fail-on-regression needs --history")

@@ -30,7 +30,7 @@ const (
 )
 
 // RegressionMethods are the methods --regression-method takes, the default first.
-var RegressionMethods = []string{MethodLookback, MethodChangePoint, MethodBoth}
+func RegressionMethods() []string { return []string{MethodLookback, MethodChangePoint, MethodBoth} }
 
 // HistoryChange is a change point of a series: the run that introduced a new level, the means
 // of the level before it and of the new one, and its verdict by the metric's direction.

@@ -115,3 +115,12 @@ func TestEDivisiveSeeded(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEDivisive: a history of 100 runs with one step, as a series of a long nightly
+// history (every permutation of both tests).
+func BenchmarkEDivisive(b *testing.B) {
+	xs := levels(rand.New(rand.NewPCG(1, 1)), 100, []int{0, 60}, []float64{100, 80}, 2)
+	for b.Loop() {
+		EDivisive(xs, EDivisiveOptions{})
+	}
+}
