@@ -543,6 +543,20 @@ func TestHistoryChangeRecovered(t *testing.T) {
 	if regs := h.ChangeRegressions(); len(regs) != 0 {
 		t.Errorf("change-point regressions after a recovery: %v", regs)
 	}
+	// The chart draws each of the three levels once: 10000, 8000, 10000.
+	var levels []float64
+	for _, cs := range h.chart(hs, 0).Series {
+		if cs.Level {
+			for i, y := range cs.Y {
+				if !math.IsNaN(y) && (i == 0 || math.IsNaN(cs.Y[i-1])) {
+					levels = append(levels, math.Round(y/1000)*1000)
+				}
+			}
+		}
+	}
+	if want := []float64{10000, 8000, 10000}; !slices.Equal(levels, want) {
+		t.Errorf("the chart's levels %v, want %v", levels, want)
+	}
 	if h, err = NewHistory(historyRuns(22, figs(99)), HistoryOptions{}); err != nil {
 		t.Fatal(err)
 	}

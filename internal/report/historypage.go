@@ -323,7 +323,7 @@ func (h *History) changeSeries(hs *HistorySeries, colour int) []chart.Series {
 	}
 	level := chart.Series{Name: "level mean", Color: colour, Level: true}
 	for _, c := range hs.Changes {
-		if n := len(level.X); n == 0 || level.X[n-1] != float64(c.Run) { // the level before c, unless it was drawn
+		if n := len(level.X); n == 0 || level.X[n-2] != float64(c.Run) { // the level before c, unless it was drawn (each ends x, NaN)
 			level.X = append(level.X, float64(c.From+1), float64(c.Run), math.NaN())
 			level.Y = append(level.Y, c.Before, c.Before, math.NaN())
 		}
