@@ -120,7 +120,8 @@ const dropTimeout = 2 * time.Minute
 // run. Results are written after every step. A failed configuration does not stop the next
 // one; an interrupt (ctx cancelled) stops everything. A write of the results that fails is
 // announced on the log at once and retried at the next save (each holds the whole run); the
-// error is the last save's.
+// error is the last save's. With --repeat auto (Plan.Auto) it stops repeating after the round
+// at which the stopping rule says every interval is narrow enough (repeat.go).
 func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 	run := p.Run
 	run.Status = result.StatusRunning
