@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -204,5 +205,93 @@ func TestRepeatManagedServer(t *testing.T) {
 		if len(clusters) != 1 {
 			t.Errorf("%s: %d PostgreSQL clusters under its data directory %v, want its own one", c.Name, len(clusters), clusters)
 		}
+	}
+}
+
+// TestRepeatAutoBadInput checks that --repeat auto's flags are refused before any work when
+// they make no sense: a target of 0 or above 100%, a maximum below the three rounds it runs
+// before judging, --confidence or --repeat-max without --repeat auto, one configuration.
+func TestRepeatAutoBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--repeat", "auto", "--confidence", "0"}, "--confidence"},
+		{[]string{"--repeat", "auto", "--confidence", "0%"}, "--confidence"},
+		{[]string{"--repeat", "auto", "--confidence", "101%"}, "--confidence"},
+		{[]string{"--repeat", "auto", "--confidence", "five"}, "--confidence"},
+		{[]string{"--repeat", "auto", "--repeat-max", "2"}, "--repeat-max 2"},
+		{[]string{"--repeat", "3", "--confidence", "5%"}, "--confidence 5% without --repeat auto"},
+		{[]string{"--confidence", "5%"}, "without --repeat auto"},
+		{[]string{"--repeat-max", "5"}, "--repeat-max 5 without --repeat auto"},
+		{[]string{"--repeat", "automatic"}, "--repeat"},
+	} {
+		args, out := tinyArgs(t, "sqlite,pebble", c.args...)
+		runBad(t, c.want, args...)
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: the results directory exists: %v", c.args, err)
+		}
+	}
+	args, _ := tinyArgs(t, "pebble", "--repeat", "auto")
+	runBad(t, "--repeat auto with one configuration", args...)
+	spec := writeSpec(t, "repeat: auto\nconfigs:\n  - {name: p, engine: pebble}\n")
+	runBad(t, "--repeat auto with one configuration", "run", "--config", spec, "--out", filepath.Join(t.TempDir(), "r"))
+}
+
+// TestRepeatAuto runs sqlite against pebble with --repeat auto --confidence 5% on a tiny
+// Insert Benchmark: it runs at least three rounds and at most --repeat-max, interleaved, and
+// stops either because every interval met the target (the widths it recorded are below 5%) or
+// because it reached the maximum (it ran them all, and a width is not below 5%); run.json
+// says which, and the report shows the intervals and the words on the noise.
+func TestRepeatAuto(t *testing.T) {
+	integration(t, "runs up to eight tiny Insert Benchmarks")
+	const max = 4
+	args, out := tinyArgs(t, "sqlite,pebble", "--steps", "l.i0,l.x,l.i1", "--rows", "3000", "--rows-l.i1", "1000",
+		"--repeat", "auto", "--confidence", "5%", "--repeat-max", strconv.Itoa(max))
+	_, stderr := runOK(t, args...)
+	if !strings.Contains(stderr, "until every configuration's ratio to sqlite is known within ±5%") {
+		t.Errorf("the run does not announce its target:\n%s", stderr)
+	}
+	run := loadRun(t, out)
+	ra := run.RepeatAuto
+	if ra == nil || ra.TargetPct != 5 || ra.MaxRounds != max || ra.MinRounds != 3 || ra.Base != "sqlite" || ra.Level != 0.95 {
+		t.Fatalf("repeat_auto %+v, want a target of 5%% at 95%%, 3 to %d rounds, base sqlite", ra, max)
+	}
+	if len(run.Configs) != 2*ra.Rounds || ra.Rounds < 3 || ra.Rounds > max {
+		t.Fatalf("%d configurations for %d rounds (3 to %d)", len(run.Configs), ra.Rounds, max)
+	}
+	for i, c := range run.Configs {
+		if want := result.RepeatName([]string{"sqlite", "pebble"}[i%2], i/2+1); c.Name != want || c.Repeat.Count != ra.Rounds {
+			t.Errorf("configuration %d: %s of %d, want %s of %d", i, c.Name, c.Repeat.Count, want, ra.Rounds)
+		}
+	}
+	w := ra.Widths["pebble"]
+	switch ra.Stopped {
+	case result.StoppedConfidenceMet:
+		if w == nil || *w >= 5 {
+			t.Errorf("stopped with the confidence met, but pebble's width is %v", w)
+		}
+	case result.StoppedMaximumReached:
+		if ra.Rounds != max || w != nil && *w < 5 {
+			t.Errorf("stopped at the maximum after %d rounds with pebble's width %v", ra.Rounds, w)
+		}
+	default:
+		t.Fatalf("stopped %q, want confidence met or maximum reached", ra.Stopped)
+	}
+	reportMD, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := mdRow(t, string(reportMD), "### Ratio to the base with its 95% confidence interval (relative to sqlite)", "pebble")
+	if len(cells) != 5 {
+		t.Errorf("intervals of pebble %q, want l.i0, l.x, l.i1 and their geometric mean", cells)
+	}
+	for _, c := range cells[1:] {
+		if !strings.Contains(c, " (") || !strings.Contains(c, "-") {
+			t.Errorf("interval cell %q, want ratio (lo-hi)", c)
+		}
+	}
+	if !strings.Contains(string(reportMD), "\npebble against sqlite: ") || !strings.Contains(string(reportMD), "(95% interval ") {
+		t.Errorf("report.md lacks the words on the noise at its top")
 	}
 }

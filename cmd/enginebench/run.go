@@ -68,6 +68,11 @@ type runFlags struct {
 	// repeatFlag is --repeat as given; repeat, set by checkFlags, the times each configuration runs.
 	repeatFlag string
 	repeat     int
+	// confidenceFlag and repeatMax are --confidence and --repeat-max as given; repeatAuto, set
+	// by checkFlags, --repeat auto's target (nil without it).
+	confidenceFlag string
+	repeatMax      int
+	repeatAuto     *workload.AutoRepeat
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -119,7 +124,10 @@ configuration.`,
 	fl.StringVar(&f.perf, "perf", "", "the perf binary --cpu-profile and --counters run, a path or a name found on PATH (default: perf on PATH)")
 	fl.StringVar(&f.configIndexFlag, "config-index", "", "run only configuration `K` (0-based) of the run spec, for a matrix across machines (docs/scale-out.md); default $"+shard.JobIndexEnv+" with --config")
 	f.sh.add(fl)
-	fl.StringVar(&f.repeatFlag, "repeat", "1", "run each configuration `K` times, interleaved (A B A B ...), each on a fresh engine; the summary and the report show each cell's median and spread (docs/results.md, Repeats)")
+	fl.StringVar(&f.repeatFlag, "repeat", "1", "run each configuration `K` times, interleaved (A B A B ...), each on a fresh engine; the summary and the report show each cell's median and spread and each ratio to the base's 95% interval (docs/results.md, Repeats). "+
+		"auto: repeat in rounds until every configuration's at-a-glance ratio to the first is known within --confidence, or --repeat-max rounds have run")
+	fl.StringVar(&f.confidenceFlag, "confidence", defaultConfidence, "with --repeat auto, the target: the largest half-width of the 95% interval of every configuration's at-a-glance ratio to the first, relative, `PCT` percent (more than 0, at most 100)")
+	fl.IntVar(&f.repeatMax, "repeat-max", defaultRepeatMax, "with --repeat auto, the most rounds it runs, `N` (at least 3, the rounds it runs before judging)")
 	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "skip the calibration probe (a CPU loop and fsync latency in the data directory) run before the first configuration")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+

@@ -27,10 +27,10 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runspec.Spec, name string) 
 	if err := f.sh.check(fl, name); err != nil {
 		return err
 	}
-	var err error
-	if f.repeat, err = checkRepeat(fl, f.repeatFlag); err != nil {
+	if err := f.checkRepeat(fl); err != nil {
 		return err
 	}
+	var err error
 	if f.profiling, err = workload.ParseProfiling(f.cpuProfile, f.cpuProfileHz, f.counters); err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (f *runFlags) applySpec(fl *pflag.FlagSet, sp *runspec.Spec, workload strin
 		}
 	}
 	if sp.Repeat != "" && !fl.Changed("repeat") {
-		if _, err := parseRepeat(sp.Repeat); err != nil {
+		if _, _, err := parseRepeat(sp.Repeat); err != nil {
 			return fmt.Errorf("%s: repeat: %w", sp.Path, err)
 		}
 		f.repeatFlag = sp.Repeat

@@ -114,6 +114,14 @@ func (p *Plan) repeatConfigs() error {
 			return fmt.Errorf("%sconfiguration %s: --repeat %d with --keep on an existing server: each repeat needs the workload's tables gone, and --keep keeps them", c.at, c.Name, k)
 		}
 	}
+	if a := p.opts.RepeatAuto; a != nil {
+		if len(p.Configs) < 2 {
+			return fmt.Errorf("--repeat auto with one configuration: it repeats until each configuration's ratio to the first is known within --confidence, and there is no other configuration to compare")
+		}
+		p.Notices = append(p.Notices, fmt.Sprintf("each configuration runs in rounds, interleaved (%s), each on a fresh engine, until every configuration's ratio to %s is known within ±%v%% (95%% interval), %d rounds at least and %d at most",
+			repeatOrder(p.Configs), p.Configs[0].Name, a.TargetPct, workload.MinAutoRounds, k))
+		return nil
+	}
 	p.Notices = append(p.Notices, fmt.Sprintf("each configuration runs %d times, interleaved (%s), each on a fresh engine", k, repeatOrder(p.Configs)))
 	return nil
 }

@@ -43,8 +43,11 @@ type Options struct {
 	Keep, DropExisting bool
 	// DataDir is --data-dir ("" for the default), Out the results directory ("" for the default).
 	DataDir, Out string
-	// Repeat is the times each configuration runs, at least 1.
+	// Repeat is the times each configuration runs, at least 1; with RepeatAuto, the most.
 	Repeat int
+	// RepeatAuto, when set, is --repeat auto: the run stops repeating once every
+	// configuration's interval against the first is narrower than its target.
+	RepeatAuto *workload.AutoRepeat
 	// Shard is the shard the run runs (the zero value, or only StartAt, for a whole run), and
 	// ShardFlag --shard as given: "" without it.
 	Shard     shard.Shard

@@ -48,7 +48,7 @@ func (p *Plan) Execution(dir *result.Dir, run *result.Run, env workload.Env) wor
 		cfgs[i] = c.Config
 	}
 	return workload.Plan{Workload: p.Workload, Registry: p.Registry, Configs: cfgs, Dir: dir, Run: run, Env: env,
-		Keep: p.opts.Keep, DropExisting: p.opts.DropExisting, Shard: p.opts.Shard, Repeat: p.opts.Repeat}
+		Keep: p.opts.Keep, DropExisting: p.opts.DropExisting, Shard: p.opts.Shard, Repeat: p.opts.Repeat, Auto: p.opts.RepeatAuto}
 }
 
 // Announce prints on log what the run runs and where its results go, and the plan's notices.

@@ -15,11 +15,14 @@ import (
 
 // spread is what a configuration's repeats of one step measured: min and max hold, figure by
 // figure, the least and the greatest over the repeats whose step finished (n of them, of the
-// of that ran it), and reps are those repeats' steps, in the order of the repeats.
+// of that ran it), reps are those repeats' steps, in the order of the repeats, and rounds
+// their rounds (each repeat's index), by which the confidence intervals pair them with the
+// base's (confidence.go).
 type spread struct {
 	min, max *result.Step
 	n, of    int
 	reps     []*result.Step
+	rounds   []int
 }
 
 // spreads are the spreads of a run's repeated configurations: by label, then by step. A nil
@@ -93,11 +96,12 @@ func collapseConfig(label string, reps []result.Config) (result.Config, map[stri
 	steps := map[string]*spread{}
 	for _, name := range repeatSteps(reps) {
 		var all, ok []*result.Step
+		var rounds []int
 		for _, rc := range reps {
 			if s := findStep(rc, name); s != nil {
 				all = append(all, s)
 				if s.Status == result.StatusOK {
-					ok = append(ok, s)
+					ok, rounds = append(ok, s), append(rounds, roundOf(rc))
 				}
 			}
 		}
@@ -107,9 +111,17 @@ func collapseConfig(label string, reps []result.Config) (result.Config, map[stri
 		}
 		med := combineSteps(ok, median)
 		c.Steps = append(c.Steps, *med)
-		steps[name] = &spread{min: combineSteps(ok, slices.Min), max: combineSteps(ok, slices.Max), n: len(ok), of: len(all), reps: ok}
+		steps[name] = &spread{min: combineSteps(ok, slices.Min), max: combineSteps(ok, slices.Max), n: len(ok), of: len(all), reps: ok, rounds: rounds}
 	}
 	return c, steps
+}
+
+// roundOf is the round of a repeat (its index); 0 for a configuration that is no repeat.
+func roundOf(c result.Config) int {
+	if c.Repeat == nil {
+		return 0
+	}
+	return c.Repeat.Index
 }
 
 // repeatNotes say which repeats the configuration's figures fold, with each one's place in the

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/stats"
 )
 
 // The top summary (topTable) is the first section of the report page and the first table of the
@@ -31,16 +32,14 @@ type topCol struct {
 	name string
 }
 
-// topColumns are the rates of r the top summary compares: every step's headline rate but the
-// warmup's and the capacity search's levels, in the order the steps ran.
+// topColumns are the rates of r the top summary compares (stats.GlanceRates, which --repeat
+// auto judges too): every step's headline rate but the warmup's and the capacity search's
+// levels, in the order the steps ran.
 func topColumns(r *result.Run) []topCol {
 	var out []topCol
-	for _, so := range rateColumns(r) {
-		if isCapacityStep(r, so.step) {
-			continue
-		}
-		d, _ := metricDirection(opRateName(so.step, so.op))
-		out = append(out, topCol{step: so.step, op: so.op, dir: d, name: so.step})
+	for _, so := range stats.GlanceRates(r) {
+		d, _ := metricDirection(opRateName(so.Step, so.Op))
+		out = append(out, topCol{step: so.Step, op: so.Op, dir: d, name: so.Step})
 	}
 	for i, c := range out {
 		if slices.ContainsFunc(out, func(o topCol) bool { return o.step == c.step && o.op != c.op }) {
@@ -48,17 +47,6 @@ func topColumns(r *result.Run) []topCol {
 		}
 	}
 	return out
-}
-
-// isCapacityStep reports whether the named step is a level of a capacity search in some
-// configuration of r.
-func isCapacityStep(r *result.Run, step string) bool {
-	for _, c := range r.Configs {
-		if s := findStep(c, step); s != nil && s.Capacity != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // opPerSec reads op's rate of a finished step.
@@ -380,7 +368,10 @@ func topSection(r *result.Run, p *Page) Section {
 		text = "One configuration: there is nothing to compare it with, so its relative cells are \"-\" (a best and a worst step by absolute rate would compare ips with qps). " +
 			"It shows the SLA misses, failures and client-bound steps. Hover a cell for the file and field it came from."
 	}
-	return Section{ID: "top", Title: topTitle, Blocks: []Block{{Text: text}, {Table: &t}}}
+	words, intervals := confidenceBlocks(r, p.Base, p.spreads)
+	blocks := append(append([]Block{{Text: text}}, words...), Block{Table: &t})
+	blocks = append(blocks, intervals...)
+	return Section{ID: "top", Title: topTitle, Blocks: blocks}
 }
 
 // topLegend explains the top summary.

@@ -141,7 +141,7 @@ func topRows(t *testing.T, p *Page) (*Table, map[string][]string) {
 	}
 	var tb *Table
 	for _, b := range p.Sections[0].Blocks {
-		if b.Table != nil {
+		if b.Table != nil && strings.HasPrefix(b.Table.Title, topTitle) {
 			tb = b.Table
 		}
 	}

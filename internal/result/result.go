@@ -40,6 +40,8 @@ type Run struct {
 	Shard *Shard `json:"shard,omitempty"`
 	// Merged marks a run merged from its shards' runs (enginebench merge); nil otherwise.
 	Merged *Merged `json:"merged,omitempty"`
+	// RepeatAuto is how a run with --repeat auto chose its count of rounds; nil without it.
+	RepeatAuto *RepeatAuto `json:"repeat_auto,omitempty"`
 	// ClientCPULimitPct is the client-saturation check's limit (--client-cpu-limit): a step
 	// whose client used more than this percentage of all CPUs is ClientBound. 0 in runs made
 	// before the check existed.
@@ -115,6 +117,40 @@ type Repeat struct {
 	Count int `json:"count"`
 	// Order is the repeat's place in the run, 1 for the first configuration to run.
 	Order int `json:"order"`
+}
+
+// Why a run with --repeat auto stopped repeating (RepeatAuto.Stopped).
+const (
+	StoppedConfidenceMet  = "confidence met"
+	StoppedMaximumReached = "maximum reached"
+	StoppedInterrupted    = "interrupted"
+)
+
+// RepeatAuto is how a run with --repeat auto chose its count of rounds: it repeated every
+// configuration, interleaved, round after round, until every configuration's at-a-glance
+// ratio to the base had a confidence interval narrower than the target, or the maximum count
+// of rounds was reached (docs/results.md, Repeats).
+type RepeatAuto struct {
+	// TargetPct is the target (--confidence): the largest relative half-width, in percent, of
+	// the interval of every configuration's at-a-glance ratio to the base.
+	TargetPct float64 `json:"target_pct"`
+	// Level is the intervals' confidence level, 0.95.
+	Level float64 `json:"level"`
+	// MinRounds is the rounds run before the intervals are first judged; MaxRounds the most
+	// it runs (--repeat-max).
+	MinRounds int `json:"min_rounds"`
+	MaxRounds int `json:"max_rounds"`
+	// Base is the configuration the ratios divide by: the run's first.
+	Base string `json:"base"`
+	// Rounds is how many rounds began: the last one is partial when the run was interrupted.
+	Rounds int `json:"rounds"`
+	// Stopped says why it stopped: "confidence met", "maximum reached" or "interrupted";
+	// empty while the run goes on.
+	Stopped string `json:"stopped,omitempty"`
+	// Widths are, by configuration (but the base), the relative half-width in percent of its
+	// interval when last judged; null when it had none (fewer than two rounds in which it and
+	// the base finished every step). Nil before the first judgement.
+	Widths map[string]*float64 `json:"widths,omitempty"`
 }
 
 // RepeatName is the name of repeat index of configuration name: "name#index".

@@ -104,6 +104,10 @@ type Plan struct {
 	// more, the configurations run interleaved (A#1 B#1 A#2 B#2 ...), each repeat on a
 	// fresh engine in a data directory of its own (DataDir + "#<index>").
 	Repeat int
+	// Auto, when set, is --repeat auto: Repeat is then the most rounds it runs, and it stops
+	// after the first round (from MinAutoRounds on) after which every configuration's interval
+	// against the first is narrower than the target (repeat.go).
+	Auto *AutoRepeat
 	// Profiling is what every step profiles and counts (--cpu-profile, --counters).
 	Profiling Profiling
 }
@@ -116,7 +120,8 @@ const dropTimeout = 2 * time.Minute
 // run. Results are written after every step. A failed configuration does not stop the next
 // one; an interrupt (ctx cancelled) stops everything. A write of the results that fails is
 // announced on the log at once and retried at the next save (each holds the whole run); the
-// error is the last save's.
+// error is the last save's. With --repeat auto (Plan.Auto) it stops repeating after the round
+// at which the stopping rule says every interval is narrow enough (repeat.go).
 func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 	run := p.Run
 	run.Status = result.StatusRunning
@@ -125,14 +130,18 @@ func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 		Variant: string(fid.Variant), Verify: string(fid.Verify), Params: p.Workload.Params()}
 	s := saver{dir: p.Dir, run: run, log: p.Env.Log}
 	save := s.save
+	auto := p.startAuto(run)
 	save()
-	for _, rp := range p.repeats() {
+	for i, rp := range p.repeats() {
 		if ctx.Err() != nil {
 			break
 		}
+		if rp.mark != nil && i%len(p.Configs) == 0 {
+			auto.begin(run, rp.mark.Index)
+		}
 		cfg := rp.cfg
 		run.Configs = append(run.Configs, result.Config{Name: cfg.Name, Engine: cfg.Engine,
-			Settings: cfg.Settings, Status: result.StatusRunning, Repeat: rp.mark, Steps: []result.Step{}})
+			Settings: cfg.Settings, Status: result.StatusRunning, Repeat: auto.mark(rp.mark), Steps: []result.Step{}})
 		rc := &run.Configs[len(run.Configs)-1]
 		err := runConfig(ctx, p, cfg, rc, save)
 		switch {
@@ -145,8 +154,13 @@ func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 			rc.Error = err.Error()
 		}
 		removeData(p, cfg, rc)
+		stop := rp.mark != nil && i%len(p.Configs) == len(p.Configs)-1 && ctx.Err() == nil && auto.judge(run, rp.mark.Index)
 		save()
+		if stop {
+			break
+		}
 	}
+	auto.finish(ctx)
 	run.FinishedAt = time.Now()
 	run.Status, run.Error = runStatus(ctx, run.Configs)
 	save()
