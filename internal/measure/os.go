@@ -86,6 +86,9 @@ type Device struct {
 	Filesystem string
 	// MountPoint is where that file system is mounted.
 	MountPoint string
+	// MountOptions are the mount's options and its file system's (mountinfo's fields 6 and
+	// 11), sorted, each "name" or "name=value"; nil when the mount was not found.
+	MountOptions []string
 }
 
 // NewOS returns an accountant for opt. It fails only when /proc cannot be read at all; a data
@@ -190,6 +193,7 @@ func resolveDevice(mounts []*procfs.MountInfo, stats []blockdevice.Diskstats, pa
 	m := mountOf(mounts, path, major, minor)
 	if m != nil {
 		dev.Filesystem, dev.MountPoint = m.FSType, m.MountPoint
+		dev.MountOptions = mountOptions(m)
 	}
 	if name := diskByNumber(stats, major, minor); name != "" {
 		dev.Name = name
@@ -229,6 +233,25 @@ func mountOf(mounts []*procfs.MountInfo, path string, major, minor uint32) *proc
 		}
 	}
 	return best
+}
+
+// mountOptions returns the distinct options of m and of its super block, sorted, each "name"
+// or "name=value".
+func mountOptions(m *procfs.MountInfo) []string {
+	var out []string
+	for _, opts := range []map[string]string{m.Options, m.SuperOptions} {
+		for k, v := range opts {
+			o := k
+			if v != "" {
+				o += "=" + v
+			}
+			if !slices.Contains(out, o) {
+				out = append(out, o)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // within reports whether path is dir or under it.

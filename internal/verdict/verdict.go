@@ -14,7 +14,7 @@ import (
 var stepChecks = []func(s *result.Step, th Thresholds) []result.Verdict{}
 
 // hostChecks are the checks of the host a run ran on.
-var hostChecks = []func(h *result.Host, th Thresholds) []result.Verdict{}
+var hostChecks = []func(h *result.Host, th Thresholds) []result.Verdict{hostSettings}
 
 // Step returns the verdicts of step s, ended with its samplers' figures, under th.
 func Step(s *result.Step, th Thresholds) []result.Verdict {
