@@ -83,8 +83,8 @@ type envReading struct {
 	throttleOK bool
 }
 
-// readEnv takes a reading of the environment under the proc mount point proc.
-func (o *OS) readEnv(proc string) envReading {
+// readEnv takes a reading of the environment.
+func (o *OS) readEnv() envReading {
 	var r envReading
 	for i, res := range psiResources {
 		if st, err := o.fs.PSIStatsForResource(res.name); err == nil && st.Some != nil {
@@ -95,7 +95,7 @@ func (o *OS) readEnv(proc string) envReading {
 			r.psiOK[i] = true
 		}
 	}
-	r.swapIn, r.swapOut, r.swapOK = swapCounts(filepath.Join(proc, "vmstat"))
+	r.swapIn, r.swapOut, r.swapOK = swapCounts(filepath.Join(o.proc, "vmstat"))
 	r.freqMHz, r.freqOK = meanFreqMHz(o.env.freq)
 	r.throttles, r.throttleOK = sumCounters(o.env.throttle)
 	return r

@@ -331,7 +331,7 @@ func (o *OS) read() reading {
 			}
 		}
 	}
-	r.env = o.readEnv(o.proc)
+	r.env = o.readEnv()
 	return r
 }
 
