@@ -305,6 +305,11 @@ func TestBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"memory_limit setting", []string{"--engines", "sqlite", "--set", "sqlite.memory_limit=-5"}, `configuration sqlite: memory limit "-5"`},
 		{"memory cap on an existing server", []string{"--engines", "postgres", "--dsn", "postgres:///x", "--memory-limit", "1G"},
 			"a memory cap (1 GiB, from --memory-limit) applies to an engine enginebench runs, not to an existing server"},
+		{"threshold unknown check", []string{"--threshold", "noise=3"}, `--threshold noise=3: unknown check "noise" (checks: `},
+		{"threshold not CHECK=VALUE", []string{"--threshold", "steal"}, `--threshold "steal": want CHECK=VALUE`},
+		{"threshold negative", []string{"--threshold", "steal=3,swap=-1"}, "--threshold swap=-1: want a number of 0 or more"},
+		{"threshold NaN", []string{"--threshold", "other_cpu=NaN"}, "--threshold other_cpu=NaN: want a number of 0 or more"},
+		{"threshold of a host check", []string{"--threshold", "smt=1"}, `unknown check "smt"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

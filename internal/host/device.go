@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -17,6 +18,12 @@ type Device struct {
 	Rotational *bool
 	// Scheduler is the disk's selected IO scheduler; "" when unknown.
 	Scheduler string
+	// WriteCache is the disk's queue/write_cache ("write back", "write through"); "" when
+	// unknown.
+	WriteCache string
+	// DiscardMaxBytes is the disk's queue/discard_max_bytes (0: it takes no discard); nil
+	// when unknown.
+	DiscardMaxBytes *uint64
 }
 
 // maxStack bounds how deep Device follows the devices under a device-mapper or md device.
@@ -34,6 +41,10 @@ func (r Reader) Device(name string) Device {
 		d.Rotational = new(true)
 	}
 	d.Scheduler = selected(readLine(r.blockPath(disk, "queue/scheduler")))
+	d.WriteCache = readLine(r.blockPath(disk, "queue/write_cache"))
+	if n, err := strconv.ParseUint(readLine(r.blockPath(disk, "queue/discard_max_bytes")), 10, 64); err == nil {
+		d.DiscardMaxBytes = &n
+	}
 	d.Model = strings.Join(r.models(disk, 0), " + ")
 	return d
 }

@@ -1,6 +1,6 @@
 // Package host reads the fingerprint of the machine a run runs on (CPU, cores, SMT, cpufreq
-// governors, transparent huge pages, kernel, memory, and the file system and block device
-// under the data directory) from /proc and /sys, and runs a short calibration probe (a fixed
+// governors and boost, transparent huge pages, kernel, memory, and the file system, its mount
+// options and the block device under the data directory) from /proc and /sys, and runs a short calibration probe (a fixed
 // CPU loop, fsync latency in the data directory). What cannot be read is left out, never
 // guessed.
 package host
@@ -41,6 +41,7 @@ func (r Reader) Read(dataDir string) result.Host {
 	h.PhysicalCores, h.Sockets = r.topology()
 	h.SMT = readLine(filepath.Join(r.Sys, "devices/system/cpu/smt/control"))
 	h.Governors = r.governors()
+	h.CPUBoost = r.boost()
 	h.THPEnabled = selected(readLine(filepath.Join(r.Sys, "kernel/mm/transparent_hugepage/enabled")))
 	h.THPDefrag = selected(readLine(filepath.Join(r.Sys, "kernel/mm/transparent_hugepage/defrag")))
 	if dataDir != "" {
@@ -126,8 +127,26 @@ func (r Reader) governors() []string {
 	return out
 }
 
+// boost tells whether the CPUs may boost above their base frequency: cpufreq/boost (acpi-cpufreq,
+// amd-pstate) where it is there, else intel_pstate/no_turbo inverted; nil without either.
+func (r Reader) boost() *bool {
+	switch readLine(filepath.Join(r.Sys, "devices/system/cpu/cpufreq/boost")) {
+	case "1":
+		return new(true)
+	case "0":
+		return new(false)
+	}
+	switch readLine(filepath.Join(r.Sys, "devices/system/cpu/intel_pstate/no_turbo")) {
+	case "0":
+		return new(true)
+	case "1":
+		return new(false)
+	}
+	return nil
+}
+
 // readDevice finds the file system and the block device under dir and reads the device's
-// model, whether it rotates and its scheduler.
+// model, whether it rotates, its scheduler, write cache and discard, and the mount's options.
 func (r Reader) readDevice(h *result.Host, dir string) {
 	pfs, err := procfs.NewFS(r.Proc)
 	if err != nil {
@@ -138,10 +157,11 @@ func (r Reader) readDevice(h *result.Host, dir string) {
 		return
 	}
 	dev, _ := measure.FindDevice(pfs, bfs, dir) // without a device, the configs' notes say why
-	h.DataDevice, h.Filesystem = dev.Name, dev.Filesystem
+	h.DataDevice, h.Filesystem, h.MountOptions = dev.Name, dev.Filesystem, dev.MountOptions
 	if dev.Name != "" {
 		d := r.Device(dev.Name)
 		h.DeviceModel, h.DeviceRotational, h.DeviceScheduler = d.Model, d.Rotational, d.Scheduler
+		h.DeviceWriteCache, h.DeviceDiscardMaxBytes = d.WriteCache, d.DiscardMaxBytes
 	}
 }
 

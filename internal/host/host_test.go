@@ -25,11 +25,11 @@ func TestReadSamples(t *testing.T) {
 		want result.Host
 	}{
 		// Two sockets of two cores of two threads, cpu7 offline (its stale topology would add
-		// a core and a socket), one CPU on another governor.
+		// a core and a socket), one CPU on another governor, turbo on (intel_pstate).
 		{"xeon", result.Host{CPUModel: "Intel(R) Xeon(R) Gold 6248R CPU @ 3.00GHz", MemoryBytes: 394915584 * 1024,
 			Kernel: "5.15.0-91-generic", PhysicalCores: 4, Sockets: 2, SMT: "on", Governors: []string{"performance", "powersave"},
-			THPEnabled: "always", THPDefrag: "madvise"}},
-		// An arm64 virtual machine: no model name, no cpufreq, no SMT, THP off.
+			CPUBoost: new(true), THPEnabled: "always", THPDefrag: "madvise"}},
+		// An arm64 virtual machine: no model name, no cpufreq (so no boost), no SMT, THP off.
 		{"arm64-vm", result.Host{MemoryBytes: 8024516 * 1024, Kernel: "6.1.0-18-arm64", PhysicalCores: 2, Sockets: 1,
 			SMT: "notsupported", THPEnabled: "never", THPDefrag: "never"}},
 	}
@@ -47,6 +47,49 @@ func TestReadSamples(t *testing.T) {
 	}
 }
 
+// TestReadMountOptions reads the options of the data directory's mount from a sample
+// mountinfo: the test directory is under its only file system, "/", whose device number is
+// not in the sample's diskstats, so there is no device, but the file system and its options
+// are the mount's.
+func TestReadMountOptions(t *testing.T) {
+	got := sample("xeon").Read(t.TempDir())
+	want := []string{"attr2", "discard", "inode64", "logbsize=32k", "noatime", "noquota", "rw"}
+	if got.Filesystem != "xfs" || !reflect.DeepEqual(got.MountOptions, want) || got.DataDevice != "" {
+		t.Errorf("file system %q, device %q, options %q: want xfs, no device, %q", got.Filesystem, got.DataDevice, got.MountOptions, want)
+	}
+}
+
+// TestBoost reads boost from cpufreq/boost first, else from intel_pstate/no_turbo inverted.
+func TestBoost(t *testing.T) {
+	cases := []struct {
+		boost, noTurbo string // "" for no file
+		want           *bool
+	}{
+		{"1", "", new(true)}, {"0", "", new(false)},
+		{"", "0", new(true)}, {"", "1", new(false)},
+		{"0", "0", new(false)}, // cpufreq/boost wins
+		{"", "", nil}, {"x", "", nil},
+	}
+	for _, c := range cases {
+		sys := t.TempDir()
+		for file, v := range map[string]string{"cpufreq/boost": c.boost, "intel_pstate/no_turbo": c.noTurbo} {
+			if v == "" {
+				continue
+			}
+			p := filepath.Join(sys, "devices/system/cpu", file)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(v+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := (Reader{Sys: sys}).boost(); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("boost %q, no_turbo %q: %v, want %v", c.boost, c.noTurbo, ptr(got), ptr(c.want))
+		}
+	}
+}
+
 func TestReadNothingReadable(t *testing.T) {
 	got := Reader{Proc: t.TempDir(), Sys: t.TempDir()}.Read(t.TempDir())
 	got.CPUs, got.GoVersion, got.Hostname = 0, "", ""
@@ -57,21 +100,26 @@ func TestReadNothingReadable(t *testing.T) {
 
 func TestDeviceSamples(t *testing.T) {
 	r := sample("xeon")
+	tb := uint64(2199023255040)
 	cases := []struct {
-		name, model, scheduler string
-		rotational             *bool
+		name, model, scheduler, writeCache string
+		rotational                         *bool
+		discardMax                         *uint64
 	}{
-		{"sda1", "ST4000NM0035-1V4", "mq-deadline", new(true)}, // a partition: its disk's
-		{"sda", "ST4000NM0035-1V4", "mq-deadline", new(true)},
-		{"nvme0n1p1", "Samsung SSD 980 PRO 1TB", "none", new(false)},
-		{"md0", "ST4000NM0035-1V4 + Samsung SSD 980 PRO 1TB", "none", new(false)},  // the disks under it
-		{"dm-0", "ST4000NM0035-1V4 + Samsung SSD 980 PRO 1TB", "none", new(false)}, // on md0
-		{"sdz", "", "", nil}, // no such device
+		{"sda1", "ST4000NM0035-1V4", "mq-deadline", "write through", new(true), new(uint64(0))}, // a partition: its disk's
+		{"sda", "ST4000NM0035-1V4", "mq-deadline", "write through", new(true), new(uint64(0))},
+		{"nvme0n1p1", "Samsung SSD 980 PRO 1TB", "none", "write back", new(false), &tb},
+		{"md0", "ST4000NM0035-1V4 + Samsung SSD 980 PRO 1TB", "none", "", new(false), nil},  // the disks under it
+		{"dm-0", "ST4000NM0035-1V4 + Samsung SSD 980 PRO 1TB", "none", "", new(false), nil}, // on md0
+		{"sdz", "", "", "", nil, nil}, // no such device
 	}
 	for _, c := range cases {
 		d := r.Device(c.name)
 		if d.Model != c.model || d.Scheduler != c.scheduler || !reflect.DeepEqual(d.Rotational, c.rotational) {
 			t.Errorf("%s: %q %q %v, want %q %q %v", c.name, d.Model, d.Scheduler, ptr(d.Rotational), c.model, c.scheduler, ptr(c.rotational))
+		}
+		if d.WriteCache != c.writeCache || !reflect.DeepEqual(d.DiscardMaxBytes, c.discardMax) {
+			t.Errorf("%s: write cache %q, discard_max_bytes %v, want %q, %v", c.name, d.WriteCache, d.DiscardMaxBytes, c.writeCache, c.discardMax)
 		}
 	}
 	vda := sample("arm64-vm").Device("vda") // virtio: no model
@@ -163,6 +211,12 @@ func TestReadThisHost(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join("/sys/class/block", Reader{Sys: "/sys"}.diskOf(dev.Name), "queue/rotational")); err == nil && h.DeviceRotational == nil {
 		t.Errorf("device %s: rotational not read, though /sys has it", dev.Name)
+	}
+	if b, err := os.ReadFile(filepath.Join("/sys/class/block", Reader{Sys: "/sys"}.diskOf(dev.Name), "queue/write_cache")); err == nil && h.DeviceWriteCache != strings.TrimSpace(string(b)) {
+		t.Errorf("device %s: write cache %q, /sys has %q", dev.Name, h.DeviceWriteCache, b)
+	}
+	if !slices.Contains(h.MountOptions, "rw") && !slices.Contains(h.MountOptions, "ro") {
+		t.Errorf("mount options %q: want rw or ro among them", h.MountOptions)
 	}
 }
 

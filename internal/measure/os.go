@@ -60,8 +60,9 @@ const (
 
 // OS accounts a step's resource use from /proc and the data directory: host CPU and context
 // switches (/proc/stat), the data device's IO (/proc/diskstats), CPU, IO and memory of the
-// client and DBMS processes (/proc/PID/stat, /proc/PID/io), and the size of the data
-// directory. It implements runner.Sampler. What it cannot measure it leaves out and explains
+// client and DBMS processes (/proc/PID/stat, /proc/PID/io), the size of the data directory,
+// and the step's environment (env.go: steal, other processes' CPU, pressure stall
+// information, swap, the CPUs' frequency and throttling). It implements runner.Sampler. What it cannot measure it leaves out and explains
 // in Notes.
 type OS struct {
 	opt    OSOptions
@@ -69,12 +70,18 @@ type OS struct {
 	disks  blockdevice.FS
 	device Device
 	notes  []string
+	proc   string   // the proc mount point
+	env    envFiles // the environment's files in /sys
 
 	begin, prev reading
 	// beginAt and prevAt are the runner's times of begin and prev.
 	beginAt, prevAt time.Time
 	maxRSS          float64 // bytes, peak over the current step
 	rssOK           bool
+	// freqStart and freqMin are the CPUs' mean frequency at the step's start and its lowest
+	// reading since, in MHz; freqOK says the start was read.
+	freqStart, freqMin float64
+	freqOK             bool
 }
 
 // Device is the block device that holds a data directory.
@@ -86,14 +93,19 @@ type Device struct {
 	Filesystem string
 	// MountPoint is where that file system is mounted.
 	MountPoint string
+	// MountOptions are the mount's options and its file system's (mountinfo's fields 6 and
+	// 11), sorted, each "name" or "name=value"; nil when the mount was not found.
+	MountOptions []string
 }
 
 // NewOS returns an accountant for opt. It fails only when /proc cannot be read at all; a data
 // directory without a block device only loses the device metrics (see Notes).
 func NewOS(opt OSOptions) (*OS, error) {
-	root := opt.ProcRoot
+	root, sys := opt.ProcRoot, "/sys"
 	if root == "" {
 		root = procfs.DefaultMountPoint
+	} else {
+		sys = filepath.Join(filepath.Dir(root), "sys") // a fixture's sys beside its proc
 	}
 	pfs, err := procfs.NewFS(root)
 	if err != nil {
@@ -110,7 +122,7 @@ func NewOS(opt OSOptions) (*OS, error) {
 	if opt.ClientPID == 0 {
 		opt.ClientPID = os.Getpid()
 	}
-	o := &OS{opt: opt, fs: pfs, disks: bfs}
+	o := &OS{opt: opt, fs: pfs, disks: bfs, proc: root, env: findEnvFiles(sys)}
 	if _, err := pfs.Stat(); err != nil {
 		return nil, fmt.Errorf("os accounting: %w", err)
 	}
@@ -190,6 +202,7 @@ func resolveDevice(mounts []*procfs.MountInfo, stats []blockdevice.Diskstats, pa
 	m := mountOf(mounts, path, major, minor)
 	if m != nil {
 		dev.Filesystem, dev.MountPoint = m.FSType, m.MountPoint
+		dev.MountOptions = mountOptions(m)
 	}
 	if name := diskByNumber(stats, major, minor); name != "" {
 		dev.Name = name
@@ -231,6 +244,25 @@ func mountOf(mounts []*procfs.MountInfo, path string, major, minor uint32) *proc
 	return best
 }
 
+// mountOptions returns the distinct options of m and of its super block, sorted, each "name"
+// or "name=value".
+func mountOptions(m *procfs.MountInfo) []string {
+	var out []string
+	for _, opts := range []map[string]string{m.Options, m.SuperOptions} {
+		for k, v := range opts {
+			o := k
+			if v != "" {
+				o += "=" + v
+			}
+			if !slices.Contains(out, o) {
+				out = append(out, o)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // within reports whether path is dir or under it.
 func within(path, dir string) bool {
 	if dir == "/" {
@@ -257,6 +289,7 @@ type reading struct {
 	hostCPU   float64 // seconds
 	hostUsSy  float64 // user, nice, system, irq, softirq: vmstat's us+sy
 	hostAll   float64 // every state, idle and iowait included
+	steal     float64
 	cs        uint64
 	hostOK    bool
 	clientCPU float64
@@ -269,6 +302,7 @@ type reading struct {
 	dbIOOK    bool
 	disk      blockdevice.IOStats
 	diskOK    bool
+	env       envReading
 }
 
 // read takes a reading. Errors leave the affected ok flag false.
@@ -279,6 +313,7 @@ func (o *OS) read() reading {
 		r.hostCPU = c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
 		r.hostUsSy = c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ
 		r.hostAll = r.hostUsSy + c.Idle + c.Iowait + c.Steal
+		r.steal = c.Steal
 		r.cs = st.ContextSwitches
 		r.hostOK = true
 	}
@@ -296,6 +331,7 @@ func (o *OS) read() reading {
 			}
 		}
 	}
+	r.env = o.readEnv()
 	return r
 }
 
@@ -396,13 +432,14 @@ func (o *OS) Begin(ctx context.Context, now time.Time) {
 	o.prev = o.begin
 	o.beginAt, o.prevAt = now, now
 	o.maxRSS, o.rssOK = o.begin.dbRSS, o.begin.dbOK
+	o.freqStart, o.freqMin, o.freqOK = o.begin.env.freqMHz, o.begin.env.freqMHz, o.begin.env.freqOK
 }
 
 // Sample implements runner.Sampler: the usage of the interval since the previous call, the
 // DBMS's resident memory and the data directory's size now.
 func (o *OS) Sample(ctx context.Context, now time.Time) map[string]float64 {
 	cur := o.read()
-	m := usage(o.prev, cur)
+	m := o.usage(o.prev, cur)
 	m[KeySeconds] = max(now.Sub(o.prevAt).Seconds(), 0)
 	o.prev, o.prevAt = cur, now
 	if cur.dbOK {
@@ -423,8 +460,12 @@ func (o *OS) Sample(ctx context.Context, now time.Time) map[string]float64 {
 // directory's files.
 func (o *OS) End(ctx context.Context, now time.Time, res *result.Step) {
 	cur := o.read()
-	m := usage(o.begin, cur)
+	m := o.usage(o.begin, cur)
 	m[KeySeconds] = max(now.Sub(o.beginAt).Seconds(), 0)
+	if o.freqOK {
+		m[KeyFreqStartMHz] = o.freqStart
+		m[KeyFreqMinMHz] = o.freqMin
+	}
 	if _, ok := m[KeyClientCPU]; ok {
 		m[KeyClientCPUs] = float64(runtime.NumCPU()) // its affinity, as the process started
 	}
@@ -469,7 +510,27 @@ func endSizeTimeout(ctx context.Context) time.Duration {
 	return sizeEndTimeout
 }
 
-// usage is the difference between two readings.
+// usage is the difference between two readings with the environment's: steal, other
+// processes' CPU, pressure, swap, and the frequency at b (its lowest since the step's start
+// kept in o).
+func (o *OS) usage(a, b reading) map[string]float64 {
+	m := usage(a, b)
+	if a.hostOK && b.hostOK {
+		m[KeySteal] = max(b.steal-a.steal, 0)
+	}
+	embedded := o.opt.DBPID == 0 && !o.opt.RemoteDB // the DBMS is the client: its CPU is db_cpu_s
+	if busy, ok := m[KeyCPUUsSy]; ok && b.dbOK && a.dbOK && (embedded || a.clientOK && b.clientOK) {
+		m[KeyOtherCPU] = max(busy-m[KeyClientCPU]-m[KeyDBCPU], 0)
+	}
+	envUsage(m, a.env, b.env)
+	if b.env.freqOK && o.freqOK {
+		o.freqMin = min(o.freqMin, b.env.freqMHz)
+	}
+	return m
+}
+
+// usage is the difference between two readings of the processes, the host's CPU and the
+// device.
 func usage(a, b reading) map[string]float64 {
 	m := map[string]float64{}
 	var procs float64 // CPU of the measured processes

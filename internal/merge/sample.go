@@ -32,7 +32,7 @@ type sampleRow struct {
 }
 
 // levelKeys are the sample's keys that are levels at a row's time, not deltas over its second.
-var levelKeys = map[string]bool{measure.KeyDBGB1: true, measure.KeyDBGB2: true, measure.KeyRSSMB: true}
+var levelKeys = map[string]bool{measure.KeyDBGB1: true, measure.KeyDBGB2: true, measure.KeyRSSMB: true, measure.KeyFreqMHz: true}
 
 // sampleMeta is sample.json.
 type sampleMeta struct {

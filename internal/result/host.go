@@ -18,6 +18,9 @@ type Host struct {
 	SMT string `json:"smt,omitempty"`
 	// Governors are the distinct cpufreq scaling governors of the online CPUs, sorted.
 	Governors []string `json:"cpufreq_governors,omitempty"`
+	// CPUBoost tells whether the CPUs may run above their base frequency (cpufreq/boost, or
+	// intel_pstate/no_turbo inverted); nil when neither is there (many virtual machines).
+	CPUBoost *bool `json:"cpu_boost,omitempty"`
 	// THPEnabled and THPDefrag are the selected modes of transparent huge pages.
 	THPEnabled string `json:"thp_enabled,omitempty"`
 	THPDefrag  string `json:"thp_defrag,omitempty"`
@@ -31,6 +34,16 @@ type Host struct {
 	DeviceModel      string `json:"data_device_model,omitempty"`
 	DeviceRotational *bool  `json:"data_device_rotational,omitempty"`
 	DeviceScheduler  string `json:"data_device_scheduler,omitempty"`
+	// DeviceWriteCache is the data device's queue/write_cache: "write back" (a volatile cache
+	// the kernel flushes on fsync) or "write through" (no flush sent).
+	DeviceWriteCache string `json:"data_device_write_cache,omitempty"`
+	// DeviceDiscardMaxBytes is the data device's queue/discard_max_bytes: the most one discard
+	// (TRIM) may cover; 0 when the device takes none; nil when unknown.
+	DeviceDiscardMaxBytes *uint64 `json:"data_device_discard_max_bytes,omitempty"`
+	// MountOptions are the options of the data directory's mount, the mount's and its file
+	// system's (/proc/self/mountinfo), sorted, each "name" or "name=value" ("discard",
+	// "relatime", "rw").
+	MountOptions []string `json:"data_mount_options,omitempty"`
 }
 
 // Calibration is a short probe of the host run once before the first configuration: a fixed

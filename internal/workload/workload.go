@@ -18,6 +18,7 @@ import (
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/runner"
 	"github.com/enginebench/enginebench/internal/shard"
+	"github.com/enginebench/enginebench/internal/verdict"
 )
 
 // Env is what a workload gets to run its steps.
@@ -299,17 +300,22 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	rc.Notes = append(rc.Notes, notes...)
 	rc.Notes = append(rc.Notes, addProfiler(ctx, p, eng, cfg.Name, env.Runner)...)
 	save()
-	err = p.Workload.Run(ctx, env, eng, stepDone(eng, mc, rc, save))
+	judge := func(st *result.Step) { // the runner knows neither the preset nor the reads per op
+		st.Verdicts = append(st.Verdicts, verdict.Declared(st, p.Workload.Scale(), p.Env.Runner.Thresholds)...)
+	}
+	err = p.Workload.Run(ctx, env, eng, stepDone(eng, mc, rc, save, judge))
 	if down := serverDown(eng); err != nil && down != nil && ctx.Err() == nil {
 		err = fmt.Errorf("%w; %w", down, err)
 	}
 	return err
 }
 
-// stepDone returns the callback that records a finished step in rc and saves the run: a failed
-// step's error starts with why the server went down or the OOM kills in the memory cap's group.
-func stepDone(eng engine.Engine, mc *memCap, rc *result.Config, save func()) func(*result.Step) {
+// stepDone returns the callback that records a finished step in rc and saves the run: judge
+// adds the verdicts of what the step declared (verdict.Declared), and a failed step's error
+// starts with why the server went down or the OOM kills in the memory cap's group.
+func stepDone(eng engine.Engine, mc *memCap, rc *result.Config, save func(), judge func(*result.Step)) func(*result.Step) {
 	return func(st *result.Step) {
+		judge(st)
 		if st.Status == result.StatusFailed {
 			if down := serverDown(eng); down != nil {
 				st.Error = down.Error() + "; " + st.Error
