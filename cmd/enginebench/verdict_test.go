@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -66,39 +65,25 @@ func stepVerdict(t *testing.T, run *result.Run, step, check string) result.Verdi
 	return result.Verdict{}
 }
 
-// TestOtherCPUFlagsAHog runs the same query step of an embedded engine twice, with a busy
-// loop on every CPU started by the test and without: the first is flagged for other
-// processes' CPU in run.json, with the figure in its message; the second is not. The test
-// runs alone (not in parallel), so that the package's other tests are not the "other
-// processes"; a host busy with other work without the hog skips the second half, except
-// under CI=true.
+// TestOtherCPUFlagsAHog runs a query step of an embedded engine with a busy loop on every CPU
+// started by the test: run.json flags it for other processes' CPU, with the figure in its
+// message. The same step without the hog is not run here: `go test` runs other packages beside
+// this one, so a quiet host cannot be promised; that the client's and the DBMS's own CPU are
+// not counted as other processes' is tested on set counters (measure.TestEnvUsage), and a
+// figure under the threshold passing in verdict.TestEnvStep.
 func TestOtherCPUFlagsAHog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test")
 	}
-	qr100 := func(t *testing.T) result.Verdict {
-		args, out := tinyArgs(t, "sqlite", "--steps", "l.i0,l.x,qr100", "--query-seconds", "2")
-		runOK(t, args...)
-		return stepVerdict(t, loadRun(t, out), "qr100", "other_cpu")
+	startHog(t) // killed at the test's end
+	args, out := tinyArgs(t, "sqlite", "--steps", "l.i0,l.x,qr100", "--query-seconds", "2")
+	runOK(t, args...)
+	v := stepVerdict(t, loadRun(t, out), "qr100", "other_cpu")
+	if v.State != result.VerdictFlag || v.Value == nil || *v.Value <= *v.Threshold ||
+		!strings.Contains(v.Message, "of the CPUs during qr100: figures may be noisy") {
+		t.Errorf("with the hog: %+v, want other_cpu flagged with its figure", v)
 	}
-	t.Run("hog", func(t *testing.T) {
-		startHog(t) // killed at this subtest's end
-		v := qr100(t)
-		if v.State != result.VerdictFlag || v.Value == nil || *v.Value <= *v.Threshold ||
-			!strings.Contains(v.Message, "of the CPUs during qr100: figures may be noisy") {
-			t.Errorf("with the hog: %+v, want other_cpu flagged with its figure", v)
-		}
-		t.Logf("with the hog: %s", v.Message)
-	})
-	t.Run("quiet", func(t *testing.T) {
-		v := qr100(t)
-		if v.State == result.VerdictFlag && os.Getenv("CI") != "true" {
-			t.Skipf("without the hog, other processes still took %.0f%% of the CPUs: this host is busy", *v.Value)
-		}
-		if v.State != result.VerdictOK {
-			t.Errorf("without the hog: %+v, want other_cpu ok", v)
-		}
-	})
+	t.Logf("with the hog: %s", v.Message)
 }
 
 // TestCachedPresetReadingFromDeviceIsFlagged runs a query step of the cached preset made to
