@@ -159,12 +159,15 @@ func flagLines(vrs []verdictRun) []string {
 }
 
 // flagText is a flagged verdict in words: its message, or for one without a message its check,
-// value and threshold.
+// with its value and threshold when it has them.
 func flagText(v result.Verdict) string {
-	if v.Message != "" {
+	switch {
+	case v.Message != "":
 		return v.Message
+	case v.Value != nil && v.Threshold != nil:
+		return fmt.Sprintf("%s %s above its threshold %s: figures may be off", v.Check, optNum(v.Value), optNum(v.Threshold))
 	}
-	return fmt.Sprintf("%s %s above its threshold %s: figures may be off", v.Check, optNum(v.Value), optNum(v.Threshold))
+	return v.Check + " flagged: figures may be off"
 }
 
 // flagCount says how many of the runs' verdicts are flagged and of how many, and how many could

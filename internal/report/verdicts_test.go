@@ -279,3 +279,19 @@ func TestVerdictsOfRepeatsAndRuns(t *testing.T) {
 		t.Errorf("report.md's flags do not name their runs:\n%s", md)
 	}
 }
+
+// A flag without a message is said by its check, with its value and threshold when it has them.
+func TestFlagTextWithoutMessage(t *testing.T) {
+	for _, c := range []struct {
+		v    result.Verdict
+		want string
+	}{
+		{result.Verdict{Check: "swap", State: result.VerdictFlag, Value: ptr(3.5), Threshold: ptr(0)}, "swap 3.5 above its threshold 0: figures may be off"},
+		{result.Verdict{Check: "governor", State: result.VerdictFlag}, "governor flagged: figures may be off"},
+		{result.Verdict{Check: "governor", State: result.VerdictFlag, Message: "governor powersave"}, "governor powersave"},
+	} {
+		if got := flagText(c.v); got != c.want {
+			t.Errorf("flagText(%+v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
