@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/enginebench/enginebench/internal/result"
 )
 
 // screenLines is a terminal's screen: the brief summary must fit in one.
@@ -48,6 +51,8 @@ func TestRunPrintsBriefSummary(t *testing.T) {
 		}
 	}
 
+	checkFlagsPrinted(t, loadRun(t, out), brief, string(md))
+
 	args, out = tinyArgs(t, "sqlite,pebble", "--query-seconds", "1", "--summary", "full")
 	full, _ := runOK(t, args...)
 	for _, want := range append(fullOnly, "│ At a glance (relative to sqlite)", "│ Throughput ", "\nreport:  "+filepath.Join(out, "report.html")+"\n") {
@@ -57,5 +62,48 @@ func TestRunPrintsBriefSummary(t *testing.T) {
 	}
 	if strings.Contains(full, "run --summary full prints them") || strings.Count(full, "\n") <= 2*lines {
 		t.Errorf("--summary full printed %d lines, the brief %d:\n%s", strings.Count(full, "\n"), lines, full)
+	}
+}
+
+// checkFlagsPrinted checks the verdicts run recorded against the brief summary and summary.md:
+// with verdicts, the brief summary counts them and says the first flag by its message, and
+// summary.md has every flag and their tables; without any, neither shows a flag or a verdict.
+func checkFlagsPrinted(t *testing.T, run *result.Run, brief, md string) {
+	t.Helper()
+	var all []result.Verdict
+	all = append(all, run.Verdicts...)
+	for _, c := range run.Configs {
+		for _, s := range c.Steps {
+			all = append(all, s.Verdicts...)
+		}
+	}
+	flagged := result.Flagged(all)
+	t.Logf("%d verdicts, %d flagged", len(all), len(flagged))
+	if len(all) == 0 {
+		if strings.Contains(brief, "Flags: ") || strings.Contains(md, "## Verdicts") {
+			t.Errorf("a run without verdicts shows flags or verdicts")
+		}
+		return
+	}
+	count := func(n int, noun string) string {
+		switch n {
+		case 0:
+			return "no " + noun
+		case 1:
+			return "1 " + noun
+		}
+		return strconv.Itoa(n) + " " + noun + "s"
+	}
+	want := "\nFlags: " + count(len(flagged), "flag") + " of " + count(len(all), "check")
+	if !strings.Contains(brief, want) || !strings.Contains(md, "## Verdicts: the ") {
+		t.Errorf("the brief summary lacks %q, or summary.md the verdicts' tables", want)
+	}
+	for i, v := range flagged {
+		if i == 0 && v.Message != "" && !strings.Contains(brief, v.Message) {
+			t.Errorf("the brief summary does not say the first flag %q", v.Message)
+		}
+		if v.Message != "" && !strings.Contains(md, v.Message) {
+			t.Errorf("summary.md does not say the flag %q", v.Message)
+		}
 	}
 }

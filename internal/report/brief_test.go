@@ -110,7 +110,7 @@ func TestBriefKeepsWarnings(t *testing.T) {
 	}
 }
 
-// A run flagged in many steps lists the first maxBriefFlags flags, then counts the others by
+// A run flagged by many checks lists the first maxBriefFlags flags, then counts the others by
 // configuration, so that the brief summary stays about a screen; summary.md lists them all.
 func TestBriefFlagsCapped(t *testing.T) {
 	in := loadFixture(t, "insert")
@@ -121,8 +121,8 @@ func TestBriefFlagsCapped(t *testing.T) {
 		c := &r.Configs[i]
 		for j := 0; j < per[c.Name]; j++ {
 			s := &c.Steps[j]
-			msg := fmt.Sprintf("steal %d%% during %s: figures may be noisy", 10+j, s.Name)
-			s.Verdicts = []result.Verdict{{Check: "steal", State: result.VerdictFlag, Value: ptr(float64(10 + j)), Threshold: ptr(5), Message: msg}}
+			msg := fmt.Sprintf("check%d %d%% during %s: figures may be noisy", j, 10+j, s.Name)
+			s.Verdicts = []result.Verdict{{Check: fmt.Sprintf("check%d", j), State: result.VerdictFlag, Value: ptr(float64(10 + j)), Threshold: ptr(5), Message: msg}}
 			all = append(all, c.Name+": "+msg)
 		}
 	}
@@ -138,5 +138,39 @@ func TestBriefFlagsCapped(t *testing.T) {
 	}
 	if md := Markdown(r, testLayouts()); !strings.Contains(md, "- "+strings.Join(all, "\n- ")+"\n") {
 		t.Errorf("summary.md does not list every flag:\n%s", md)
+	}
+}
+
+// A check that flagged several steps of a configuration is one line of the brief summary: the
+// first step's flag, then the others named (up to maxNamedSteps); summary.md has a line each.
+func TestBriefFlagsGrouped(t *testing.T) {
+	in := loadFixture(t, "insert")
+	r := in.Run
+	steal := func(s *result.Step) {
+		s.Verdicts = []result.Verdict{{Check: "steal", State: result.VerdictFlag, Value: ptr(9), Threshold: ptr(5), Message: "steal 9% during " + s.Name + ": figures may be noisy"}}
+	}
+	normal, full := r.Configs[0].Steps, r.Configs[1].Steps
+	for i := range normal[:maxNamedSteps+2] {
+		steal(&normal[i])
+	}
+	steal(&full[0])
+	steal(&full[3])
+	var names []string
+	for _, s := range normal[1 : maxNamedSteps+1] {
+		names = append(names, s.Name)
+	}
+	want := []string{
+		fmt.Sprintf("  sqlite-normal: steal 9%% during %s: figures may be noisy (and %d more steps: %s, ...)\n", normal[0].Name, maxNamedSteps+1, strings.Join(names, ", ")),
+		fmt.Sprintf("  sqlite-full: steal 9%% during %s: figures may be noisy (and step %s)\n", full[0].Name, full[3].Name),
+	}
+	var b bytes.Buffer
+	if err := WriteBrief(&b, r, testLayouts()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), want[0]+want[1]) {
+		t.Errorf("brief flags: want\n%s\nin\n%s", strings.Join(want, ""), b.String())
+	}
+	if md := Markdown(r, testLayouts()); strings.Count(md, "\n- sqlite-normal: steal 9% during ") != maxNamedSteps+2 {
+		t.Errorf("summary.md does not list each step's flag:\n%s", md)
 	}
 }

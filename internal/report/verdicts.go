@@ -130,18 +130,26 @@ func verdictState(state string) string {
 	return state
 }
 
-// flagLines say in words each flagged verdict of the runs, the host's first, then each
-// configuration's steps': "pebble: steal 7% during qr100: figures may be noisy". A message
-// that does not name its step is preceded by it.
-func flagLines(vrs []verdictRun) []string {
-	var out []string
+// flagNote is a flagged verdict as the flags say it: who it is of (a configuration, "host"), its
+// step ("" for the host's), its check and its text.
+type flagNote struct {
+	who, step, check, text string
+}
+
+// line is the flag in words: "pebble: steal 7% during qr100: figures may be noisy".
+func (f flagNote) line() string { return f.who + ": " + f.text }
+
+// flags are the flagged verdicts of the runs, the host's first, then each configuration's
+// steps' in order. A message that does not name its step is preceded by it.
+func flags(vrs []verdictRun) []flagNote {
+	var out []flagNote
 	for _, vr := range vrs {
 		who := "host"
 		if vr.shown {
 			who = vr.label + " host"
 		}
 		for _, v := range result.Flagged(vr.run.Verdicts) {
-			out = append(out, who+": "+flagText(v))
+			out = append(out, flagNote{who: who, check: v.Check, text: flagText(v)})
 		}
 		for _, c := range vr.run.Configs {
 			for _, s := range c.Steps {
@@ -150,10 +158,19 @@ func flagLines(vrs []verdictRun) []string {
 					if !strings.Contains(text, s.Name) {
 						text = s.Name + ": " + text
 					}
-					out = append(out, vr.configName(c)+": "+text)
+					out = append(out, flagNote{who: vr.configName(c), step: s.Name, check: v.Check, text: text})
 				}
 			}
 		}
+	}
+	return out
+}
+
+// flagLines say in words each flagged verdict of the runs (flags), a line each.
+func flagLines(vrs []verdictRun) []string {
+	var out []string
+	for _, f := range flags(vrs) {
+		out = append(out, f.line())
 	}
 	return out
 }
