@@ -92,31 +92,14 @@ func briefLines(r *result.Run) []string {
 	return lines
 }
 
-// briefFlags say the flags of the runs in at most maxBriefFlags lines and one that counts the
-// others by configuration ("and 7 more (pebble 4, sqlite 3)"), so that a run flagged in every
-// step still fits on a screen; summary.md lists them all. A check that flagged several steps of
-// one configuration is one line: the first step's flag and the others' names ("steal 7% during
-// l.i0: figures may be noisy (and 3 more steps: l.x, l.i1, qr100)").
+// briefFlags are the flag lines of the runs (flagGroups) up to maxBriefFlags, and a line that
+// counts the others by configuration ("and 7 more (pebble 4, sqlite 3)"), so that a run flagged
+// by many checks still fits on a screen; summary.md lists them all.
 func briefFlags(vrs []verdictRun) []string {
-	type group struct {
-		first flagNote
-		steps []string
-	}
-	var groups []*group
-	byKey := map[[2]string]*group{}
-	for _, f := range flags(vrs) {
-		key := [2]string{f.who, f.check}
-		if g := byKey[key]; g != nil && f.step != "" {
-			g.steps = append(g.steps, f.step)
-			continue
-		}
-		g := &group{first: f}
-		byKey[key] = g
-		groups = append(groups, g)
-	}
+	groups := flagGroups(vrs)
 	var lines []string
 	for _, g := range groups[:min(len(groups), maxBriefFlags)] {
-		lines = append(lines, g.first.line()+moreSteps(g.steps))
+		lines = append(lines, g.line())
 	}
 	if len(groups) <= maxBriefFlags {
 		return lines
@@ -137,19 +120,3 @@ func briefFlags(vrs []verdictRun) []string {
 	return append(lines, fmt.Sprintf("and %d more (%s)", total, strings.Join(parts, ", ")))
 }
 
-// maxNamedSteps is the number of steps a brief flag names after its first.
-const maxNamedSteps = 5
-
-// moreSteps names the other steps a check flagged, after the first's flag: " (and 3 more
-// steps: l.x, l.i1, qr100)", up to maxNamedSteps of them; "" for none.
-func moreSteps(steps []string) string {
-	switch {
-	case len(steps) == 0:
-		return ""
-	case len(steps) == 1:
-		return " (and step " + steps[0] + ")"
-	case len(steps) > maxNamedSteps:
-		return fmt.Sprintf(" (and %d more steps: %s, ...)", len(steps), strings.Join(steps[:maxNamedSteps], ", "))
-	}
-	return fmt.Sprintf(" (and %d more steps: %s)", len(steps), strings.Join(steps, ", "))
-}

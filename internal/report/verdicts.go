@@ -166,11 +166,56 @@ func flags(vrs []verdictRun) []flagNote {
 	return out
 }
 
-// flagLines say in words each flagged verdict of the runs (flags), a line each.
+// flagGroup is the flags of one check of one configuration (or host): the first, and the
+// other steps it flagged.
+type flagGroup struct {
+	first flagNote
+	steps []string
+}
+
+// flagGroups are the flags of the runs (flags), those of one check of one configuration
+// together, in the order of their first.
+func flagGroups(vrs []verdictRun) []*flagGroup {
+	var groups []*flagGroup
+	byKey := map[[2]string]*flagGroup{}
+	for _, f := range flags(vrs) {
+		key := [2]string{f.who, f.check}
+		if g := byKey[key]; g != nil && f.step != "" {
+			g.steps = append(g.steps, f.step)
+			continue
+		}
+		g := &flagGroup{first: f}
+		byKey[key] = g
+		groups = append(groups, g)
+	}
+	return groups
+}
+
+// maxNamedSteps is the number of other steps a flag line names.
+const maxNamedSteps = 5
+
+// line is the group in words: the first flag, then the other steps it flagged, up to
+// maxNamedSteps of them ("pebble: steal 7% during l.i0: figures may be noisy (and 3 more
+// steps: l.x, l.i1, qr100)").
+func (g flagGroup) line() string {
+	s := g.steps
+	switch {
+	case len(s) == 0:
+		return g.first.line()
+	case len(s) == 1:
+		return g.first.line() + " (and step " + s[0] + ")"
+	case len(s) > maxNamedSteps:
+		return fmt.Sprintf("%s (and %d more steps: %s, ...)", g.first.line(), len(s), strings.Join(s[:maxNamedSteps], ", "))
+	}
+	return fmt.Sprintf("%s (and %d more steps: %s)", g.first.line(), len(s), strings.Join(s, ", "))
+}
+
+// flagLines say in words the flags of the runs, a line per check of each configuration
+// (flagGroups); the verdicts' tables have a row per step.
 func flagLines(vrs []verdictRun) []string {
 	var out []string
-	for _, f := range flags(vrs) {
-		out = append(out, f.line())
+	for _, g := range flagGroups(vrs) {
+		out = append(out, g.line())
 	}
 	return out
 }
