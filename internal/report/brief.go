@@ -119,4 +119,3 @@ func briefFlags(vrs []verdictRun) []string {
 	}
 	return append(lines, fmt.Sprintf("and %d more (%s)", total, strings.Join(parts, ", ")))
 }
-
