@@ -140,22 +140,23 @@ func Markdown(r *result.Run, ls Layouts) string {
 	for _, l := range d.lines[1:] {
 		b.WriteString("- " + markdownLine(l) + "\n")
 	}
-	for i := 0; i <= len(d.tables); i++ {
-		if i == d.flagsAt && d.flagsText != "" {
-			b.WriteString("\n## " + flagsTitle + "\n\n" + d.flagsText + "\n")
-			if len(d.flags) > 0 {
-				b.WriteString("\n")
-			}
-			for _, f := range d.flags {
-				b.WriteString("- " + f + "\n")
-			}
-		}
-		if i < len(d.tables) {
-			t := d.tables[i]
+	tables := func(ts []Table) {
+		for _, t := range ts {
 			b.WriteString("\n## " + t.Title + "\n\n")
 			writeMarkdownTable(&b, t)
 		}
 	}
+	tables(d.tables[:d.flagsAt])
+	if d.flagsText != "" {
+		b.WriteString("\n## " + flagsTitle + "\n\n" + d.flagsText + "\n")
+		if len(d.flags) > 0 {
+			b.WriteString("\n")
+		}
+		for _, f := range d.flags {
+			b.WriteString("- " + f + "\n")
+		}
+	}
+	tables(d.tables[d.flagsAt:])
 	b.WriteString("\n## Legend\n\n")
 	for _, l := range d.legend {
 		b.WriteString("- " + l + "\n")
@@ -198,15 +199,8 @@ func writeText(w io.Writer, d printed) error {
 	for _, l := range d.lines {
 		b.WriteString(l + "\n")
 	}
-	for i := 0; i <= len(d.tables); i++ {
-		if i == d.flagsAt && d.flagsText != "" {
-			b.WriteString("\n" + flagsTitle + ": " + d.flagsText + "\n")
-			for _, f := range d.flags {
-				b.WriteString("  " + f + "\n")
-			}
-		}
-		if i < len(d.tables) {
-			t := d.tables[i]
+	tables := func(ts []Table) {
+		for _, t := range ts {
 			tw := table.NewWriter()
 			tw.SetStyle(table.StyleLight)
 			tw.SetTitle(t.Title)
@@ -217,6 +211,14 @@ func writeText(w io.Writer, d printed) error {
 			b.WriteString("\n" + tw.Render() + "\n")
 		}
 	}
+	tables(d.tables[:d.flagsAt])
+	if d.flagsText != "" {
+		b.WriteString("\n" + flagsTitle + ": " + d.flagsText + "\n")
+		for _, f := range d.flags {
+			b.WriteString("  " + f + "\n")
+		}
+	}
+	tables(d.tables[d.flagsAt:])
 	b.WriteString("\n")
 	for _, l := range d.legend {
 		b.WriteString(l + "\n")
