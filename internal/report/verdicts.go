@@ -289,7 +289,7 @@ const verdictLegend = "Verdicts: the checks of whether the figures can be truste
 // verdictSections are the page's sections of the runs' verdicts: the flags in words, to go
 // near the top summary, and every verdict in tables, to go before the metadata. A page of runs
 // without verdicts (made before the checks) has neither.
-func verdictSections(vrs []verdictRun) (flags, all *Section) {
+func verdictSections(vrs []verdictRun) (flagged, all *Section) {
 	if !hasVerdicts(vrs) {
 		return nil, nil
 	}
@@ -298,18 +298,18 @@ func verdictSections(vrs []verdictRun) (flags, all *Section) {
 	for _, t := range nonEmpty(verdictTables(vrs)) {
 		all.Blocks = append(all.Blocks, Block{Table: &t})
 	}
-	flags = &Section{ID: "flags", Title: flagsTitle, Blocks: []Block{{Text: flagsText(vrs, "the Verdicts section has every check")}}}
+	flagged = &Section{ID: "flags", Title: flagsTitle, Blocks: []Block{{Text: flagsText(vrs, "the Verdicts section has every check")}}}
 	if lines := flagLines(vrs); len(lines) > 0 {
-		flags.Blocks = append(flags.Blocks, Block{Items: lines})
+		flagged.Blocks = append(flagged.Blocks, Block{Items: lines})
 	}
-	return flags, all
+	return flagged, all
 }
 
 // flagsText introduces the flags: how many of how many checks, with note (where every check
 // is), and what a flag means.
 func flagsText(vrs []verdictRun, note string) string {
 	text := flagCount(vrs, note)
-	if len(flagLines(vrs)) > 0 {
+	if len(flags(vrs)) > 0 {
 		return text + ": these figures may not be trusted as they are."
 	}
 	return text + "."
