@@ -124,9 +124,9 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 	}
 	l := o.Layouts(r.Workload.Name)
 	p.Sections = append(p.Sections, topSection(r, p))
-	flags, verdicts := verdictSections(pageRuns(runs))
-	if flags != nil {
-		p.Sections = append(p.Sections, *flags)
+	flagged, verdicts := verdictSections(pageRuns(runs))
+	if flagged != nil {
+		p.Sections = append(p.Sections, *flagged)
 	}
 	if o.Ratio {
 		p.Sections = append(p.Sections, ratioSection(runs[0], runs[1], l))
