@@ -83,8 +83,9 @@ func TestRunEveryStepTinyOnEmbeddedEngines(t *testing.T) {
 	// without fsync they sit in the page cache until the kernel writes them back, seconds later.
 	// l.i1 and l.i2 write a quarter of tiny's rows: with a sync per commit, theirs took most of
 	// the run's time, and no check depends on their number.
+	// --summary full prints every table of summary.md, which the test finds in both.
 	args, out := tinyArgs(t, "sqlite,pebble,bbolt", "--query-seconds", "1", "--rows-l.i1", "5000", "--rows-l.i2", "1250",
-		"--set", "sqlite.synchronous=full", "--set", "pebble.sync=true", "--set", "bbolt.sync=true")
+		"--set", "sqlite.synchronous=full", "--set", "pebble.sync=true", "--set", "bbolt.sync=true", "--summary", "full")
 	stdout, _ := runOK(t, args...)
 	run := loadRun(t, out)
 	if run.Status != result.StatusOK || len(run.Configs) != 3 {
@@ -287,6 +288,8 @@ func TestBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"unknown variant of linkbench", []string{"linkbench", "--variant", "Corrected"}, `--variant "Corrected": must be reference or corrected`},
 		{"unknown verify policy", []string{"iibench", "--verify", "never"}, `--verify "never": must be end or each-step`},
 		{"client CPU limit zero", []string{"--client-cpu-limit", "0"}, "--client-cpu-limit 0: want a percentage of all CPUs, more than 0 and at most 100"},
+		{"summary of another kind", []string{"--summary", "short"}, `--summary "short": want brief (the top summary, the throughput table and the flags) or full (every table)`},
+		{"summary in capitals", []string{"linkbench", "--summary", "Full"}, `--summary "Full": want brief`},
 		{"cpu profile mode", []string{"--cpu-profile=always"}, `--cpu-profile "always": want off, step (the whole measured time) or windows`},
 		{"cpu profile frequency", []string{"linkbench", "--cpu-profile", "--cpu-profile-hz", "0"}, "--cpu-profile-hz 0: want 1 to 10000 samples a second"},
 		{"counters set", []string{"iibench", "--counters=hardware"}, `--counters "hardware": want off, software or all`},

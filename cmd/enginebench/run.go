@@ -73,6 +73,8 @@ type runFlags struct {
 	confidenceFlag string
 	repeatMax      int
 	repeatAuto     *workload.AutoRepeat
+	// summary is --summary: brief or full, what the summary printed at the end shows.
+	summary string
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -90,7 +92,8 @@ func runCommand(stdout, stderr io.Writer) (*cobra.Command, *runFlags) {
 		Short: "Run a workload (default: " + ws[0].Title + ") on one or more engine configurations",
 		Long: "Run a workload (" + h.list + ") on" + `
 each engine configuration in turn and write a run directory
-(run.json, intervals.csv, summary.md). The summary is printed at the end.
+(run.json, intervals.csv, summary.md, report.html). A brief summary is printed at the
+end (--summary full prints every table of summary.md).
 
 The configurations are one per engine of --engines, or the named configurations of a run
 spec (--config FILE.yaml, see docs/run-spec.md). Sizes come from --scale
@@ -129,6 +132,7 @@ configuration.`,
 	fl.StringVar(&f.confidenceFlag, "confidence", defaultConfidence, "with --repeat auto, the target: the largest half-width of the 95% interval of every configuration's at-a-glance ratio to the first, relative, `PCT` percent (more than 0, at most 100)")
 	fl.IntVar(&f.repeatMax, "repeat-max", defaultRepeatMax, "with --repeat auto, the most rounds it runs, `N` (at least 3, the rounds it runs before judging)")
 	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "skip the calibration probe (a CPU loop and fsync latency in the data directory) run before the first configuration")
+	fl.StringVar(&f.summary, "summary", summaryBrief, "the summary printed at the end: brief (the top summary, the throughput table, the flags of the verdicts, about a screen) or full (every table of summary.md)")
 	fl.StringVar(&f.out, "out", "", "results directory (default results/<YYYYMMDD-HHMMSS>-<workload>)")
 	fl.StringVar(&f.dataDir, "data-dir", "", "where the engines' data goes, a subdirectory per configuration; must be empty (default data/<run id>). "+
 		"When every configuration uses an existing server (--dsn), the server's data directory, whose device and size are measured (never written)")
@@ -177,7 +181,7 @@ func execute(cmd *cobra.Command, args []string, f *runFlags, stdout, stderr io.W
 	}
 	dirs.Started()
 	res, saveErr := f.runAll(sig, pl, run, dirs.Results, log, stderr, *secrets)
-	return finishRun(stdout, log, dirs.Results, res, saveErr)
+	return finishRun(stdout, log, dirs.Results, res, saveErr, f.summary == summaryFull)
 }
 
 // runAll runs the plan's workload on every configuration with run's results in dir, and
@@ -216,10 +220,11 @@ func (f *runFlags) runAll(sig runSignals, pl *plan.Plan, run *result.Run, dir *r
 	return res, saveErr
 }
 
-// finishRun writes the summary and the report of res, prints the summary, and the paths of the
-// results and the report when they were written, and returns the run's exit status as an
-// error. saveErr is the error of the last write of run.json and intervals.csv.
-func finishRun(stdout, log io.Writer, dir *result.Dir, res *result.Run, saveErr error) error {
+// finishRun writes the summary and the report of res, prints the summary (brief, or every table
+// when full), and the paths of the results and the report when they were written, and returns
+// the run's exit status as an error. saveErr is the error of the last write of run.json and
+// intervals.csv.
+func finishRun(stdout, log io.Writer, dir *result.Dir, res *result.Run, saveErr error, full bool) error {
 	writeErr := saveErr
 	if err := dir.WriteFile("summary.md", []byte(report.Markdown(res, registry.Layouts()))); err != nil {
 		writeErr = errors.Join(writeErr, err)
@@ -227,7 +232,11 @@ func finishRun(stdout, log io.Writer, dir *result.Dir, res *result.Run, saveErr 
 	reportErr := report.WriteRunReport(dir, res, registry.Layouts())
 	writeErr = errors.Join(writeErr, reportErr)
 	fmt.Fprintln(stdout)
-	if err := report.WriteText(stdout, res, registry.Layouts()); err != nil {
+	write := report.WriteBrief
+	if full {
+		write = report.WriteText
+	}
+	if err := write(stdout, res, registry.Layouts()); err != nil {
 		writeErr = errors.Join(writeErr, err)
 	}
 	fmt.Fprintln(stdout)

@@ -38,18 +38,27 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runspec.Spec, name string) 
 	if f.thresholds, err = verdict.Parse(f.thresholdFlag); err != nil {
 		return err
 	}
+	if f.summary != summaryBrief && f.summary != summaryFull {
+		return fmt.Errorf("--summary %q: want %s (the top summary, the throughput table and the flags) or %s (every table)", f.summary, summaryBrief, summaryFull)
+	}
 	if f.stallTimeout < 0 {
 		return fmt.Errorf("--stall-timeout %v: want a duration of 0 (no watchdog) or more", f.stallTimeout)
 	}
 	return checkClientCPULimit(f.clientCPULimit)
 }
 
+// The values of --summary: what the summary printed at the end of a run shows.
+const (
+	summaryBrief = "brief"
+	summaryFull  = "full"
+)
+
 // notParam reports the flags of `run` that a run spec's params cannot set: the spec has keys
 // of its own for them, or they name where the run's files go, or they are per-invocation.
 func notParam(flag string) bool {
 	switch flag {
 	case "config", "engines", "scale", "out", "data-dir", "keep", "drop-existing", "set", "dsn", "db-pid", "help", "workload", "config-index", "repeat",
-		"shard", "shard-run", "shard-timeout", "start-at":
+		"shard", "shard-run", "shard-timeout", "start-at", "summary":
 		return true
 	}
 	return false

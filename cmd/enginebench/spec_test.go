@@ -123,6 +123,7 @@ func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"engines with config", one, []string{"--engines", "sqlite"}, "--engines and --config cannot be used together"},
 		{"unknown parameter", "params:\n  rowz: 5\n" + one, nil, `spec.yaml:2: params: unknown insert parameter "rowz" (accepted: `},
 		{"parameter that is not a size", "params:\n  out: x\n" + one, nil, `params: unknown insert parameter "out"`},
+		{"what the invocation prints", "params:\n  summary: full\n" + one, nil, `spec.yaml:2: params: unknown insert parameter "summary"`},
 		{"bad parameter value", "params:\n  rows: many\n" + one, nil, `spec.yaml:2: params: rows: "many" is not valid`},
 		{"parameter out of range", "params:\n  clients: 0\n" + one, nil, "--clients must be > 0"},
 		{"client CPU limit out of range", "params:\n  client-cpu-limit: 101\n" + one, nil, "--client-cpu-limit 101: want a percentage of all CPUs"},

@@ -74,6 +74,9 @@ func metricDirection(name string) (d direction, ok bool) {
 		"cap", "cgroup", "scope", "peak", "usage", "page cache", "cache share", "harness peak",
 		// the capacity search: its targets, limits and verdicts
 		"target", "p99 limit", "debt", "verdict", "reason", "levels", "levels tried",
+		// the verdicts (verdicts.go): a check's state is coloured by what it says, its value
+		// against its own threshold
+		"check", "state", "threshold", "message",
 		// the top summary (top.go): its cells are coloured by what they name
 		"range", "SLA missed", "failures", "client-bound":
 		return neutral, true

@@ -39,6 +39,10 @@ func emittedTables(t *testing.T) []Table {
 		t.Fatal(err)
 	}
 	add(p)
+	if p, err = NewPage([]Input{withVerdicts(t)}, Options{Layouts: testLayouts()}); err != nil { // the verdicts' tables
+		t.Fatal(err)
+	}
+	add(p)
 	return out
 }
 

@@ -49,6 +49,7 @@ type htmlSection struct {
 
 type htmlBlock struct {
 	Text   string
+	Items  []string
 	Table  *htmlTable
 	Charts []template.HTML
 	Flame  *htmlFlame
@@ -99,7 +100,7 @@ func WriteHTML(w io.Writer, p *Page) error {
 	for _, s := range p.Sections {
 		hs := htmlSection{ID: s.ID, Title: s.Title}
 		for _, b := range s.Blocks {
-			hb := htmlBlock{Text: b.Text, Search: b.Search}
+			hb := htmlBlock{Text: b.Text, Items: b.Items, Search: b.Search}
 			if b.Flame != nil {
 				svg, err := drawFlame(b.Flame)
 				if err != nil {

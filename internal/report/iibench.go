@@ -65,6 +65,11 @@ func (iiBenchLayout) summary(r *result.Run, sp spreads) Summary {
 	return s
 }
 
+// brief is iiBench's published table: rows, time, inserts/s, queries/s and their ratio.
+func (iiBenchLayout) brief(r *result.Run, sp spreads) []Table {
+	return []Table{ibPublished(r, sp)}
+}
+
 // sections are iiBench's sections: the published totals, inserts/s and queries/s
 // against rows inserted (chart and table), the cost, latency, resources per operation, the
 // per-second insert rate and latency, the steps and the efficiency.

@@ -43,6 +43,13 @@ func (insertLayout) summary(r *result.Run, sp spreads) Summary {
 	return s
 }
 
+// brief is the Insert Benchmark's throughput table (each step's headline rate, a row per
+// configuration) and a capacity search's best rates: not its levels, which the full summary
+// lists.
+func (insertLayout) brief(r *result.Run, sp spreads) []Table {
+	return []Table{throughput(r, sp), capacityTables(r)[0]}
+}
+
 // sections are the Insert Benchmark's sections: the throughput summary (absolute and
 // relative to the base), the SLA, the steps' status, probe, fairness and engine debt, then
 // one section per step with its charts, efficiency, response-time distribution and percentiles.

@@ -9,6 +9,10 @@ type Layout interface {
 	// summary is the summary of r, whose repeats are folded (their spreads sp): the header
 	// lines, the tables that have rows and the workload's legend.
 	summary(r *result.Run, sp spreads) Summary
+	// brief are the tables of r (repeats folded, spreads sp) that the brief printed summary
+	// shows after the top summary: the workload's throughput table, and a capacity search's
+	// best rates. Every other table is in the full summary alone.
+	brief(r *result.Run, sp spreads) []Table
 	// sections are the workload's sections of p, the page of r: after the top summary (and
 	// the ratio of two runs), before the metadata.
 	sections(r *result.Run, p *Page) []Section

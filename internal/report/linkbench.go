@@ -52,6 +52,12 @@ func (linkBenchLayout) summary(r *result.Run, sp spreads) Summary {
 	return s
 }
 
+// brief is LinkBench's published table (the load's time, rate and size, the QPS and size of
+// each request interval) and a capacity search's best rates: not its levels.
+func (linkBenchLayout) brief(r *result.Run, sp spreads) []Table {
+	return []Table{lbPublished(r, sp), capacityTables(r)[0]}
+}
+
 // sections are LinkBench's sections: the published layout (load time, rate and size;
 // QPS and size of each interval), the load, the per-second request rate and load rate, the
 // per-op latency, the steps and the efficiency.

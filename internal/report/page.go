@@ -35,10 +35,12 @@ type Section struct {
 	Blocks    []Block
 }
 
-// Block is a paragraph, a table, a row of charts, a flame graph or the search box of the
-// page's flame graphs.
+// Block is a paragraph, a list, a table, a row of charts, a flame graph or the search box of
+// the page's flame graphs.
 type Block struct {
-	Text   string
+	Text string
+	// Items are the lines of a list (the flags in words).
+	Items  []string
 	Table  *Table
 	Charts []Chart
 	Flame  *Flame
@@ -122,14 +124,24 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 	}
 	l := o.Layouts(r.Workload.Name)
 	p.Sections = append(p.Sections, topSection(r, p))
+	flagged, verdicts := verdictSections(pageRuns(runs))
+	if flagged != nil {
+		p.Sections = append(p.Sections, *flagged)
+	}
 	if o.Ratio {
 		p.Sections = append(p.Sections, ratioSection(runs[0], runs[1], l))
 	}
 	p.Sections = append(p.Sections, l.sections(r, p)...)
 	p.Sections = append(p.Sections, cpuSections(runs, r, p.Base, o.HTMLDir)...)
+	if verdicts != nil {
+		p.Sections = append(p.Sections, *verdicts)
+	}
 	p.Sections = append(p.Sections, metadataSection(runs, r))
 	p.Legend = append(colourLegend(), summaryOf(l, r, sp).Legend...)
 	p.Legend = append(p.Legend, topLegend...)
+	if verdicts != nil {
+		p.Legend = append(p.Legend, verdictLegend)
+	}
 	if len(sp) > 0 {
 		p.Legend = append(p.Legend, spreadColourLegend)
 	}
@@ -162,6 +174,9 @@ func scrub(p *Page) {
 		for j := range p.Sections[i].Blocks {
 			b := &p.Sections[i].Blocks[j]
 			b.Text = redact.Text(b.Text)
+			for k := range b.Items {
+				b.Items[k] = redact.Text(b.Items[k])
+			}
 			if f := b.Flame; f != nil {
 				f.Title = redact.Text(f.Title)
 				for k := range f.Lines {
@@ -304,6 +319,11 @@ func MarkdownPage(p *Page) string {
 			switch {
 			case bl.Text != "":
 				b.WriteString("\n" + bl.Text + "\n")
+			case len(bl.Items) > 0:
+				b.WriteString("\n")
+				for _, it := range bl.Items {
+					b.WriteString("- " + it + "\n")
+				}
 			case bl.Table != nil:
 				b.WriteString("\n### " + bl.Table.Title + "\n\n")
 				writeMarkdownTable(&b, judged(*bl.Table))

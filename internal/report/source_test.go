@@ -19,6 +19,8 @@ func fixturePages(t *testing.T) map[string]*Page {
 	pages["insert+resources"] = newPage(t, Options{}, loadFixture(t, "insert"), loadFixture(t, "resources"))
 	pages["ratio"] = newPage(t, Options{Ratio: true}, loadFixture(t, "insert"), loadFixture(t, "resources"))
 	pages["thirty"] = newPage(t, Options{}, thirtyConfigs(t))
+	pages["verdicts"] = newPage(t, Options{}, withVerdicts(t))
+	pages["verdicts of two runs"] = newPage(t, Options{}, withVerdicts(t), withVerdicts(t))
 	return pages
 }
 

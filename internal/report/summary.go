@@ -78,13 +78,19 @@ func variantText(w result.Workload) string {
 }
 
 func header(r *result.Run) []string {
-	lines := []string{fmt.Sprintf("enginebench %s: %s benchmark, scale %s%s, run %s, status %s",
-		r.Tool.Version, r.Workload.Name, r.Workload.Scale, variantText(r.Workload), r.RunID, r.Status)}
+	lines := []string{titleLine(r)}
 	if r.Error != "" {
 		lines = append(lines, "error: "+r.Error)
 	}
 	lines = append(lines, r.Notes...)
 	return append(lines, configLines(r.Configs)...)
+}
+
+// titleLine is the first line of the summary: the tool, the workload, its scale and variant,
+// the run and its status.
+func titleLine(r *result.Run) string {
+	return fmt.Sprintf("enginebench %s: %s benchmark, scale %s%s, run %s, status %s",
+		r.Tool.Version, r.Workload.Name, r.Workload.Scale, variantText(r.Workload), r.RunID, r.Status)
 }
 
 // configLines describe each configuration: engine, version, status, error, its build (when
@@ -95,15 +101,7 @@ func configLines(configs []result.Config) []string {
 	var lines []string
 	builds := buildLines(configs)
 	for i, c := range configs {
-		v := c.Version
-		if v == "" {
-			v = "version unknown"
-		}
-		line := fmt.Sprintf("%s: %s %s, status %s", c.Name, c.Engine, v, c.Status)
-		if c.Error != "" {
-			line += ": " + c.Error
-		}
-		lines = append(lines, line)
+		lines = append(lines, configStatus(c))
 		if builds != nil {
 			lines = append(lines, builds[i])
 		}
@@ -120,21 +118,47 @@ func configLines(configs []result.Config) []string {
 	return append(lines, buildWarnings(configs)...)
 }
 
-// Markdown returns the summary of r (Build) as markdown.
+// configStatus is c's line of the header: its name, engine, version and status, and its error.
+func configStatus(c result.Config) string {
+	v := c.Version
+	if v == "" {
+		v = "version unknown"
+	}
+	line := fmt.Sprintf("%s: %s %s, status %s", c.Name, c.Engine, v, c.Status)
+	if c.Error != "" {
+		line += ": " + c.Error
+	}
+	return line
+}
+
+// Markdown returns the summary of r (Build) as markdown, with the top summary first, the
+// flags in words after it and the verdicts' tables at the end (for a run that has verdicts).
 func Markdown(r *result.Run, ls Layouts) string {
-	s := Build(r, ls)
-	s.Tables = append(glanceTables(r), s.Tables...)
+	d := fullSummary(r, ls)
 	var b strings.Builder
-	b.WriteString("# " + s.Lines[0] + "\n\n")
-	for _, l := range s.Lines[1:] {
+	b.WriteString("# " + d.lines[0] + "\n\n")
+	for _, l := range d.lines[1:] {
 		b.WriteString("- " + markdownLine(l) + "\n")
 	}
-	for _, t := range s.Tables {
-		b.WriteString("\n## " + t.Title + "\n\n")
-		writeMarkdownTable(&b, t)
+	tables := func(ts []Table) {
+		for _, t := range ts {
+			b.WriteString("\n## " + t.Title + "\n\n")
+			writeMarkdownTable(&b, t)
+		}
 	}
+	tables(d.tables[:d.flagsAt])
+	if d.flagsText != "" {
+		b.WriteString("\n## " + flagsTitle + "\n\n" + d.flagsText + "\n")
+		if len(d.flags) > 0 {
+			b.WriteString("\n")
+		}
+		for _, f := range d.flags {
+			b.WriteString("- " + f + "\n")
+		}
+	}
+	tables(d.tables[d.flagsAt:])
 	b.WriteString("\n## Legend\n\n")
-	for _, l := range s.Legend {
+	for _, l := range d.legend {
 		b.WriteString("- " + l + "\n")
 	}
 	return b.String()
@@ -162,26 +186,41 @@ func writeMarkdownTable(b *strings.Builder, t Table) {
 	b.WriteString(tw.RenderMarkdown() + "\n")
 }
 
-// WriteText writes the summary of r (Build) as terminal tables.
+// WriteText writes the whole summary of r (Build) as terminal tables (run --summary full):
+// what summary.md shows.
 func WriteText(w io.Writer, r *result.Run, ls Layouts) error {
-	s := Build(r, ls)
-	s.Tables = append(glanceTables(r), s.Tables...)
+	return writeText(w, fullSummary(r, ls))
+}
+
+// writeText writes d as terminal tables: its header lines, its tables with the flags in words
+// after the first flagsAt of them, then its legend.
+func writeText(w io.Writer, d printed) error {
 	var b strings.Builder
-	for _, l := range s.Lines {
+	for _, l := range d.lines {
 		b.WriteString(l + "\n")
 	}
-	for _, t := range s.Tables {
-		tw := table.NewWriter()
-		tw.SetStyle(table.StyleLight)
-		tw.SetTitle(t.Title)
-		tw.AppendHeader(toRow(t.Header))
-		for _, row := range t.Rows {
-			tw.AppendRow(toRow(row))
+	tables := func(ts []Table) {
+		for _, t := range ts {
+			tw := table.NewWriter()
+			tw.SetStyle(table.StyleLight)
+			tw.SetTitle(t.Title)
+			tw.AppendHeader(toRow(t.Header))
+			for _, row := range t.Rows {
+				tw.AppendRow(toRow(row))
+			}
+			b.WriteString("\n" + tw.Render() + "\n")
 		}
-		b.WriteString("\n" + tw.Render() + "\n")
 	}
+	tables(d.tables[:d.flagsAt])
+	if d.flagsText != "" {
+		b.WriteString("\n" + flagsTitle + ": " + d.flagsText + "\n")
+		for _, f := range d.flags {
+			b.WriteString("  " + f + "\n")
+		}
+	}
+	tables(d.tables[d.flagsAt:])
 	b.WriteString("\n")
-	for _, l := range s.Legend {
+	for _, l := range d.legend {
 		b.WriteString(l + "\n")
 	}
 	_, err := io.WriteString(w, b.String())

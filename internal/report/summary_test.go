@@ -288,13 +288,16 @@ func TestClientBoundMark(t *testing.T) {
 	if !slices.ContainsFunc(s.Legend, func(l string) bool { return strings.HasPrefix(l, legend) }) {
 		t.Errorf("legend lacks %q:\n%s", legend, strings.Join(s.Legend, "\n"))
 	}
-	var txt bytes.Buffer
+	var txt, brief bytes.Buffer
 	if err := WriteText(&txt, r, testLayouts()); err != nil {
 		t.Fatal(err)
 	}
-	for _, out := range []string{txt.String(), Markdown(r, testLayouts())} {
+	if err := WriteBrief(&brief, r, testLayouts()); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{txt.String(), Markdown(r, testLayouts()), brief.String()} {
 		if !strings.Contains(out, "123457 (client-bound)") || !strings.Contains(out, legend) {
-			t.Errorf("the text or markdown summary lacks the mark or its legend:\n%s", out)
+			t.Errorf("the text, markdown or brief summary lacks the mark or its legend:\n%s", out)
 		}
 	}
 	// The LinkBench and iiBench summaries explain the mark too.
