@@ -17,11 +17,14 @@ const maxBriefFlags = 10
 const briefRepeatLegend = "Repeats (run --repeat K): each configuration's cell is the median of its repeats, then their spread (min-max)."
 
 // printed is a summary as the terminal and summary.md show it: the header lines, the tables
-// (the top summary's first), the flags in words after the first flagsAt tables (flagsText
+// (the top summary's first), with repeats the words on the noise after the first noiseAt
+// tables (the top summary's), the flags in words after the first flagsAt tables (flagsText
 // empty: a run without verdicts, which shows no flags), and the legend.
 type printed struct {
 	lines     []string
 	tables    []Table
+	noiseAt   int
+	noise     []string
 	flagsAt   int
 	flagsText string
 	flags     []string
@@ -33,7 +36,7 @@ type printed struct {
 func fullSummary(r *result.Run, ls Layouts) printed {
 	s := Build(r, ls)
 	glance := glanceTables(r)
-	d := printed{lines: s.Lines, tables: append(glance, s.Tables...), flagsAt: len(glance), legend: s.Legend}
+	d := printed{lines: s.Lines, tables: append(glance, s.Tables...), noiseAt: len(glance), noise: glanceNoise(r), flagsAt: len(glance), legend: s.Legend}
 	if vrs := oneRun(r); hasVerdicts(vrs) {
 		d.flagsText, d.flags = flagsText(vrs, "the Verdicts tables show every check"), flagLines(vrs)
 		d.tables = append(d.tables, nonEmpty(verdictTables(vrs))...)
@@ -53,8 +56,9 @@ func WriteBrief(w io.Writer, r *result.Run, ls Layouts) error {
 // briefSummary is the brief summary of r (WriteBrief).
 func briefSummary(r *result.Run, ls Layouts) printed {
 	cr, sp := collapseRepeats(r)
-	tables := append(glanceTables(r), nonEmpty(ls(cr.Workload.Name).brief(cr, sp))...)
-	d := printed{lines: briefLines(cr), tables: tables, flagsAt: len(tables)}
+	glance := glanceTables(r)
+	tables := append(glance, nonEmpty(ls(cr.Workload.Name).brief(cr, sp))...)
+	d := printed{lines: briefLines(cr), tables: tables, noiseAt: len(glance), noise: glanceNoise(r), flagsAt: len(tables)}
 	if vrs := oneRun(r); hasVerdicts(vrs) {
 		d.flagsText, d.flags = flagsText(vrs, "summary.md has every check"), briefFlags(vrs)
 	}

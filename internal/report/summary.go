@@ -146,7 +146,14 @@ func Markdown(r *result.Run, ls Layouts) string {
 			writeMarkdownTable(&b, t)
 		}
 	}
-	tables(d.tables[:d.flagsAt])
+	tables(d.tables[:d.noiseAt])
+	if len(d.noise) > 0 {
+		b.WriteString("\n")
+	}
+	for _, l := range d.noise {
+		b.WriteString("- " + l + "\n")
+	}
+	tables(d.tables[d.noiseAt:d.flagsAt])
 	if d.flagsText != "" {
 		b.WriteString("\n## " + flagsTitle + "\n\n" + d.flagsText + "\n")
 		if len(d.flags) > 0 {
@@ -211,7 +218,11 @@ func writeText(w io.Writer, d printed) error {
 			b.WriteString("\n" + tw.Render() + "\n")
 		}
 	}
-	tables(d.tables[:d.flagsAt])
+	tables(d.tables[:d.noiseAt])
+	for _, l := range d.noise {
+		b.WriteString(l + "\n")
+	}
+	tables(d.tables[d.noiseAt:d.flagsAt])
 	if d.flagsText != "" {
 		b.WriteString("\n" + flagsTitle + ": " + d.flagsText + "\n")
 		for _, f := range d.flags {
