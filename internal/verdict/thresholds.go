@@ -26,7 +26,9 @@ func Checks() []Check {
 		{"psi_memory", "%", "the share of the step's time in which some task stalled on memory reclaim (memory some)", 10},
 		{"swap", "pages/s", "pages swapped in or out per second during the step", 0},
 		{"freq_drop", "%", "how far the CPUs' frequency fell below its level at the step's start", 10},
-		{"steady", "%", "how far the rate moved over the measured time by its trend (Theil-Sen slope), where a trend test finds one", 10},
+		{"steady", "%", "how far the primary operation's per-second rate moved over the measured time by its trend (the Theil-Sen slope times the measured seconds, as a percentage of the median rate), where the Mann-Kendall test finds a trend at steady_alpha", 10},
+		{"steady_alpha", "p", "not a check: the significance level of the steady check's trend test (a p-value under it is a trend)", 0.05},
+		{"settle_band", "%", "not a check: the band around the final rate the settling time counts to (settle_seconds)", 10},
 	}
 }
 
