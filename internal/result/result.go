@@ -356,7 +356,7 @@ type Period struct {
 }
 
 // PeriodOp is one operation type in one period: units and rate over the period (Units,
-// PerSec, Latency) and since the step's start (CumUnits, CumPerSec, CumLatency).
+// PerSec, Latency) and since the step's start, or the end of its warm-up (CumUnits, CumPerSec, CumLatency).
 type PeriodOp struct {
 	Count      int64   `json:"count"`
 	Units      int64   `json:"units"`
