@@ -38,6 +38,9 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runspec.Spec, name string) 
 	if f.thresholds, err = verdict.Parse(f.thresholdFlag); err != nil {
 		return err
 	}
+	if math.IsNaN(f.excludeWarmup) || f.excludeWarmup < 0 {
+		return fmt.Errorf("--exclude-warmup %v: want 0 (none) or more seconds", f.excludeWarmup)
+	}
 	if f.stallTimeout < 0 {
 		return fmt.Errorf("--stall-timeout %v: want a duration of 0 (no watchdog) or more", f.stallTimeout)
 	}

@@ -75,6 +75,14 @@ func (w *Workload) EstimateBytes() int64 {
 // query thread q client InsertThreads + q): a sharded run splits them over its shards.
 func (w *Workload) Clients() int { return w.p.InsertThreads + w.p.QueryThreads }
 
+// TimedSteps implements workload.Timed: the run's one step when --seconds ends it.
+func (w *Workload) TimedSteps() []workload.TimedStep {
+	if w.p.Seconds <= 0 {
+		return nil
+	}
+	return []workload.TimedStep{{Name: stepName, Duration: workload.Seconds(w.p.Seconds)}}
+}
+
 // MemoryLimit implements workload.Capped: the scale preset's memory cap in bytes, 0 for none.
 func (w *Workload) MemoryLimit() int64 { return w.p.MemoryLimit }
 

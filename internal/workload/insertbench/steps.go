@@ -46,6 +46,22 @@ func (w *Workload) EstimateBytes() int64 { return w.p.EstimateBytes() }
 // Clients are the clients, one table each: a sharded run splits them over its shards.
 func (w *Workload) Clients() int { return w.p.Clients }
 
+// TimedSteps implements workload.Timed: the query steps of the corrected variant, which last
+// QuerySeconds (the reference's end when their writers are done), and the levels of a
+// capacity search, which runs after the steps.
+func (w *Workload) TimedSteps() []workload.TimedStep {
+	var out []workload.TimedStep
+	for _, s := range w.p.Steps {
+		if strings.HasPrefix(s, "q") && w.p.Corrected() {
+			out = append(out, workload.TimedStep{Name: s, Duration: workload.Seconds(w.p.QuerySeconds)})
+		}
+	}
+	if w.p.Capacity.On {
+		out = append(out, workload.TimedStep{Name: "cap.N", Duration: workload.Seconds(w.p.Capacity.LevelSeconds)})
+	}
+	return out
+}
+
 // MemoryLimit implements workload.Capped: the scale preset's memory cap in bytes, 0 for none.
 func (w *Workload) MemoryLimit() int64 { return w.p.MemoryLimit }
 
