@@ -58,7 +58,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 		defer procsForWaits(s.Workers)()
 	}
 	start := clock.Now()
-	res := &result.Step{Name: s.Name, Status: result.StatusRunning, StartedAt: start}
+	res := &result.Step{Name: s.Name, Primary: s.Primary, Status: result.StatusRunning, StartedAt: start}
 	if r.Progress != nil {
 		r.Progress.StepStarted(r.label(s.Name), s.ExpectUnits)
 	}

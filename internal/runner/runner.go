@@ -56,7 +56,10 @@ type Worker struct {
 
 // Step describes a step to run.
 type Step struct {
-	Name    string
+	Name string
+	// Primary names the operation whose rate is the step's headline (result.Step.Primary),
+	// set on the result before the step's verdicts judge it; empty for none.
+	Primary string
 	Ops     []OpSpec
 	Workers []Worker
 	// Duration, when > 0, ends the step after that long by cancelling the workers' context.

@@ -148,7 +148,6 @@ func (r *run) step(ctx context.Context) *result.Step {
 	p := r.p
 	r.start = r.env.Runner.Clock.Now()
 	st := r.env.Runner.Run(ctx, r.threads())
-	st.Primary = "insert"
 	if st.Status == result.StatusOK && p.MaxInsertRate > 0 {
 		var achieved float64
 		if op := st.Ops["insert"]; op != nil {
@@ -175,7 +174,7 @@ func (r *run) step(ctx context.Context) *result.Step {
 // threads returns the step of this shard's insert and query threads.
 func (r *run) threads() runner.Step {
 	p := r.p
-	s := runner.Step{Name: stepName, Ops: []runner.OpSpec{{Name: "insert"}, {Name: "query"}},
+	s := runner.Step{Name: stepName, Primary: "insert", Ops: []runner.OpSpec{{Name: "insert"}, {Name: "query"}},
 		ProgressOp: opInsert,
 		Duration:   time.Duration(p.Seconds * float64(time.Second)),
 		Report:     time.Duration(p.ReportSeconds * float64(time.Second)),
