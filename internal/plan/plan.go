@@ -163,7 +163,7 @@ func (p *Plan) configure() error {
 	if err := checkShardConfigs(o, p.Registry, cps); err != nil {
 		return err
 	}
-	if err := checkWarmup(o.Warmup, p.Workload); err != nil {
+	if err := checkWarmup(o.Warmup, p.Workload, o.Shard.Sharded()); err != nil {
 		return err
 	}
 	return p.repeatConfigs()

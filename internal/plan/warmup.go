@@ -9,13 +9,17 @@ import (
 
 // checkWarmup checks --exclude-warmup against the steps of w that run for a duration, where
 // w knows them (workload.Timed): a warm-up must be shorter than each of them, and a run with
-// none has nothing to leave a warm-up out of.
-func checkWarmup(warmup float64, w workload.Benchmark) error {
+// none has nothing to leave a warm-up out of. A sharded run cannot leave one out: the merge
+// of its shards' steps counts from each step's start.
+func checkWarmup(warmup float64, w workload.Benchmark, sharded bool) error {
 	if warmup == 0 {
 		return nil
 	}
 	if !(warmup > 0) || warmup > maxSeconds {
 		return fmt.Errorf("--exclude-warmup %v: want 0 (none) or more seconds", warmup)
+	}
+	if sharded {
+		return fmt.Errorf("--exclude-warmup %v: not with --shard: enginebench merge counts each shard's steps from their start", warmup)
 	}
 	t, ok := w.(workload.Timed)
 	if !ok {
