@@ -52,7 +52,7 @@ type Trend struct {
 // least the series' own. A block is as long as the leading lags at which the series, less its
 // Theil-Sen trend, is significantly autocorrelated (outside ±1.96/√n) plus one, and at least
 // ⌈n^(1/3)⌉ points (Hall, Horowitz and Jing 1995). On simulated AR(1) rates with no trend
-// the test rejects at 5% about 5% of the time without autocorrelation and 10-13% of the time
+// the test rejects at 5% about 5% of the time without autocorrelation and 10-15% of the time
 // with a lag-1 correlation of 0.5-0.7, where the plain test rejects 24-42% (trend_test.go);
 // Hamed and Rao's variance correction (1998), tried first, did worse on both. ok is false
 // with fewer than 3 values.
