@@ -49,6 +49,9 @@ type runFlags struct {
 	thresholds    verdict.Thresholds
 	// stallTimeout is the stall watchdog's limit; 0 turns it off.
 	stallTimeout time.Duration
+	// excludeWarmup is --exclude-warmup: seconds left out at the start of every step that
+	// runs for a duration.
+	excludeWarmup float64
 	// cpuProfile, cpuProfileHz and counters are --cpu-profile, --cpu-profile-hz and
 	// --counters as given; profiling, set by checkFlags, what they ask for.
 	cpuProfile   string
@@ -118,6 +121,7 @@ configuration.`,
 	fl.StringVar(&f.verify, "verify", string(workload.VerifyEnd), "when to check that nothing written was lost: end (after the last step) or each-step (also after every step that writes)")
 	fl.Float64Var(&f.clientCPULimit, "client-cpu-limit", measure.DefaultClientCPULimitPct, "client-saturation check: a step in which the client (this process; server engines only) used more than `PCT` percent of all CPUs is marked client-bound, as the client may have limited the engine (more than 0, at most 100)")
 	fl.StringArrayVar(&f.thresholdFlag, "threshold", nil, "a verdict's threshold, `CHECK=VALUE` (repeatable, or comma-separated): a step whose figure passes it is flagged in run.json, the summary and the report (checks and defaults: docs/results.md, Verdicts)")
+	fl.Float64Var(&f.excludeWarmup, "exclude-warmup", 0, "leave the first `SECONDS` of every step that runs for a duration (query steps of the corrected variant, LinkBench's run.N, iiBench with --seconds, capacity levels) out of its figures: rates, totals, latencies and costs count from the first tick after them; the per-second series keeps them. 0 (default): count everything, as the reference does")
 	fl.DurationVar(&f.stallTimeout, "stall-timeout", 5*time.Minute, "stall watchdog: fail a step in which no operation completes for this long (a frozen or stuck engine), cancel its clients and close the engine; 0 turns the watchdog off")
 	fl.StringVar(&f.cpuProfile, "cpu-profile", "off", "a CPU profile of the DBMS per step (a server's process tree, or this process for an embedded engine), written to profiles/ and drawn as flame graphs in the report: `MODE` step (the whole measured time; --cpu-profile alone), windows (10 s every 60 s, as the reference's scripts) or off (docs/efficiency.md)")
 	fl.Lookup("cpu-profile").NoOptDefVal = "step"
@@ -197,7 +201,7 @@ func (f *runFlags) runAll(sig runSignals, pl *plan.Plan, run *result.Run, dir *r
 	terminal := progressOut != nil && runner.IsTerminal(progressOut)
 	wp := pl.Execution(dir, run, workload.Env{Log: log, Runner: &runner.Runner{Clock: runner.SystemClock(),
 		Progress: runner.NewProgress(stderr, terminal), ClientCPULimitPct: f.clientCPULimit, Thresholds: f.thresholds, StallTimeout: f.stallTimeout,
-		Histograms: hdrlog.NewDir(filepath.Join(dir.Path(), hdrlog.DirName))}})
+		Warmup: workload.Seconds(f.excludeWarmup), Histograms: hdrlog.NewDir(filepath.Join(dir.Path(), hdrlog.DirName))}})
 	wp.Profiling = f.profiling
 	pl.Announce(log)
 	if f.profiling.On() {

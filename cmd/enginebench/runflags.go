@@ -41,6 +41,9 @@ func (f *runFlags) checkFlags(fl *pflag.FlagSet, sp *runspec.Spec, name string) 
 	if f.summary != summaryBrief && f.summary != summaryFull {
 		return fmt.Errorf("--summary %q: want %s (the top summary, the throughput table and the flags) or %s (every table)", f.summary, summaryBrief, summaryFull)
 	}
+	if math.IsNaN(f.excludeWarmup) || f.excludeWarmup < 0 {
+		return fmt.Errorf("--exclude-warmup %v: want 0 (none) or more seconds", f.excludeWarmup)
+	}
 	if f.stallTimeout < 0 {
 		return fmt.Errorf("--stall-timeout %v: want a duration of 0 (no watchdog) or more", f.stallTimeout)
 	}

@@ -56,7 +56,7 @@ func (f *runFlags) options(fl *pflag.FlagSet, args []string, sp *runspec.Spec, w
 	}
 	o := plan.Options{Engines: f.engines, Spec: sp, Warnings: warnings, Set: f.set, DSN: f.dsn, DBPID: f.dbPID,
 		JobIndex: f.sh.jobIndex(os.Getenv), Keep: f.keep, DropExisting: f.dropExisting,
-		DataDir: f.dataDir, Out: f.out, Repeat: f.repeat, RepeatAuto: f.repeatAuto, Shard: f.sh.parsed, ClientCPULimitPct: f.clientCPULimit, Thresholds: f.thresholds, Getenv: os.Getenv}
+		DataDir: f.dataDir, Out: f.out, Repeat: f.repeat, RepeatAuto: f.repeatAuto, Shard: f.sh.parsed, ClientCPULimitPct: f.clientCPULimit, Thresholds: f.thresholds, Warmup: f.excludeWarmup, Getenv: os.Getenv}
 	if fl.Changed("memory-limit") {
 		o.MemoryLimit = &f.memoryLimit
 	}

@@ -127,6 +127,7 @@ func TestRunSpecBadInputExitsTwoBeforeWork(t *testing.T) {
 		{"bad parameter value", "params:\n  rows: many\n" + one, nil, `spec.yaml:2: params: rows: "many" is not valid`},
 		{"parameter out of range", "params:\n  clients: 0\n" + one, nil, "--clients must be > 0"},
 		{"client CPU limit out of range", "params:\n  client-cpu-limit: 101\n" + one, nil, "--client-cpu-limit 101: want a percentage of all CPUs"},
+		{"warm-up longer than a step", "workload: iibench\nparams:\n  seconds: 5\n  exclude-warmup: 5\n" + one, nil, "--exclude-warmup 5: step run runs for 5"},
 		{"seconds not finite", "params:\n  query-seconds: .nan\n" + one, nil, `spec.yaml:2: params: query-seconds: ".nan" is not valid`},
 		{"seconds too large", "params:\n  query-seconds: 1e300\n" + one, nil, `spec.yaml:2: params: query-seconds: "1e300" is not valid`},
 		{"unknown scale", "scale: huge\n" + one, nil, `unknown scale "huge"`},

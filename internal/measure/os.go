@@ -435,6 +435,13 @@ func (o *OS) Begin(ctx context.Context, now time.Time) {
 	o.freqStart, o.freqMin, o.freqOK = o.begin.env.freqMHz, o.begin.env.freqMHz, o.begin.env.freqOK
 }
 
+// Rebase implements runner.Rebaser: the step's totals count from the reading of the Sample
+// just taken at now (the end of the step's warm-up), and its peak resident memory from then.
+func (o *OS) Rebase(ctx context.Context, now time.Time) {
+	o.begin, o.beginAt = o.prev, now
+	o.maxRSS, o.rssOK = o.prev.dbRSS, o.prev.dbOK
+}
+
 // Sample implements runner.Sampler: the usage of the interval since the previous call, the
 // DBMS's resident memory and the data directory's size now.
 func (o *OS) Sample(ctx context.Context, now time.Time) map[string]float64 {

@@ -150,6 +150,30 @@ func TestFixtureSample(t *testing.T) {
 	}
 }
 
+// Rebased at the end of a warm-up, a step's totals count from the Sample taken then: what
+// happened before (proc-a to proc-b) is left out, and so is the warm-up's peak memory.
+func TestFixtureRebase(t *testing.T) {
+	o := fixtureOS(t, 4343)
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	o.Begin(ctx, t0)
+	switchTo(t, o, "testdata/proc-b")
+	o.Sample(ctx, t0.Add(5*time.Second))
+	o.Rebase(ctx, t0.Add(5*time.Second))
+	res := &result.Step{}
+	o.End(ctx, t0.Add(8*time.Second), res)
+	u := res.Usage
+	for _, k := range []string{KeyCPU, KeyCS, KeyWrites, KeyWriteKB, KeyDBCPU, KeyDBWriteKB} {
+		if v, ok := u[k]; !ok || v != 0 {
+			t.Errorf("%s = %v (present %v), want 0: nothing happened after the warm-up", k, v, ok)
+		}
+	}
+	page := float64(os.Getpagesize())
+	if u[KeySeconds] != 3 || !approx(u[KeyMaxRSSMB], 791*page/(1<<20), 1e-9) {
+		t.Errorf("usage over %v s, peak %v MiB; want 3 s and proc-b's memory", u[KeySeconds], u[KeyMaxRSSMB])
+	}
+}
+
 // An embedded engine: the DBMS is the client process; there is no separate client figure,
 // and the notes say the DBMS figures include the harness.
 func TestFixtureEmbedded(t *testing.T) {

@@ -20,9 +20,10 @@ func divideSampled(st *result.Step, b Basis) {
 }
 
 // sampledUnits returns the units of op in the windows of a windowed sampling, or in the whole
-// step otherwise.
+// step otherwise: its ops' units, or with a warm-up, which they leave out and the sampling
+// does not, those of every interval.
 func sampledUnits(st *result.Step, op, mode string, windows []result.Window) float64 {
-	if mode != result.ModeWindows {
+	if mode != result.ModeWindows && st.Warmup == nil {
 		if o := st.Ops[op]; o != nil {
 			return float64(o.Units)
 		}
@@ -35,6 +36,12 @@ func sampledUnits(st *result.Step, op, mode string, windows []result.Window) flo
 	var units float64
 	for i := range ivs.Len() {
 		end := ivs.Time(i)
+		if mode != result.ModeWindows {
+			if o, ok := ivs.Op(i, op); ok {
+				units += float64(o.Units)
+			}
+			continue
+		}
 		for _, w := range windows {
 			if inWindow(end, w) {
 				if o, ok := ivs.Op(i, op); ok {

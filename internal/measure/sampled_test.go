@@ -27,3 +27,20 @@ func TestDivideSampled(t *testing.T) {
 		t.Errorf("step: %s %v, want insert 210", c.PerOp, c.Ops)
 	}
 }
+
+// A profile of the whole step of a step with a warm-up, which its ops leave out and the
+// profile does not, is divided by every second's units.
+func TestDivideSampledWithWarmup(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ivs := &result.Series{}
+	for s := 1; s <= 6; s++ {
+		i := ivs.Append(s, start.Add(time.Duration(s)*time.Second))
+		ivs.SetOp(i, "insert", result.IntervalOp{Count: 1, Units: int64(10 * s)})
+	}
+	st := &result.Step{Ops: map[string]*result.Op{"insert": {Units: 150}}, Intervals: ivs,
+		Warmup: &result.Warmup{AskedSeconds: 2, Seconds: 2, Intervals: 2}, Counters: &result.Counters{Mode: result.ModeStep}}
+	Derive(st, Basis{PerOp: "insert"})
+	if c := st.Counters; c.Ops != 210 {
+		t.Errorf("step with a warm-up: %v, want every second's 210", c.Ops)
+	}
+}

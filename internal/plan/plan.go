@@ -57,6 +57,9 @@ type Options struct {
 	// Thresholds are the verdicts' limits (--threshold), recorded in run.json; nil: the
 	// defaults.
 	Thresholds verdict.Thresholds
+	// Warmup is --exclude-warmup: the seconds left out at the start of every step that runs
+	// for a duration; 0 for none.
+	Warmup float64
 	// Getenv reads the environment (ENGINEBENCH_DSN, a run spec's dsn_env).
 	Getenv func(string) string
 }
@@ -161,6 +164,9 @@ func (p *Plan) configure() error {
 		return err
 	}
 	if err := checkShardConfigs(o, p.Registry, cps); err != nil {
+		return err
+	}
+	if err := checkWarmup(o.Warmup, p.Workload, o.Shard.Sharded()); err != nil {
 		return err
 	}
 	return p.repeatConfigs()

@@ -231,6 +231,12 @@ type Step struct {
 	// Verdicts are the checks of the step's environment, of what it declared against what it
 	// measured and of its steady state (docs/results.md, Verdicts).
 	Verdicts []Verdict `json:"verdicts,omitempty"`
+	// Steady is the steady-state check's trend test and settling time; nil where it did not
+	// test (no primary operation, too few intervals).
+	Steady *Steady `json:"steady,omitempty"`
+	// Warmup is the warm-up left out of the step's figures (--exclude-warmup); nil when none
+	// was.
+	Warmup *Warmup `json:"warmup,omitempty"`
 	// Intervals is the per-second series (nil: none); it is written to intervals.csv, not to
 	// run.json.
 	Intervals *Series `json:"-"`
@@ -386,7 +392,7 @@ type Period struct {
 }
 
 // PeriodOp is one operation type in one period: units and rate over the period (Units,
-// PerSec, Latency) and since the step's start (CumUnits, CumPerSec, CumLatency).
+// PerSec, Latency) and since the step's start, or the end of its warm-up (CumUnits, CumPerSec, CumLatency).
 type PeriodOp struct {
 	Count      int64   `json:"count"`
 	Units      int64   `json:"units"`

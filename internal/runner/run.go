@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/verdict"
 )
@@ -57,7 +58,7 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 		defer procsForWaits(s.Workers)()
 	}
 	start := clock.Now()
-	res := &result.Step{Name: s.Name, Status: result.StatusRunning, StartedAt: start}
+	res := &result.Step{Name: s.Name, Primary: s.Primary, Status: result.StatusRunning, StartedAt: start}
 	if r.Progress != nil {
 		r.Progress.StepStarted(r.label(s.Name), s.ExpectUnits)
 	}
@@ -78,15 +79,16 @@ func (r *Runner) Run(ctx context.Context, s Step) *result.Step {
 	<-deadlineDone
 	st.tick(ctx, sr.recs, false)
 
-	res.Seconds = stepSeconds(&s, sr, start)
+	res.Seconds = stepSeconds(&s, sr, start, st.measuredFrom())
 	res.Clients = sr.clients
 	res.Status, res.Error = stepStatus(ctx, sr.failErr)
 	res.Notes = append(sr.notes, st.closeLog()...)
+	res.Warmup, res.Notes = st.warmupResult(res.Notes)
 	res.Ops, res.Retries = opResults(s.Ops, st.tot, res.Seconds)
 	res.Fairness = fairness(start, sr.clientEnd)
 	st.series.Trim()
 	res.Intervals = st.series
-	ratePercentiles(res, start)
+	ratePercentiles(res, st.measuredFrom(), st.warmIntervals)
 	res.Periods = st.periods
 	endCtx := stalledContext(ctx, sr.failErr)
 	for _, sm := range r.Samplers {
@@ -114,18 +116,18 @@ func (r *Runner) clockAndTick() (Clock, time.Duration) {
 	return clock, tick
 }
 
-// stepSeconds returns how long the step ran from start: until every foreground worker had
-// returned (with none, every worker), at most s.Duration.
-func stepSeconds(s *Step, sr *stepRun, start time.Time) float64 {
+// stepSeconds returns the step's measured time, from measured (its start, or the end of its
+// warm-up) until every foreground worker had returned (with none, every worker), at most
+// until s.Duration after start.
+func stepSeconds(s *Step, sr *stepRun, start, measured time.Time) float64 {
 	end := sr.fgEnd
 	if sr.clients == 0 {
 		end = sr.allEnd
 	}
-	elapsed := end.Sub(start)
-	if s.Duration > 0 && elapsed > s.Duration {
-		elapsed = s.Duration
+	if s.Duration > 0 && end.Sub(start) > s.Duration {
+		end = start.Add(s.Duration)
 	}
-	return max(elapsed.Seconds(), 0)
+	return max(end.Sub(measured).Seconds(), 0)
 }
 
 // opResults returns each operation's totals over a step of seconds, and its retries (nil
@@ -195,20 +197,21 @@ func stepStatus(ctx context.Context, failErr error) (status, msg string) {
 }
 
 // ratePercentiles sets the p50 and p99 of each op's per-second rate (see measure.RatePercentile)
-// over the step's whole intervals: every one but the last, which the step's end cuts short,
-// each its units over its length. An interval of no length (a manual clock that stood still)
-// has no rate.
-func ratePercentiles(res *result.Step, start time.Time) {
+// over the step's whole measured intervals: every one after the skip of a warm-up, which
+// ended at from (else from is the step's start), but the last, which the step's end cuts
+// short, each its units over its length. An interval of no length (a manual clock that stood
+// still) has no rate.
+func ratePercentiles(res *result.Step, from time.Time, skip int) {
 	ivs := res.Intervals
-	if ivs.Len() < 2 {
+	if ivs.Len() < skip+2 {
 		return
 	}
 	whole := ivs.Len() - 1
-	rates := make([]float64, 0, whole)
+	rates := make([]float64, 0, whole-skip)
 	for name, op := range res.Ops {
 		rates = rates[:0]
-		from := start
-		for i := range whole {
+		from := from
+		for i := skip; i < whole; i++ {
 			if secs := ivs.Time(i).Sub(from).Seconds(); secs > 0 {
 				o, _ := ivs.Op(i, name)
 				rates = append(rates, float64(o.Units)/secs)
@@ -289,13 +292,65 @@ type stepStats struct {
 	per, prev             []opStats
 	lastPeriod, prevStart time.Time
 	periods               []result.Period
+	// warmEnd is when the step's warm-up ends (Runner.Warmup), zero without one; warming is
+	// true until a tick at or after it ends the warm-up, at warmedAt, after warmIntervals
+	// intervals.
+	warmEnd       time.Time
+	warming       bool
+	warmedAt      time.Time
+	warmIntervals int
 }
 
 // newStepStats returns the statistics of step s, started at start, ticking every tick.
 func newStepStats(r *Runner, s *Step, clock Clock, start time.Time, tick time.Duration) *stepStats {
 	n := len(s.Ops)
-	return &stepStats{r: r, s: s, clock: clock, start: start, last: start, lastPeriod: start, every: tick,
+	st := &stepStats{r: r, s: s, clock: clock, start: start, last: start, lastPeriod: start, every: tick,
 		spare: newOpBuffer(n), series: &result.Series{}, iv: make([]opStats, n), tot: make([]opStats, n), per: make([]opStats, n), prev: make([]opStats, n)}
+	if r.Warmup > 0 && s.Duration > 0 {
+		st.warmEnd, st.warming = start.Add(r.Warmup), true
+	}
+	return st
+}
+
+// endWarmup ends the step's warm-up at the tick of now, once the interval that ends then was
+// added to the totals: the totals and the current period are reset (the warm-up's records
+// are left out of the step's figures), the measured time starts now, and every Rebaser
+// sampler takes its baseline again.
+func (st *stepStats) endWarmup(ctx context.Context, now time.Time) {
+	st.warming, st.warmedAt, st.warmIntervals = false, now, st.series.Len()
+	for i := range st.tot {
+		st.tot[i].reset()
+		st.per[i].reset()
+	}
+	st.lastPeriod = now
+	for _, sm := range st.r.Samplers {
+		if rb, ok := sm.(Rebaser); ok {
+			rb.Rebase(ctx, now)
+		}
+	}
+}
+
+// measuredFrom returns when the step's measured time began: the end of its warm-up, or its
+// start.
+func (st *stepStats) measuredFrom() time.Time {
+	if st.warmedAt.IsZero() {
+		return st.start
+	}
+	return st.warmedAt
+}
+
+// warmupResult returns the warm-up the step left out (nil when it had none) and notes with
+// a note added when the step ended before its warm-up did.
+func (st *stepStats) warmupResult(notes []string) (*result.Warmup, []string) {
+	switch {
+	case st.warming:
+		return nil, append(notes, fmt.Sprintf("the step ended before a tick ended its warm-up of %s: its figures count all of it",
+			numfmt.Seconds(st.r.Warmup.Seconds())))
+	case st.warmedAt.IsZero():
+		return nil, notes
+	}
+	return &result.Warmup{AskedSeconds: st.r.Warmup.Seconds(), Seconds: st.warmedAt.Sub(st.start).Seconds(),
+		Intervals: st.warmIntervals}, notes
 }
 
 // tick collects every recorder's records of the interval that ends now, appends the interval
@@ -327,7 +382,12 @@ func (st *stepStats) tick(ctx context.Context, recs []*Recorder, periodic bool) 
 		}
 		st.iv[i].reset()
 	}
-	st.period(now, periodic)
+	switch {
+	case st.warming && periodic && !now.Before(st.warmEnd):
+		st.endWarmup(ctx, now)
+	case !st.warming || !periodic: // a step that ends in its warm-up has it in its last period
+		st.period(now, periodic)
+	}
 	secs := now.Sub(st.last).Seconds()
 	st.last = now
 	if periodic && st.r.Progress != nil {
@@ -391,7 +451,7 @@ func (st *stepStats) period(now time.Time, periodic bool) {
 	}
 	p := result.Period{End: now.Sub(st.start).Seconds(), Seconds: now.Sub(start).Seconds(),
 		Ops: make(map[string]result.PeriodOp, len(st.s.Ops))}
-	cum := now.Sub(st.start).Seconds()
+	cum := now.Sub(st.measuredFrom()).Seconds() // since the step's measured start
 	for i, spec := range st.s.Ops {
 		o, t := &st.per[i], &st.tot[i]
 		po := result.PeriodOp{Count: o.count, Units: o.units, Errors: o.errors,

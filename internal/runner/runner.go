@@ -56,7 +56,10 @@ type Worker struct {
 
 // Step describes a step to run.
 type Step struct {
-	Name    string
+	Name string
+	// Primary names the operation whose rate is the step's headline (result.Step.Primary),
+	// set on the result before the step's verdicts judge it; empty for none.
+	Primary string
 	Ops     []OpSpec
 	Workers []Worker
 	// Duration, when > 0, ends the step after that long by cancelling the workers' context.
@@ -170,6 +173,19 @@ type Runner struct {
 	// Histograms, when set, gets the latency histograms of every interval of every step as
 	// the runner collects them (the run directory's HdrHistogram logs, package hdrlog).
 	Histograms HistogramLog
+	// Warmup, when > 0, is left out of the figures of every step that runs for a Duration
+	// (--exclude-warmup): the step's measured time starts at its first tick at or after
+	// Warmup, when its totals are reset and every Rebaser sampler takes its baseline again.
+	// The intervals before are kept in the series; the step's Warmup says how many. A step
+	// that ends before its warm-up does counts everything, and its notes say so.
+	Warmup time.Duration
+}
+
+// Rebaser is a Sampler whose step totals (End) can start later than Begin: at the end of a
+// step's warm-up (Runner.Warmup) the runner calls Rebase with the time of the tick that ended
+// it, after that tick's Sample, and the totals End adds to the step then count from now.
+type Rebaser interface {
+	Rebase(ctx context.Context, now time.Time)
 }
 
 // HistogramLog receives the latency histograms of every interval of the steps a Runner runs,

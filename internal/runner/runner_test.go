@@ -1253,7 +1253,7 @@ func TestRatePercentilesSkipTheLastInterval(t *testing.T) {
 		add(2*time.Second, int64(2000*(i+1))) // 1000/s, 2000/s, ... 10000/s
 	}
 	add(100*time.Millisecond, 1) // 10/s
-	ratePercentiles(res, t0)
+	ratePercentiles(res, t0, 0)
 	op := res.Ops["insert"]
 	if op.RateP50 == nil || op.RateP99 == nil {
 		t.Fatal("no percentiles from ten whole intervals")

@@ -15,8 +15,8 @@ const (
 	t975df4 = 2.776445
 )
 
-// near reports whether got is within a relative 1e-6 of want (the tables' digits).
-func near(got, want float64) bool { return math.Abs(got-want) <= 1e-6*math.Abs(want) }
+// nearRel reports whether got is within a relative 1e-6 of want (the tables' digits).
+func nearRel(got, want float64) bool { return math.Abs(got-want) <= 1e-6*math.Abs(want) }
 
 // wantInterval is exp(m ± t·s/√n) worked by hand from a sample's mean m, standard deviation s
 // and the tabulated t.
@@ -27,7 +27,7 @@ func wantInterval(m, s, t float64, n int) (est, lo, hi float64) {
 
 func checkInterval(t *testing.T, iv Interval, est, lo, hi float64, n int) {
 	t.Helper()
-	if !near(iv.Estimate, est) || !near(iv.Lo, lo) || !near(iv.Hi, hi) || iv.N != n || iv.Level != Level {
+	if !nearRel(iv.Estimate, est) || !nearRel(iv.Lo, lo) || !nearRel(iv.Hi, hi) || iv.N != n || iv.Level != Level {
 		t.Errorf("interval %+v, want estimate %v in %v-%v over %d rounds at %v", iv, est, lo, hi, n, Level)
 	}
 }
@@ -41,7 +41,7 @@ func TestLogMeanIntervalStudentT(t *testing.T) {
 	}
 	est, lo, hi := wantInterval(0.05, math.Sqrt(0.025/4), t975df4, 5)
 	checkInterval(t, iv, est, lo, hi, 5)
-	if h := t975df4 * math.Sqrt(0.025/4) / math.Sqrt(5); !near(iv.HalfWidthPct(), 100*(math.Exp(h)-1)) {
+	if h := t975df4 * math.Sqrt(0.025/4) / math.Sqrt(5); !nearRel(iv.HalfWidthPct(), 100*(math.Exp(h)-1)) {
 		t.Errorf("half-width %v%%, want %v%%", iv.HalfWidthPct(), 100*(math.Exp(h)-1))
 	}
 	if !iv.Contains(1) || iv.Contains(lo*0.999) || iv.Contains(hi*1.001) {

@@ -18,12 +18,10 @@ func TestEnvStep(t *testing.T) {
 		measure.KeyThrottles: 0,
 	}
 	got := states(Step(&result.Step{Name: "qr100", Usage: quiet}, nil))
-	for _, c := range Checks() {
-		if c.Name == "steady" || c.Name == "cached_reads" || c.Name == "iobound_reads" {
-			continue // not an environment check
-		}
-		if v := got[c.Name]; v.State != result.VerdictOK || v.Value == nil || v.Threshold == nil || *v.Threshold != c.Default {
-			t.Errorf("quiet step: %s %+v, want ok at its default threshold %g", c.Name, v, c.Default)
+	for _, c := range []string{"steal", "other_cpu", "psi_cpu", "psi_io", "psi_memory", "swap", "freq_drop", "throttle"} {
+		def := Defaults()[c]
+		if v := got[c]; v.State != result.VerdictOK || v.Value == nil || v.Threshold == nil || *v.Threshold != def {
+			t.Errorf("quiet step: %s %+v, want ok at its default threshold %g", c, v, def)
 		}
 	}
 	noisy := map[string]float64{

@@ -49,7 +49,9 @@ func Checks() []Check {
 		{"throttle", "events", "the CPUs' thermal throttle events during the step (thermal_throttle core and package counts)", 0},
 		{"cached_reads", "reads/op", "device reads per operation of a query or request step of the cached preset above this: the data was not cached", 0.1},
 		{"iobound_reads", "reads/op", "device reads per operation of a query or request step of the iobound preset below this (flags a value under the threshold): the data was cached", 0.1},
-		{"steady", "%", "how far the rate moved over the measured time by its trend (Theil-Sen slope), where a trend test finds one", 10},
+		{"steady", "%", "how far the primary operation's per-second rate moved over the measured time by its trend (the Theil-Sen slope times the measured seconds, as a percentage of the median rate), where the Mann-Kendall test finds a trend at steady_alpha", 10},
+		{"steady_alpha", "p", "not a check: the significance level of the steady check's trend test (a p-value under it is a trend)", 0.05},
+		{"settle_band", "%", "not a check: the band around the final rate the settling time counts to (settle_seconds)", 10},
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 
 // stepChecks are the checks of a step, each given the step with its usage, resources and
 // per-second series, in the order their verdicts are listed.
-var stepChecks = []func(s *result.Step, th Thresholds) []result.Verdict{env}
+var stepChecks = []func(s *result.Step, th Thresholds) []result.Verdict{env, steady}
 
 // hostChecks are the checks of the host a run ran on.
 var hostChecks = []func(h *result.Host, th Thresholds) []result.Verdict{hostSettings}

@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -42,6 +43,23 @@ type Benchmark interface {
 	// c % N's).
 	Clients() int
 }
+
+// Timed is a Benchmark that knows, before the run, which of its steps run for a duration
+// (runner.Step.Duration) and how long: the steps --exclude-warmup applies to, which the plan
+// checks it against.
+type Timed interface {
+	TimedSteps() []TimedStep
+}
+
+// TimedStep is a step of a run that runs for a duration: its name ("qr100", "run.N" for a
+// series of them, "cap.N" for a capacity search's levels) and its duration.
+type TimedStep struct {
+	Name     string
+	Duration time.Duration
+}
+
+// Seconds returns secs seconds as a Duration.
+func Seconds(secs float64) time.Duration { return time.Duration(secs * float64(time.Second)) }
 
 // Options are what a run gives every workload besides its own flags.
 type Options struct {

@@ -129,6 +129,12 @@ func Execute(ctx context.Context, p Plan) (*result.Run, error) {
 	fid := p.Workload.Fidelity()
 	run.Workload = result.Workload{Name: p.Workload.Name(), Scale: p.Workload.Scale(),
 		Variant: string(fid.Variant), Verify: string(fid.Verify), Params: p.Workload.Params()}
+	if r := p.Env.Runner; r != nil && r.Warmup > 0 { // recorded only when used (--exclude-warmup)
+		if run.Workload.Params == nil {
+			run.Workload.Params = map[string]any{}
+		}
+		run.Workload.Params["exclude_warmup_seconds"] = r.Warmup.Seconds()
+	}
 	s := saver{dir: p.Dir, run: run, log: p.Env.Log}
 	save := s.save
 	auto := p.startAuto(run)

@@ -75,6 +75,14 @@ func (w *Workload) EstimateBytes() int64 {
 // query thread q client InsertThreads + q): a sharded run splits them over its shards.
 func (w *Workload) Clients() int { return w.p.InsertThreads + w.p.QueryThreads }
 
+// TimedSteps implements workload.Timed: the run's one step when --seconds ends it.
+func (w *Workload) TimedSteps() []workload.TimedStep {
+	if w.p.Seconds <= 0 {
+		return nil
+	}
+	return []workload.TimedStep{{Name: stepName, Duration: workload.Seconds(w.p.Seconds)}}
+}
+
 // MemoryLimit implements workload.Capped: the scale preset's memory cap in bytes, 0 for none.
 func (w *Workload) MemoryLimit() int64 { return w.p.MemoryLimit }
 
@@ -140,7 +148,6 @@ func (r *run) step(ctx context.Context) *result.Step {
 	p := r.p
 	r.start = r.env.Runner.Clock.Now()
 	st := r.env.Runner.Run(ctx, r.threads())
-	st.Primary = "insert"
 	if st.Status == result.StatusOK && p.MaxInsertRate > 0 {
 		var achieved float64
 		if op := st.Ops["insert"]; op != nil {
@@ -167,7 +174,7 @@ func (r *run) step(ctx context.Context) *result.Step {
 // threads returns the step of this shard's insert and query threads.
 func (r *run) threads() runner.Step {
 	p := r.p
-	s := runner.Step{Name: stepName, Ops: []runner.OpSpec{{Name: "insert"}, {Name: "query"}},
+	s := runner.Step{Name: stepName, Primary: "insert", Ops: []runner.OpSpec{{Name: "insert"}, {Name: "query"}},
 		ProgressOp: opInsert,
 		Duration:   time.Duration(p.Seconds * float64(time.Second)),
 		Report:     time.Duration(p.ReportSeconds * float64(time.Second)),

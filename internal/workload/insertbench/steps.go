@@ -46,6 +46,22 @@ func (w *Workload) EstimateBytes() int64 { return w.p.EstimateBytes() }
 // Clients are the clients, one table each: a sharded run splits them over its shards.
 func (w *Workload) Clients() int { return w.p.Clients }
 
+// TimedSteps implements workload.Timed: the query steps of the corrected variant, which last
+// QuerySeconds (the reference's end when their writers are done), and the levels of a
+// capacity search, which runs after the steps.
+func (w *Workload) TimedSteps() []workload.TimedStep {
+	var out []workload.TimedStep
+	for _, s := range w.p.Steps {
+		if strings.HasPrefix(s, "q") && w.p.Corrected() {
+			out = append(out, workload.TimedStep{Name: s, Duration: workload.Seconds(w.p.QuerySeconds)})
+		}
+	}
+	if w.p.Capacity.On {
+		out = append(out, workload.TimedStep{Name: "cap.N", Duration: workload.Seconds(w.p.Capacity.LevelSeconds)})
+	}
+	return out
+}
+
 // MemoryLimit implements workload.Capped: the scale preset's memory cap in bytes, 0 for none.
 func (w *Workload) MemoryLimit() int64 { return w.p.MemoryLimit }
 
@@ -207,11 +223,11 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	case "l.i0":
 		st, err = r.load(ctx)
 	case "l.x":
-		st = r.env.Runner.Run(ctx, r.createIndexes())
+		st = r.runStep(ctx, r.createIndexes())
 	case "l.i1":
-		st = r.env.Runner.Run(ctx, r.insertDelete(name, r.p.RowsI1, r.p.BatchI1))
+		st = r.runStep(ctx, r.insertDelete(name, r.p.RowsI1, r.p.BatchI1))
 	case "l.i2":
-		st = r.env.Runner.Run(ctx, r.insertDelete(name, r.p.RowsI2, r.p.BatchI2))
+		st = r.runStep(ctx, r.insertDelete(name, r.p.RowsI2, r.p.BatchI2))
 	case "cleanup":
 		st = r.cleanup(ctx)
 	case "scan":
@@ -299,6 +315,13 @@ func (r *run) basis(step string) measure.Basis {
 		b.BytesPerWrite = r.p.RowBytes()
 	}
 	return b
+}
+
+// runStep runs s on the runner with its primary operation (primaryOp), which its verdicts
+// judge.
+func (r *run) runStep(ctx context.Context, s runner.Step) *result.Step {
+	s.Primary = primaryOp(s.Name)
+	return r.env.Runner.Run(ctx, s)
 }
 
 // primaryOp names the op whose rate is a step's headline: ips for the l.* steps (l.x: rows
@@ -420,7 +443,7 @@ func (r *run) load(ctx context.Context) (*result.Step, error) {
 		ph.Beat()
 	}
 	ph.Stop()
-	return r.env.Runner.Run(ctx, r.writersStep("l.i0", r.p.Rows, r.p.BatchI0, false)), nil
+	return r.runStep(ctx, r.writersStep("l.i0", r.p.Rows, r.p.BatchI0, false)), nil
 }
 
 // insertDelete is l.i1 and l.i2: each client inserts and deletes side by side, so each table
@@ -532,7 +555,7 @@ func (r *run) cleanup(ctx context.Context) *result.Step {
 			return rec.Do(0, time.Time{}, func() (int64, error) { return 1, cr.run(rec.OpContext(), c) })
 		}}}}
 	r.env.LongOps(&s, r.eng)
-	st := r.env.Runner.Run(ctx, s)
+	st := r.runStep(ctx, s)
 	st.EngineStatsBefore = before
 	st.Notes = cr.notes
 	return st
@@ -604,7 +627,7 @@ func (r *run) scan(ctx context.Context) *result.Step {
 		}})
 	}
 	r.env.LongOps(&s, r.eng)
-	st := r.env.Runner.Run(ctx, s)
+	st := r.runStep(ctx, s)
 	for i := range phases {
 		if phases[i].Seconds > 0 {
 			phases[i].PerSec = float64(phases[i].Rows) / phases[i].Seconds

@@ -75,6 +75,19 @@ func (w *Workload) EstimateBytes() int64 { return w.p.estBytes }
 // the load's link loaders and node loader, or the requesters.
 func (w *Workload) Clients() int { return max(w.p.Loaders+1, w.p.Requesters) }
 
+// TimedSteps implements workload.Timed: with the run phase, its warmup (--warmup-seconds)
+// and its intervals run.1 ... run.N, each of IntervalSeconds.
+func (w *Workload) TimedSteps() []workload.TimedStep {
+	if !slices.Contains(w.p.Steps, "run") {
+		return nil
+	}
+	var out []workload.TimedStep
+	if w.p.WarmupSeconds > 0 {
+		out = append(out, workload.TimedStep{Name: "warmup", Duration: workload.Seconds(w.p.WarmupSeconds)})
+	}
+	return append(out, workload.TimedStep{Name: "run.N", Duration: workload.Seconds(w.p.IntervalSeconds)})
+}
+
 // MemoryLimit implements workload.Capped: the scale preset's memory cap in bytes, 0 for none.
 func (w *Workload) MemoryLimit() int64 { return w.p.MemoryLimit }
 

@@ -98,6 +98,7 @@ func (r *run) load(ctx context.Context) *result.Step {
 			return r.nodeLoader(ctx, rec, &tallies[p.Loaders])
 		}})
 	}
+	s.Primary = "link"
 	st := r.env.Runner.Run(ctx, s)
 	for i := range tallies {
 		r.tally.add(&tallies[i])
@@ -109,7 +110,6 @@ func (r *run) load(ctx context.Context) *result.Step {
 			st.Status, st.Error = e.Status, e.Error
 		}
 	}
-	st.Primary = "link"
 	return r.finish(st, p.VerifyAfter(true, r.lastStep("load")), r.lastStep("load"), r.loadBasis)
 }
 
@@ -301,11 +301,11 @@ func (r *run) index(ctx context.Context) *result.Step {
 			})
 		}}}}
 	r.env.LongOps(&s, r.eng)
+	s.Primary = "index"
 	st := r.env.Runner.Run(ctx, s)
 	if st.Status == result.StatusOK {
 		r.indexed = true
 	}
-	st.Primary = "index"
 	return r.finish(st, r.p.VerifyAfter(true, r.lastStep("index")), r.lastStep("index"), func() measure.Basis {
 		return measure.Basis{PerOp: "index", LiveBytes: float64(r.want().bytes)}
 	})

@@ -194,7 +194,7 @@ func (r *run) allDone(reqs []*requester) bool {
 
 // interval runs one request step of secs seconds.
 func (r *run) interval(ctx context.Context, reqs []*requester, name string, secs float64, warmup bool) *result.Step {
-	s := runner.Step{Name: name, Ops: requestOps(), Duration: time.Duration(secs * float64(time.Second)),
+	s := runner.Step{Name: name, Primary: "requests", Ops: requestOps(), Duration: time.Duration(secs * float64(time.Second)),
 		ProgressOp: opTotal, Requests: true}
 	for _, q := range own(reqs) {
 		s.Workers = append(s.Workers, runner.Worker{Client: q.i, Run: func(ctx context.Context, rec *runner.Recorder) error {
@@ -206,7 +206,6 @@ func (r *run) interval(ctx context.Context, reqs []*requester, name string, secs
 		r.tally.add(&q.t)
 		q.t = tally{}
 	}
-	st.Primary = "requests"
 	return st
 }
 

@@ -1,0 +1,183 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/enginebench/enginebench/internal/engine/enginetest"
+	"github.com/enginebench/enginebench/internal/engine/kv"
+	"github.com/enginebench/enginebench/internal/engine/kv/pebble"
+	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/result"
+	"github.com/enginebench/enginebench/internal/runner"
+)
+
+// hogSampler starts CPU hogs in the process at the first tick of a step at or after half of
+// it: goroutines that spin until the step ends, taking their share of the processors Go's
+// scheduler has, so that the step's reader gets a fraction of the CPU it had.
+type hogSampler struct {
+	half  time.Duration
+	hogs  int
+	begin time.Time
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	at    time.Time // when the hogs started; zero if they did not
+}
+
+func (h *hogSampler) Begin(_ context.Context, now time.Time) {
+	h.begin, h.stop = now, make(chan struct{})
+}
+
+func (h *hogSampler) Sample(_ context.Context, now time.Time) map[string]float64 {
+	if h.hogs == 0 || !h.at.IsZero() || now.Sub(h.begin) < h.half {
+		return nil
+	}
+	h.at = now
+	for range h.hogs {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			for n := 0; ; n++ {
+				if n%1024 == 0 {
+					select {
+					case <-h.stop:
+						return
+					default:
+					}
+				}
+			}
+		}()
+	}
+	return nil
+}
+
+func (h *hogSampler) End(context.Context, time.Time, *result.Step) {
+	close(h.stop)
+	h.wg.Wait()
+}
+
+// The steady check on real steps of pebble point reads for a fixed duration, under the
+// runner and the samplers of a run: a step whose reader gets a quarter of the CPU from its
+// halfway point on (three hogs share the one processor Go may use with it) is flagged not
+// steady, and the same step without them is not, unless other processes' CPU moved by a fifth
+// of a CPU between its halves (a shared machine: then the test cannot tell, and skips). The
+// hogs start at the runner's own tick.
+func TestSteadyVerdictOfARealStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two steps of 10 s")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, c := range []struct {
+		name  string
+		hogs  int
+		state string
+	}{{"steady", 0, result.VerdictOK}, {"cut halfway", 3, result.VerdictFlag}} {
+		t.Run(c.name, func(t *testing.T) {
+			res, hog := pebbleReads(t, c.hogs)
+			if res.Status != result.StatusOK {
+				t.Fatalf("status %s: %s", res.Status, res.Error)
+			}
+			var v *result.Verdict
+			for i := range res.Verdicts {
+				if res.Verdicts[i].Check == "steady" {
+					v = &res.Verdicts[i]
+				}
+			}
+			st := res.Steady
+			if v == nil || st == nil {
+				t.Fatalf("no steady verdict or record: %+v %+v", res.Verdicts, st)
+			}
+			t.Logf("%s: %s", v.State, describe(st))
+			if shift, ok := otherCPUShift(res); c.hogs == 0 && v.State != c.state && (!ok || shift > 0.2) {
+				t.Skipf("other processes' CPU changed by %.2f CPUs from the first half of the step to the second (measured: %v): "+
+					"a rate that moved with it is no steady rate to test (%s)", shift, ok, describe(st))
+			}
+			if v.State != c.state {
+				t.Errorf("steady %s (%s), want %s: %s", v.State, v.Message, c.state, describe(st))
+			}
+			if c.hogs > 0 && hog.at.IsZero() {
+				t.Error("the hogs never started")
+			}
+			if c.hogs > 0 && (st.ChangePct > -10 || st.SettleSeconds != nil && *st.SettleSeconds < hog.half.Seconds()) {
+				t.Errorf("a rate cut from halfway: %s, want a fall, settled after it if at all", describe(st))
+			}
+		})
+	}
+}
+
+// otherCPUShift returns how many CPUs more or fewer other processes than this one used in the
+// second half of res than in its first, from its per-second host and process CPU (the OS
+// sampler's); ok is false where they were not measured.
+func otherCPUShift(res *result.Step) (shift float64, ok bool) {
+	n := res.Intervals.Len()
+	var halves [2]struct{ cpu, secs float64 }
+	for i := range n {
+		host, ok1 := res.Intervals.Metric(i, measure.KeyCPU)
+		own, ok2 := res.Intervals.Metric(i, measure.KeyDBCPU)
+		secs, ok3 := res.Intervals.Metric(i, measure.KeySeconds)
+		if !ok1 || !ok2 || !ok3 {
+			return 0, false
+		}
+		h := &halves[min(2*i/n, 1)]
+		h.cpu += max(host-own, 0)
+		h.secs += secs
+	}
+	if halves[0].secs <= 0 || halves[1].secs <= 0 {
+		return 0, false
+	}
+	return math.Abs(halves[1].cpu/halves[1].secs - halves[0].cpu/halves[0].secs), true
+}
+
+// describe says what the steady check found.
+func describe(st *result.Steady) string {
+	settle := "never"
+	if st.SettleSeconds != nil {
+		settle = fmt.Sprintf("%.1f s", *st.SettleSeconds)
+	}
+	return fmt.Sprintf("%d intervals, median %.0f/s, change %.1f%%, p %.3f, settled %s", st.Intervals, st.MedianPerSec, st.ChangePct, st.PValue, settle)
+}
+
+// pebbleReads runs a 10-second step of point reads of 1,000 keys of pebble, with the samplers
+// of a run, ticking every 200 ms (49 whole intervals, each long enough for the scheduler's 10 ms
+// slices between the reader and the hogs to average out), and hogs CPU hogs from its halfway
+// point.
+func pebbleReads(t *testing.T, hogs int) (*result.Step, *hogSampler) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := enginetest.Open(t, ctx, pebble.Driver(), "", nil, dir).(kv.DB)
+	t.Cleanup(func() { db.Close() })
+	keys := make([][]byte, 1000)
+	b := db.NewBatch()
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "key%06d", i)
+		b.Set(keys[i], []byte("value"))
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	const duration = 10 * time.Second
+	hog := &hogSampler{half: duration / 2, hogs: hogs}
+	r, _ := configRunner(&runner.Runner{Clock: runner.SystemClock(), Tick: 200 * time.Millisecond}, db, dir)
+	r.Samplers = append(r.Samplers, hog)
+	var buf []byte
+	read := func(ctx context.Context, rec *runner.Recorder) error {
+		for i := 0; ctx.Err() == nil; i++ {
+			if err := rec.Do(0, time.Time{}, func() (int64, error) {
+				var err error
+				buf, _, err = db.Get(keys[i%len(keys)], buf[:0])
+				return 1, err
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	res := r.Run(ctx, runner.Step{Name: "qp", Primary: "get", Ops: []runner.OpSpec{{Name: "get"}}, Duration: duration,
+		Workers: []runner.Worker{{Run: read}}})
+	return res, hog
+}
