@@ -100,11 +100,19 @@ func verdictTables(vrs []verdictRun) []Table {
 	return []Table{host, steps}
 }
 
+// withUnit is a verdict's figure with its unit ("7.2 %", "0.3 reads/op"), "-" without one.
+func withUnit(v *float64, unit string) string {
+	if v == nil || unit == "" {
+		return optNum(v)
+	}
+	return optNum(v) + " " + unit
+}
+
 // addVerdictRow adds v to t after the cells lead: its check, state, value, threshold and
 // message, the state coloured (a flag bad, an unmeasured check missing) and each cell's
 // source the verdict's field (src.Field) in run.json.
 func addVerdictRow(t *Table, lead []string, v result.Verdict, src Source) {
-	row := append(append([]string{}, lead...), v.Check, verdictState(v.State), optNum(v.Value), optNum(v.Threshold), v.Message)
+	row := append(append([]string{}, lead...), v.Check, verdictState(v.State), withUnit(v.Value, v.Unit), withUnit(v.Threshold, v.Unit), v.Message)
 	class := make([]string, len(row))
 	switch v.State {
 	case result.VerdictFlag:

@@ -38,7 +38,7 @@ func withVerdicts(t *testing.T) Input {
 		{Check: "governor", State: result.VerdictOK, Message: "governor performance"},
 	}
 	stepOf(t, r, "sqlite-normal", "qr100").Verdicts = []result.Verdict{
-		{Check: "steal", State: result.VerdictFlag, Value: ptr(7), Threshold: ptr(5), Message: "steal 7% during qr100: figures may be noisy"},
+		{Check: "steal", State: result.VerdictFlag, Value: ptr(7), Threshold: ptr(5), Unit: "%", Message: "steal 7% during qr100: figures may be noisy"},
 		{Check: "psi_io", State: result.VerdictUnmeasured, Message: "no /proc/pressure/io (kernel without PSI)"},
 		{Check: "swap", State: result.VerdictOK, Value: ptr(0), Threshold: ptr(0)},
 	}
@@ -88,7 +88,7 @@ func checkVerdictRows(t *testing.T, md string) {
 	if got := mdTableRow(t, md, hostVerdictsTitle, "governor"); got[1] != "ok" {
 		t.Errorf("host's governor row %q", got)
 	}
-	if got := mdTableRow(t, md, stepVerdictsTitle, "sqlite-normal", "qr100", "steal"); !slices.Equal(got[3:], []string{"flag", "7", "5", "steal 7% during qr100: figures may be noisy"}) {
+	if got := mdTableRow(t, md, stepVerdictsTitle, "sqlite-normal", "qr100", "steal"); !slices.Equal(got[3:], []string{"flag", "7 %", "5 %", "steal 7% during qr100: figures may be noisy"}) {
 		t.Errorf("steal row %q", got)
 	}
 	if got := mdTableRow(t, md, stepVerdictsTitle, "sqlite-normal", "qr100", "psi_io"); !slices.Equal(got[3:], []string{"-", "-", "-", "no /proc/pressure/io (kernel without PSI)"}) {

@@ -21,6 +21,9 @@ type Verdict struct {
 	// unit; nil where the check has none (a setting such as the governor).
 	Value     *float64 `json:"value,omitempty"`
 	Threshold *float64 `json:"threshold,omitempty"`
+	// Unit is the unit of Value and Threshold ("%", "pages/s", "reads/op"); empty where the
+	// check has no figure.
+	Unit string `json:"unit,omitempty"`
 	// Message says it in words, as the summary and the report show it ("steal 7% during
 	// qr100: figures may be noisy"); for an unmeasured check, why.
 	Message string `json:"message,omitempty"`

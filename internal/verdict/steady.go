@@ -63,7 +63,11 @@ func steady(s *result.Step, th Thresholds) []result.Verdict {
 	if tr.P < th.Of("steady_alpha") && change > limit {
 		return []result.Verdict{flag("steady", change, limit, steadyMessage(s.Name, st))}
 	}
-	return []result.Verdict{pass("steady", change, limit)}
+	v := pass("steady", change, limit)
+	if st.SettleSeconds != nil {
+		v.Message = fmt.Sprintf("steady; %s settled within %s%% of its final rate after %s", st.Op, numfmt.Num(st.SettleBandPct), numfmt.Seconds(*st.SettleSeconds))
+	}
+	return []result.Verdict{v}
 }
 
 // steadyMessage says a flagged steady check in words.

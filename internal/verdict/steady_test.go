@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,9 +88,12 @@ func ramp(secs int) func(i int) float64 {
 // and a higher threshold lets a trend pass.
 func TestSteadySettleAndThresholds(t *testing.T) {
 	s := stepOf(60, ramp(10))
-	Step(s, nil)
+	vs := Step(s, nil)
 	if st := s.Steady.SettleSeconds; st == nil || *st < 8 || *st > 12 {
 		t.Errorf("settled at %v s, want about 10", st)
+	}
+	if len(vs) != 1 || vs[0].State != result.VerdictOK || !strings.Contains(vs[0].Message, "settled within 10% of its final rate after") {
+		t.Errorf("a 10 s ramp into a steady rate: %+v, want ok, saying when it settled", vs)
 	}
 	s = stepOf(60, func(i int) float64 { return 1000 - 5*float64(i) })
 	th, err := Parse([]string{"steady=50"})

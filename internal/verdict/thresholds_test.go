@@ -29,3 +29,16 @@ func TestParse(t *testing.T) {
 		t.Error("a nil Thresholds is not the defaults")
 	}
 }
+
+// A verdict of a check with a threshold carries the check's unit; one without a threshold none.
+func TestVerdictUnit(t *testing.T) {
+	if v := flag("steal", 7, 5, "steal"); v.Unit != "%" {
+		t.Errorf("steal's unit %q, want %%", v.Unit)
+	}
+	if v := pass("swap", 0, 0); v.Unit != "pages/s" {
+		t.Errorf("swap's unit %q, want pages/s", v.Unit)
+	}
+	if v := unmeasured("governor", "no cpufreq"); v.Unit != "" {
+		t.Errorf("an unmeasured verdict's unit %q", v.Unit)
+	}
+}

@@ -36,12 +36,22 @@ func Host(h *result.Host, th Thresholds) []result.Verdict {
 
 // flag returns a flagged verdict of check with its value, threshold and message.
 func flag(check string, value, threshold float64, msg string) result.Verdict {
-	return result.Verdict{Check: check, State: result.VerdictFlag, Value: &value, Threshold: &threshold, Message: msg}
+	return result.Verdict{Check: check, State: result.VerdictFlag, Value: &value, Threshold: &threshold, Unit: unitOf(check), Message: msg}
+}
+
+// unitOf returns the unit of check's figures, "" for a check without a threshold.
+func unitOf(check string) string {
+	for _, c := range Checks() {
+		if c.Name == check {
+			return c.Unit
+		}
+	}
+	return ""
 }
 
 // pass returns a passed verdict of check with its value and threshold.
 func pass(check string, value, threshold float64) result.Verdict {
-	return result.Verdict{Check: check, State: result.VerdictOK, Value: &value, Threshold: &threshold}
+	return result.Verdict{Check: check, State: result.VerdictOK, Value: &value, Threshold: &threshold, Unit: unitOf(check)}
 }
 
 // unmeasured returns the verdict of a check whose sensor is absent, saying why.
