@@ -63,6 +63,8 @@ type run struct {
 	opCtx context.Context
 	// writers are the writers of the step that runs (for its probe).
 	writers []*writer
+	// holders are the snapshot holders of the step that runs (--htap-transaction-seconds).
+	holders []*holder
 	// capRate is the rate per client of the capacity level that runs (capacity.go).
 	capRate float64
 }
@@ -198,7 +200,7 @@ func (r *run) resetLog(ctx context.Context, step, when string) ([]string, error)
 // and engine stats.
 func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	start := time.Now()
-	r.writers = r.writers[:0]
+	r.writers, r.holders = r.writers[:0], r.holders[:0]
 	var (
 		st  *result.Step
 		err error
@@ -227,6 +229,7 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	}
 	st.Primary = primaryOp(name)
 	st.Probe = r.probe()
+	st.HTAP = r.htapResult()
 	// A cleanup skipped (shard 0's, or an engine that has none) left the tables as they were, to verify.
 	ran := st.Status == result.StatusOK || (name == "cleanup" && st.Status == result.StatusSkipped)
 	if last {
@@ -382,6 +385,7 @@ func (r *run) writersStep(name string, rows int64, batch int, deletes bool) runn
 		s.Workers = append(s.Workers, w.workers(false)...)
 		s.ExpectUnits += w.rounds * int64(batch)
 	}
+	r.addHolders(&s)
 	return s
 }
 
