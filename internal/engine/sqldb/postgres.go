@@ -436,8 +436,8 @@ const idleExitWait = 5 * time.Second
 //	checkpoints      checkpoints since the statistics were reset (timed and requested)
 //	blks_read        blocks of the database read outside shared_buffers (from the page cache
 //	                 or the device: pg_stat_database), and blks_hit those found in it
-//	snapshot_xid_age transactions begun since the oldest snapshot another session of the
-//	                 database holds (age of the oldest backend_xmin in pg_stat_activity):
+//	snapshot_xid_age transactions begun since the oldest snapshot another client session of
+//	                 the database holds (age of the oldest backend_xmin in pg_stat_activity):
 //	                 VACUUM keeps every row version deleted since, so it grows while a long
 //	                 read transaction is open (--htap-transaction-seconds); 0 when none
 //
@@ -457,7 +457,7 @@ func (e *postgresDB) Stats(ctx context.Context) (map[string]float64, error) {
 	(SELECT blks_read FROM pg_stat_database WHERE datname = current_database())::float8,
 	(SELECT blks_hit FROM pg_stat_database WHERE datname = current_database())::float8,
 	(SELECT coalesce(max(age(backend_xmin)), 0) FROM pg_stat_activity
-	  WHERE datname = current_database() AND pid <> pg_backend_pid())::float8
+	  WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend')::float8
 FROM pg_stat_user_tables WHERE schemaname = current_schema()`
 	var live, dead, autovac, autoanalyze, vacuums, running, wal, ckpt, blksRead, blksHit, snapAge float64
 	if err := e.db.QueryRowContext(ctx, q).Scan(&live, &dead, &autovac, &autoanalyze, &vacuums, &running, &wal, &ckpt,

@@ -61,16 +61,25 @@ type holder struct {
 	held      time.Duration      // their time open, in all
 	errors    int64              // errors of opening, beginning or ending, each retried
 	debt      map[string]float64 // the largest of each of stats's values, read before an end
+
+	// last is the snapshot the step's end found open, begun at lastStart: finish ends it.
+	last      snapshotConn
+	lastStart time.Time
+	// done is closed when run has returned (a worker the runner abandoned, stuck on a
+	// frozen server, may not have): finish and htapResult leave a holder alone until then.
+	done chan struct{}
 }
 
-// run holds snapshots until ctx ends; opCtx is the context of its statements, which ends on
-// an interrupt only, so that the last snapshot is ended (committed) at the step's end, as the
-// reference's holder commits when the step is done (iibench.py:915-921). An error is counted
-// and retried after htapRetryWait on a new connection; only errBlocksWriters ends it.
+// run holds snapshots until ctx ends (the step's end); opCtx is the context of its
+// statements within the step (the worker's OpContext: it ends when the step is cut short, not
+// at its normal end). The snapshot the step's end finds open is left
+// open for finish, so that the step's engine_stats, read when its workers have returned, show
+// the debt it held. An error is counted and retried after htapRetryWait on a new connection;
+// only errBlocksWriters ends it.
 func (h *holder) run(ctx, opCtx context.Context) error {
 	var c snapshotConn
 	defer func() {
-		if c != nil {
+		if c != nil { // an error left it; an open snapshot is h.last's
 			c.close()
 		}
 	}()
@@ -92,19 +101,64 @@ func (h *holder) run(ctx, opCtx context.Context) error {
 			h.retry(ctx)
 			continue
 		}
-		_ = h.clock.WaitUntil(ctx, start.Add(h.hold)) // ends early with the step
-		h.readDebt(opCtx)
-		err := c.end(opCtx)
-		h.held += h.clock.Now().Sub(start)
-		if err != nil {
+		if err := h.clock.WaitUntil(ctx, start.Add(h.hold)); err != nil {
+			// The step ended during the hold: the snapshot stays open until finish, after
+			// the step's figures (its engine_stats) are read.
+			h.last, h.lastStart, c = c, start, nil
+			return nil
+		}
+		if err := h.end(opCtx, c, start); err != nil {
 			c.close()
 			c = nil
 			h.retry(ctx)
-			continue
 		}
-		h.snapshots++
 	}
 	return nil
+}
+
+// end reads the debt and ends the snapshot c began at start, counting it.
+func (h *holder) end(opCtx context.Context, c snapshotConn, start time.Time) error {
+	h.readDebt(opCtx)
+	err := c.end(opCtx)
+	h.held += h.clock.Now().Sub(start)
+	if err != nil {
+		return err
+	}
+	h.snapshots++
+	return nil
+}
+
+// finish ends the snapshot the step's end left open (run), as the reference's holder commits
+// once the step is done (iibench.py:915-921), and closes its connection; an error is counted.
+// An interrupt (opCtx done) only closes it.
+func (h *holder) finish(opCtx context.Context) {
+	if !h.returned() {
+		return
+	}
+	c := h.last
+	if c == nil {
+		return
+	}
+	h.last = nil
+	if opCtx.Err() == nil {
+		if err := h.end(opCtx, c, h.lastStart); err != nil {
+			h.errors++
+		}
+	}
+	c.close()
+}
+
+// returned reports whether run has returned (always for a holder without done: a test's).
+func (h *holder) returned() bool {
+	if h.done == nil {
+		return true
+	}
+	select {
+	case <-h.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // htapStatsTimeout bounds a holder's reading of the engine's stats.
@@ -150,13 +204,23 @@ func (r *run) addHolders(s *runner.Step) {
 	}
 	for _, c := range r.p.ownClients() {
 		h := &holder{hold: time.Duration(r.p.HTAPSeconds) * time.Second, clock: r.clock(), t: r.tableOf(c),
-			open: func() (snapshotConn, error) { return r.be.snapshotConn(r.opCtx) }}
+			open: func() (snapshotConn, error) { return r.be.snapshotConn(r.opCtx) }, done: make(chan struct{})}
 		if s, ok := r.eng.(engine.Statser); ok && len(r.holders) == 0 {
 			h.stats = s
 		}
 		r.holders = append(r.holders, h)
 		s.Workers = append(s.Workers, runner.Worker{Client: c, Background: true,
-			Run: func(ctx context.Context, _ *runner.Recorder) error { return h.run(ctx, r.opCtx) }})
+			Run: func(ctx context.Context, rec *runner.Recorder) error {
+				defer close(h.done)
+				return h.run(ctx, rec.OpContext())
+			}})
+	}
+}
+
+// endHolders ends the snapshots the step's end left open (holder.finish).
+func (r *run) endHolders() {
+	for _, h := range r.holders {
+		h.finish(r.opCtx)
 	}
 }
 
@@ -168,6 +232,9 @@ func (r *run) htapResult() *result.HTAP {
 	out := &result.HTAP{TransactionSeconds: r.p.HTAPSeconds, Connections: len(r.holders)}
 	var held time.Duration
 	for _, h := range r.holders {
+		if !h.returned() {
+			continue // still in a statement the runner gave up on: its figures are not read
+		}
 		out.Snapshots += h.snapshots
 		out.Errors += h.errors
 		held += h.held
@@ -200,8 +267,9 @@ type sqlSnapshot struct {
 	open bool // a transaction is open
 }
 
-// snapshotConn opens a connection for a holder; its statements end when ctx does. On SQLite
-// outside WAL mode it fails with errBlocksWriters.
+// snapshotConn opens a connection for a holder, which is cut when ctx ends (an interrupt);
+// a statement also ends with its own context. On SQLite outside WAL mode it fails with
+// errBlocksWriters.
 func (b *sqlBackend) snapshotConn(ctx context.Context) (snapshotConn, error) {
 	conn, err := sqldb.Connect(ctx, b.eng)
 	if err != nil {
@@ -219,7 +287,7 @@ func (b *sqlBackend) snapshotConn(ctx context.Context) (snapshotConn, error) {
 }
 
 // begin runs the dialect's BeginSnapshot and the reference's query, reading its row
-// (iibench.py:912-914), which takes the snapshot where the transaction has not yet.
+// (iibench.py:913-915), which takes the snapshot where the transaction has not yet.
 func (s *sqlSnapshot) begin(ctx context.Context, t *table) error {
 	cctx := s.conn.Ctx(ctx)
 	s.open = true
@@ -233,9 +301,7 @@ func (s *sqlSnapshot) begin(ctx context.Context, t *table) error {
 	if err != nil {
 		return s.conn.Err(fmt.Errorf("htap: %s: %w", q, err))
 	}
-	n := 0 // the reference counts the rows it fetched (iibench.py:914)
-	for rows.Next() {
-		n++
+	for rows.Next() { // the reference fetches the row (iibench.py:915); nothing is kept
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return s.conn.Err(fmt.Errorf("htap: %s: %w", q, err))

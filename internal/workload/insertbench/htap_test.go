@@ -77,13 +77,14 @@ func startHolder(f *fakeSnapshots, c waitClock, hold time.Duration, stats engine
 
 func newFakes() (*fakeSnapshots, waitClock, time.Time) {
 	start := time.Unix(1_700_000_000, 0)
-	return &fakeSnapshots{began: make(chan string), ended: make(chan string), stats: map[string]float64{}},
+	return &fakeSnapshots{began: make(chan string), ended: make(chan string, 8), stats: map[string]float64{}},
 		waitClock{runner.NewManualClock(start), make(chan time.Time)}, start
 }
 
 // TestHolderHoldsAndRepeats: a holder keeps each snapshot open for its time on the clock,
-// ends it, begins the next at once, and at the step's end ends the one it holds and returns;
-// it counts what it held and reads the engine's stats before each end.
+// ends it and begins the next at once; at the step's end it returns with the one it holds
+// still open, which finish ends (after the step's figures are read). It counts what it held
+// and reads the engine's stats before each end.
 func TestHolderHoldsAndRepeats(t *testing.T) {
 	f, c, start := newFakes()
 	h, cancel, done := startHolder(f, c, 10*time.Second, f)
@@ -101,12 +102,18 @@ func TestHolderHoldsAndRepeats(t *testing.T) {
 	}
 	c.Advance(4 * time.Second)
 	cancel() // the step ends 4 s into the second
-	<-f.ended
 	if err := <-done; err != nil {
 		t.Fatalf("run = %v", err)
 	}
-	if h.snapshots != 2 || h.held != 14*time.Second || h.errors != 0 {
-		t.Errorf("snapshots %d, held %v, errors %d; want 2, 14s, 0", h.snapshots, h.held, h.errors)
+	if len(f.ended) != 0 || h.snapshots != 1 || f.closed != 0 {
+		t.Fatalf("at the step's end: %d more ends, %d snapshots counted, %d closed; want the second still open", len(f.ended), h.snapshots, f.closed)
+	}
+	c.Advance(time.Second) // the step's figures are read meanwhile
+	h.finish(context.Background())
+	<-f.ended
+	h.finish(context.Background()) // nothing left: no second end
+	if h.snapshots != 2 || h.held != 15*time.Second || h.errors != 0 {
+		t.Errorf("snapshots %d, held %v, errors %d; want 2, 15s, 0", h.snapshots, h.held, h.errors)
 	}
 	if f.opened != 1 || f.closed != 1 {
 		t.Errorf("opened %d, closed %d connections; want 1 and 1", f.opened, f.closed)
@@ -134,10 +141,11 @@ func TestHolderRetriesErrors(t *testing.T) {
 	<-f.began
 	<-c.waits
 	cancel()
-	<-f.ended
 	if err := <-done; err != nil {
 		t.Fatalf("run = %v", err)
 	}
+	h.finish(context.Background())
+	<-f.ended
 	if h.errors != 1 || h.snapshots != 2 {
 		t.Errorf("errors %d, snapshots %d; want 1 and 2", h.errors, h.snapshots)
 	}
@@ -186,5 +194,25 @@ func TestCheckSnapshots(t *testing.T) {
 			strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line naming the option and the engine", d.Name, err)
 		}
+	}
+}
+
+// TestHolderFinish: after an interrupt finish only closes the open snapshot's connection; it
+// leaves alone a holder whose run has not returned (a worker the runner gave up on).
+func TestHolderFinish(t *testing.T) {
+	f, _, _ := newFakes()
+	c, _ := f.open()
+	h := &holder{last: c, done: make(chan struct{})}
+	h.finish(context.Background())
+	if f.closed != 0 || h.last == nil {
+		t.Fatalf("finish of a running holder closed %d, left %v", f.closed, h.last)
+	}
+	close(h.done)
+	interrupted, cancel := context.WithCancel(context.Background())
+	cancel()
+	h.finish(interrupted)
+	if len(f.ended) != 0 || f.closed != 1 || h.snapshots != 0 || h.errors != 0 {
+		t.Errorf("after an interrupt: %d ends, %d closed, %d snapshots, %d errors; want 0, 1, 0, 0",
+			len(f.ended), f.closed, h.snapshots, h.errors)
 	}
 }

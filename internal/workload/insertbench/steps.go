@@ -221,6 +221,7 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	default:
 		st = r.queryOrLevel(ctx, name)
 	}
+	r.endHolders() // after the step's figures: its engine_stats show what they held
 	for _, t := range r.tables {
 		t.closeSegments()
 	}
