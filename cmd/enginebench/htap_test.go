@@ -14,9 +14,10 @@ import (
 // or more; anything else is bad input.
 func TestHTAPFlagRejectsBadValues(t *testing.T) {
 	for v, want := range map[string]string{
-		"-1":  "--htap-transaction-seconds must be >= 0 (0: off), got -1",
-		"x":   `invalid argument "x" for "--htap-transaction-seconds" flag`,
-		"1.5": `invalid argument "1.5" for "--htap-transaction-seconds" flag`,
+		"-1":          "--htap-transaction-seconds must be within 0..31622400 (0: off), got -1",
+		"99999999999": "--htap-transaction-seconds must be within 0..31622400 (0: off), got 99999999999",
+		"x":           `invalid argument "x" for "--htap-transaction-seconds" flag`,
+		"1.5":         `invalid argument "1.5" for "--htap-transaction-seconds" flag`,
 	} {
 		t.Run(v, func(t *testing.T) {
 			runBad(t, want, "run", "--scale", "tiny",

@@ -216,8 +216,8 @@ func (p *Params) validateSizes() error {
 	if p.DataRandPct < 0 || p.DataRandPct > 100 {
 		return fmt.Errorf("--data-random-pct must be within 0..100, got %d", p.DataRandPct)
 	}
-	if p.HTAPSeconds < 0 {
-		return fmt.Errorf("--htap-transaction-seconds must be >= 0 (0: off), got %d", p.HTAPSeconds)
+	if p.HTAPSeconds < 0 || p.HTAPSeconds > maxHTAPSeconds {
+		return fmt.Errorf("--htap-transaction-seconds must be within 0..%d (0: off), got %d", maxHTAPSeconds, p.HTAPSeconds)
 	}
 	return validCleanupWait(p.CleanupWaitSeconds)
 }
@@ -279,6 +279,10 @@ func (p *Params) ParamMap() map[string]any {
 	}
 	return m
 }
+
+// maxHTAPSeconds bounds --htap-transaction-seconds: a year, far beyond any step, and far
+// below what a time.Duration holds.
+const maxHTAPSeconds = 366 * 24 * 3600
 
 // maxBatch bounds every batch size: a batch's rows are generated in memory at once.
 const maxBatch = 1_000_000
