@@ -72,10 +72,10 @@ type holder struct {
 
 // run holds snapshots until ctx ends (the step's end); opCtx is the context of its
 // statements within the step (the worker's OpContext: it ends when the step is cut short, not
-// at its normal end). The snapshot the step's end finds open is left
-// open for finish, so that the step's engine_stats, read when its workers have returned, show
-// the debt it held. An error is counted and retried after htapRetryWait on a new connection;
-// only errBlocksWriters ends it.
+// at its normal end). The snapshot the step's end finds open is left open for finish, so that
+// the step's engine_stats, read when its workers have returned, show the debt it held. An
+// error is counted and retried after htapRetryWait on a new connection; only
+// errBlocksWriters ends it.
 func (h *holder) run(ctx, opCtx context.Context) error {
 	var c snapshotConn
 	defer func() {
@@ -187,8 +187,12 @@ func (h *holder) readDebt(ctx context.Context) {
 	}
 }
 
-// retry counts an error and waits htapRetryWait, or until ctx ends.
+// retry counts an error and waits htapRetryWait, or until ctx ends. An error once the step
+// has ended (ctx done: it may be the step's own cancellation) is not counted.
 func (h *holder) retry(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
 	h.errors++
 	_ = h.clock.WaitUntil(ctx, h.clock.Now().Add(htapRetryWait))
 }
