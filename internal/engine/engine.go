@@ -227,6 +227,11 @@ type Driver struct {
 	// variables written to the managed server's configuration file (postgresql.conf, my.cnf),
 	// whose names and values CheckSettings validates.
 	Server bool
+	// Snapshots marks an engine that can hold a read snapshot open for a while on a connection
+	// (or handle) of its own, beside the clients: the SQL engines (a read transaction), and the
+	// key-value engines that implement kv.Snapshotter. The Insert Benchmark's
+	// --htap-transaction-seconds refuses the others before a run starts.
+	Snapshots bool
 	// CapDefaults, when set, returns the settings the engine takes under a memory cap of
 	// capBytes unless the configuration sets them itself: its caches sized to fit in the cap
 	// and direct IO where the engine has it, as the IO-bound configurations of the seeds ran

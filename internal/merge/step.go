@@ -52,6 +52,7 @@ func mergeStep(shards []Shard, config string, steps []*result.Step, smp *Sample,
 	st.Phases = phases(active)
 	first := active[0].st
 	st.Probe, st.EngineStats, st.EngineStatsBefore = first.Probe, first.EngineStats, first.EngineStatsBefore
+	st.HTAP = htap(active)
 	if err := mergeSeries(st, config, active, reportSeconds(shards[0].Run.Workload.Params, active), hdrRoot); err != nil {
 		return nil, err
 	}

@@ -206,6 +206,9 @@ type Step struct {
 	EngineStats map[string]float64 `json:"engine_stats,omitempty"`
 	// Capacity is the level of a capacity search this step ran (cap.N); nil otherwise.
 	Capacity *CapacityLevel `json:"capacity,omitempty"`
+	// HTAP is what the Insert Benchmark's --htap-transaction-seconds held open beside the
+	// step's clients; nil when it was off or the step holds none.
+	HTAP *HTAP `json:"htap,omitempty"`
 	// EngineStatsBefore are the engine's counters at the step's start; written by steps that
 	// exist to reduce them (cleanup), so the debt before and after can be compared.
 	EngineStatsBefore map[string]float64 `json:"engine_stats_before,omitempty"`
@@ -471,4 +474,28 @@ func (r *Run) Validate() error {
 		}
 	}
 	return nil
+}
+
+// HTAP is what the extra connections of the Insert Benchmark's --htap-transaction-seconds did
+// in a step: each kept a read transaction with a snapshot (a KV engine's snapshot) open for
+// TransactionSeconds at a time, in a loop, beside the clients. They are not clients: their
+// work is in no op, rate or fairness figure of the step.
+type HTAP struct {
+	// TransactionSeconds is the option: how long each snapshot is held.
+	TransactionSeconds int `json:"transaction_seconds"`
+	// Connections is the number of holders: one per client of the process, as the reference
+	// runs one per process.
+	Connections int `json:"connections"`
+	// Snapshots counts the snapshots held and ended (committed); the last of each connection
+	// ends early, at the step's end.
+	Snapshots int64 `json:"snapshots"`
+	// HeldSeconds is the time they were open, summed over the connections.
+	HeldSeconds float64 `json:"held_seconds"`
+	// Errors counts the errors of opening, holding or ending one, each retried.
+	Errors int64 `json:"errors"`
+	// EngineStatsHeld are the engine's counters (engine_stats' keys) read by the first
+	// connection just before it ended each snapshot, while the snapshot still held the
+	// engine's cleanup back, the largest of each over the step: the debt it held back (InnoDB's
+	// history_list_length, PostgreSQL's snapshot_xid_age). Nil for an engine without stats.
+	EngineStatsHeld map[string]float64 `json:"engine_stats_held,omitempty"`
 }

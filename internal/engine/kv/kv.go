@@ -3,7 +3,11 @@
 // to lay tables and indexes out as key ranges (see keys.go). One sub-package per engine.
 package kv
 
-import "github.com/enginebench/enginebench/internal/engine"
+import (
+	"io"
+
+	"github.com/enginebench/enginebench/internal/engine"
+)
 
 // DB is an open ordered key-value engine. It is safe for concurrent use by many goroutines;
 // batches and iterators are used by one goroutine at a time.
@@ -50,4 +54,14 @@ type Iter interface {
 	// Err returns the error, if any, that made the iterator invalid.
 	Err() error
 	Close() error
+}
+
+// Snapshotter is a DB that can hold a snapshot: a view of its keys as they are now, kept until
+// Close however they change, so that the engine keeps what the view may read (an LSM's
+// compactions keep the versions it sees). The Insert Benchmark's --htap-transaction-seconds
+// holds one open at a time, as its reference holds a read transaction open on a SQL server.
+// An engine that implements it sets engine.Driver.Snapshots.
+type Snapshotter interface {
+	// Snapshot takes a snapshot; closing it releases it (a second Close does nothing).
+	Snapshot() (io.Closer, error)
 }

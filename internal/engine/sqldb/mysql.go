@@ -193,6 +193,15 @@ func (mysqlDialect) ClusteredPK() string { return "" }
 // BeginWrite returns "START TRANSACTION" (REPEATABLE READ, the server's default).
 func (mysqlDialect) BeginWrite() string { return "START TRANSACTION" }
 
+// BeginSnapshot returns SET TRANSACTION ISOLATION LEVEL REPEATABLE READ (for the next
+// transaction only: a server may default to READ COMMITTED, whose read view, or MyRocks
+// snapshot, lasts one statement) and START TRANSACTION WITH CONSISTENT SNAPSHOT, which takes
+// the read view (InnoDB: it holds back purge, the history list grows) or the RocksDB snapshot
+// (MyRocks: compactions keep the versions it sees) at once.
+func (mysqlDialect) BeginSnapshot() []string {
+	return []string{"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", "START TRANSACTION WITH CONSISTENT SNAPSHOT"}
+}
+
 // ForUpdate returns " FOR UPDATE".
 func (mysqlDialect) ForUpdate() string { return " FOR UPDATE" }
 

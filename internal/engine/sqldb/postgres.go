@@ -173,6 +173,14 @@ func (postgresDialect) ClusteredPK() string { return "" }
 // BeginWrite returns "BEGIN" (READ COMMITTED, the server's default).
 func (postgresDialect) BeginWrite() string { return "BEGIN" }
 
+// BeginSnapshot returns BEGIN ISOLATION LEVEL REPEATABLE READ: the snapshot of the first
+// statement is the transaction's, and its xmin holds back VACUUM until the end. (At the
+// default READ COMMITTED each statement takes its own snapshot, and an idle transaction holds
+// none.)
+func (postgresDialect) BeginSnapshot() []string {
+	return []string{"BEGIN ISOLATION LEVEL REPEATABLE READ"}
+}
+
 // ForUpdate returns " FOR UPDATE".
 func (postgresDialect) ForUpdate() string { return " FOR UPDATE" }
 
@@ -428,6 +436,10 @@ const idleExitWait = 5 * time.Second
 //	checkpoints      checkpoints since the statistics were reset (timed and requested)
 //	blks_read        blocks of the database read outside shared_buffers (from the page cache
 //	                 or the device: pg_stat_database), and blks_hit those found in it
+//	snapshot_xid_age transactions begun since the oldest snapshot another client session of
+//	                 the database holds (age of the oldest backend_xmin in pg_stat_activity):
+//	                 VACUUM keeps every row version deleted since, so it grows while a long
+//	                 read transaction is open (--htap-transaction-seconds); 0 when none
 //
 // The table counters come from the cumulative statistics, which backends publish about once
 // a second, and at the latest when they exit: a count may lag the work by that much.
@@ -443,11 +455,13 @@ func (e *postgresDB) Stats(ctx context.Context) (map[string]float64, error) {
 	pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8,
 	` + checkpoints + `::float8,
 	(SELECT blks_read FROM pg_stat_database WHERE datname = current_database())::float8,
-	(SELECT blks_hit FROM pg_stat_database WHERE datname = current_database())::float8
+	(SELECT blks_hit FROM pg_stat_database WHERE datname = current_database())::float8,
+	(SELECT coalesce(max(age(backend_xmin)), 0) FROM pg_stat_activity
+	  WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend')::float8
 FROM pg_stat_user_tables WHERE schemaname = current_schema()`
-	var live, dead, autovac, autoanalyze, vacuums, running, wal, ckpt, blksRead, blksHit float64
+	var live, dead, autovac, autoanalyze, vacuums, running, wal, ckpt, blksRead, blksHit, snapAge float64
 	if err := e.db.QueryRowContext(ctx, q).Scan(&live, &dead, &autovac, &autoanalyze, &vacuums, &running, &wal, &ckpt,
-		&blksRead, &blksHit); err != nil {
+		&blksRead, &blksHit, &snapAge); err != nil {
 		return nil, e.redact(fmt.Errorf("postgres: stats: %w", err))
 	}
 	return map[string]float64{
@@ -461,6 +475,7 @@ FROM pg_stat_user_tables WHERE schemaname = current_schema()`
 		"checkpoints":      ckpt,
 		"blks_read":        blksRead,
 		"blks_hit":         blksHit,
+		"snapshot_xid_age": snapAge,
 	}, nil
 }
 

@@ -104,6 +104,7 @@ func newServerDriver(s serverDriverSpec) engine.Driver {
 		Settings:    s.settings,
 		Available:   s.available,
 		Server:      true,
+		Snapshots:   true, // a read transaction (Dialect.BeginSnapshot)
 		CheckSettings: func(overrides map[string]string) error {
 			if s.checkClient != nil {
 				if err := s.checkClient(overrides); err != nil {

@@ -831,7 +831,7 @@ func testCleanupStats(t *testing.T, c serverCase, e *serverEngine) {
 	ctx := context.Background()
 	keys := map[string][]string{
 		"postgres": {"live_tuples", "dead_tuples", "autovacuum_runs", "autoanalyze_runs", "vacuum_runs", "vacuums_running", "wal_bytes", "checkpoints",
-			"blks_read", "blks_hit"},
+			"blks_read", "blks_hit", "snapshot_xid_age"},
 		"innodb": {"history_list_length", "dirty_pages", "data_pages", "pending_reads", "pending_writes", "pending_fsyncs",
 			"checkpoint_age_bytes", "buffer_pool_wait_free", "log_waits", "row_lock_waits", "deadlocks"},
 		"myrocks": {"pending_compaction_bytes", "compaction_pending", "compacting_files", "l0_files", "immutable_memtables",

@@ -137,6 +137,12 @@ type Dialect interface {
 	// connection (and ended with COMMIT or ROLLBACK). SQLite's takes the write lock at once, so
 	// that no later statement of the transaction fails to upgrade a read lock.
 	BeginWrite() string
+	// BeginSnapshot returns the statements that start, on one connection, a read transaction
+	// whose snapshot is kept until COMMIT or ROLLBACK (taken by its first read at the latest),
+	// so that the engine keeps every row version it may read: what a long-running analytical
+	// query does to purge, vacuum and checkpoints (the Insert Benchmark's
+	// --htap-transaction-seconds). See SnapshotBlocksWriters for where it would block writers.
+	BeginSnapshot() []string
 	// ForUpdate returns the clause appended to a SELECT in a transaction that locks the rows it
 	// reads until the transaction ends (" FOR UPDATE"), or "" where the transaction of
 	// BeginWrite already excludes every other writer (SQLite).

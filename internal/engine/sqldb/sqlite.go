@@ -65,8 +65,9 @@ func sqliteSettings() []engine.Setting {
 // The engine implements DB, engine.Cleaner (a truncating WAL checkpoint) and engine.Statser.
 func SQLiteDriver() engine.Driver {
 	return engine.Driver{
-		Name:   "sqlite",
-		Family: engine.FamilySQL,
+		Name:      "sqlite",
+		Family:    engine.FamilySQL,
+		Snapshots: true, // a read transaction in WAL mode (Dialect.BeginSnapshot)
 		Description: "SQLite (B-tree, WAL) embedded through github.com/mattn/go-sqlite3; " +
 			"transactions begin IMMEDIATE, so writers queue on the busy timeout",
 		Settings:    sqliteSettings(),
@@ -258,6 +259,11 @@ func (sqliteDialect) ClusteredPK() string { return " WITHOUT ROWID" }
 // BeginWrite returns "BEGIN IMMEDIATE", which takes the database's write lock at once (waiting
 // up to busy_timeout_ms for it), as every transaction of the engine's pool does.
 func (sqliteDialect) BeginWrite() string { return "BEGIN IMMEDIATE" }
+
+// BeginSnapshot returns BEGIN DEFERRED: the transaction's first read takes a read lock and,
+// in WAL mode, the WAL's end as its snapshot, past which no checkpoint may go while it lasts
+// (the WAL grows). Outside WAL mode the read lock blocks every writer (SnapshotBlocksWriters).
+func (sqliteDialect) BeginSnapshot() []string { return []string{"BEGIN DEFERRED"} }
 
 // ForUpdate returns "": SQLite has no row locks, and a transaction begun with BeginWrite holds
 // the only write lock until it ends.

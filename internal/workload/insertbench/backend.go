@@ -92,6 +92,9 @@ type backend interface {
 	// rowLocks reports whether the engine serialises two deletes of the same rows, so that
 	// each row is deleted, and counted, once (SQL engines; not the KV engines).
 	rowLocks() bool
+	// snapshotConn opens the connection of a holder of --htap-transaction-seconds (htap.go),
+	// whose statements end when ctx does.
+	snapshotConn(ctx context.Context) (snapshotConn, error)
 }
 
 // session is one client connection. It is used by one goroutine.

@@ -61,5 +61,6 @@ func declare(fl *pflag.FlagSet, p *Params, c *capacity.Flags) {
 	fl.IntVar(&p.DataMax, "data-max", p.DataMax, "insert: maximum length of the data column (default 20)")
 	fl.IntVar(&p.DataRandPct, "data-random-pct", p.DataRandPct, "insert: the reference's data_random_pct: int(length x 0.75 x pct/100) characters of the data column are random (default 50)")
 	workload.FloatVar(fl, &p.CleanupWaitSeconds, "cleanup-wait", p.CleanupWaitSeconds, "insert: the cleanup step ends no earlier than `SECONDS` after its start (default from --scale: 0 for tiny and small, else the reference's 60 + 1 per million rows loaded, at most 1200)")
+	fl.IntVar(&p.HTAPSeconds, "htap-transaction-seconds", p.HTAPSeconds, "insert: the reference's htap_transaction_seconds: an extra connection per client keeps a read transaction with a snapshot open for `SECONDS` at a time, in a loop, during l.i0, l.i1, l.i2 and the qr/qp steps, holding back purge and vacuum; 0: off")
 	c.Declare(fl)
 }

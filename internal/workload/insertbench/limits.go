@@ -13,11 +13,15 @@ import (
 // insertCols is the number of values of a row in an insert.
 const insertCols = 6
 
-// CheckEngine refuses, before the run starts, an engine whose statements the parameters make
+// CheckEngine refuses, before the run starts, an engine that holds no snapshot open when
+// --htap-transaction-seconds is on (checkSnapshots), and an engine whose statements the parameters make
 // too large: an insert of a batch with more bind parameters than the engine takes (SQLite
 // 32766), or an insert sent as text (the reference's, on the servers) longer than the
 // engine takes (MariaDB's max_allowed_packet, 16 MiB on a managed server).
 func (w *Workload) CheckEngine(d engine.Driver) error {
+	if err := w.p.checkSnapshots(d); err != nil {
+		return err
+	}
 	lim, ok := sqldb.LimitsOf(d)
 	if !ok {
 		return nil

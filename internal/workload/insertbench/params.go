@@ -61,6 +61,10 @@ type Params struct {
 	// CleanupWaitSeconds is how long after its start the cleanup step waits before it ends
 	// (cleanup.go): by default the reference's rule scaled by the preset (DefaultCleanupWait).
 	CleanupWaitSeconds float64 `json:"cleanup_wait_seconds"`
+	// HTAPSeconds is the reference's htap_transaction_seconds (iibench.py:159-161): when > 0,
+	// an extra connection per client holds a read transaction with a snapshot open for that
+	// many seconds at a time, in a loop, during the steps that insert or query (htap.go).
+	HTAPSeconds int `json:"htap_transaction_seconds"`
 	// Shard is the part of the clients this process runs (--shard I/N; its tables with one
 	// table per client); the zero value is all. Not a parameter of the workload: every shard
 	// of a run has the same parameters.
@@ -212,6 +216,9 @@ func (p *Params) validateSizes() error {
 	if p.DataRandPct < 0 || p.DataRandPct > 100 {
 		return fmt.Errorf("--data-random-pct must be within 0..100, got %d", p.DataRandPct)
 	}
+	if p.HTAPSeconds < 0 || p.HTAPSeconds > maxHTAPSeconds {
+		return fmt.Errorf("--htap-transaction-seconds must be within 0..%d (0: off), got %d", maxHTAPSeconds, p.HTAPSeconds)
+	}
 	return validCleanupWait(p.CleanupWaitSeconds)
 }
 
@@ -265,12 +272,17 @@ func (p *Params) ParamMap() map[string]any {
 		"customers": p.Customers, "max_price": p.MaxPrice, "data_min": p.DataMin,
 		"data_max": p.DataMax, "data_random_pct": p.DataRandPct,
 		"cleanup_wait_seconds": p.CleanupWaitSeconds, "memory_limit_bytes": p.MemoryLimit,
+		"htap_transaction_seconds": p.HTAPSeconds,
 	}
 	if p.Capacity.On {
 		m["capacity"] = p.Capacity
 	}
 	return m
 }
+
+// maxHTAPSeconds bounds --htap-transaction-seconds: a year, far beyond any step, and far
+// below what a time.Duration holds.
+const maxHTAPSeconds = 366 * 24 * 3600
 
 // maxBatch bounds every batch size: a batch's rows are generated in memory at once.
 const maxBatch = 1_000_000

@@ -63,6 +63,7 @@ func (r *run) queryAt(ctx context.Context, name string, rate float64, point bool
 			return r.querier(ctx, rec, w, point)
 		}})
 	}
+	r.addHolders(&s)
 	st := r.runStep(ctx, s)
 	if st.Status != result.StatusOK {
 		return st

@@ -79,6 +79,8 @@ type run struct {
 	opCtx context.Context
 	// writers are the writers of the step that runs (for its probe).
 	writers []*writer
+	// holders are the snapshot holders of the step that runs (--htap-transaction-seconds).
+	holders []*holder
 	// capRate is the rate per client of the capacity level that runs (capacity.go).
 	capRate float64
 }
@@ -214,7 +216,7 @@ func (r *run) resetLog(ctx context.Context, step, when string) ([]string, error)
 // and engine stats.
 func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	start := time.Now()
-	r.writers = r.writers[:0]
+	r.writers, r.holders = r.writers[:0], r.holders[:0]
 	var (
 		st  *result.Step
 		err error
@@ -235,6 +237,7 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	default:
 		st = r.queryOrLevel(ctx, name)
 	}
+	r.endHolders() // after the step's figures: its engine_stats show what they held
 	for _, t := range r.tables {
 		t.closeSegments()
 	}
@@ -243,6 +246,7 @@ func (r *run) step(ctx context.Context, name string, last bool) *result.Step {
 	}
 	st.Primary = primaryOp(name)
 	st.Probe = r.probe()
+	st.HTAP = r.htapResult()
 	// A cleanup skipped (shard 0's, or an engine that has none) left the tables as they were, to verify.
 	ran := st.Status == result.StatusOK || (name == "cleanup" && st.Status == result.StatusSkipped)
 	if last {
@@ -405,6 +409,7 @@ func (r *run) writersStep(name string, rows int64, batch int, deletes bool) runn
 		s.Workers = append(s.Workers, w.workers(false)...)
 		s.ExpectUnits += w.rounds * int64(batch)
 	}
+	r.addHolders(&s)
 	return s
 }
 

@@ -21,7 +21,9 @@ import (
 
 // Driver returns the driver of the "lmdb" engine.
 func Driver() engine.Driver {
-	return kv.NewDriver("lmdb",
+	d := kv.NewDriver("lmdb",
 		"LMDB (copy-on-write B+tree in one memory-mapped file), OpenLDAP's embedded store, through a cgo binding to liblmdb",
 		settings(), available, parseConfig, open)
+	d.Snapshots = true // db.Snapshot: a read transaction (kv.Snapshotter)
+	return d
 }

@@ -38,6 +38,7 @@ func Driver() engine.Driver {
 		settings(), nil, parseConfig,
 		func(ctx context.Context, cfg engine.Config) (engine.Engine, error) { return open(ctx, cfg) })
 	d.CapDefaults = capDefaults
+	d.Snapshots = true // db.Snapshot (kv.Snapshotter)
 	return d
 }
 

@@ -23,5 +23,6 @@ func Driver() engine.Driver {
 		"RocksDB (LSM), the storage engine of MyRocks, through github.com/linxGnu/grocksdb and librocksdb",
 		settings(), available, parseConfig, open)
 	d.CapDefaults = capDefaults
+	d.Snapshots = true // db.Snapshot (kv.Snapshotter)
 	return d
 }

@@ -27,5 +27,6 @@ func Driver() engine.Driver {
 		"WiredTiger (B-tree or LSM), MongoDB's storage engine, through a cgo binding to libwiredtiger (its cache must hold a step's working set: see docs/engines.md)",
 		settings(), available, parseConfig, open)
 	d.CapDefaults = capDefaults
+	d.Snapshots = true // db.Snapshot: a snapshot transaction (kv.Snapshotter)
 	return d
 }

@@ -787,11 +787,14 @@ var statKeys = []struct {
 	{"log_bytes_written", C.WT_STAT_CONN_LOG_BYTES_WRITTEN},
 	{"txn_commits", C.WT_STAT_CONN_TXN_COMMIT},
 	{"txn_rollbacks", C.WT_STAT_CONN_TXN_ROLLBACK},
+	{"txn_pinned_range", C.WT_STAT_CONN_TXN_PINNED_RANGE},
 }
 
 // Stats returns the engine's counters from WiredTiger's connection statistics: the cache's
 // dirty and used bytes and its size, checkpoints, LSM merges (rows merged, work units done, the
-// longest work queue), log bytes written, and transactions committed and rolled back.
+// longest work queue), log bytes written, transactions committed and rolled back, and the range
+// of transaction IDs the oldest snapshot pins (txn_pinned_range: the updates WiredTiger must
+// keep for it; it grows while a snapshot is held open, --htap-transaction-seconds).
 func (d *db) Stats(context.Context) (map[string]float64, error) {
 	s, err := d.acquire("stats")
 	if err != nil {
