@@ -43,13 +43,16 @@ var htapArgs = []string{"--steps", "l.i0,l.i1,cleanup", "--rows", "3000", "--row
 	"--cleanup-wait", "2", "--no-calibrate"}
 
 // TestHTAPHoldsBackPurgeAndVacuum runs postgres and innodb on managed servers with
-// --htap-transaction-seconds longer than the steps (each of l.i0 and l.i1 holds one snapshot
-// from its start to its end, ended after the step's engine_stats are read) and without it.
-// With it, the step's engine_stats (the report's debt tables) and the htap's
+// --htap-transaction-seconds longer than the steps (each of l.i0 and l.i1 holds one
+// transaction from its start to its end, ended after the step's engine_stats are read), in
+// the corrected variant and the reference's, and without it. Corrected (REPEATABLE READ on
+// every server), the step's engine_stats (the report's debt tables) and the htap's
 // engine_stats_held show the debt the snapshot held back: PostgreSQL's oldest snapshot is as
 // old as the step's write transactions, which VACUUM could not clean behind (without the
 // option: 0), and InnoDB's history list holds the undo logs of the l.i1 deletes, which purge
-// could not remove. Without the option purge removes them by the end of the cleanup (which
+// could not remove. In the reference variant the transaction is the reference's, at the
+// server's isolation: InnoDB's REPEATABLE READ holds the same, PostgreSQL's READ COMMITTED
+// holds no snapshot, as the reference's does not. Without the option purge removes them by the end of the cleanup (which
 // waits 2 s; how far InnoDB's purge lags during a step depends on the machine, so the l.i1
 // figures of InnoDB are not compared). The holder's connection is no client: the step has one
 // client, whose operations are its inserts and deletes alone.
@@ -57,18 +60,22 @@ func TestHTAPHoldsBackPurgeAndVacuum(t *testing.T) {
 	integration(t, "starts servers")
 	servertest.Require(t, server.Postgres)
 	servertest.Require(t, server.MariaDB)
-	with, without := make(chan *result.Run, 1), make(chan *result.Run, 1)
+	with, reference, without := make(chan *result.Run, 1), make(chan *result.Run, 1), make(chan *result.Run, 1)
 	for _, c := range []struct {
 		extra []string
 		into  chan *result.Run
-	}{{[]string{"--htap-transaction-seconds", "3600"}, with}, {nil, without}} {
+	}{
+		{[]string{"--htap-transaction-seconds", "3600", "--variant", "corrected"}, with},
+		{[]string{"--htap-transaction-seconds", "3600"}, reference},
+		{nil, without},
+	} {
 		out, data := filepath.Join(t.TempDir(), "results"), serverDataDir(t)
 		args := append([]string{"run", "--scale", "tiny", "--engines", "postgres,innodb", "--out", out, "--data-dir", data},
 			append(htapArgs, c.extra...)...)
 		runOK(t, args...)
 		c.into <- loadRun(t, out)
 	}
-	a, b := <-with, <-without
+	a, ref, b := <-with, <-reference, <-without
 	if got := a.Workload.Params["htap_transaction_seconds"]; got != float64(3600) {
 		t.Errorf("params htap_transaction_seconds = %v, want 3600", got)
 	}
@@ -112,6 +119,21 @@ func TestHTAPHoldsBackPurgeAndVacuum(t *testing.T) {
 		}
 		if end, ok := drained.EngineStats[key]; !ok || end >= float64(deletes)/2 {
 			t.Errorf("%s without the option: %s %v (%v) after the cleanup, want below half the l.i1's %d deletes", c.Name, key, end, ok, deletes)
+		}
+		refLi1 := ref.Configs[i].Steps[1]
+		if refLi1.HTAP == nil || refLi1.HTAP.Snapshots != 1 {
+			t.Fatalf("%s l.i1 in the reference variant: htap %s, want 1 transaction held", c.Name, show(refLi1.HTAP))
+		}
+		refHeld, reached := refLi1.HTAP.EngineStatsHeld[key], ""
+		t.Logf("%s l.i1 in the reference variant: %s %v held", c.Name, key, refHeld)
+		switch {
+		case c.Engine == "innodb" && refHeld < float64(deletes)/2:
+			reached = "want at least half the step's deletes: InnoDB's REPEATABLE READ holds the read view"
+		case c.Engine == "postgres" && refHeld >= float64(deletes)/2:
+			reached = "want below half the step's deletes: at READ COMMITTED the reference's transaction holds no snapshot"
+		}
+		if reached != "" {
+			t.Errorf("%s l.i1 in the reference variant: %s %v with %d deletes; %s", c.Name, key, refHeld, deletes, reached)
 		}
 	}
 }
