@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,6 +75,12 @@ func TestHTAPHoldsBackPurgeAndVacuum(t *testing.T) {
 			append(htapArgs, c.extra...)...)
 		runOK(t, args...)
 		c.into <- loadRun(t, out)
+		if c.into == with { // the debt tables show what the snapshot held back
+			md, err := os.ReadFile(filepath.Join(out, "report.md"))
+			if err != nil || !strings.Contains(string(md), "snapshot_xid_age") || !strings.Contains(string(md), "history_list_length") {
+				t.Errorf("report.md (%v) has no snapshot_xid_age or history_list_length in its debt tables", err)
+			}
+		}
 	}
 	a, ref, b := <-with, <-reference, <-without
 	if got := a.Workload.Params["htap_transaction_seconds"]; got != float64(3600) {

@@ -55,7 +55,7 @@ func metricDirection(name string) (d direction, ok bool) {
 		"self/op", "total/op", "base self/op", "base total/op", "self vs base", "total vs base", "counter/op",
 		// engine debt (debtKeys): purge lag, dirty pages, dead tuples, compaction debt, stalls
 		"history_list_length", "dirty_pages", "checkpoint_age_bytes", "pending_reads", "pending_writes",
-		"dead_tuples", "pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables",
+		"dead_tuples", "snapshot_xid_age", "txn_pinned_range", "pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables",
 		"write_stalls", "write_stall_seconds", "write_stopped", "stall_stops", "stall_slowdowns", "stall_micros",
 		"wal_bytes", "freelist_count", "freelist_pages", "pending_pages", "cache_dirty_bytes", "lsm_work_queue_max":
 		return lowerBetter, true

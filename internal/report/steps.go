@@ -144,17 +144,18 @@ func failures(r *result.Run) Table {
 }
 
 // debtKeys are the engine counters that measure debt, in the order the debt tables show them:
-// purge lag and dirty pages (InnoDB), dead tuples (PostgreSQL), compaction debt and stalls
+// purge lag and dirty pages (InnoDB), dead tuples and the oldest snapshot's age (PostgreSQL),
+// compaction debt and stalls
 // (LSM engines), WAL and freelist (SQLite), free and pinned pages (bbolt), pages in use (LMDB),
-// dirty cache and the LSM work queue (WiredTiger); the cache, eviction by application threads,
+// dirty cache, the pinned transaction range and the LSM work queue (WiredTiger); the cache, eviction by application threads,
 // checkpoints, tickets and the oplog (MongoDB's serverStatus).
 var debtKeys = []string{
 	"history_list_length", "dirty_pages", "checkpoint_age_bytes", "pending_reads", "pending_writes",
-	"dead_tuples", "live_tuples", "autovacuum_runs", "vacuum_runs", "vacuums_running",
+	"dead_tuples", "live_tuples", "autovacuum_runs", "vacuum_runs", "vacuums_running", "snapshot_xid_age",
 	"pending_compaction_bytes", "compaction_pending", "l0_files", "immutable_memtables", "memtable_bytes",
 	"write_stalls", "write_stall_seconds", "write_stopped", "stall_stops", "stall_slowdowns", "stall_micros",
 	"wal_bytes", "freelist_count", "freelist_pages", "pending_pages", "pages_in_use",
-	"cache_dirty_bytes", "lsm_work_queue_max",
+	"cache_dirty_bytes", "txn_pinned_range", "lsm_work_queue_max",
 	"cache_bytes", "app_evicted_pages", "checkpoints", "checkpoint_ms", "checkpoint_running",
 	"tickets_write_in_use", "tickets_read_in_use", "oplog_bytes", "oplog_window_seconds",
 }
