@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/numfmt"
 	"github.com/enginebench/enginebench/internal/result"
 )
 
@@ -45,10 +46,16 @@ func (e envStep) judge(check string, value float64, what string) result.Verdict 
 	return pass(check, value, limit)
 }
 
+// MinShareSeconds is the shortest step whose shares of the CPUs are judged: /proc/stat and a
+// process's stat count CPU time in ticks of 10 ms per CPU, and the others' share is the host's
+// less the client's and the DBMS's, so a step of a few ticks can read tens of percent that
+// nobody used (seen: 46% "other" in a pebble load of 10 ms on an idle host).
+const MinShareSeconds = 1.0
+
 // shareOfCPUs judges key, CPU seconds, as a percentage of all CPUs' time in the step.
 func (e envStep) shareOfCPUs(check, key, what, absent string) result.Verdict {
 	v, ok := e.u[key]
-	all := e.u[measure.KeyCPUAll]
+	all, secs := e.u[measure.KeyCPUAll], e.u[measure.KeySeconds]
 	switch {
 	case !ok && all > 0:
 		return unmeasured(check, absent)
@@ -56,6 +63,9 @@ func (e envStep) shareOfCPUs(check, key, what, absent string) result.Verdict {
 		return unmeasured(check, "/proc/stat was not read")
 	case all <= 0:
 		return unmeasured(check, "no CPU time passed in the step")
+	case secs < MinShareSeconds:
+		return unmeasured(check, fmt.Sprintf("the step took %s: CPU time is counted in 10 ms ticks, too coarse for a share of under %s",
+			numfmt.Seconds(secs), numfmt.Seconds(MinShareSeconds)))
 	}
 	pct := v / all * 100
 	return e.judge(check, pct, fmt.Sprintf("%s %s of the CPUs", what, percent(pct)))

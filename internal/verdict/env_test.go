@@ -70,3 +70,15 @@ func TestEnvStepAbsent(t *testing.T) {
 		t.Errorf("a step without usage: %+v, want no verdicts", vs)
 	}
 }
+
+// TestEnvStepTooShort: a step shorter than MinShareSeconds has its shares of the CPUs
+// unmeasured, saying why, however large they read: /proc/stat's ticks are too coarse for it.
+func TestEnvStepTooShort(t *testing.T) {
+	u := map[string]float64{measure.KeySeconds: 0.02, measure.KeyCPUAll: 0.04, measure.KeySteal: 0, measure.KeyOtherCPU: 0.02}
+	got := states(Step(&result.Step{Name: "l.i0", Usage: u}, nil))
+	for _, check := range []string{"steal", "other_cpu"} {
+		if v := got[check]; v.State != result.VerdictUnmeasured || !strings.Contains(v.Message, "too coarse") {
+			t.Errorf("%s of a 20 ms step: %+v, want unmeasured, too coarse", check, v)
+		}
+	}
+}
