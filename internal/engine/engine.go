@@ -152,6 +152,26 @@ type Server interface {
 	ServerPID() int
 }
 
+// Link is how a server engine's client reaches its server, for the results: the address and
+// the TLS of the connection Pinger opened.
+type Link struct {
+	// Address is the server's host:port or socket path, never a user or a password.
+	Address string
+	// TLS is the protocol and cipher of the connection ("TLSv1.3 TLS_AES_128_GCM_SHA256"), as
+	// the server tells it; "" when the connection is not encrypted.
+	TLS string
+	// Ping is what one round trip sends ("SELECT 1", MongoDB's "ping" command).
+	Ping string
+}
+
+// Pinger is implemented by server engines, for the round-trip time measured before a
+// configuration's first step. Pinger opens one connection of its own and returns how it
+// reaches the server, ping, which makes one round trip on it (SELECT 1; MongoDB's ping
+// command), and done, which gives the connection back.
+type Pinger interface {
+	Pinger(ctx context.Context) (link Link, ping func(context.Context) error, done func() error, err error)
+}
+
 // Builder is implemented by engines that know where their binary came from, recorded in
 // run.json: a managed server's path, checksum and build options (server.Server.Build); an
 // embedded engine's library, its version and build, and its Go module (the Build keys of

@@ -87,6 +87,9 @@ func briefLines(r *result.Run) []string {
 	lines = append(lines, r.Notes...)
 	for _, c := range r.Configs {
 		lines = append(lines, configStatus(c))
+		if l := serverLine(c); l != "" {
+			lines = append(lines, l)
+		}
 	}
 	for _, l := range configLines(r.Configs) {
 		if strings.HasPrefix(l, warningPrefix) {

@@ -44,6 +44,8 @@ type ratioSpec struct {
 // workload shares: the repeats' and the quartiles'.
 func summaryOf(l Layout, r *result.Run, sp spreads) Summary {
 	s := l.summary(r, sp)
+	s.Tables = append(s.Tables, nonEmpty([]Table{serverTable(r), remoteTable(r, sp)})...)
+	s.Legend = append(s.Legend, serverLegend(r)...)
 	s.Legend = append(s.Legend, repeatLegend(sp)...)
 	s.Legend = append(s.Legend, quartileLegend)
 	return s

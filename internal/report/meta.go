@@ -95,7 +95,7 @@ func hostsTable(runs []Input, labels []string) Table {
 	t := Table{Title: "Hosts", Header: []string{"run", "hostname", "cpus", "memory", "kernel", "data device", "filesystem", "go"}, Metric: "value"}
 	for i, in := range runs {
 		h := in.Run.Host
-		t.Rows = append(t.Rows, []string{labels[i], orMissing(h.Hostname), fmt.Sprint(h.CPUs),
+		t.Rows = append(t.Rows, []string{labels[i], orMissing(h.Hostname) + clientOnly(in.Run), fmt.Sprint(h.CPUs),
 			memoryCell(h.MemoryBytes), orMissing(h.Kernel), orMissing(h.DataDevice), orMissing(h.Filesystem), orMissing(h.GoVersion)})
 	}
 	return t

@@ -132,6 +132,7 @@ func NewPage(runs []Input, o Options) (*Page, error) {
 		p.Sections = append(p.Sections, ratioSection(runs[0], runs[1], l))
 	}
 	p.Sections = append(p.Sections, l.sections(r, p)...)
+	p.Sections = append(p.Sections, serverSections(r, sp)...)
 	p.Sections = append(p.Sections, cpuSections(runs, r, p.Base, o.HTMLDir)...)
 	if verdicts != nil {
 		p.Sections = append(p.Sections, *verdicts)

@@ -316,6 +316,9 @@ func fieldOf(t *Table, l layout, j int, row []string, op, primary string) string
 	if h == "qps" && op == "insert" {
 		op = "query" // iiBench: its queries beside its inserts
 	}
+	if f := serverField(t, j, primary); f != "" {
+		return f
+	}
 	switch {
 	case l.keyCol >= 0 && j > l.keyCol && t.Header[0] == "parameter":
 		return "workload.params." + rowCell(row, 0)

@@ -20,6 +20,7 @@ func fixturePages(t *testing.T) map[string]*Page {
 	pages["ratio"] = newPage(t, Options{Ratio: true}, loadFixture(t, "insert"), loadFixture(t, "resources"))
 	pages["thirty"] = newPage(t, Options{}, thirtyConfigs(t))
 	pages["verdicts"] = newPage(t, Options{}, withVerdicts(t))
+	pages["servers"] = newPage(t, Options{}, withServers(t))
 	pages["verdicts of two runs"] = newPage(t, Options{}, withVerdicts(t), withVerdicts(t))
 	return pages
 }

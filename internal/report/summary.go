@@ -106,6 +106,9 @@ func configLines(configs []result.Config) []string {
 			lines = append(lines, builds[i])
 		}
 		lines = append(lines, memoryLines(c)...)
+		if l := serverLine(c); l != "" {
+			lines = append(lines, l)
+		}
 		for _, n := range c.Notes {
 			lines = append(lines, c.Name+": "+n)
 		}

@@ -103,7 +103,10 @@ type Config struct {
 	Repeat *Repeat `json:"repeat,omitempty"`
 	// Capacity is the configuration's capacity search (--capacity); nil without one.
 	Capacity *Capacity `json:"capacity,omitempty"`
-	Steps    []Step    `json:"steps"`
+	// Server is where a server engine's DBMS runs, how the client reached it and the round
+	// trip's time; nil for an embedded engine.
+	Server *ServerLink `json:"server,omitempty"`
+	Steps  []Step      `json:"steps"`
 }
 
 // Repeat is one of the K runs of a configuration in a run with --repeat K: the repeats run

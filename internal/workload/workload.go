@@ -291,6 +291,7 @@ func runConfig(ctx context.Context, p Plan, cfg engine.Config, rc *result.Config
 	}
 	rc.Settings = eng.Settings()
 	mc.record(rc)
+	rc.Server = serverLink(ctx, eng, envClock(p.Env))
 	if d, ok := eng.(engine.Discarder); ok && d.Discards() {
 		rc.Notes = append(rc.Notes, cfg.Engine+" stores nothing: it measures the harness itself; verification is skipped")
 	}
@@ -337,17 +338,21 @@ func stepDone(eng engine.Engine, mc *memCap, rc *result.Config, save func(), jud
 	}
 }
 
+// envClock is env's runner's clock, or the system's.
+func envClock(env Env) runner.Clock {
+	if env.Runner != nil && env.Runner.Clock != nil {
+		return env.Runner.Clock
+	}
+	return runner.SystemClock()
+}
+
 // meeting sets the waits of env's Meet, Leave and Share: the barrier of a sharded run (in
 // eng's database, with the shard's heartbeat, which stop ends), the wait for the start time
 // of a run that has one, else none.
 func meeting(ctx context.Context, eng engine.Engine, s shard.Shard, config string, env *Env) (stop func(), err error) {
 	switch {
 	case s.Sharded():
-		clock := runner.SystemClock()
-		if env.Runner != nil && env.Runner.Clock != nil {
-			clock = env.Runner.Clock
-		}
-		b, err := shard.NewBarrier(ctx, eng, s, config, clock, env.Log)
+		b, err := shard.NewBarrier(ctx, eng, s, config, envClock(*env), env.Log)
 		if err != nil {
 			return nil, err
 		}

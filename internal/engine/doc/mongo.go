@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/enginebench/enginebench/internal/engine"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -30,6 +33,7 @@ type conn struct {
 	client  *mongo.Client
 	db      *mongo.Database
 	concern Concern
+	link    engine.Link // the URI's hosts and whether it asks for TLS
 }
 
 // dial connects to uri (the driver's URI syntax) with the configuration's concerns, and pings
@@ -60,7 +64,11 @@ func dial(ctx context.Context, uri string, c Concern, pool uint64) (*conn, error
 		_ = client.Disconnect(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("ping the server: %w", err)
 	}
-	return &conn{client: client, db: client.Database(Database), concern: c}, nil
+	link := engine.Link{Address: strings.Join(opts.Hosts, ","), Ping: "ping"}
+	if opts.TLSConfig != nil {
+		link.TLS = "TLS (asked for by the URI)"
+	}
+	return &conn{client: client, db: client.Database(Database), concern: c, link: link}, nil
 }
 
 // writeConcern is c's write concern for the driver; nil: the server's default.

@@ -311,7 +311,7 @@ func openMySQL(ctx context.Context, cfg engine.Config, name string, rocks bool) 
 			e.secrets = append(e.secrets, mc.Passwd)
 		}
 	}
-	e.database = mc.DBName
+	e.database, e.address = mc.DBName, mc.Addr
 	if err := e.connect(ctx, mc, tableEngine); err != nil {
 		return nil, errors.Join(err, e.Close())
 	}

@@ -250,7 +250,7 @@ func openPostgres(ctx context.Context, cfg engine.Config) (engine.Engine, error)
 	}
 	connStr := managedPostgresConnString(srv)
 	e := &postgresDB{serverCore: serverCore{
-		name: "postgres", srv: srv, version: srv.Version(),
+		name: "postgres", srv: srv, version: srv.Version(), address: srv.SocketPath(),
 		settings: settings, dialect: postgresDialect{},
 	}}
 	pc, err := pgx.ParseConfig(connStr)
@@ -280,6 +280,7 @@ func openPostgresExternal(ctx context.Context, cfg engine.Config) (engine.Engine
 	}
 	e := &postgresDB{serverCore: serverCore{
 		name: "postgres", dbPID: cfg.DBPID, dialect: postgresDialect{}, secrets: secrets,
+		address: pgAddress(pc.Host, pc.Port),
 	}}
 	if err := e.connect(ctx, pc); err != nil {
 		return nil, errors.Join(e.redact(fmt.Errorf("postgres: connect to the server of the DSN: %w", err)), e.Close())

@@ -28,6 +28,7 @@ type serverCore struct {
 	db      *sql.DB
 	srv     *server.Server // the managed server; nil for an external one
 	dbPID   int            // external: Config.DBPID
+	address string         // the server's host:port or socket path (engine.Link)
 	version string
 	// settings are the effective settings: defaults merged with overrides for a managed
 	// server; the documented settings as the server reports them for an external one.
