@@ -23,8 +23,9 @@ import (
 // PostgreSQL (Settings "handler" = "postgresql" and "postgresql-url": a server the caller
 // started, reached through its private socket, which is why FerretDB runs as the postgres
 // user). Its Settings are FerretDB's own flags without the leading "--"; it listens on its
-// private unix socket only (FerretDB 1.24 has no authentication of its own on SQLite, so a
-// TCP port would let anyone on the host in).
+// private unix socket, and on 127.0.0.1's TCP port only with TLS and a client CA (Options.TLS):
+// FerretDB 1.24 has no authentication of its own on SQLite, so a plain TCP port would let
+// anyone on the host in, while with mutual TLS only the holder of a client key gets in.
 
 // ferretSocket is the socket file's name in the socket directory.
 const ferretSocket = "ferretdb.sock"
@@ -50,7 +51,7 @@ func (ferretFlavor) normalize(name string) string { return strings.ToLower(name)
 func (ferretFlavor) reserved(name string) string {
 	switch name {
 	case "listen-addr", "listen-unix", "listen-tls", "listen-tls-cert-file", "listen-tls-key-file", "listen-tls-ca-file", "port":
-		return "the server listens on its private unix socket only"
+		return "the server listens on its private unix socket, and with Options.TLS on 127.0.0.1 (the setting port)"
 	case "state-dir", "sqlite-url":
 		return "the data directory holds the server's state and its SQLite files"
 	case "debug-addr", "telemetry", "mode", "log-format":
@@ -91,9 +92,6 @@ func (ferretFlavor) binaries() (binaries, error) {
 // initialise makes the state and SQLite directories, owned by the server's user, and keeps
 // the settings for the command line.
 func (ferretFlavor) initialise(_ context.Context, s *Server, _ binaries, id identity, settings []setting) error {
-	if s.tcpPort > 0 {
-		return fmt.Errorf("ferretdb: setting port: a managed FerretDB listens on its private unix socket only (FerretDB 1.24 on SQLite has no authentication)")
-	}
 	s.flags = settings
 	for _, d := range []string{"state", "sqlite"} {
 		p := filepath.Join(s.dataDir, d)
@@ -112,6 +110,10 @@ func (ferretFlavor) serverArgs(s *Server) []string {
 		"--state-dir=" + filepath.Join(s.dataDir, "state"),
 		"--sqlite-url=file:" + filepath.Join(s.dataDir, "sqlite") + "/",
 		"--debug-addr=-", "--telemetry=disable", "--log-format=text"}
+	if t := s.tls; t != nil && s.tcpPort > 0 { // checkTLS: a port comes with TLS and a client CA
+		args = append(args, fmt.Sprintf("--listen-tls=127.0.0.1:%d", s.tcpPort),
+			"--listen-tls-cert-file="+t.cert, "--listen-tls-key-file="+t.key, "--listen-tls-ca-file="+t.ca)
+	}
 	for _, st := range s.flags {
 		args = append(args, "--"+st.name+"="+st.value)
 	}

@@ -80,7 +80,7 @@ func TestFerretDBRefusesPortAndManagedFlags(t *testing.T) {
 		}
 	}
 	_, err := server.Start(context.Background(), server.FerretDB, server.Options{DataDir: servertest.DataDir(t), Settings: map[string]string{"port": "27999"}})
-	if err == nil || !strings.Contains(err.Error(), "private unix socket only") {
+	if err == nil || !strings.Contains(err.Error(), "TLS and a client CA") {
 		t.Errorf("Start with a port = %v, want a refusal", err)
 	}
 }

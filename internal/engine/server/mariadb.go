@@ -29,8 +29,11 @@ const mariaUser = "root"
 // creating its accounts: every root account (localhost, 127.0.0.1, ::1, the host name) gets
 // the password, given by its mysql_native_password hash, and anonymous accounts, if any, go.
 // Each network of listen gets a root account of its own (root@'198.18.0.0/255.255.255.252'),
-// a copy of root@localhost's with the password.
-func mariaAccountsSQL(password string, listen []netip.Prefix) string {
+// a copy of root@localhost's with the password. With x509, every root account but localhost's
+// (the private socket; the server skips name resolution then, so that a TCP client is never
+// localhost) also needs a client certificate signed by the server's client CA (REQUIRE X509,
+// ssl_type 2 in global_priv).
+func mariaAccountsSQL(password string, listen []netip.Prefix, x509 bool) string {
 	sql := "-- enginebench: TCP is on, so every account needs the password\n" +
 		"DELETE FROM mysql.global_priv WHERE User = '';\n" +
 		"UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.plugin', 'mysql_native_password', " +
@@ -38,6 +41,9 @@ func mariaAccountsSQL(password string, listen []netip.Prefix) string {
 	for _, p := range listen {
 		sql += "INSERT INTO mysql.global_priv (Host, User, Priv) SELECT '" + mariaNetwork(p) + "', User, Priv " +
 			"FROM mysql.global_priv WHERE User = '" + mariaUser + "' AND Host = 'localhost';\n"
+	}
+	if x509 {
+		sql += "UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.ssl_type', 2) WHERE User = '" + mariaUser + "' AND Host <> 'localhost';\n"
 	}
 	return sql
 }
@@ -79,6 +85,8 @@ func (mariaFlavor) reserved(name string) string {
 		return "the data directory, its option file and server.log are managed"
 	case "basedir":
 		return "the installation is Options.BinDir (the engines' setting basedir)"
+	case "ssl-cert", "ssl-key", "ssl-ca", "require-secure-transport":
+		return "TLS is Options.TLS"
 	}
 	return ""
 }
@@ -176,7 +184,7 @@ func (k mariaFlavor) initialise(ctx context.Context, s *Server, bins binaries, i
 	}
 	if s.password != "" {
 		// mariadb-install-db pipes this file into the bootstrap's standard input.
-		extra, err := writeSecretFile(s.sockDir, "accounts.sql", id, mariaAccountsSQL(s.password, s.listen))
+		extra, err := writeSecretFile(s.sockDir, "accounts.sql", id, mariaAccountsSQL(s.password, s.listen, s.tls != nil && s.tls.ca != ""))
 		if err != nil {
 			return fmt.Errorf("mariadb: %w", err)
 		}
@@ -210,10 +218,12 @@ func mariaOptions(s *Server, section, base string, settings []setting) string {
 	fmt.Fprintf(&b, "tmpdir=%s\n", mariaQuote(filepath.Dir(s.sockPath)))
 	if s.tcpPort > 0 {
 		fmt.Fprintf(&b, "bind-address=%s\nport=%d\n", strings.Join(listenAddrs(s.listen), ","), s.tcpPort)
-		if len(s.listen) > 0 {
-			// The accounts of other hosts name their networks: no host name to look up.
+		if len(s.listen) > 0 || (s.tls != nil && s.tls.ca != "") {
+			// The accounts of other hosts name their networks, and with client certificates a
+			// TCP client from 127.0.0.1 must not be root@localhost: no host name to look up.
 			b.WriteString("skip-name-resolve\n")
 		}
+		b.WriteString(mariaTLSOptions(s.tls))
 	} else {
 		b.WriteString("skip-networking\n")
 	}
@@ -226,6 +236,21 @@ func mariaOptions(s *Server, section, base string, settings []setting) string {
 		}
 	}
 	return b.String()
+}
+
+// mariaTLSOptions returns the option file lines of TLS: none without it. TCP is TLS-only
+// (require_secure_transport); the unix socket counts as secure.
+func mariaTLSOptions(t *tlsFiles) string {
+	if t == nil {
+		return ""
+	}
+	o := "# TLS: the files are in the private socket directory, removed when the server stops\n" +
+		"ssl-cert=" + mariaQuote(t.cert) + "\n" +
+		"ssl-key=" + mariaQuote(t.key) + "\n"
+	if t.ca != "" {
+		o += "ssl-ca=" + mariaQuote(t.ca) + "\n"
+	}
+	return o + "require-secure-transport=ON\n"
 }
 
 // installDB runs mariadb-install-db with args, its output going to the server's log, and

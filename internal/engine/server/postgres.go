@@ -52,6 +52,8 @@ func (pgFlavor) reserved(name string) string {
 		return "the data directory holds the configuration"
 	case "logging_collector":
 		return "the server logs to server.log in its data directory"
+	case "ssl", "ssl_cert_file", "ssl_key_file", "ssl_ca_file":
+		return "TLS is Options.TLS"
 	}
 	return ""
 }
@@ -133,15 +135,38 @@ func pgDirVersion(dir string) float64 {
 
 // pgHBA returns the server's pg_hba.conf: the private unix socket is trusted; TCP, from
 // 127.0.0.1 and the networks of listen only, asks for the password, which only a server with
-// a TCP port has.
-func pgHBA(listen []netip.Prefix) string {
+// a TCP port has. With TLS (t), TCP takes TLS connections only (hostssl), and with a client CA
+// also a client certificate whose common name is the user (clientcert=verify-full).
+func pgHBA(listen []netip.Prefix, t *tlsFiles) string {
+	typ, opt := "host ", ""
+	if t != nil {
+		typ = "hostssl"
+		if t.ca != "" {
+			opt = " clientcert=verify-full"
+		}
+	}
 	hba := "# enginebench: trust on the private unix socket; over TCP, the run's password\n" +
 		"local all all trust\n" +
-		"host  all all 127.0.0.1/32 scram-sha-256\n"
+		typ + " all all 127.0.0.1/32 scram-sha-256" + opt + "\n"
 	for _, p := range listen {
-		hba += "host  all all " + p.Masked().String() + " scram-sha-256\n"
+		hba += typ + " all all " + p.Masked().String() + " scram-sha-256" + opt + "\n"
 	}
 	return hba
+}
+
+// pgTLSConf returns the postgresql.conf lines of TLS: none without it.
+func pgTLSConf(t *tlsFiles) string {
+	if t == nil {
+		return ""
+	}
+	conf := "# TLS: the files are in the private socket directory, removed when the server stops\n" +
+		"ssl = on\n" +
+		"ssl_cert_file = " + pgQuote(t.cert) + "\n" +
+		"ssl_key_file = " + pgQuote(t.key) + "\n"
+	if t.ca != "" {
+		conf += "ssl_ca_file = " + pgQuote(t.ca) + "\n"
+	}
+	return conf
 }
 
 // pgListen returns listen_addresses: none without a TCP port, else 127.0.0.1 and the
@@ -178,7 +203,7 @@ func (k pgFlavor) initialise(ctx context.Context, s *Server, bins binaries, id i
 	if err != nil {
 		return fmt.Errorf("postgres: initdb failed (%v):%s", err, indentLines(relevantLines(Postgres, splitLines(string(out)))))
 	}
-	if err := rewriteFile(filepath.Join(s.dataDir, "pg_hba.conf"), pgHBA(s.listen)); err != nil {
+	if err := rewriteFile(filepath.Join(s.dataDir, "pg_hba.conf"), pgHBA(s.listen, s.tls)); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	var b strings.Builder
@@ -188,6 +213,7 @@ func (k pgFlavor) initialise(ctx context.Context, s *Server, bins binaries, id i
 	fmt.Fprintf(&b, "unix_socket_directories = %s\n", pgQuote(s.sockDir))
 	b.WriteString("logging_collector = off\n")
 	b.WriteString("password_encryption = 'scram-sha-256'\n")
+	b.WriteString(pgTLSConf(s.tls))
 	for _, st := range settings {
 		fmt.Fprintf(&b, "%s = %s\n", st.name, pgQuote(st.value))
 	}

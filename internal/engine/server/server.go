@@ -104,6 +104,10 @@ type Options struct {
 	// whose bin/ or sbin/ holds mariadbd or mysqld; a MySQL or Percona Server mysqld there is
 	// initialised and run as MySQL (mysql.go). FerretDB and mongod: not taken.
 	BinDir string
+	// TLS, when set, makes the TCP port (setting "port", which it needs) TLS-only with this
+	// certificate, and with a client CA asks every TCP client for a certificate (tls.go).
+	// FerretDB takes a port only with TLS and a client CA. Nil: plain TCP.
+	TLS *TLS
 }
 
 // Server is a running managed server.
@@ -125,6 +129,7 @@ type Server struct {
 	log      io.Writer
 	password string // "" without TCP; never printed, logged or written anywhere
 	listen   []netip.Prefix
+	tls      *tlsFiles // nil: no TLS
 	keep     bool
 	abort    <-chan struct{}
 	cgroup   *cgroup.Group // nil: no cap
@@ -360,6 +365,9 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 	if err := checkListen(kind, port, o.Listen); err != nil {
 		return nil, err
 	}
+	if err := checkTLS(kind, port, o.TLS, len(o.Listen)); err != nil {
+		return nil, err
+	}
 	password, err := portPassword(kind, port, o.Listen)
 	if err != nil {
 		return nil, err
@@ -373,6 +381,10 @@ func Start(ctx context.Context, kind Kind, o Options) (*Server, error) {
 		password: password, listen: o.Listen, keep: o.Keep, abort: o.Abort, cgroup: o.Cgroup, exited: make(chan struct{})}
 	s.sockPath, s.port, s.user = k.socket(sockDir, port)
 	if err := checkSocketFree(s.sockPath); err != nil {
+		_ = os.RemoveAll(sockDir)
+		return nil, fmt.Errorf("%s: %w", kind, err)
+	}
+	if s.tls, err = copyTLS(sockDir, id, o.TLS); err != nil {
 		_ = os.RemoveAll(sockDir)
 		return nil, fmt.Errorf("%s: %w", kind, err)
 	}
@@ -448,6 +460,9 @@ func portPassword(kind Kind, port int, listen []netip.Prefix) (string, error) {
 		if err := checkPortFree(a, port); err != nil {
 			return "", fmt.Errorf("%s: %w", kind, err)
 		}
+	}
+	if kind == FerretDB {
+		return "", nil // no authentication but the client certificate (checkTLS)
 	}
 	password, err := newPassword()
 	if err != nil {
