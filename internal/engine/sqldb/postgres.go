@@ -282,7 +282,7 @@ func openPostgresExternal(ctx context.Context, cfg engine.Config) (engine.Engine
 		name: "postgres", dbPID: cfg.DBPID, dialect: postgresDialect{}, secrets: secrets,
 	}}
 	if err := e.connect(ctx, pc); err != nil {
-		return nil, errors.Join(e.redact(fmt.Errorf("postgres: connect to the server of the DSN: %w", err)), e.Close())
+		return nil, errors.Join(e.redact(fmt.Errorf("postgres: connect to the server of the DSN: %w", pgTLSHint(err))), e.Close())
 	}
 	var version string
 	if err := e.db.QueryRowContext(ctx, "SELECT current_setting('server_version')").Scan(&version); err != nil {

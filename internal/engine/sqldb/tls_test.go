@@ -1,15 +1,21 @@
 package sqldb
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/enginebench/enginebench/internal/engine"
 	"github.com/enginebench/enginebench/internal/engine/enginetest"
+	"github.com/enginebench/enginebench/internal/engine/server"
+	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/tlstest"
 )
 
@@ -100,4 +106,140 @@ func TestMySQLTLSParams(t *testing.T) {
 	if mc.Passwd != "pw" || mc.DBName != "db" {
 		t.Errorf("password %q, database %q: the path's '/' moved the driver's last '/'", mc.Passwd, mc.DBName)
 	}
+}
+
+// startTLSServer starts a managed server of kind whose TCP port takes TLS only, with the
+// certificate certFile and key keyFile; with neither, a server with plain TCP.
+func startTLSServer(t *testing.T, kind server.Kind, certFile, keyFile string) *server.Server {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	o := server.Options{Settings: map[string]string{"port": strconv.Itoa(port)}}
+	if certFile != "" {
+		o.TLS = &server.TLS{CertFile: certFile, KeyFile: keyFile}
+	}
+	return servertest.StartWith(t, kind, o)
+}
+
+// tcpDSN is the DSN of srv over TCP with its password and the TLS options opts: for postgres
+// URL parameters, for MariaDB go-sql-driver's and enginebench's parameters ("" for none).
+func tcpDSN(srv *server.Server, opts string) string {
+	if srv.Kind() == server.Postgres {
+		dsn := fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s", srv.User(), srv.Password(), srv.Port(), srv.Database())
+		if opts != "" {
+			dsn += "?" + opts
+		}
+		return dsn
+	}
+	dsn := fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s", srv.User(), srv.Password(), srv.Port(), srv.Database())
+	if opts != "" {
+		dsn += "?" + opts
+	}
+	return dsn
+}
+
+// A DSN's TLS faults against real servers whose TCP port takes TLS only (and one without TLS)
+// are one-line errors that say what is wrong and what to change in the DSN, without the DSN
+// or its password: a CA that did not sign the server's certificate, a certificate for another
+// host, an expired one, no TLS asked of a server that requires it, and TLS asked of a server
+// that has none. With the right CA the engine opens, its sessions are encrypted, and an
+// interrupt (Ctrl-C) still stops a statement in flight at once.
+func TestTLSConnectFaults(t *testing.T) {
+	t.Parallel()
+	p := tlstest.New(t)
+	q := url.QueryEscape
+	for _, c := range []struct {
+		sc                      serverCase
+		verify, plain, wrongCA  string // TLS options of a DSN
+		refusedPlain, noTLSHint string // what the hints of the plain and the reverse cases say
+	}{
+		{serverCases()[0], "sslmode=verify-full&sslrootcert=" + q(p.CAFile), "sslmode=disable", "sslmode=verify-full&sslrootcert=" + q(p.WrongCAFile),
+			"no pg_hba.conf entry without encryption", "set sslmode=disable"},
+		{serverCases()[1], "tls-ca=" + p.CAFile, "", "tls-ca=" + p.WrongCAFile,
+			"require_secure_transport", "the DSN asks for TLS but the server has none"},
+	} {
+		t.Run(c.sc.driver.Name, func(t *testing.T) {
+			t.Parallel()
+			c.sc.require(t)
+			good := startTLSServer(t, c.sc.kind, p.ServerCert, p.ServerKey)
+			expired := startTLSServer(t, c.sc.kind, p.ExpiredCert, p.ExpiredKey)
+			wrongHost := startTLSServer(t, c.sc.kind, p.WrongHostCert, p.WrongHostKey)
+			plain := startTLSServer(t, c.sc.kind, "", "")
+
+			e, err := c.sc.open(t, engine.Config{DSN: tcpDSN(good, c.verify)})
+			if err != nil {
+				t.Fatalf("with the CA: %v", err)
+			}
+			checkEncrypted(t, e)
+			checkInterruptOverTLS(t, e)
+
+			for _, f := range []struct {
+				name string
+				dsn  string
+				want string
+				srv  *server.Server
+			}{
+				{"the wrong CA", tcpDSN(good, c.wrongCA), "not signed by a CA the DSN trusts", good},
+				{"a certificate for another host", tcpDSN(wrongHost, c.verify), "not for the host the DSN connects to", wrongHost},
+				{"an expired certificate", tcpDSN(expired, c.verify), "has expired", expired},
+				{"no TLS", tcpDSN(good, c.plain), c.refusedPlain, good},
+				{"TLS of a server without", tcpDSN(plain, c.verify), c.noTLSHint, plain},
+			} {
+				_, err := c.sc.open(t, engine.Config{DSN: f.dsn})
+				if err == nil || !strings.Contains(err.Error(), f.want) {
+					t.Errorf("%s: %v, want %q", f.name, err, f.want)
+					continue
+				}
+				if msg := err.Error(); strings.Contains(msg, "\n") || strings.Contains(msg, f.srv.Password()) || strings.Contains(msg, f.dsn) {
+					t.Errorf("%s: not one line without the DSN and its password: %v", f.name, err)
+				}
+				t.Logf("%s: %v", f.name, err)
+			}
+		})
+	}
+}
+
+// checkEncrypted checks that a session of e's pool runs over TLS.
+func checkEncrypted(t *testing.T, e *serverEngine) {
+	t.Helper()
+	q := "SELECT ssl::text FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+	if e.Dialect().Name() != "postgres" {
+		q = "SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'Ssl_version'"
+	}
+	var v string
+	if err := e.SQL().QueryRowContext(t.Context(), q).Scan(&v); err != nil || (v != "true" && !strings.HasPrefix(v, "TLS")) {
+		t.Errorf("%s: %q, %v; want a TLS session", q, v, err)
+	}
+}
+
+// checkInterruptOverTLS checks that a Conn over TLS is interrupted as over plain TCP: the
+// statement in flight fails at once when the Conn's context ends, with an error that wraps
+// the context's.
+func checkInterruptOverTLS(t *testing.T, e *serverEngine) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, err := Connect(ctx, e.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.stop == nil {
+		t.Fatal("the Conn over TLS is not watched: its network connection is not known")
+	}
+	sleep, running := sleepQuery(e.Dialect())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.ExecContext(c.Ctx(ctx), sleep)
+		done <- c.Err(err)
+	}()
+	waitRunning(t, e.SQL(), running, 1)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("the interrupted statement over TLS returned %v, want an error wrapping context.Canceled", err)
+	}
+	c.Close()
 }
