@@ -369,7 +369,7 @@ func (e *mysqlDB) connect(ctx context.Context, mc *mysql.Config, tableEngine str
 	e.db.SetMaxIdleConns(serverMaxIdleConns)
 	if err := e.db.PingContext(ctx); err != nil {
 		if e.srv == nil { // an existing server's DSN: its TLS faults told as hints
-			err = mysqlTLSHint(err, mc.TLS != nil)
+			err = mysqlTLSHint(err, mc.TLS)
 		}
 		return e.redact(fmt.Errorf("%s: connect to the server: %w", e.name, err))
 	}

@@ -112,6 +112,13 @@ func TestMySQLTLSParams(t *testing.T) {
 // certificate certFile and key keyFile; with neither, a server with plain TCP.
 func startTLSServer(t *testing.T, kind server.Kind, certFile, keyFile string) *server.Server {
 	t.Helper()
+	return startTLSServerCA(t, kind, certFile, keyFile, "")
+}
+
+// startTLSServerCA is startTLSServer that also asks TCP clients for a certificate signed by
+// the CA of clientCA, when given.
+func startTLSServerCA(t *testing.T, kind server.Kind, certFile, keyFile, clientCA string) *server.Server {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +127,7 @@ func startTLSServer(t *testing.T, kind server.Kind, certFile, keyFile string) *s
 	l.Close()
 	o := server.Options{Settings: map[string]string{"port": strconv.Itoa(port)}}
 	if certFile != "" {
-		o.TLS = &server.TLS{CertFile: certFile, KeyFile: keyFile}
+		o.TLS = &server.TLS{CertFile: certFile, KeyFile: keyFile, ClientCAFile: clientCA}
 	}
 	return servertest.StartWith(t, kind, o)
 }
@@ -146,7 +153,8 @@ func tcpDSN(srv *server.Server, opts string) string {
 // are one-line errors that say what is wrong and what to change in the DSN, without the DSN
 // or its password: a CA that did not sign the server's certificate, a certificate for another
 // host, an expired one, no TLS asked of a server that requires it, and TLS asked of a server
-// that has none. With the right CA the engine opens, its sessions are encrypted, and an
+// that has none, no client certificate for a server that asks for one. With the right CA
+// (and client certificate) the engine opens, its sessions are encrypted, and an
 // interrupt (Ctrl-C) still stops a statement in flight at once.
 func TestTLSConnectFaults(t *testing.T) {
 	t.Parallel()
@@ -155,11 +163,14 @@ func TestTLSConnectFaults(t *testing.T) {
 	for _, c := range []struct {
 		sc                      serverCase
 		verify, plain, wrongCA  string // TLS options of a DSN
+		client                  string // the options of the client certificate
 		refusedPlain, noTLSHint string // what the hints of the plain and the reverse cases say
 	}{
 		{serverCases()[0], "sslmode=verify-full&sslrootcert=" + q(p.CAFile), "sslmode=disable", "sslmode=verify-full&sslrootcert=" + q(p.WrongCAFile),
+			"&sslcert=" + q(p.ClientCert) + "&sslkey=" + q(p.ClientKey),
 			"no pg_hba.conf entry without encryption", "set sslmode=disable"},
 		{serverCases()[1], "tls-ca=" + p.CAFile, "", "tls-ca=" + p.WrongCAFile,
+			"&tls-cert=" + p.ClientCert + "&tls-key=" + p.ClientKey,
 			"require_secure_transport", "the DSN asks for TLS but the server has none"},
 	} {
 		t.Run(c.sc.driver.Name, func(t *testing.T) {
@@ -169,6 +180,7 @@ func TestTLSConnectFaults(t *testing.T) {
 			expired := startTLSServer(t, c.sc.kind, p.ExpiredCert, p.ExpiredKey)
 			wrongHost := startTLSServer(t, c.sc.kind, p.WrongHostCert, p.WrongHostKey)
 			plain := startTLSServer(t, c.sc.kind, "", "")
+			mutual := startTLSServerCA(t, c.sc.kind, p.ServerCert, p.ServerKey, p.CAFile)
 
 			e, err := c.sc.open(t, engine.Config{DSN: tcpDSN(good, c.verify)})
 			if err != nil {
@@ -176,6 +188,9 @@ func TestTLSConnectFaults(t *testing.T) {
 			}
 			checkEncrypted(t, e)
 			checkInterruptOverTLS(t, e)
+			if _, err := c.sc.open(t, engine.Config{DSN: tcpDSN(mutual, c.verify+c.client)}); err != nil {
+				t.Errorf("with the client certificate: %v", err)
+			}
 
 			for _, f := range []struct {
 				name string
@@ -188,6 +203,7 @@ func TestTLSConnectFaults(t *testing.T) {
 				{"an expired certificate", tcpDSN(expired, c.verify), "has expired", expired},
 				{"no TLS", tcpDSN(good, c.plain), c.refusedPlain, good},
 				{"TLS of a server without", tcpDSN(plain, c.verify), c.noTLSHint, plain},
+				{"no client certificate", tcpDSN(mutual, c.verify), "a client certificate", mutual},
 			} {
 				_, err := c.sc.open(t, engine.Config{DSN: f.dsn})
 				if err == nil || !strings.Contains(err.Error(), f.want) {

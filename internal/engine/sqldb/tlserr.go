@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"strings"
@@ -93,9 +94,9 @@ func pgTLSHint(err error) error {
 	return &tlsError{msg: hint, err: err}
 }
 
-// mysqlTLSHint returns err told as a TLS fault of a MySQL-family connection, or err; tlsOn
-// says whether the DSN asks for TLS.
-func mysqlTLSHint(err error, tlsOn bool) error {
+// mysqlTLSHint returns err told as a TLS fault of a MySQL-family connection with the TLS
+// configuration c (nil: the DSN asks for no TLS), or err.
+func mysqlTLSHint(err error, c *tls.Config) error {
 	if err == nil {
 		return nil
 	}
@@ -107,10 +108,13 @@ func mysqlTLSHint(err error, tlsOn bool) error {
 		hint = "the DSN asks for TLS but the server has none: give " + mysqlTLSWords.noTLS + " (or turn TLS on at the server)"
 	case errors.As(err, &me) && me.Number == mysqlSecureTransportRequired:
 		hint = "the server takes TLS connections only (require_secure_transport): give " + mysqlTLSWords.on
-	case errors.As(err, &me) && me.Number == mysqlAccessDenied && !tlsOn:
+	case errors.As(err, &me) && me.Number == mysqlAccessDenied && c == nil:
 		// MariaDB refuses a connection without TLS under require_secure_transport as a wrong
 		// password.
 		hint = "access denied (" + me.Message + "): the password is wrong, or the server takes TLS connections only (MariaDB's require_secure_transport says so this way): give " + mysqlTLSWords.on
+	case errors.As(err, &me) && me.Number == mysqlAccessDenied && len(c.Certificates) == 0:
+		// And an account that REQUIRE X509 without a client certificate so too.
+		hint = "access denied (" + me.Message + "): the password is wrong, or the account requires a client certificate (REQUIRE X509): give one with " + mysqlTLSWords.cert
 	}
 	if hint == "" {
 		return err
