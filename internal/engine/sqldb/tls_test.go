@@ -234,7 +234,7 @@ func checkEncrypted(t *testing.T, e *serverEngine) {
 
 // checkInterruptOverTLS checks that a Conn over TLS is interrupted as over plain TCP: the
 // statement in flight fails at once when the Conn's context ends, with an error that wraps
-// the context's.
+// the context's, and PostgreSQL's server stops it (the cancel request).
 func checkInterruptOverTLS(t *testing.T, e *serverEngine) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -258,4 +258,8 @@ func checkInterruptOverTLS(t *testing.T, e *serverEngine) {
 		t.Errorf("the interrupted statement over TLS returned %v, want an error wrapping context.Canceled", err)
 	}
 	c.Close()
+	if e.Dialect().Name() == "postgres" {
+		// The cancel request reached the server too, which stopped the statement.
+		waitRunning(t, e.SQL(), running, 0)
+	}
 }
