@@ -24,6 +24,12 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 // status 2, one line on stderr that contains want, nothing on stdout.
 func runBad(t *testing.T, want string, args ...string) {
 	t.Helper()
+	runBadOut(t, want, args...)
+}
+
+// runBadOut is runBad that returns the command's standard error.
+func runBadOut(t *testing.T, want string, args ...string) string {
+	t.Helper()
 	code, stdout, stderr := runCLI(t, args...)
 	if code != exitUsage {
 		t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
@@ -34,6 +40,7 @@ func runBad(t *testing.T, want string, args ...string) {
 	if stdout != "" {
 		t.Errorf("stdout not empty: %q", stdout)
 	}
+	return stderr
 }
 
 // integration marks a test that does real work (runs engines, starts servers, builds the

@@ -27,6 +27,8 @@ var (
 	// keywordRE matches password=VALUE of a keyword/value DSN (password='a b'), of a URL's
 	// query (?password=pw) and of variables (PGPASSWORD=pw, MYSQL_PWD=pw).
 	keywordRE = regexp.MustCompile(`(?i)\b(\w*(?:password|passwd|pwd))(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&;,]*)`)
+	// slashParamRE matches a parameter of a MySQL DSN whose value holds a '/'.
+	slashParamRE = regexp.MustCompile(`[?&][^?&=/]+=[^&]*/[^&]*`)
 	// yamlKeyRE matches a password key of YAML and the rest of its line (password: pw,
 	// db_password: 'pw', # PGPASSWORD: pw in a comment): the value may be several words.
 	yamlKeyRE = regexp.MustCompile(`(?im)\b(\w*(?:password|passwd|pwd))([ \t]*:[ \t]+)(\S.*)$`)
@@ -72,6 +74,32 @@ func Secrets(dsn string) []string {
 			}
 		}
 	}
+	for _, pw := range keywordPasswords(dsn) {
+		if pw != "" && !slices.Contains(out, pw) {
+			out = append(out, pw)
+		}
+	}
+	return out
+}
+
+// keywordPasswords returns the values of a DSN's password keywords and parameters, found
+// whether or not its driver parses it: password=, PostgreSQL's sslpassword= (of an encrypted
+// client key), MongoDB's tlsCertificateKeyFilePassword=; each as written, without its quotes,
+// and percent-decoded.
+func keywordPasswords(dsn string) []string {
+	var out []string
+	for _, m := range keywordRE.FindAllStringSubmatch(dsn, -1) {
+		v := m[3]
+		if n := len(v); n >= 2 && (v[0] == '\'' || v[0] == '"') && v[n-1] == v[0] {
+			v = v[1 : n-1]
+			out = append(out, v, strings.NewReplacer(`\\`, `\`, `\'`, `'`, `\"`, `"`).Replace(v))
+			continue
+		}
+		out = append(out, v)
+		if d, err := url.QueryUnescape(v); err == nil && d != v {
+			out = append(out, d)
+		}
+	}
 	return out
 }
 
@@ -84,22 +112,34 @@ func passwords(dsn string) []string {
 		if cfg, err := pgconn.ParseConfig(dsn); err == nil {
 			return []string{cfg.Password, keywordQuoted(cfg.Password), url.QueryEscape(cfg.Password), url.PathEscape(cfg.Password)}
 		}
-	case isURL:
-		if u, err := url.Parse(dsn); err == nil && u.User != nil {
-			pw, _ := u.User.Password()
-			_, raw, _ := strings.Cut(u.User.String(), ":")
-			return []string{pw, raw}
+		if isURL { // pgconn also refuses a URL whose TLS files it cannot read
+			return urlPasswords(dsn)
 		}
+	case isURL:
+		return urlPasswords(dsn)
 	default:
 		// A parameter the driver refuses fails the whole DSN, and the driver's error may quote
 		// its value: the password is then read from the DSN without its parameters.
-		for _, d := range []string{dsn, withoutParams(dsn)} {
+		// A parameter whose value holds a '/' (a file: enginebench's tls-ca=) moves the last
+		// '/' the driver looks for: it is taken out too.
+		for _, d := range []string{dsn, withoutParams(dsn), withoutParams(slashParamRE.ReplaceAllString(dsn, ""))} {
 			if cfg, err := mysql.ParseDSN(d); err == nil {
 				return []string{cfg.Passwd}
 			}
 		}
 	}
 	return nil
+}
+
+// urlPasswords returns the password of the URL dsn, as net/url reads it and as it is written.
+func urlPasswords(dsn string) []string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return nil
+	}
+	pw, _ := u.User.Password()
+	_, raw, _ := strings.Cut(u.User.String(), ":")
+	return []string{pw, raw}
 }
 
 // keywordValue reports whether dsn is a keyword/value connection string (host=h user=u): it

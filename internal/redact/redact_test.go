@@ -54,7 +54,14 @@ func TestSecrets(t *testing.T) {
 		{"u:pw@tcp(h:1)/db?timeout=pw", []string{"u:pw@tcp(h:1)/db?timeout=pw", "pw"}},
 		{"u:p?w@tcp(h:1)/db?timeout=x", []string{"u:p?w@tcp(h:1)/db?timeout=x", "p?w"}},
 		// A DSN its driver refuses is a secret as a whole.
-		{"host='unterminated password=pw", []string{"host='unterminated password=pw"}},
+		// Its password keywords are still read.
+		{"host='unterminated password=pw", []string{"host='unterminated password=pw", "pw"}},
+		// The password of an encrypted client key is one too, whether the DSN parses or not.
+		{"host=h sslmode=verify-full sslkey=/k.pem sslpassword='k p'", []string{"host=h sslmode=verify-full sslkey=/k.pem sslpassword='k p'", "k p"}},
+		{"postgres://u:pw@h/db?sslpassword=k%26p&sslkey=/nonexistent", []string{"postgres://u:pw@h/db?sslpassword=k%26p&sslkey=/nonexistent", "pw", "k%26p", "k&p"}},
+		{"mongodb://h/?tls=true&tlsCertificateKeyFilePassword=kp", []string{"mongodb://h/?tls=true&tlsCertificateKeyFilePassword=kp", "kp"}},
+		// A file path with '/' in a MySQL DSN's parameters (enginebench's tls-ca=) hides no password.
+		{"u:pw@tcp(h:1)/db?tls-ca=/etc/ca.pem&tls=true", []string{"u:pw@tcp(h:1)/db?tls-ca=/etc/ca.pem&tls=true", "pw"}},
 	}
 	for _, c := range cases {
 		if got := Secrets(c.dsn); !slices.Equal(got, c.want) {

@@ -46,6 +46,9 @@ type PKI struct {
 	WrongHostCert, WrongHostKey string
 	// ClientCert and ClientKey: a client certificate signed by the CA for ClientName.
 	ClientCert, ClientKey string
+	// ClientCertKey is ClientCert and ClientKey in one file (mode 0600), as MongoDB's
+	// tlsCertificateKeyFile takes them.
+	ClientCertKey string
 	// WrongClientCert and WrongClientKey: a client certificate for ClientName signed by the
 	// wrong CA.
 	WrongClientCert, WrongClientKey string
@@ -72,6 +75,7 @@ func New(t testing.TB, hosts ...string) *PKI {
 	p.ExpiredCert, p.ExpiredKey = p.issue(t, ca, "expired", leaf(hosts[0], hosts, now.Add(-48*time.Hour), now.Add(-time.Hour), x509.ExtKeyUsageServerAuth))
 	p.WrongHostCert, p.WrongHostKey = p.issue(t, ca, "wrong-host", leaf(WrongHost, []string{WrongHost}, now.Add(-time.Hour), now.Add(24*time.Hour), x509.ExtKeyUsageServerAuth))
 	p.ClientCert, p.ClientKey = p.issue(t, ca, "client", leaf(ClientName, nil, now.Add(-time.Hour), now.Add(24*time.Hour), x509.ExtKeyUsageClientAuth))
+	p.ClientCertKey = p.concat(t, "client-cert-key.pem", p.ClientCert, p.ClientKey)
 	p.WrongClientCert, p.WrongClientKey = p.issue(t, wrong, "wrong-client", leaf(ClientName, nil, now.Add(-time.Hour), now.Add(24*time.Hour), x509.ExtKeyUsageClientAuth))
 	return p
 }
@@ -181,6 +185,24 @@ func (p *PKI) writeKey(t testing.TB, name string, key *ecdsa.PrivateKey) string 
 		t.Fatalf("tlstest: key %s: %v", name, err)
 	}
 	return p.write(t, name, &pem.Block{Type: "PRIVATE KEY", Bytes: der}, 0o600)
+}
+
+// concat writes the files in one file name of mode 0600 in Dir and returns its path.
+func (p *PKI) concat(t testing.TB, name string, files ...string) string {
+	t.Helper()
+	var b []byte
+	for _, f := range files {
+		c, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatalf("tlstest: %v", err)
+		}
+		b = append(b, c...)
+	}
+	path := filepath.Join(p.Dir, name)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatalf("tlstest: %v", err)
+	}
+	return path
 }
 
 func (p *PKI) write(t testing.TB, name string, b *pem.Block, mode os.FileMode) string {

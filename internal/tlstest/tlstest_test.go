@@ -70,6 +70,9 @@ func TestPKI(t *testing.T) {
 	if err := verify(t, p.CAFile, p.WrongClientCert, p.WrongClientKey, "", client); !errors.As(err, new(x509.UnknownAuthorityError)) {
 		t.Errorf("wrong client certificate against the CA: %v, want an unknown authority", err)
 	}
+	if err := verify(t, p.CAFile, p.ClientCertKey, p.ClientCertKey, "", client); err != nil {
+		t.Errorf("client certificate and key in one file: %v", err)
+	}
 	cert, key := p.Client(t, "alice")
 	if err := verify(t, p.CAFile, cert, key, "", client); err != nil {
 		t.Errorf("client certificate for alice: %v", err)
@@ -80,7 +83,7 @@ func TestPKI(t *testing.T) {
 	if cn := commonName(t, p.ClientCert); cn != tlstest.ClientName {
 		t.Errorf("client certificate's common name %q, want %q", cn, tlstest.ClientName)
 	}
-	for _, f := range []string{p.ServerKey, p.ExpiredKey, p.WrongHostKey, p.ClientKey, p.WrongClientKey, key} {
+	for _, f := range []string{p.ServerKey, p.ExpiredKey, p.WrongHostKey, p.ClientKey, p.ClientCertKey, p.WrongClientKey, key} {
 		fi, err := os.Stat(f)
 		if err != nil || fi.Mode().Perm() != 0o600 || !strings.HasPrefix(f, p.Dir) {
 			t.Errorf("key file %s: %v, mode %v, want 0600 in %s", f, err, fi.Mode().Perm(), p.Dir)

@@ -2,8 +2,11 @@ package doc
 
 import (
 	"context"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,11 +130,72 @@ func DriverLosesConcurrentUpdates(d engine.Driver) bool {
 	return d.Family == engine.FamilyDoc && d.Name == ferretName
 }
 
+// checkMongoTLSFiles reads the TLS files of a mongodb URI's options: tlsCAFile must hold a PEM
+// certificate, tlsCertificateKeyFile a PEM certificate and its key. The error names the
+// option and the file (not a secret), never the URI.
+func checkMongoTLSFiles(dsn string) error {
+	_, query, ok := strings.Cut(dsn, "?")
+	if !ok {
+		return nil
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return nil // the driver's parse refuses it
+	}
+	for key, vals := range q {
+		for _, f := range vals {
+			var want []string
+			switch strings.ToLower(key) {
+			case "tlscafile":
+				want = []string{"CERTIFICATE"}
+			case "tlscertificatekeyfile":
+				want = []string{"CERTIFICATE", "PRIVATE KEY"}
+			default:
+				continue
+			}
+			if err := checkPEMFile(f, want); err != nil {
+				return fmt.Errorf("the DSN's %s: %w (a PEM file: tlsCAFile the CA that signed the server's certificate, tlsCertificateKeyFile a client certificate with its key)", key, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkPEMFile checks that the file path holds a PEM block of each kind of want (a block's
+// type ends with it: "PRIVATE KEY" is also "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY").
+func checkPEMFile(path string, want []string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	found := map[string]bool{}
+	for {
+		var blk *pem.Block
+		if blk, b = pem.Decode(b); blk == nil {
+			break
+		}
+		for _, w := range want {
+			if strings.HasSuffix(blk.Type, w) {
+				found[w] = true
+			}
+		}
+	}
+	for _, w := range want {
+		if !found[w] {
+			return fmt.Errorf("%s holds no PEM %s", path, strings.ToLower(w))
+		}
+	}
+	return nil
+}
+
 // checkMongoDSN checks that dsn parses as a mongodb:// or mongodb+srv:// URI, without
 // connecting; the error never holds the DSN.
 func checkMongoDSN(dsn string) error {
 	if !strings.HasPrefix(dsn, "mongodb://") && !strings.HasPrefix(dsn, "mongodb+srv://") {
 		return errors.New("the DSN must be a mongodb:// or mongodb+srv:// URI")
+	}
+	if err := checkMongoTLSFiles(dsn); err != nil {
+		return err
 	}
 	if strings.HasPrefix(dsn, "mongodb+srv://") {
 		return nil // its parse looks up DNS records

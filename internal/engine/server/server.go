@@ -22,7 +22,8 @@
 // pg_hba asks for it with scram-sha-256 (from 127.0.0.1 and the networks of Options.Listen
 // only), and every MariaDB root account has it (anonymous accounts are removed; a network of
 // Options.Listen gets a root account of its own). The password is never written anywhere: the server is given its hash
-// (see secret.go).
+// (see secret.go). With Options.TLS the TCP port takes TLS connections only, and with a client
+// CA a client certificate too (tls.go).
 package server
 
 import (

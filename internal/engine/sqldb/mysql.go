@@ -368,6 +368,9 @@ func (e *mysqlDB) connect(ctx context.Context, mc *mysql.Config, tableEngine str
 	e.db = sql.OpenDB(e.conns.connector(conn))
 	e.db.SetMaxIdleConns(serverMaxIdleConns)
 	if err := e.db.PingContext(ctx); err != nil {
+		if e.srv == nil { // an existing server's DSN: its TLS faults told as hints
+			err = mysqlTLSHint(err, mc.TLS)
+		}
 		return e.redact(fmt.Errorf("%s: connect to the server: %w", e.name, err))
 	}
 	return e.checkEngine(ctx, tableEngine)
@@ -722,16 +725,24 @@ func managedMySQLConfig(srv *server.Server) *mysql.Config {
 	return mc
 }
 
-// parseMySQLDSN parses the DSN of an existing server with go-sql-driver/mysql's own parser; it
-// must name the database. The error never shows the DSN or its password.
+// parseMySQLDSN parses the DSN of an existing server with go-sql-driver/mysql's own parser,
+// after taking out enginebench's TLS parameters (mysqltls.go), which it then applies; it must
+// name the database. The error never shows the DSN or its password.
 func parseMySQLDSN(name, dsn string) (*mysql.Config, error) {
-	mc, err := mysql.ParseDSN(dsn)
+	rest, tlsParams, err := cutMySQLTLSParams(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	mc, err := mysql.ParseDSN(rest)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the DSN is not a valid go-sql-driver/mysql DSN ([user[:password]@][net[(address)]]/database): %w", name,
 			redact.Error(err, redact.Secrets(dsn)))
 	}
 	if mc.DBName == "" {
 		return nil, fmt.Errorf("%s: the DSN names no database ([user[:password]@][net[(address)]]/database): the benchmark tables go there", name)
+	}
+	if err := applyMySQLTLS(mc, tlsParams); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, redact.Error(err, redact.Secrets(dsn)))
 	}
 	return mc, nil
 }

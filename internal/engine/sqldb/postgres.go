@@ -283,7 +283,7 @@ func openPostgresExternal(ctx context.Context, cfg engine.Config) (engine.Engine
 		address: pgAddress(pc.Host, pc.Port),
 	}}
 	if err := e.connect(ctx, pc); err != nil {
-		return nil, errors.Join(e.redact(fmt.Errorf("postgres: connect to the server of the DSN: %w", err)), e.Close())
+		return nil, errors.Join(e.redact(fmt.Errorf("postgres: connect to the server of the DSN: %w", pgTLSHint(err))), e.Close())
 	}
 	var version string
 	if err := e.db.QueryRowContext(ctx, "SELECT current_setting('server_version')").Scan(&version); err != nil {
@@ -528,8 +528,29 @@ func parsePostgresDSN(dsn string) (*pgx.ConnConfig, error) {
 		bare.ConnString = ""
 		reason = strings.TrimPrefix(bare.Error(), "cannot parse ``: ")
 	}
+	if files, ok := pgTLSFileError(reason); ok {
+		return nil, fmt.Errorf("postgres: the DSN's TLS files: %s (sslrootcert= names the CA that signed the server's certificate, sslcert= and sslkey= a client certificate and its key, each a PEM file)",
+			redact.Text(files, redact.Secrets(dsn)...))
+	}
 	return nil, fmt.Errorf("postgres: the DSN is not a valid connection string or URL (host=... port=... dbname=... or postgres://...): %s",
 		redact.Text(reason, redact.Secrets(dsn)...))
+}
+
+// pgTLSFileError returns what pgx's reason for refusing a DSN says of its TLS files, in
+// plainer words, and whether the reason is about them.
+func pgTLSFileError(reason string) (string, bool) {
+	inner, ok := strings.CutPrefix(reason, "failed to configure TLS (")
+	if !ok {
+		return "", false
+	}
+	inner = strings.TrimSuffix(inner, ")")
+	switch inner {
+	case "unable to add CA to cert pool":
+		return "the sslrootcert file holds no PEM certificate", true
+	case "failed to decode sslkey":
+		return "the sslkey file holds no PEM key", true
+	}
+	return inner, true
 }
 
 // managedPostgresConnString returns the connection string of the managed server srv: its

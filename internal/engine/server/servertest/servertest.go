@@ -134,3 +134,13 @@ func (l *Buffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// WithPassword returns dsn, a DSN of srv that names its user without a password (srv.DSN,
+// srv.TLSDSN), with srv's password: postgres:// URLs and go-sql-driver/mysql DSNs, whose user
+// comes before the first '@'.
+func WithPassword(srv *server.Server, dsn string) string {
+	if srv.Password() == "" {
+		return dsn
+	}
+	return strings.Replace(dsn, srv.User()+"@", srv.User()+":"+srv.Password()+"@", 1)
+}
