@@ -1,30 +1,16 @@
 package main
 
 import (
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/enginebench/enginebench/internal/engine/server"
 	"github.com/enginebench/enginebench/internal/engine/server/servertest"
 	"github.com/enginebench/enginebench/internal/result"
 	"github.com/enginebench/enginebench/internal/tlstest"
 )
-
-// tlsDSN returns the DSN of srv's benchmark database over TLS on 127.0.0.1, verified against
-// caFile for the host name (PostgreSQL sslmode=verify-full; MySQL tls-ca), with the server's
-// password.
-func tlsDSN(eng string, srv *server.Server, caFile string) string {
-	if eng == "postgres" {
-		return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=verify-full&sslrootcert=%s",
-			srv.User(), url.QueryEscape(srv.Password()), srv.Port(), srv.Database(), url.QueryEscape(caFile))
-	}
-	return fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s?tls-ca=%s", srv.User(), srv.Password(), srv.Port(), srv.Database(), url.QueryEscape(caFile))
-}
 
 // TestRemoteTLSServer is issue 36's "Done when": a run with --dsn over TLS, verified, against
 // a server whose TCP port is TLS-only, without --db-pid or --data-dir: the DBMS's host is
@@ -34,15 +20,10 @@ func TestRemoteTLSServer(t *testing.T) {
 	integration(t, "starts servers")
 	onEachServerKind(t, func(t *testing.T, s existingServer) {
 		pki := tlstest.New(t)
-		settings := map[string]string{"port": strconv.Itoa(freeTCPPort(t))}
-		for k, v := range s.settings {
-			settings[k] = v
-		}
-		srv := servertest.StartWith(t, s.kind, server.Options{Settings: settings,
-			TLS: &server.TLS{CertFile: pki.ServerCert, KeyFile: pki.ServerKey}})
+		srv := tlsServer(t, s, pki)
 		dir := t.TempDir()
 		out := filepath.Join(dir, "results")
-		stdout, _ := runOK(t, "run", "--scale", "tiny", "--engines", s.engine, "--out", out, "--dsn", tlsDSN(s.engine, srv, pki.CAFile),
+		stdout, _ := runOK(t, "run", "--scale", "tiny", "--engines", s.engine, "--out", out, "--dsn", servertest.WithPassword(srv, srv.TLSDSN(pki.CAFile)),
 			"--rows", "20000", "--steps", "l.i0,l.x,qr100", "--query-seconds", "2")
 		run := loadRun(t, out)
 		c := run.Configs[0]
