@@ -2,6 +2,7 @@ package doc_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -73,6 +74,17 @@ func TestFerretDBOverMutualTLS(t *testing.T) {
 	e, err := reg.Open(context.Background(), engine.Config{Name: "f", Engine: "ferretdb", DSN: dsn})
 	if err != nil {
 		t.Fatalf("with the client certificate: %v", err)
+	}
+	// The link the run records: the URI's host, TLS asked for, and a ping that answers.
+	link, ping, done, err := e.(engine.Pinger).Pinger(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if link.Address != "127.0.0.1:"+strconv.Itoa(port) || link.TLS == "" || link.Ping != "ping" {
+		t.Errorf("link %+v: want 127.0.0.1:%d, TLS, ping", link, port)
+	}
+	if err := errors.Join(ping(context.Background()), done()); err != nil {
+		t.Errorf("ping: %v", err)
 	}
 	e.Close()
 	bare := srv.TLSDSN(p.CAFile) + "&serverSelectionTimeoutMS=2000"
