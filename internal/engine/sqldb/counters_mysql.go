@@ -16,21 +16,26 @@ type serverCounter struct {
 	key   string
 	vars  []string
 	scale float64
+	// alt are the variables to sum instead when the server lacks some of vars (MariaDB has
+	// no Innodb_rows_*).
+	alt []string
 }
 
 // innodbCounters are the server counters of the innodb engine, from SHOW GLOBAL STATUS:
 // Innodb_data_reads and Innodb_data_read (reads of the data files, the OS's page cache
 // included), Innodb_data_written (data files and the doublewrite buffer),
 // Innodb_os_log_written (redo log), Innodb_buffer_pool_read_requests (logical reads) and
-// Innodb_rows_*.
+// Innodb_rows_* (MySQL), which MariaDB does not have: there, the server's Rows_read and
+// Handler_write + Handler_update + Handler_delete, of every engine.
 var innodbCounters = []serverCounter{
-	{engine.CounterReads, []string{"INNODB_DATA_READS"}, 1},
-	{engine.CounterReadKB, []string{"INNODB_DATA_READ"}, 1.0 / 1024},
-	{engine.CounterWriteKB, []string{"INNODB_DATA_WRITTEN"}, 1.0 / 1024},
-	{engine.CounterWALKB, []string{"INNODB_OS_LOG_WRITTEN"}, 1.0 / 1024},
-	{engine.CounterLogicalReads, []string{"INNODB_BUFFER_POOL_READ_REQUESTS"}, 1},
-	{engine.CounterRowsRead, []string{"INNODB_ROWS_READ"}, 1},
-	{engine.CounterRowsWritten, []string{"INNODB_ROWS_INSERTED", "INNODB_ROWS_UPDATED", "INNODB_ROWS_DELETED"}, 1},
+	{engine.CounterReads, []string{"INNODB_DATA_READS"}, 1, nil},
+	{engine.CounterReadKB, []string{"INNODB_DATA_READ"}, 1.0 / 1024, nil},
+	{engine.CounterWriteKB, []string{"INNODB_DATA_WRITTEN"}, 1.0 / 1024, nil},
+	{engine.CounterWALKB, []string{"INNODB_OS_LOG_WRITTEN"}, 1.0 / 1024, nil},
+	{engine.CounterLogicalReads, []string{"INNODB_BUFFER_POOL_READ_REQUESTS"}, 1, nil},
+	{engine.CounterRowsRead, []string{"INNODB_ROWS_READ"}, 1, []string{"ROWS_READ"}},
+	{engine.CounterRowsWritten, []string{"INNODB_ROWS_INSERTED", "INNODB_ROWS_UPDATED", "INNODB_ROWS_DELETED"}, 1,
+		[]string{"HANDLER_WRITE", "HANDLER_UPDATE", "HANDLER_DELETE"}},
 }
 
 // myrocksCounters are the server counters of the myrocks engine, from SHOW GLOBAL STATUS.
@@ -40,13 +45,13 @@ var innodbCounters = []serverCounter{
 // (Rocksdb_compact_read_bytes). Rocksdb_bytes_read and Rocksdb_iter_bytes_read are the
 // logical bytes of the rows returned, not file IO, and are not used.
 var myrocksCounters = []serverCounter{
-	{engine.CounterReads, []string{"ROCKSDB_BLOCK_CACHE_MISS"}, 1},
-	{engine.CounterReadKB, []string{"ROCKSDB_BLOCK_CACHE_BYTES_WRITE", "ROCKSDB_COMPACT_READ_BYTES"}, 1.0 / 1024},
-	{engine.CounterWriteKB, []string{"ROCKSDB_FLUSH_WRITE_BYTES", "ROCKSDB_COMPACT_WRITE_BYTES"}, 1.0 / 1024},
-	{engine.CounterWALKB, []string{"ROCKSDB_WAL_BYTES"}, 1.0 / 1024},
-	{engine.CounterLogicalReads, []string{"ROCKSDB_BLOCK_CACHE_HIT", "ROCKSDB_BLOCK_CACHE_MISS"}, 1},
-	{engine.CounterRowsRead, []string{"ROCKSDB_ROWS_READ"}, 1},
-	{engine.CounterRowsWritten, []string{"ROCKSDB_ROWS_INSERTED", "ROCKSDB_ROWS_UPDATED", "ROCKSDB_ROWS_DELETED"}, 1},
+	{engine.CounterReads, []string{"ROCKSDB_BLOCK_CACHE_MISS"}, 1, nil},
+	{engine.CounterReadKB, []string{"ROCKSDB_BLOCK_CACHE_BYTES_WRITE", "ROCKSDB_COMPACT_READ_BYTES"}, 1.0 / 1024, nil},
+	{engine.CounterWriteKB, []string{"ROCKSDB_FLUSH_WRITE_BYTES", "ROCKSDB_COMPACT_WRITE_BYTES"}, 1.0 / 1024, nil},
+	{engine.CounterWALKB, []string{"ROCKSDB_WAL_BYTES"}, 1.0 / 1024, nil},
+	{engine.CounterLogicalReads, []string{"ROCKSDB_BLOCK_CACHE_HIT", "ROCKSDB_BLOCK_CACHE_MISS"}, 1, nil},
+	{engine.CounterRowsRead, []string{"ROCKSDB_ROWS_READ"}, 1, nil},
+	{engine.CounterRowsWritten, []string{"ROCKSDB_ROWS_INSERTED", "ROCKSDB_ROWS_UPDATED", "ROCKSDB_ROWS_DELETED"}, 1, nil},
 }
 
 // ServerCounters implements engine.ServerCounters from the global status (innodbCounters,
@@ -59,7 +64,7 @@ func (e *mysqlDB) ServerCounters(ctx context.Context) (engine.Counters, error) {
 	}
 	vars := map[string]string{}
 	for _, d := range defs {
-		for _, v := range d.vars {
+		for _, v := range append(d.vars, d.alt...) {
 			vars[v] = v
 		}
 	}
@@ -79,14 +84,11 @@ func (e *mysqlDB) ServerCounters(ctx context.Context) (engine.Counters, error) {
 func sumCounters(defs []serverCounter, got map[string]float64) engine.Counters {
 	c := engine.Counters{Values: map[string]float64{}}
 	for _, d := range defs {
-		var sum float64
-		var absent []string
-		for _, v := range d.vars {
-			x, ok := got[v]
-			if !ok {
-				absent = append(absent, v)
+		sum, absent := sumStatus(d.vars, got)
+		if len(absent) > 0 && d.alt != nil {
+			if alt, none := sumStatus(d.alt, got); len(none) == 0 {
+				sum, absent = alt, nil
 			}
-			sum += x
 		}
 		if len(absent) > 0 {
 			c.SetUnread(d.key, "the server has no status variable "+strings.Join(statusNames(absent), ", "))
@@ -95,6 +97,18 @@ func sumCounters(defs []serverCounter, got map[string]float64) engine.Counters {
 		c.Values[d.key] = sum * d.scale
 	}
 	return c
+}
+
+// sumStatus sums the variables vars of got, and names those got lacks.
+func sumStatus(vars []string, got map[string]float64) (sum float64, absent []string) {
+	for _, v := range vars {
+		x, ok := got[v]
+		if !ok {
+			absent = append(absent, v)
+		}
+		sum += x
+	}
+	return sum, absent
 }
 
 // statusNames spells status variables as SHOW GLOBAL STATUS does: Innodb_data_read.
