@@ -484,7 +484,9 @@ func (o *OS) End(ctx context.Context, now time.Time, res *result.Step) {
 	if o.rssOK {
 		m[KeyMaxRSSMB] = o.maxRSS / (1 << 20)
 	}
-	o.addSize(context.WithoutCancel(ctx), m, endSizeTimeout(ctx))
+	if err := o.addSize(context.WithoutCancel(ctx), m, endSizeTimeout(ctx)); err != nil {
+		res.Notes = append(res.Notes, o.sizeNote(err, m))
+	}
 	if res.Usage == nil {
 		res.Usage = map[string]float64{}
 	}
@@ -582,10 +584,19 @@ func delta(a, b uint64) float64 {
 	return float64(b - a)
 }
 
+// sizeNote says that the engine could not tell the database's size (err), and what dbgb1
+// in m is then.
+func (o *OS) sizeNote(err error, m map[string]float64) string {
+	if _, ok := m[KeyDBGB1]; ok {
+		return fmt.Sprintf("dbgb1 is the data directory's files: the engine did not tell the database's size: %v", err)
+	}
+	return fmt.Sprintf("dbgb1 is not measured (-): the engine did not tell the database's size: %v", err)
+}
+
 // addSize adds dbgb1 and dbgb2 to m: dbgb1 from DatabaseBytes (bounded by timeout) when set,
 // else from the data files of the data directory; dbgb2 from the data directory. A figure that
-// cannot be had is left out.
-func (o *OS) addSize(ctx context.Context, m map[string]float64, timeout time.Duration) {
+// cannot be had is left out. It returns DatabaseBytes' error, for the step's notes.
+func (o *OS) addSize(ctx context.Context, m map[string]float64, timeout time.Duration) (engineErr error) {
 	fromEngine := false
 	if o.opt.DatabaseBytes != nil {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -595,18 +606,20 @@ func (o *OS) addSize(ctx context.Context, m map[string]float64, timeout time.Dur
 			m[KeyDBGB1] = float64(n) / (1 << 30)
 			fromEngine = true
 		}
+		engineErr = err
 	}
 	if o.opt.DataDir == "" {
-		return
+		return engineErr
 	}
 	data, all, err := DirSize(o.opt.DataDir, o.opt.IsDataFile)
 	if err != nil {
-		return
+		return engineErr
 	}
 	if !fromEngine {
 		m[KeyDBGB1] = float64(data) / (1 << 30)
 	}
 	m[KeyDBGB2] = float64(all) / (1 << 30)
+	return engineErr
 }
 
 // DirSize returns the bytes allocated to the files under dir: those for which isData

@@ -433,12 +433,15 @@ func TestDatabaseBytes(t *testing.T) {
 		size       func(context.Context) (int64, error)
 		gb1, gb2   float64 // -1: not measured
 		wantNoteOn string
+		stepNote   string // in the step's notes; "": none
 	}{
-		{"engine and data directory", dir, fixed, 5, float64(all) / (1 << 30), ""},
-		{"engine without data directory", "", fixed, 5, -1, "dbgb1 is the engine's own account"},
-		{"engine fails: the data files", dir, failing, float64(files) / (1 << 30), float64(all) / (1 << 30), ""},
-		{"engine fails, no data directory", "", failing, -1, -1, "(dbgb2) are not measured"},
-		{"no engine size, no data directory", "", nil, -1, -1, "(dbgb1, dbgb2) are not measured"},
+		{"engine and data directory", dir, fixed, 5, float64(all) / (1 << 30), "", ""},
+		{"engine without data directory", "", fixed, 5, -1, "dbgb1 is the engine's own account", ""},
+		{"engine fails: the data files", dir, failing, float64(files) / (1 << 30), float64(all) / (1 << 30), "",
+			"dbgb1 is the data directory's files: the engine did not tell the database's size: no size"},
+		{"engine fails, no data directory", "", failing, -1, -1, "(dbgb2) are not measured",
+			"dbgb1 is not measured (-): the engine did not tell the database's size: no size"},
+		{"no engine size, no data directory", "", nil, -1, -1, "(dbgb1, dbgb2) are not measured", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -474,6 +477,11 @@ func TestDatabaseBytes(t *testing.T) {
 			s2, ok2 := m[KeyDBGB2]
 			check("dbgb1", gb1, s1, ok1, tt.gb1)
 			check("dbgb2", gb2, s2, ok2, tt.gb2)
+			// The step's notes say why the engine's size is missing, and what dbgb1 is then.
+			notes := strings.Join(res.Notes, "\n")
+			if tt.stepNote == "" && notes != "" || !strings.Contains(notes, tt.stepNote) {
+				t.Errorf("step notes %q, want %q in them", res.Notes, tt.stepNote)
+			}
 		})
 	}
 }

@@ -53,6 +53,30 @@ const (
 	KeyDBGB2 = "dbgb2"
 )
 
+// Raw metrics from the server's own counters (engine.ServerCounters, read over SQL at each
+// step's start and end and each second): a step's or an interval's differences of them. They
+// are taken whether or not the server's process is on this host; what each engine counts
+// under each is in docs/efficiency.md.
+const (
+	// KeySrvReads is the reads of pages or blocks the server asked of its files: reads from
+	// the OS, whose page cache may have served them, not device reads (engine.CounterReads).
+	KeySrvReads = "srv_reads"
+	// KeySrvReadKB is the KB those reads transferred (engine.CounterReadKB).
+	KeySrvReadKB = "srv_read_kb"
+	// KeySrvWriteKB is the KB the server wrote to its data files, WAL not included
+	// (engine.CounterWriteKB).
+	KeySrvWriteKB = "srv_write_kb"
+	// KeySrvWALKB is the KB the server wrote to its WAL or redo log (engine.CounterWALKB).
+	KeySrvWALKB = "srv_wal_kb"
+	// KeySrvLogicalReads is the page or block requests to the server's cache, hits and
+	// misses: logical reads (engine.CounterLogicalReads).
+	KeySrvLogicalReads = "srv_logical_reads"
+	// KeySrvRowsRead and KeySrvRowsWritten are the rows the server read, and inserted, updated
+	// and deleted (engine.CounterRowsRead, CounterRowsWritten).
+	KeySrvRowsRead    = "srv_rows_read"
+	KeySrvRowsWritten = "srv_rows_written"
+)
+
 // Per-operation metrics derived from the raw ones; the names of result.Efficiency's fields.
 const (
 	KeyCPUpq       = "cpupq"
@@ -66,6 +90,16 @@ const (
 	KeyPRKBpq      = "prkbpq"
 	KeyPWKBpi      = "pwkbpi"
 	KeyWamp        = "wamp"
+	// From the server's counters (KeySrv*): reads from the OS and KB read per operation; KB
+	// written to data files and WAL per write, and of them the WAL's; logical reads and rows
+	// read per operation, rows written per write.
+	KeySrvRpq     = "srv_rpq"
+	KeySrvRKBpq   = "srv_rkbpq"
+	KeySrvWKBpi   = "srv_wkbpi"
+	KeySrvWALKBpi = "srv_walkbpi"
+	KeySrvLRpq    = "srv_lrpq"
+	KeySrvRowsRpq = "srv_rows_rpq"
+	KeySrvRowsWpi = "srv_rows_wpi"
 )
 
 // Per-second metrics derived from the raw ones; the names of result.Resources's fields, and
@@ -122,6 +156,9 @@ func Derive(st *result.Step, b Basis) {
 			CSpq: ptr(pq, KeyCSpq), Rpq: ptr(pq, KeyRpq), RKBpq: ptr(pq, KeyRKBpq),
 			Wpi: ptr(pq, KeyWpi), WKBpi: ptr(pq, KeyWKBpi), PRKBpq: ptr(pq, KeyPRKBpq),
 			PWKBpi: ptr(pq, KeyPWKBpi), Wamp: ptr(pq, KeyWamp), MaxRSSMB: ptr(st.Usage, KeyMaxRSSMB),
+			SrvRpq: ptr(pq, KeySrvRpq), SrvRKBpq: ptr(pq, KeySrvRKBpq), SrvWKBpi: ptr(pq, KeySrvWKBpi),
+			SrvWALKBpi: ptr(pq, KeySrvWALKBpi), SrvLRpq: ptr(pq, KeySrvLRpq),
+			SrvRowsRpq: ptr(pq, KeySrvRowsRpq), SrvRowsWpi: ptr(pq, KeySrvRowsWpi),
 		}
 		if *e != (result.Efficiency{}) {
 			st.Efficiency = e
@@ -191,6 +228,18 @@ func perOpInto(out, u map[string]float64, ops, writes int64, bytesPerWrite float
 	div(KeyWpi, KeyWrites, writes, 1)
 	div(KeyWKBpi, KeyWriteKB, writes, 1)
 	div(KeyPWKBpi, KeyDBWriteKB, writes, 1)
+	div(KeySrvRpq, KeySrvReads, ops, 1)
+	div(KeySrvRKBpq, KeySrvReadKB, ops, 1)
+	div(KeySrvWALKBpi, KeySrvWALKB, writes, 1)
+	div(KeySrvLRpq, KeySrvLogicalReads, ops, 1)
+	div(KeySrvRowsRpq, KeySrvRowsRead, ops, 1)
+	div(KeySrvRowsWpi, KeySrvRowsWritten, writes, 1)
+	if data, ok := u[KeySrvWriteKB]; ok && writes > 0 {
+		// What the server wrote, data files and WAL: as the host's wkbpi counts both.
+		if wal, ok := u[KeySrvWALKB]; ok {
+			out[KeySrvWKBpi] = (data + wal) / float64(writes)
+		}
+	}
 	if bytesPerWrite > 0 && writes > 0 {
 		// Storage bytes as the device saw them; without a device, the DBMS's own writes.
 		kb, ok := u[KeyWriteKB]

@@ -43,6 +43,8 @@ func metricDirection(name string) (d direction, ok bool) {
 	case
 		// CPU, context switches, IO and space per operation (efficiency, size)
 		"cpupq", "client_cpupq", "db_cpupq", "cspq", "rpq", "rkbpq", "wpi", "wkbpi", "prkbpq", "pwkbpi",
+		// the same from the server's own counters (servereff.go)
+		"srv_rpq", "srv_rkbpq", "srv_wkbpi", "srv_walkbpi", "srv_lrpq", "srv_rows_rpq", "srv_rows_wpi",
 		"wamp", "samp", "dbgb1", "dbgb2", "GB", "load GB", "maxrss_mb", "rss_mb", "rss", "maxrss",
 		"CPU us/insert", "CPU us/query", "reads/query", "KB read/query", "writes/insert", "KB written/insert",
 		// latency and response time (latency_us, response_us), device waits

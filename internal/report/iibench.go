@@ -62,6 +62,7 @@ func (iiBenchLayout) summary(r *result.Run, sp spreads) Summary {
 		"  An embedded engine runs in the enginebench process, so its DBMS CPU and IO include the harness (the null engine shows the harness's share). \"-\": not measured (see the notes).",
 	}
 	s.Legend = append(append(append(s.Legend, resourceLegend...), clientLegend(r)...), memoryLegend(r)...)
+	s.Legend = append(s.Legend, srvLegend(r)...)
 	return s
 }
 

@@ -39,6 +39,7 @@ func (insertLayout) summary(r *result.Run, sp spreads) Summary {
 		"cleanup: the engine's debt (flush, compaction, checkpoint, vacuum) before and after the step.",
 	}
 	s.Legend = append(append(append(s.Legend, resourceLegend...), clientLegend(r)...), memoryLegend(r)...)
+	s.Legend = append(s.Legend, srvLegend(r)...)
 	s.Legend = append(s.Legend, capacityLegend(r)...)
 	return s
 }

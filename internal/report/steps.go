@@ -88,7 +88,8 @@ func size(s *result.Step, f func(*result.Size) *float64) *float64 {
 }
 
 // efficiency returns one table per step with a headline rate: a row per configuration with
-// the rate and the established efficiency columns.
+// the rate and the established efficiency columns; then the tables of the figures from the
+// server's own counters, for the steps that have them (srvEfficiency).
 func efficiency(r *result.Run, sp spreads) []Table {
 	var out []Table
 	for _, n := range rateSteps(r) {
@@ -97,7 +98,7 @@ func efficiency(r *result.Run, sp spreads) []Table {
 		}
 		out = append(out, effTable(r, n, sp))
 	}
-	return out
+	return append(out, srvEfficiency(r, sp)...)
 }
 
 // effTable is the efficiency table of one step.
@@ -201,6 +202,9 @@ func stepsAndEfficiency(r *result.Run, sp spreads) []Section {
 	eff := Section{ID: "efficiency", Title: "Efficiency"}
 	for _, t := range nonEmpty(append(efficiency(r, sp), resourceTable(r, sp))) {
 		eff.Blocks = append(eff.Blocks, Block{Table: &t})
+	}
+	for _, l := range srvLegend(r) {
+		eff.Blocks = append(eff.Blocks, Block{Text: l})
 	}
 	return nonEmptySections(steps, eff)
 }

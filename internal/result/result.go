@@ -229,6 +229,10 @@ type Step struct {
 	// Notes say what the step did where its figures do not (the cleanup: each statement and
 	// its seconds, and the wait).
 	Notes []string `json:"notes,omitempty"`
+	// SrvFrom names where the step's figures from the server's own counters (the srv_* keys of
+	// Usage and Efficiency) came from: the views or status variables read ("pg_stat_database,
+	// pg_stat_wal, pg_stat_io"); empty when none were read.
+	SrvFrom string `json:"srv_from,omitempty"`
 	// Profile is the step's CPU profile (--cpu-profile): its file and what divides it; nil
 	// when none was asked for.
 	Profile *Profile `json:"cpu_profile,omitempty"`
@@ -313,6 +317,22 @@ type Efficiency struct {
 	Wamp        *float64 `json:"wamp,omitempty"`
 	// MaxRSSMB is the peak resident memory of the DBMS processes in MiB, sampled each second.
 	MaxRSSMB *float64 `json:"maxrss_mb,omitempty"`
+	// The figures from the server's own counters, read over SQL (docs/efficiency.md, The
+	// server's own counters); known also when the server's process is not on this host.
+	// SrvRpq and SrvRKBpq are the reads of pages or blocks the server asked of its files, and
+	// the KB they transferred, per operation: reads from the OS, its page cache included, not
+	// device reads. SrvWKBpi is the KB the server wrote to its data files and its WAL or redo
+	// log per write (the host's wkbpi and pwkbpi count both), SrvWALKBpi the WAL's or redo
+	// log's part. SrvLRpq is the logical reads (requests to the server's cache, hits and
+	// misses) per operation; SrvRowsRpq the rows it read per operation and SrvRowsWpi the rows
+	// it inserted, updated and deleted per write.
+	SrvRpq     *float64 `json:"srv_rpq,omitempty"`
+	SrvRKBpq   *float64 `json:"srv_rkbpq,omitempty"`
+	SrvWKBpi   *float64 `json:"srv_wkbpi,omitempty"`
+	SrvWALKBpi *float64 `json:"srv_walkbpi,omitempty"`
+	SrvLRpq    *float64 `json:"srv_lrpq,omitempty"`
+	SrvRowsRpq *float64 `json:"srv_rows_rpq,omitempty"`
+	SrvRowsWpi *float64 `json:"srv_rows_wpi,omitempty"`
 }
 
 // Resources holds what a step used per second of its measured time, as vmstat and iostat

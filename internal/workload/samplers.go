@@ -83,6 +83,9 @@ func configRunner(base *runner.Runner, eng engine.Engine, dataDir string) (*runn
 	if s, ok := eng.(engine.Statser); ok {
 		r.Samplers = append(r.Samplers, EngineStats{Engine: s})
 	}
+	if c, ok := eng.(engine.ServerCounters); ok {
+		r.Samplers = append(r.Samplers, NewServerCounterUsage(c))
+	}
 	return &r, notes
 }
 
