@@ -27,7 +27,8 @@ const pgBlockKB = "current_setting('block_size')::float8 / 1024"
 //   - pg_stat_database of the current database: blks_read (reads from the OS, its page cache
 //     included), blks_hit + blks_read (logical reads), tup_returned (rows read) and
 //     tup_inserted + tup_updated + tup_deleted (rows written);
-//   - pg_stat_wal (14+): wal_bytes;
+//   - pg_current_wal_lsn(): the WAL's position, the bytes of WAL written since initdb (what
+//     pg_stat_wal.wal_bytes counts, but not up to a second late as the backends publish it);
 //   - pg_stat_io (16+): (writes + extends) × op_bytes of every backend type and context,
 //     what the server wrote to its relation files;
 //   - before 16, pg_stat_bgwriter: buffers_checkpoint + buffers_clean + buffers_backend ×
@@ -41,8 +42,10 @@ FROM pg_stat_database WHERE datname = current_database()`,
 		keys: []string{engine.CounterReads, engine.CounterReadKB, engine.CounterLogicalReads,
 			engine.CounterRowsRead, engine.CounterRowsWritten},
 	}, {
-		name: "pg_stat_wal", minVer: 140000,
-		query: `SELECT (wal_bytes / 1024)::float8 FROM pg_stat_wal`,
+		// The WAL's position rather than pg_stat_wal.wal_bytes (14+), which the backends
+		// publish up to a second late: the same bytes, counted at once.
+		name:  "pg_current_wal_lsn()",
+		query: `SELECT (pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') / 1024)::float8`,
 		keys:  []string{engine.CounterWALKB},
 	}}
 	io := pgCounterGroup{name: "pg_stat_io", minVer: 160000}
