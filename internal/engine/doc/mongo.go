@@ -62,7 +62,7 @@ func dial(ctx context.Context, uri string, c Concern, pool uint64) (*conn, error
 	}
 	if err := client.Ping(ctx, nil); err != nil {
 		_ = client.Disconnect(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("ping the server: %w", err)
+		return nil, fmt.Errorf("ping the server: %w", mongoTLSHint(err, opts.TLSConfig != nil))
 	}
 	link := engine.Link{Address: strings.Join(opts.Hosts, ","), Ping: "ping"}
 	if opts.TLSConfig != nil {

@@ -52,20 +52,27 @@ func TestCheckMongoDSNTLSFiles(t *testing.T) {
 	}
 }
 
-// The ferretdb engine reaches a FerretDB with mutual TLS by DSN: tls=true, tlsCAFile and the
-// client's tlsCertificateKeyFile open it; without the client certificate it is refused.
-func TestFerretDBOverMutualTLS(t *testing.T) {
-	servertest.Require(t, server.FerretDB)
-	p := tlstest.New(t)
+// startFerretDBTLS starts a FerretDB (on SQLite) whose TCP port takes mutual TLS with the
+// server certificate certFile: a client certificate signed by p's CA.
+func startFerretDBTLS(t *testing.T, p *tlstest.PKI, certFile, keyFile string) *server.Server {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	srv := servertest.StartWith(t, server.FerretDB, server.Options{
+	return servertest.StartWith(t, server.FerretDB, server.Options{
 		Settings: map[string]string{"handler": "sqlite", "port": strconv.Itoa(port)},
-		TLS:      &server.TLS{CertFile: p.ServerCert, KeyFile: p.ServerKey, ClientCAFile: p.CAFile}})
+		TLS:      &server.TLS{CertFile: certFile, KeyFile: keyFile, ClientCAFile: p.CAFile}})
+}
+
+// The ferretdb engine reaches a FerretDB with mutual TLS by DSN: tls=true, tlsCAFile and the
+// client's tlsCertificateKeyFile open it, and the link the run records says so.
+func TestFerretDBOverMutualTLS(t *testing.T) {
+	servertest.Require(t, server.FerretDB)
+	p := tlstest.New(t)
+	srv := startFerretDBTLS(t, p, p.ServerCert, p.ServerKey)
 	reg, err := engine.NewRegistry(doc.FerretDBDriver())
 	if err != nil {
 		t.Fatal(err)
@@ -75,23 +82,65 @@ func TestFerretDBOverMutualTLS(t *testing.T) {
 	if err != nil {
 		t.Fatalf("with the client certificate: %v", err)
 	}
+	defer e.Close()
 	// The link the run records: the URI's host, TLS asked for, and a ping that answers.
 	link, ping, done, err := e.(engine.Pinger).Pinger(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if link.Address != "127.0.0.1:"+strconv.Itoa(port) || link.TLS == "" || link.Ping != "ping" {
-		t.Errorf("link %+v: want 127.0.0.1:%d, TLS, ping", link, port)
+	u, _ := url.Parse(dsn)
+	if link.Address != u.Host || link.TLS == "" || link.Ping != "ping" {
+		t.Errorf("link %+v: want %s, TLS, ping", link, u.Host)
 	}
 	if err := errors.Join(ping(context.Background()), done()); err != nil {
 		t.Errorf("ping: %v", err)
 	}
-	e.Close()
-	bare := srv.TLSDSN(p.CAFile) + "&serverSelectionTimeoutMS=2000"
-	if e, err := reg.Open(context.Background(), engine.Config{Name: "f", Engine: "ferretdb", DSN: bare}); err == nil {
-		e.Close()
-		t.Error("without a client certificate: opened")
-	} else if strings.Contains(err.Error(), bare) {
-		t.Errorf("the refusal shows the DSN: %v", err)
+}
+
+// A mongodb:// URI's TLS faults against real FerretDB servers are one-line errors that say what
+// is wrong and what to change in the URI, without the URI: a CA that did not sign the server's
+// certificate, a certificate for another host, an expired one, no client certificate for a
+// server that asks for one, no TLS asked of a server that takes TLS only, and TLS asked of one
+// that has none (its unix socket), which closes the connection at the handshake.
+func TestFerretDBTLSFaults(t *testing.T) {
+	servertest.Require(t, server.FerretDB)
+	p := tlstest.New(t)
+	good := startFerretDBTLS(t, p, p.ServerCert, p.ServerKey)
+	expired := startFerretDBTLS(t, p, p.ExpiredCert, p.ExpiredKey)
+	wrongHost := startFerretDBTLS(t, p, p.WrongHostCert, p.WrongHostKey)
+	reg, err := engine.NewRegistry(doc.FerretDBDriver())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := url.QueryEscape
+	// A bound on each refusal: the driver retries a server that fails its handshake until
+	// server selection gives up.
+	const bound = "&serverSelectionTimeoutMS=3000"
+	client := "&tlsCertificateKeyFile=" + q(p.ClientCertKey)
+	u, _ := url.Parse(good.TLSDSN(p.CAFile))
+	for _, f := range []struct{ name, dsn, want string }{
+		{"the wrong CA", good.TLSDSN(p.WrongCAFile) + client, "not signed by a CA the DSN trusts"},
+		{"a certificate for another host", wrongHost.TLSDSN(p.CAFile) + client, "not for the host the DSN connects to"},
+		{"an expired certificate", expired.TLSDSN(p.CAFile) + client, "has expired"},
+		{"no client certificate", good.TLSDSN(p.CAFile), "asks for a client certificate signed by its CA: give one with tlsCertificateKeyFile"},
+		{"no TLS", "mongodb://" + u.Host + "/?directConnection=true", "closed a connection without TLS: if it takes TLS connections only, give tls=true"},
+		{"TLS of a server without", good.DSN() + "&tls=true&tlsCAFile=" + q(p.CAFile), "closed the connection at the TLS handshake: if it has no TLS, give no tls option"},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			dsn := f.dsn + bound
+			e, err := reg.Open(context.Background(), engine.Config{Name: "f", Engine: "ferretdb", DSN: dsn})
+			if err == nil {
+				e.Close()
+				t.Fatal("opened")
+			}
+			if !strings.Contains(err.Error(), f.want) {
+				t.Errorf("%v, want %q", err, f.want)
+			}
+			if strings.Contains(err.Error(), dsn) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("not one line without the URI: %v", err)
+			}
+			t.Log(err)
+		})
 	}
 }
