@@ -40,7 +40,7 @@ var srvLegendLines = []string{
 	"Efficiency from the server's counters: read over SQL from the server's own statistics (source: the views or status variables), also when its process is not on this host; per operation and per write as above:",
 	"  srv_rpq, srv_rkbpq: reads the server asked of its files and KB read, which the OS's page cache may have served (not device reads); srv_wkbpi: KB written to data files and WAL; srv_walkbpi: of it the WAL's (redo log's);",
 	"  srv_lrpq: logical reads (requests to the server's cache, hits and misses); srv_rows_rpq, srv_rows_wpi: rows read, rows written.",
-	"  No CPU per operation: no SQL view or status variable counts the server's CPU time; it is known only with the server's process on this host (cpupq above).",
+	"  No CPU per operation: no SQL view or status variable counts the server's CPU time; it is known only with the server's process on this host (db_cpupq in run.json). cpupq above is this host's CPU: for a server on another host, the client's and other processes'.",
 }
 
 // srvEfficiency returns, for each step with a headline rate that some configuration measured
