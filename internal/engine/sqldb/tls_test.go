@@ -219,6 +219,50 @@ func TestTLSConnectFaults(t *testing.T) {
 	}
 }
 
+// Each family's TLS modes do what docs/servers.md says against real TLS-only servers: those
+// that do not check the host (PostgreSQL's verify-ca, require, prefer; MySQL's skip-verify,
+// preferred) open an encrypted session to a server whose certificate the test CA signed for
+// another host name, and those that check a CA refuse, on a server with a certificate for
+// 127.0.0.1, one they were not given (require with the wrong sslrootcert, as libpq; tls=true,
+// the system's CAs).
+func TestTLSModes(t *testing.T) {
+	t.Parallel()
+	p := tlstest.New(t)
+	q := url.QueryEscape
+	for _, c := range []struct {
+		sc      serverCase
+		open    []string          // DSN options that open an encrypted session
+		refused map[string]string // DSN options, and what their refusal says
+	}{
+		{serverCases()[0],
+			[]string{"sslmode=verify-ca&sslrootcert=" + q(p.CAFile), "sslmode=require", "sslmode=prefer"},
+			map[string]string{"sslmode=require&sslrootcert=" + q(p.WrongCAFile): "not signed by a CA the DSN trusts"}},
+		{serverCases()[1],
+			[]string{"tls=skip-verify", "tls=preferred"},
+			map[string]string{"tls=true": "not signed by a CA the DSN trusts"}},
+	} {
+		t.Run(c.sc.driver.Name, func(t *testing.T) {
+			t.Parallel()
+			c.sc.require(t)
+			srv := startTLSServer(t, c.sc.kind, p.WrongHostCert, p.WrongHostKey)
+			good := startTLSServer(t, c.sc.kind, p.ServerCert, p.ServerKey)
+			for _, opts := range c.open {
+				e, err := c.sc.open(t, engine.Config{DSN: tcpDSN(srv, opts)})
+				if err != nil {
+					t.Errorf("%s: %v", opts, err)
+					continue
+				}
+				checkEncrypted(t, e)
+			}
+			for opts, want := range c.refused {
+				if _, err := c.sc.open(t, engine.Config{DSN: tcpDSN(good, opts)}); err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: %v, want %q", opts, err, want)
+				}
+			}
+		})
+	}
+}
+
 // checkEncrypted checks that a session of e's pool runs over TLS.
 func checkEncrypted(t *testing.T, e *serverEngine) {
 	t.Helper()
