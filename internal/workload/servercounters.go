@@ -16,13 +16,15 @@ import (
 // interval and a step's usage: the differences of the cumulative counters since the
 // previous reading, under the raw keys of the same names (measure.KeySrv*). A reading that
 // fails or takes longer than statsTimeout is left out: the interval after it covers both. A
-// counter missing from either end of a step is not measured in it, and the step's notes say
-// why. It is not safe for concurrent use; the runner calls it from one goroutine.
+// counter missing from either end of a step is not measured in it, and the notes of the first
+// step without it say why (a configuration's steps all lack what its server lacks). It is not
+// safe for concurrent use; the runner calls it from one goroutine.
 type ServerCounterUsage struct {
 	Engine engine.ServerCounters
 
 	begin, last map[string]float64 // the step's first reading, and the latest
 	beginErr    error              // why the step's first reading failed
+	told        map[string]string  // the unread groups a step's notes said, and why
 }
 
 // NewServerCounterUsage returns the sampler of eng's server counters.
@@ -70,7 +72,15 @@ func (s *ServerCounterUsage) End(ctx context.Context, now time.Time, res *result
 		res.SrvFrom = c.From
 	}
 	for _, g := range slices.Sorted(maps.Keys(c.Unread)) {
-		res.Notes = append(res.Notes, fmt.Sprintf("the server's counters of %s are not measured (-): %s", g, firstLine(c.Unread[g])))
+		why := firstLine(c.Unread[g])
+		if s.told[g] == why {
+			continue
+		}
+		if s.told == nil {
+			s.told = map[string]string{}
+		}
+		s.told[g] = why
+		res.Notes = append(res.Notes, fmt.Sprintf("the server's counters of %s are not measured (-): %s", g, why))
 	}
 }
 

@@ -79,6 +79,15 @@ func TestServerCounterUsage(t *testing.T) {
 		t.Errorf("efficiency %+v: want srv_rpq 6, srv_walkbpi, and no srv_wkbpi without srv_write_kb", e)
 	}
 
+	// The next step lacks the same group for the same reason: said once, in the first.
+	var next result.Step
+	src.readings = append(src.readings, read(160, 70), read(170, 80))
+	s.Begin(ctx, now)
+	s.End(ctx, now, &next)
+	if len(next.Notes) != 0 || next.Usage[measure.KeySrvReads] != 10 {
+		t.Errorf("the next step: notes %q (want none), usage %v", next.Notes, next.Usage)
+	}
+
 	var failed result.Step
 	s.End(ctx, now, &failed) // the source has no more readings
 	if len(failed.Usage) != 0 || len(failed.Notes) != 1 || !strings.Contains(failed.Notes[0], "not measured") {

@@ -17,6 +17,8 @@ type pgCounterGroup struct {
 	minVer int    // the first server_version_num that has it
 	query  string
 	keys   []string
+	// instead says, for a group the server's version lacks, what stands in for it.
+	instead string
 }
 
 // pgBlockKB turns a count of blocks (BLCKSZ bytes) into KB in a query.
@@ -48,7 +50,8 @@ FROM pg_stat_database WHERE datname = current_database()`,
 		query: `SELECT (pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') / 1024)::float8`,
 		keys:  []string{engine.CounterWALKB},
 	}}
-	io := pgCounterGroup{name: "pg_stat_io", minVer: 160000}
+	io := pgCounterGroup{name: "pg_stat_io", minVer: 160000,
+		instead: ": KB written to data files are pg_stat_bgwriter's buffers written, relation extensions not counted"}
 	if ver >= io.minVer {
 		return append(gs, pgCounterGroup{
 			name: io.name, minVer: io.minVer,
@@ -76,7 +79,7 @@ func (e *postgresDB) ServerCounters(ctx context.Context) (engine.Counters, error
 	var from []string
 	for _, g := range pgCounterGroups(e.versionNum) {
 		if e.versionNum < g.minVer {
-			c.SetUnread(g.name, fmt.Sprintf("PostgreSQL %d has no %s (%d+)", e.versionNum/10000, g.name, g.minVer/10000))
+			c.SetUnread(g.name, fmt.Sprintf("PostgreSQL %d has no %s (%d+)%s", e.versionNum/10000, g.name, g.minVer/10000, g.instead))
 			continue
 		}
 		vals := make([]float64, len(g.keys))
