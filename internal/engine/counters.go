@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // The keys of ServerCounters' values: cumulative counters of the server since it started, in
 // the units their names say. They are the raw usage keys of the same names (measure.KeySrv*),
@@ -38,6 +41,12 @@ type Counters struct {
 	// From names where Values came from, shortly: the views or the status variables read
 	// ("pg_stat_database, pg_stat_wal, pg_stat_io").
 	From string
+	// Lag is how late the server may publish the counters of the Lagging keys: their reading
+	// may miss up to Lag of the latest work (PostgreSQL's sessions publish theirs at most once
+	// a second, an idle session's last second up to 10 s later); 0 when every counter is
+	// current.
+	Lag     time.Duration
+	Lagging []string
 }
 
 // ServerCounters is implemented by server engines that can read the server's own counters

@@ -17,7 +17,9 @@ import (
 // previous reading, under the raw keys of the same names (measure.KeySrv*). A reading that
 // fails or takes longer than statsTimeout is left out: the interval after it covers both. A
 // counter missing from either end of a step is not measured in it, and the notes of the first
-// step without it say why (a configuration's steps all lack what its server lacks). It is not
+// step without it say why (a configuration's steps all lack what its server lacks). Where the
+// server publishes counters late (PostgreSQL), the first step too short for that not to
+// matter says so. It is not
 // safe for concurrent use; the runner calls it from one goroutine.
 type ServerCounterUsage struct {
 	Engine engine.ServerCounters
@@ -25,7 +27,12 @@ type ServerCounterUsage struct {
 	begin, last map[string]float64 // the step's first reading, and the latest
 	beginErr    error              // why the step's first reading failed
 	told        map[string]string  // the unread groups a step's notes said, and why
+	toldLag     bool               // whether a step's notes said that the counters lag
 }
+
+// lagSteps is how many times the server's publication lag (engine.Counters.Lag) a step must
+// last for a note not to say that its figures may be off by that much work: under a thirtieth.
+const lagSteps = 30
 
 // NewServerCounterUsage returns the sampler of eng's server counters.
 func NewServerCounterUsage(eng engine.ServerCounters) *ServerCounterUsage {
@@ -70,6 +77,11 @@ func (s *ServerCounterUsage) End(ctx context.Context, now time.Time, res *result
 	maps.Copy(res.Usage, d)
 	if len(d) > 0 {
 		res.SrvFrom = c.From
+	}
+	if c.Lag > 0 && len(c.Lagging) > 0 && res.Seconds < lagSteps*c.Lag.Seconds() && !s.toldLag {
+		s.toldLag = true
+		res.Notes = append(res.Notes, fmt.Sprintf("the server publishes its counters %s up to %s late: in a step of %.1f s (and any other under %.0f s) their figures may miss up to %s of its last work and take in as much of the step before's (docs/efficiency.md, The server's own counters)",
+			strings.Join(c.Lagging, ", "), c.Lag, res.Seconds, lagSteps*c.Lag.Seconds(), c.Lag))
 	}
 	for _, g := range slices.Sorted(maps.Keys(c.Unread)) {
 		why := firstLine(c.Unread[g])

@@ -125,3 +125,32 @@ func TestConfigRunnerSamplesServerCounters(t *testing.T) {
 		t.Error("an engine with server counters got no sampler of them")
 	}
 }
+
+// A server that publishes its counters late (PostgreSQL) gets a note in the first step too
+// short for that not to matter, naming the lagging counters, and not in the later ones; a step
+// long enough gets none.
+func TestServerCounterUsageLag(t *testing.T) {
+	read := func(reads float64) engine.Counters {
+		return engine.Counters{Values: map[string]float64{engine.CounterReads: reads, engine.CounterWALKB: reads},
+			Lag: time.Second, Lagging: []string{engine.CounterReads}}
+	}
+	ctx, now := context.Background(), time.Unix(0, 0)
+	step := func(s *ServerCounterUsage, seconds float64) result.Step {
+		st := result.Step{Seconds: seconds}
+		s.Begin(ctx, now)
+		s.End(ctx, now, &st)
+		return st
+	}
+	long := NewServerCounterUsage(&scriptedCounters{readings: []engine.Counters{read(1), read(2)}})
+	if st := step(long, lagSteps); len(st.Notes) != 0 {
+		t.Errorf("a step of %d s: notes %q, want none", lagSteps, st.Notes)
+	}
+	s := NewServerCounterUsage(&scriptedCounters{readings: []engine.Counters{read(1), read(2), read(3), read(4)}})
+	first, second := step(s, 2), step(s, 2)
+	if len(first.Notes) != 1 || !strings.Contains(first.Notes[0], "counters srv_reads up to 1s late: in a step of 2.0 s") {
+		t.Errorf("the first short step: notes %q, want the lag of srv_reads", first.Notes)
+	}
+	if len(second.Notes) != 0 || second.Usage[measure.KeySrvReads] != 1 {
+		t.Errorf("the second short step: notes %q (want none), usage %v", second.Notes, second.Usage)
+	}
+}

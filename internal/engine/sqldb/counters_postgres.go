@@ -3,7 +3,9 @@ package sqldb
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
 )
@@ -69,6 +71,12 @@ FROM pg_stat_bgwriter`,
 	})
 }
 
+// pgStatsLag is how late PostgreSQL may publish a session's statistics: a busy session at most
+// once a second (PGSTAT_MIN_INTERVAL; the statistics collector's interval before 15), so that
+// a reading misses up to its last second; an idle one its last second up to 10 s later
+// (PGSTAT_IDLE_INTERVAL), or at its next statement or its exit. The WAL's position is current.
+const pgStatsLag = time.Second
+
 // ServerCounters implements engine.ServerCounters from PostgreSQL's cumulative statistics
 // (pgCounterGroups). Backends publish them about once a second and when idle, so a reading
 // may lag the work by that much. A view the user may not read, or that the server's version
@@ -101,6 +109,13 @@ func (e *postgresDB) ServerCounters(ctx context.Context) (engine.Counters, error
 		from = append(from, g.name)
 	}
 	c.From = strings.Join(from, ", ")
+	c.Lag = pgStatsLag
+	for k := range c.Values {
+		if k != engine.CounterWALKB {
+			c.Lagging = append(c.Lagging, k)
+		}
+	}
+	slices.Sort(c.Lagging)
 	if len(c.Values) == 0 && firstErr != nil {
 		return engine.Counters{}, e.redact(fmt.Errorf("postgres: server counters: %w", firstErr))
 	}
