@@ -75,7 +75,7 @@ type holder struct {
 // at its normal end). The snapshot the step's end finds open is left open for finish, so that
 // the step's engine_stats, read when its workers have returned, show the debt it held. An
 // error is counted and retried after htapRetryWait on a new connection; only
-// errBlocksWriters ends it.
+// errBlocksWriters ends it. It holds one snapshot even when ctx has ended before it ran.
 func (h *holder) run(ctx, opCtx context.Context) error {
 	var c snapshotConn
 	defer func() {
@@ -83,7 +83,10 @@ func (h *holder) run(ctx, opCtx context.Context) error {
 			c.close()
 		}
 	}()
-	for ctx.Err() == nil {
+	// The first round runs even when the step has ended already (a load of a few rows can
+	// end before this worker runs): each holder holds a snapshot once, and a snapshot that
+	// would stop the writers is the configuration's fault whatever the step's length.
+	for first := true; first || ctx.Err() == nil; first = false {
 		if c == nil {
 			var err error
 			if c, err = h.open(); err != nil {
