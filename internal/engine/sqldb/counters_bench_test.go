@@ -2,19 +2,20 @@ package sqldb
 
 import (
 	"context"
-	"syscall"
 	"testing"
-
-	"github.com/prometheus/procfs"
+	"time"
 
 	"github.com/enginebench/enginebench/internal/engine"
+	"github.com/enginebench/enginebench/internal/measure"
+	"github.com/enginebench/enginebench/internal/result"
 )
 
 // BenchmarkServerCounters is what one reading of the server's own counters costs, as a run's
 // sampler takes one a second (and at each step's start and end): the client's and the
-// server's CPU microseconds per reading, on each managed server. At one reading a second the
-// sampler's share of a CPU is (client + server µs) / 10^6 (docs/performance.md, What the
-// server's counters cost).
+// server's CPU microseconds per reading, on each managed server, measured as a run measures a
+// step (measure.OS: this process by getrusage, the server's process tree by /proc). At one
+// reading a second the sampler's share of a CPU is (client + server µs) / 10^6
+// (docs/performance.md, What the server's counters cost).
 func BenchmarkServerCounters(b *testing.B) {
 	for _, c := range serverCases() {
 		b.Run(c.driver.Name, func(b *testing.B) {
@@ -25,8 +26,11 @@ func BenchmarkServerCounters(b *testing.B) {
 			if _, err := sc.ServerCounters(ctx); err != nil { // the pool's connection, warm
 				b.Fatal(err)
 			}
-			pid := e.server().ServerPID()
-			client0, server0 := ownCPU(b), treeCPU(b, pid)
+			acct, err := measure.NewOS(measure.OSOptions{DBPID: e.server().ServerPID()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			acct.Begin(ctx, time.Now())
 			b.ResetTimer()
 			for b.Loop() {
 				if _, err := sc.ServerCounters(ctx); err != nil {
@@ -34,39 +38,11 @@ func BenchmarkServerCounters(b *testing.B) {
 				}
 			}
 			b.StopTimer()
+			var st result.Step
+			acct.End(ctx, time.Now(), &st)
 			n := float64(b.N)
-			b.ReportMetric((ownCPU(b)-client0)*1e6/n, "client-cpu-us/reading")
-			b.ReportMetric((treeCPU(b, pid)-server0)*1e6/n, "server-cpu-us/reading")
+			b.ReportMetric(st.Usage[measure.KeyClientCPU]*1e6/n, "client-cpu-us/reading")
+			b.ReportMetric(st.Usage[measure.KeyDBCPU]*1e6/n, "server-cpu-us/reading")
 		})
 	}
-}
-
-// ownCPU is this process's CPU seconds, user and system.
-func ownCPU(b *testing.B) float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
-// treeCPU is the CPU seconds of the server process pid and its children (PostgreSQL's
-// backends), the reaped ones included.
-func treeCPU(b *testing.B, pid int) float64 {
-	procs, err := procfs.AllProcs()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var sum float64
-	for _, p := range procs {
-		st, err := p.Stat()
-		if err != nil || (p.PID != pid && st.PPID != pid) {
-			continue
-		}
-		sum += st.CPUTime()
-		if p.PID == pid {
-			sum += float64(st.CUTime+st.CSTime) / 100 // USER_HZ
-		}
-	}
-	return sum
 }
